@@ -1,0 +1,203 @@
+//! The one bot interface inside the host, and the entries that make bots.
+//!
+//! Every kind of bot (native abi_stable, native C, Rhai, Lua, Rust bots in tests) sits
+//! behind [`Bot`]; an [`Entry`] is a named source of fresh bots, one per game. This
+//! module is about *calling* bots; it does not load files (see `loaders`) and does not
+//! know the rules (see `zombies`).
+//!
+//! **Architecture Invariant:** a bot is created inside the thread that plays its game and
+//! never leaves it, so script VMs need not be `Send`; only entries cross threads.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use zombies_plugin_abi::{Action, Context, Direction, Id};
+
+/// Why a call gave no usable answer. The player stays; the entry's stats count it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BotError {
+    /// The bot failed: a panic, a script runtime error, a failed constructor.
+    #[error("{0}")]
+    Failed(String),
+    /// A script used up its instruction budget for the call.
+    #[error("over its instruction budget")]
+    Budget,
+    /// The call ran past its wall-clock deadline.
+    #[error("over its time limit")]
+    Timeout,
+    /// The entry went over its memory cap.
+    #[error("over its memory limit")]
+    Memory,
+    /// The answer was not a move or a shot.
+    #[error("invalid answer: {0}")]
+    Invalid(String),
+}
+
+impl BotError {
+    /// True for budget, time and memory overruns (reported apart from plain errors).
+    pub fn is_overrun(&self) -> bool {
+        matches!(
+            self,
+            BotError::Budget | BotError::Timeout | BotError::Memory
+        )
+    }
+}
+
+/// A bot: one instance per entry per game, called once per living player per turn.
+pub trait Bot {
+    /// Decides for the player described by `ctx`.
+    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError>;
+}
+
+impl<F: FnMut(&Context<'_>) -> Action> Bot for F {
+    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
+        Ok(self(ctx))
+    }
+}
+
+/// Where an entry comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    /// A Rust library exporting the abi_stable root module.
+    Native,
+    /// A library exporting the plain C table (`zombies_bot.h`).
+    NativeC,
+    /// A Rhai script.
+    Rhai,
+    /// A Lua script.
+    Lua,
+    /// A bot compiled into the host (tests, benchmarks).
+    Builtin,
+}
+
+impl fmt::Display for EntryKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EntryKind::Native => "native (Rust ABI)",
+            EntryKind::NativeC => "native (C ABI)",
+            EntryKind::Rhai => "rhai",
+            EntryKind::Lua => "lua",
+            EntryKind::Builtin => "builtin",
+        })
+    }
+}
+
+/// Makes a fresh bot for each game. Shared across the threads that play games.
+pub trait BotFactory: Send + Sync {
+    /// A new bot, made in the thread that will play with it.
+    fn create(&self) -> Result<Box<dyn Bot>, BotError>;
+}
+
+impl<F: Fn() -> Result<Box<dyn Bot>, BotError> + Send + Sync> BotFactory for F {
+    fn create(&self) -> Result<Box<dyn Bot>, BotError> {
+        self()
+    }
+}
+
+/// A named competitor.
+#[derive(Clone)]
+pub struct Entry {
+    /// Unique name (also the name of its players' ids).
+    pub name: String,
+    /// What kind of bot it is.
+    pub kind: EntryKind,
+    /// The file it was loaded from (empty for builtin bots).
+    pub source: PathBuf,
+    factory: Arc<dyn BotFactory>,
+}
+
+impl fmt::Debug for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Entry")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("source", &self.source)
+            .finish()
+    }
+}
+
+impl Entry {
+    /// An entry of any kind.
+    pub fn new(
+        name: impl Into<String>,
+        kind: EntryKind,
+        source: PathBuf,
+        factory: Arc<dyn BotFactory>,
+    ) -> Entry {
+        Entry {
+            name: name.into(),
+            kind,
+            source,
+            factory,
+        }
+    }
+
+    /// A builtin entry whose bots are made by `make` (Rust bots for tests and benchmarks).
+    pub fn builtin<B: Bot + 'static>(
+        name: impl Into<String>,
+        make: impl Fn() -> B + Send + Sync + 'static,
+    ) -> Entry {
+        let factory = move || Ok(Box::new(make()) as Box<dyn Bot>);
+        Entry::new(name, EntryKind::Builtin, PathBuf::new(), Arc::new(factory))
+    }
+
+    /// A fresh bot for a new game.
+    pub fn create_bot(&self) -> Result<Box<dyn Bot>, BotError> {
+        self.factory.create()
+    }
+}
+
+/// A bot whose constructor failed: every call reports the same error (the player stays).
+#[derive(Debug)]
+pub struct BrokenBot(pub BotError);
+
+impl Bot for BrokenBot {
+    fn turn(&mut self, _ctx: &Context<'_>) -> Result<Action, BotError> {
+        Err(self.0.clone())
+    }
+}
+
+/// Per-entry counters of one game (or, summed, of a tournament).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CallStats {
+    /// Bot calls made.
+    pub calls: u64,
+    /// Calls that failed (panics, runtime errors, invalid answers).
+    pub errors: u64,
+    /// Calls over budget, time or memory.
+    pub overruns: u64,
+    /// The first few error messages.
+    pub messages: Vec<String>,
+}
+
+impl CallStats {
+    /// How many messages are kept.
+    pub const KEPT_MESSAGES: usize = 3;
+
+    /// Counts a failed call.
+    pub fn record_error(&mut self, err: &BotError) {
+        if err.is_overrun() {
+            self.overruns += 1;
+        } else {
+            self.errors += 1;
+        }
+        if self.messages.len() < Self::KEPT_MESSAGES {
+            self.messages.push(err.to_string());
+        }
+    }
+
+    /// Adds another game's counters.
+    pub fn merge(&mut self, other: &CallStats) {
+        self.calls += other.calls;
+        self.errors += other.errors;
+        self.overruns += other.overruns;
+        for m in &other.messages {
+            if self.messages.len() >= Self::KEPT_MESSAGES {
+                break;
+            }
+            self.messages.push(m.clone());
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! The zombies arena as a library: the zombie game engine, the bot interface every
+//! kind of bot sits behind, bot loaders and tournaments. The `zombies` binary is a thin
+//! CLI over it; see `ARCHITECTURE.md` for the code map.
+
+pub mod bot;
+pub mod loaders;
+pub mod tournament;
+pub mod zombies;
+
+pub use zombies_plugin_abi as abi;

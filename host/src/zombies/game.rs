@@ -1,0 +1,739 @@
+//! One game of "Save the last bullet for yourself", step by step, as
+//! `shared/rules/zombies.md` specifies it.
+//!
+//! [`Game::turn`] runs the eight steps of a turn in order; each step is also public so
+//! that tests can drive a hand-made position one rule at a time. The engine does no IO
+//! and owns no bots: the caller passes one bot per entry, indexed like the entry names.
+//!
+//! **Architecture Invariant:** all randomness of a game (placement, spawns, call order,
+//! zombie walks, bots' random numbers) is drawn from `Game::rng`, seeded once, in an
+//! order fixed by the rules, so a seed fixes the whole game.
+//!
+//! **Architecture Invariant:** the board holds exactly the present entities, one per
+//! cell; an entity that changes kind gets a new record with a new number and its old
+//! record is marked absent (numbers index `entities` and are never reused).
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use rand::{Rng, RngExt, SeedableRng, seq::SliceRandom};
+use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
+use zombies_plugin_abi::{Action, Context, Direction, Id, Random, SHOOT_RANGE, VISION_RANGE};
+
+use super::board::Board;
+use crate::bot::{Bot, BotError, CallStats};
+
+/// Players each entry starts with.
+pub const PLAYERS_PER_ENTRY: u32 = 50;
+/// Bullets each player starts with.
+pub const STARTING_BULLETS: u32 = 3;
+/// Share of the board's cells occupied at the start.
+pub const DENSITY: f64 = 0.06;
+/// Smallest board side: the view width.
+pub const MIN_SIDE: u32 = 17;
+
+/// The generator behind every random choice of a game.
+pub type GameRng = rand_pcg::Pcg64Mcg;
+
+/// Side of the board for `entries` entries of `players_per_entry` players:
+/// `max(17, ceil(sqrt(players / 0.06)))`, computed in `f64` as the original did.
+pub fn board_side(entries: usize, players_per_entry: u32) -> u32 {
+    let squares_needed = (entries as f64 * f64::from(players_per_entry)) / DENSITY;
+    (squares_needed.sqrt().ceil() as u32).max(MIN_SIDE)
+}
+
+/// What an entity is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A living player of the entry with this index.
+    Player(u32),
+    /// A zombie.
+    Zombie,
+    /// A dead body.
+    DeadBody,
+}
+
+impl Kind {
+    /// The kind an id denotes (`None` for an empty cell).
+    pub fn of(id: Id) -> Option<Kind> {
+        if id.is_empty() {
+            None
+        } else if id.is_zombie() {
+            Some(Kind::Zombie)
+        } else if id.is_dead_body() {
+            Some(Kind::DeadBody)
+        } else {
+            Some(Kind::Player(id.owner))
+        }
+    }
+}
+
+/// A present entity as seen from outside the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntityInfo {
+    /// Its current id.
+    pub id: Id,
+    /// What it is.
+    pub kind: Kind,
+    /// Column.
+    pub x: u32,
+    /// Row.
+    pub y: u32,
+    /// Bullets carried (always 0 for zombies).
+    pub bullets: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entity {
+    id: Id,
+    x: u32,
+    y: u32,
+    bullets: u32,
+    /// On the board (false once it changed kind: its number is then retired).
+    present: bool,
+    /// Planned cell for this turn's movement (its own cell when staying).
+    tx: u32,
+    ty: u32,
+}
+
+impl Entity {
+    fn staying(&self) -> bool {
+        self.tx == self.x && self.ty == self.y
+    }
+}
+
+/// The result of a finished game.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GameOutcome {
+    /// The game's seed.
+    pub seed: u64,
+    /// Turns played (the final clock).
+    pub turns: u32,
+    /// Score per entry, indexed like the names: the last clock at which it was scored.
+    pub scores: Vec<u32>,
+    /// Bot call counters per entry.
+    pub stats: Vec<CallStats>,
+}
+
+/// Options of a game beyond the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameConfig {
+    /// Players per entry (50 in the rules; smaller values help tests).
+    pub players_per_entry: u32,
+    /// Stop after this many turns even if players live (none in the rules).
+    pub max_turns: Option<u32>,
+}
+
+impl Default for GameConfig {
+    fn default() -> Self {
+        GameConfig {
+            players_per_entry: PLAYERS_PER_ENTRY,
+            max_turns: None,
+        }
+    }
+}
+
+/// A game in progress.
+#[derive(Debug)]
+pub struct Game {
+    seed: u64,
+    board: Board,
+    /// Every entity ever, indexed by number (index 0 is unused: number 0 means empty).
+    entities: Vec<Entity>,
+    /// Numbers of players and zombies (absent ones are dropped at each decision step).
+    movers: Vec<u32>,
+    /// Numbers of dead bodies that may still carry bullets.
+    loaded_bodies: Vec<u32>,
+    names: Arc<[String]>,
+    /// Living players per entry.
+    alive: Vec<u32>,
+    living: u32,
+    scores: Vec<u32>,
+    stats: Vec<CallStats>,
+    clock: u32,
+    max_turns: Option<u32>,
+    rng: GameRng,
+    /// Entities marked by this turn's shots, in marking order.
+    marked: Vec<u32>,
+    /// Scratch of the movement step: claims per cell (`y * side + x`), kept all-zero
+    /// between turns.
+    claims: Vec<u8>,
+    moving: Vec<(u32, u32)>,
+    queue: Vec<(u32, u32)>,
+}
+
+impl Game {
+    /// A new game with the rules' set-up: each entry's players placed one by one on
+    /// uniformly random empty cells, entry by entry, with 3 bullets each.
+    pub fn new(names: Vec<String>, seed: u64, config: GameConfig) -> Game {
+        let side = board_side(names.len(), config.players_per_entry);
+        let mut game = Game::empty(names, side, seed);
+        game.max_turns = config.max_turns;
+        for owner in 0..game.names.len() as u32 {
+            for _ in 0..config.players_per_entry {
+                let (x, y) = loop {
+                    let (x, y) = game.random_cell();
+                    if game.board.get(x, y).is_empty() {
+                        break (x, y);
+                    }
+                };
+                game.place_player(owner, x, y, STARTING_BULLETS);
+            }
+        }
+        game
+    }
+
+    /// A game on an empty board of the given side, for hand-made positions.
+    pub fn empty(names: Vec<String>, side: u32, seed: u64) -> Game {
+        let n = names.len();
+        Game {
+            seed,
+            board: Board::new(side),
+            entities: vec![Entity {
+                id: Id::EMPTY,
+                x: 0,
+                y: 0,
+                bullets: 0,
+                present: false,
+                tx: 0,
+                ty: 0,
+            }],
+            movers: Vec::new(),
+            loaded_bodies: Vec::new(),
+            names: names.into(),
+            alive: vec![0; n],
+            living: 0,
+            scores: vec![0; n],
+            stats: vec![CallStats::default(); n],
+            clock: 0,
+            max_turns: None,
+            rng: GameRng::seed_from_u64(seed),
+            marked: Vec::new(),
+            claims: vec![0; (side as usize) * (side as usize)],
+            moving: Vec::new(),
+            queue: Vec::new(),
+        }
+    }
+
+    // ----- inspection -------------------------------------------------------------
+
+    /// The seed this game was made with.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// The clock.
+    pub fn clock(&self) -> u32 {
+        self.clock
+    }
+    /// Side of the board.
+    pub fn side(&self) -> u32 {
+        self.board.side()
+    }
+    /// Entry names, indexed by owner.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+    /// Scores so far, indexed by owner.
+    pub fn scores(&self) -> &[u32] {
+        &self.scores
+    }
+    /// Living players of each entry.
+    pub fn alive(&self) -> &[u32] {
+        &self.alive
+    }
+    /// Bot call counters so far, indexed by owner.
+    pub fn stats(&self) -> &[CallStats] {
+        &self.stats
+    }
+    /// True when no living player is left: the game is over.
+    pub fn is_over(&self) -> bool {
+        self.living == 0
+    }
+    /// The board (read only).
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The entity on `(x, y)`, if any.
+    pub fn at(&self, x: u32, y: u32) -> Option<EntityInfo> {
+        let (x, y) = self.board.wrap(x, y, 0, 0);
+        self.entity(self.board.get(x, y))
+    }
+
+    /// The entity with this id, if it is still present (its number not retired).
+    pub fn entity(&self, id: Id) -> Option<EntityInfo> {
+        let e = self.entities.get(id.number as usize)?;
+        (e.present && e.id == id).then(|| self.info(e))
+    }
+
+    /// Every present entity, row by row.
+    pub fn entities(&self) -> impl Iterator<Item = EntityInfo> + '_ {
+        self.board
+            .occupied()
+            .map(|(_, _, id)| self.info(&self.entities[id.number as usize]))
+    }
+
+    fn info(&self, e: &Entity) -> EntityInfo {
+        EntityInfo {
+            id: e.id,
+            kind: Kind::of(e.id).expect("present entities have ids"),
+            x: e.x,
+            y: e.y,
+            bullets: e.bullets,
+        }
+    }
+
+    /// Checks the engine's invariants: one entity per cell, every present entity on its
+    /// cell and nowhere else, numbers unique, margin copies in step, living counts
+    /// right. For tests; `Err` says what broke.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        if !self.board.margins_consistent() {
+            return Err("a margin copy differs from its cell".into());
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (x, y, id) in self.board.occupied() {
+            if !seen.insert(id.number) {
+                return Err(format!("number {} is on two cells", id.number));
+            }
+            let e = self
+                .entities
+                .get(id.number as usize)
+                .ok_or(format!("unknown number {}", id.number))?;
+            if !e.present || e.id != id || (e.x, e.y) != (x, y) {
+                return Err(format!("cell ({x}, {y}) holds {id:?}, which is not there"));
+            }
+        }
+        let present = self.entities.iter().filter(|e| e.present).count();
+        if present != seen.len() {
+            return Err(format!(
+                "{present} present entities but {} occupied cells",
+                seen.len()
+            ));
+        }
+        let mut alive = vec![0u32; self.names.len()];
+        for e in self
+            .entities
+            .iter()
+            .filter(|e| e.present && e.id.is_player())
+        {
+            alive[e.id.owner as usize] += 1;
+        }
+        if alive != self.alive || alive.iter().sum::<u32>() != self.living {
+            return Err(format!(
+                "living counts {:?} / {} but {alive:?} on the board",
+                self.alive, self.living
+            ));
+        }
+        Ok(())
+    }
+
+    // ----- hand-made positions -----------------------------------------------------
+
+    fn add(&mut self, owner: u32, x: u32, y: u32, bullets: u32) -> Id {
+        let (x, y) = self.board.wrap(x, y, 0, 0);
+        assert!(
+            self.board.get(x, y).is_empty(),
+            "cell ({x}, {y}) is occupied"
+        );
+        let id = Id {
+            owner,
+            number: self.entities.len() as u32,
+        };
+        self.entities.push(Entity {
+            id,
+            x,
+            y,
+            bullets,
+            present: true,
+            tx: x,
+            ty: y,
+        });
+        self.board.set(x, y, id);
+        if id.is_player() {
+            self.alive[owner as usize] += 1;
+            self.living += 1;
+        }
+        if id.is_dead_body() {
+            if bullets > 0 {
+                self.loaded_bodies.push(id.number);
+            }
+        } else {
+            self.movers.push(id.number);
+        }
+        id
+    }
+
+    /// Puts a living player of entry `owner` on an empty cell.
+    pub fn place_player(&mut self, owner: u32, x: u32, y: u32, bullets: u32) -> Id {
+        assert!((owner as usize) < self.names.len(), "no entry {owner}");
+        self.add(owner, x, y, bullets)
+    }
+    /// Puts a zombie on an empty cell.
+    pub fn place_zombie(&mut self, x: u32, y: u32) -> Id {
+        self.add(Id::ZOMBIE, x, y, 0)
+    }
+    /// Puts a dead body on an empty cell.
+    pub fn place_body(&mut self, x: u32, y: u32, bullets: u32) -> Id {
+        self.add(Id::DEAD_BODY, x, y, bullets)
+    }
+
+    /// Retires entity `number` and puts a new entity of kind `owner` on its cell.
+    fn change_kind(&mut self, number: u32, owner: u32, bullets: u32) -> Id {
+        let old = &mut self.entities[number as usize];
+        debug_assert!(old.present);
+        old.present = false;
+        let (old_id, x, y) = (old.id, old.x, old.y);
+        if old_id.is_player() {
+            self.alive[old_id.owner as usize] -= 1;
+            self.living -= 1;
+        }
+        self.board.set(x, y, Id::EMPTY);
+        self.add(owner, x, y, bullets)
+    }
+
+    fn random_cell(&mut self) -> (u32, u32) {
+        let side = self.board.side();
+        let x = self.rng.random_range(0..side);
+        let y = self.rng.random_range(0..side);
+        (x, y)
+    }
+
+    // ----- the turn --------------------------------------------------------------
+
+    /// Plays one turn: the eight steps of the rules, in order.
+    pub fn turn(&mut self, bots: &mut [Box<dyn Bot + '_>]) {
+        self.spawn();
+        self.bite();
+        self.score();
+        self.decide(bots);
+        self.shoot();
+        self.movement();
+        self.scavenge();
+        self.advance_clock();
+    }
+
+    /// Plays turns until no living player is left at the start of a turn (or the
+    /// configured turn limit), and returns the outcome.
+    pub fn play(mut self, bots: &mut [Box<dyn Bot + '_>]) -> GameOutcome {
+        assert_eq!(bots.len(), self.names.len(), "one bot per entry");
+        while !self.is_over() && self.max_turns.is_none_or(|m| self.clock < m) {
+            self.turn(bots);
+        }
+        self.outcome()
+    }
+
+    /// The outcome so far.
+    pub fn outcome(&self) -> GameOutcome {
+        GameOutcome {
+            seed: self.seed,
+            turns: self.clock,
+            scores: self.scores.clone(),
+            stats: self.stats.clone(),
+        }
+    }
+
+    /// Step 1: a zombie rises on a uniformly random cell.
+    pub fn spawn(&mut self) {
+        let (x, y) = self.random_cell();
+        self.spawn_at(x, y);
+    }
+
+    /// Step 1 on a given cell: whatever stands there (player, dead body or zombie)
+    /// becomes a zombie with a new id and no bullets; an empty cell gets a new zombie.
+    pub fn spawn_at(&mut self, x: u32, y: u32) -> Id {
+        let (x, y) = self.board.wrap(x, y, 0, 0);
+        let here = self.board.get(x, y);
+        if here.is_empty() {
+            self.add(Id::ZOMBIE, x, y, 0)
+        } else {
+            self.change_kind(here.number, Id::ZOMBIE, 0)
+        }
+    }
+
+    /// Step 2: every living player next to a zombie that existed when this step began
+    /// (8-neighbourhood, wrapping) becomes a zombie and loses its bullets.
+    pub fn bite(&mut self) {
+        let mut bitten = std::mem::take(&mut self.marked);
+        bitten.clear();
+        for &z in &self.movers {
+            let e = &self.entities[z as usize];
+            if !(e.present && e.id.is_zombie()) {
+                continue;
+            }
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let n = self.board.get_offset(e.x, e.y, dx, dy);
+                    if n.is_player() {
+                        bitten.push(n.number);
+                    }
+                }
+            }
+        }
+        for &p in &bitten {
+            // A player next to two zombies is listed twice; it turns once.
+            if self.entities[p as usize].present {
+                self.change_kind(p, Id::ZOMBIE, 0);
+            }
+        }
+        bitten.clear();
+        self.marked = bitten;
+    }
+
+    /// Step 3: every entry that still has a living player scores the clock.
+    pub fn score(&mut self) {
+        for (score, &alive) in self.scores.iter_mut().zip(&self.alive) {
+            if alive > 0 {
+                *score = self.clock;
+            }
+        }
+    }
+
+    /// Step 4: in a random order, every zombie picks its step and every living player's
+    /// bot is called; shots spend bullets and mark their targets. The board is not
+    /// changed here, so every decision sees the same snapshot.
+    pub fn decide(&mut self, bots: &mut [Box<dyn Bot + '_>]) {
+        let entities = &mut self.entities;
+        self.movers.retain(|&n| entities[n as usize].present);
+        self.movers.shuffle(&mut self.rng);
+        self.marked.clear();
+        let owned = Arc::clone(&self.names);
+        let names: Vec<RStr<'_>> = owned.iter().map(|n| RStr::from_str(n)).collect();
+        for i in 0..self.movers.len() {
+            let number = self.movers[i];
+            let e = self.entities[number as usize];
+            let (dx, dy) = if e.id.is_zombie() {
+                self.zombie_step(e.x, e.y)
+            } else {
+                self.player_step(bots, &names, number)
+            };
+            let (tx, ty) = self.board.wrap(e.x, e.y, dx, dy);
+            let e = &mut self.entities[number as usize];
+            (e.tx, e.ty) = (tx, ty);
+        }
+    }
+
+    /// A zombie's step: toward the nearest living player in its view (Chebyshev; ties
+    /// to the first met scanning columns x = -8..8, rows y = -8..8 in each), else a
+    /// uniformly random one of the nine moves.
+    fn zombie_step(&mut self, x: u32, y: u32) -> (i32, i32) {
+        // Ring by ring: within ring d, this order is the full scan's order restricted
+        // to the ring, so the first hit is the scan's first hit at the least distance.
+        for d in 1..=VISION_RANGE {
+            for dx in -d..=d {
+                let edge = dx == -d || dx == d;
+                let mut dy = -d;
+                while dy <= d {
+                    if self.board.get_offset(x, y, dx, dy).is_player() {
+                        return (dx.signum(), dy.signum());
+                    }
+                    dy += if edge { 1 } else { 2 * d };
+                }
+            }
+        }
+        Direction::ALL[self.rng.random_range(0..9usize)].delta()
+    }
+
+    /// Calls the bot of player `number` and applies a shot; returns the planned step.
+    fn player_step(
+        &mut self,
+        bots: &mut [Box<dyn Bot + '_>],
+        names: &[RStr<'_>],
+        number: u32,
+    ) -> (i32, i32) {
+        let e = self.entities[number as usize];
+        let owner = e.id.owner as usize;
+        let rng: *mut GameRng = &mut self.rng;
+        let ctx = Context {
+            id: e.id,
+            bullets: e.bullets,
+            clock: self.clock,
+            x: e.x,
+            y: e.y,
+            board_size: self.board.side(),
+            view: self.board.view(e.x, e.y),
+            names: RSlice::from_slice(names),
+            // SAFETY: `rng` points to this game's generator, which outlives the call
+            // and is used by nothing else while the bot runs (this thread is in it).
+            random: unsafe { Random::from_raw(rng.cast::<c_void>(), next_u64) },
+        };
+        self.stats[owner].calls += 1;
+        let answer = bots[owner].turn(&ctx);
+        match answer.and_then(validate) {
+            Ok(Decision::Move(d)) => d.delta(),
+            Ok(Decision::Shoot(target)) => {
+                self.fire(number, target);
+                (0, 0)
+            }
+            Err(err) => {
+                self.stats[owner].record_error(&err);
+                (0, 0)
+            }
+        }
+    }
+
+    /// A shot by `shooter` at `target`: ignored without bullets; otherwise one bullet
+    /// is spent and the target is marked if it is in the shooter's shootable set.
+    fn fire(&mut self, shooter: u32, target: Id) {
+        let s = self.entities[shooter as usize];
+        if s.bullets == 0 {
+            return;
+        }
+        self.entities[shooter as usize].bullets -= 1;
+        let Some(t) = self.entities.get(target.number as usize) else {
+            return;
+        };
+        if t.present
+            && t.id == target
+            && self.board.distance((s.x, s.y), (t.x, t.y)) <= SHOOT_RANGE as u32
+        {
+            if !self.marked.contains(&target.number) {
+                self.marked.push(target.number);
+            }
+        }
+    }
+
+    /// Step 5: every marked entity dies at once and becomes a dead body (new id) on its
+    /// cell, keeping its bullets; its planned move is cancelled.
+    pub fn shoot(&mut self) {
+        let marked = std::mem::take(&mut self.marked);
+        for &n in &marked {
+            let bullets = self.entities[n as usize].bullets;
+            self.change_kind(n, Id::DEAD_BODY, bullets);
+        }
+        self.marked = marked;
+        self.marked.clear();
+    }
+
+    /// Step 6: every entity moves to its planned cell at once. A cell claimed by two or
+    /// more entities (an entity that stays claims its own cell) sends all its movers
+    /// back, repeated until no cell is claimed twice. Swaps and moving into a cell whose
+    /// occupant moves away succeed.
+    pub fn movement(&mut self) {
+        let side = self.board.side();
+        let cell = |x: u32, y: u32| (y * side + x) as usize;
+        self.moving.clear();
+        self.queue.clear();
+        for &n in &self.movers {
+            let e = &self.entities[n as usize];
+            if e.present && !e.staying() {
+                self.claims[cell(e.tx, e.ty)] += 1;
+                self.moving.push((n, cell(e.tx, e.ty) as u32));
+            }
+        }
+        // A cell is over-claimed when its movers plus a staying occupant number 2 or more.
+        let over_claimed = |g: &Game, x: u32, y: u32| {
+            let occupant = g.board.get(x, y);
+            let stays = !occupant.is_empty() && g.entities[occupant.number as usize].staying();
+            g.claims[cell(x, y)] as u32 + stays as u32 >= 2
+        };
+        for &(n, _) in &self.moving {
+            let e = &self.entities[n as usize];
+            if over_claimed(self, e.tx, e.ty) {
+                self.queue.push((e.tx, e.ty));
+            }
+        }
+        while let Some((cx, cy)) = self.queue.pop() {
+            if !over_claimed(self, cx, cy) {
+                continue;
+            }
+            // Every claimant stands in the 8-neighbourhood: send back all movers aimed here.
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    if (dx, dy) == (0, 0) {
+                        continue;
+                    }
+                    let o = self.board.get_offset(cx, cy, dx, dy);
+                    if o.is_empty() {
+                        continue;
+                    }
+                    let e = &mut self.entities[o.number as usize];
+                    if (e.tx, e.ty) == (cx, cy) {
+                        (e.tx, e.ty) = (e.x, e.y);
+                        self.claims[cell(cx, cy)] -= 1;
+                        let (ox, oy) = (e.x, e.y);
+                        // Its own cell is now claimed by it: a conflict if anyone aims there.
+                        if self.claims[cell(ox, oy)] > 0 {
+                            self.queue.push((ox, oy));
+                        }
+                    }
+                }
+            }
+        }
+        for &(n, c) in &self.moving {
+            self.claims[c as usize] = 0;
+            let e = &self.entities[n as usize];
+            if !e.staying() {
+                self.board.set(e.x, e.y, Id::EMPTY);
+            }
+        }
+        for &(n, _) in &self.moving {
+            let e = &mut self.entities[n as usize];
+            if !e.staying() {
+                (e.x, e.y) = (e.tx, e.ty);
+                self.board.set(e.x, e.y, e.id);
+            }
+        }
+    }
+
+    /// Step 7: each dead body's bullets are split evenly (integer division) among the
+    /// living players next to it; the remainder is lost and the body keeps none.
+    pub fn scavenge(&mut self) {
+        let mut bodies = std::mem::take(&mut self.loaded_bodies);
+        bodies.retain(|&b| {
+            let body = self.entities[b as usize];
+            if !body.present || body.bullets == 0 {
+                return false;
+            }
+            let mut near = [0u32; 8];
+            let mut count = 0;
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let n = self.board.get_offset(body.x, body.y, dx, dy);
+                    if n.is_player() {
+                        near[count] = n.number;
+                        count += 1;
+                    }
+                }
+            }
+            if count == 0 {
+                return true;
+            }
+            let share = body.bullets / count as u32;
+            for &p in &near[..count] {
+                self.entities[p as usize].bullets += share;
+            }
+            self.entities[b as usize].bullets = 0;
+            false
+        });
+        self.loaded_bodies = bodies;
+    }
+
+    /// Step 8: the clock advances by one.
+    pub fn advance_clock(&mut self) {
+        self.clock += 1;
+    }
+}
+
+/// What a valid answer asks for.
+enum Decision {
+    Move(Direction),
+    Shoot(Id),
+}
+
+fn validate(action: Action) -> Result<Decision, BotError> {
+    match action.kind {
+        Action::MOVE => Direction::from_code(action.direction)
+            .map(Decision::Move)
+            .ok_or_else(|| {
+                BotError::Invalid(format!("unknown direction code {}", action.direction))
+            }),
+        Action::SHOOT => Ok(Decision::Shoot(action.target)),
+        k => Err(BotError::Invalid(format!("unknown action kind {k}"))),
+    }
+}
+
+extern "C" fn next_u64(state: *mut c_void) -> u64 {
+    // SAFETY: `state` is the `GameRng` a `Context` was built with (see `player_step`).
+    let rng = unsafe { &mut *state.cast::<GameRng>() };
+    rng.next_u64()
+}

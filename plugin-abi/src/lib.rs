@@ -1,0 +1,562 @@
+//! The stable contract between the zombies arena host and native bots.
+//!
+//! This crate holds **types only** (plus the small helpers that read them and the
+//! [`export_bot!`] macro that fills them in). It is what a bot author depends on; the
+//! host depends on it too and checks, when it loads a library, that both sides were
+//! built against the same major version and the same type layouts.
+//!
+//! It is *not* the engine: nothing here knows the rules of the game beyond what a bot
+//! sees (the [`Context`]) and what it answers (an [`Action`]).
+//!
+//! Two native paths share these types:
+//! - Rust bots export an abi_stable root module ([`BotModule`]) with [`export_bot!`];
+//! - C, C++ and Zig bots export the plain C table described in
+//!   `include/zombies_bot.h`, whose `zb_context` / `zb_action` have exactly the layout of
+//!   [`Context`] / [`Action`] (checked by size assertions on both sides).
+//!
+//! How the ABI grows: new capabilities are appended to [`BotModule`] after its
+//! `#[sabi(last_prefix_field)]` (old plugins read them as absent) and to the [`Bot`]
+//! trait after its last prefix method. Changing an existing type bumps the major
+//! version, and the host then rejects older plugins with a one-line reason.
+#![deny(missing_docs)]
+
+use core::ffi::c_void;
+use core::marker::PhantomData;
+
+pub use abi_stable;
+use abi_stable::{
+    StableAbi, declare_root_module_statics,
+    library::RootModule,
+    package_version_strings, sabi_trait,
+    sabi_types::VersionStrings,
+    std_types::{RBox, RResult, RSlice, RStr, RString},
+};
+
+/// The version of this contract, checked by the host for both native paths.
+///
+/// It equals the major version of this crate.
+pub const ABI_VERSION: u32 = 1;
+
+/// How far a player sees in each direction: the view is `2 * VISION_RANGE + 1` cells wide.
+pub const VISION_RANGE: i32 = 8;
+/// Width (and height) of the view: 17.
+pub const VIEW_WIDTH: usize = 2 * VISION_RANGE as usize + 1;
+/// Maximum Chebyshev distance of a shot.
+pub const SHOOT_RANGE: i32 = 5;
+
+/// The identity of an entity: `(owner, number)`.
+///
+/// `number` is unique across a game and changes whenever the entity changes kind;
+/// `number == 0` means "no entity" (an empty cell). `owner` is the index of the entry
+/// in [`Context::names`] for a living player, or [`Id::ZOMBIE`] / [`Id::DEAD_BODY`].
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Id {
+    /// Entry index, [`Id::ZOMBIE`] or [`Id::DEAD_BODY`].
+    pub owner: u32,
+    /// Unique number of this entity in this game; 0 for an empty cell.
+    pub number: u32,
+}
+
+impl Id {
+    /// Owner code of zombies (their name is `"Zombie"`).
+    pub const ZOMBIE: u32 = u32::MAX;
+    /// Owner code of dead bodies (their name is `"DeadBody"`).
+    pub const DEAD_BODY: u32 = u32::MAX - 1;
+    /// The content of an empty cell.
+    pub const EMPTY: Id = Id {
+        owner: 0,
+        number: 0,
+    };
+
+    /// True for an empty cell.
+    #[inline]
+    pub const fn is_empty(self) -> bool {
+        self.number == 0
+    }
+    /// True for a zombie.
+    #[inline]
+    pub const fn is_zombie(self) -> bool {
+        self.number != 0 && self.owner == Id::ZOMBIE
+    }
+    /// True for a dead body.
+    #[inline]
+    pub const fn is_dead_body(self) -> bool {
+        self.number != 0 && self.owner == Id::DEAD_BODY
+    }
+    /// True for a living player (of any entry).
+    #[inline]
+    pub const fn is_player(self) -> bool {
+        self.number != 0 && self.owner < Id::DEAD_BODY
+    }
+}
+
+/// The nine moves. `Stay` is a move too.
+#[repr(u32)]
+#[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// y - 1
+    N = 0,
+    /// x + 1, y - 1
+    NE = 1,
+    /// x + 1
+    E = 2,
+    /// x + 1, y + 1
+    SE = 3,
+    /// y + 1
+    S = 4,
+    /// x - 1, y + 1
+    SW = 5,
+    /// x - 1
+    W = 6,
+    /// x - 1, y - 1
+    NW = 7,
+    /// no move
+    Stay = 8,
+}
+
+impl Direction {
+    /// All nine moves, in code order (`Direction::ALL[d as usize] == d`).
+    pub const ALL: [Direction; 9] = [
+        Direction::N,
+        Direction::NE,
+        Direction::E,
+        Direction::SE,
+        Direction::S,
+        Direction::SW,
+        Direction::W,
+        Direction::NW,
+        Direction::Stay,
+    ];
+
+    /// The move's step `(dx, dy)`; x grows east, y grows south.
+    #[inline]
+    pub const fn delta(self) -> (i32, i32) {
+        match self {
+            Direction::N => (0, -1),
+            Direction::NE => (1, -1),
+            Direction::E => (1, 0),
+            Direction::SE => (1, 1),
+            Direction::S => (0, 1),
+            Direction::SW => (-1, 1),
+            Direction::W => (-1, 0),
+            Direction::NW => (-1, -1),
+            Direction::Stay => (0, 0),
+        }
+    }
+
+    /// The move `(sign dx, sign dy)`: one step toward the offset `(dx, dy)`.
+    #[inline]
+    pub const fn toward(dx: i32, dy: i32) -> Direction {
+        match (dx.signum(), dy.signum()) {
+            (0, -1) => Direction::N,
+            (1, -1) => Direction::NE,
+            (1, 0) => Direction::E,
+            (1, 1) => Direction::SE,
+            (0, 1) => Direction::S,
+            (-1, 1) => Direction::SW,
+            (-1, 0) => Direction::W,
+            (-1, -1) => Direction::NW,
+            _ => Direction::Stay,
+        }
+    }
+
+    /// The opposite move (`Stay` stays).
+    #[inline]
+    pub const fn opposite(self) -> Direction {
+        let (dx, dy) = self.delta();
+        Direction::toward(-dx, -dy)
+    }
+
+    /// The move for a raw code, if it is one of the nine.
+    #[inline]
+    pub const fn from_code(code: u32) -> Option<Direction> {
+        if code < 9 {
+            Some(Direction::ALL[code as usize])
+        } else {
+            None
+        }
+    }
+
+    /// The move's name as scripts write it: `"N"`, `"NE"`, ..., `"STAY"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Direction::N => "N",
+            Direction::NE => "NE",
+            Direction::E => "E",
+            Direction::SE => "SE",
+            Direction::S => "S",
+            Direction::SW => "SW",
+            Direction::W => "W",
+            Direction::NW => "NW",
+            Direction::Stay => "STAY",
+        }
+    }
+}
+
+/// What a bot answers for one player: a move or a shot.
+///
+/// Stored flat (`kind`, `direction`, `target`) so that C bots fill it in without
+/// tagged unions; the host validates it, and anything invalid makes the player stay.
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Action {
+    /// [`Action::MOVE`] or [`Action::SHOOT`].
+    pub kind: u32,
+    /// For a move: a [`Direction`] code (0..=8).
+    pub direction: u32,
+    /// For a shot: the target.
+    pub target: Id,
+}
+
+impl Action {
+    /// `kind` of a move.
+    pub const MOVE: u32 = 0;
+    /// `kind` of a shot.
+    pub const SHOOT: u32 = 1;
+
+    /// A move.
+    #[inline]
+    pub const fn go(direction: Direction) -> Action {
+        Action {
+            kind: Action::MOVE,
+            direction: direction as u32,
+            target: Id::EMPTY,
+        }
+    }
+    /// Staying where one is.
+    #[inline]
+    pub const fn stay() -> Action {
+        Action::go(Direction::Stay)
+    }
+    /// A shot at `target`.
+    #[inline]
+    pub const fn shoot(target: Id) -> Action {
+        Action {
+            kind: Action::SHOOT,
+            direction: Direction::Stay as u32,
+            target,
+        }
+    }
+}
+
+/// The 17x17 view around a player, a window into the host's board (no copy).
+///
+/// Cell `(x, y)` with `x` west→east and `y` north→south, `(8, 8)` being the player,
+/// is `cells[y * stride + x]`.
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug)]
+pub struct View<'a> {
+    /// The board memory from the view's north-west corner on.
+    pub cells: RSlice<'a, Id>,
+    /// Distance in cells between two rows of the view.
+    pub stride: usize,
+}
+
+impl<'a> View<'a> {
+    /// Builds a view over `cells`, checking that a 17x17 window with this stride fits.
+    ///
+    /// # Panics
+    /// If `cells` is too short for the window.
+    pub fn new(cells: &'a [Id], stride: usize) -> View<'a> {
+        assert!(stride >= VIEW_WIDTH && cells.len() > (VIEW_WIDTH - 1) * stride + VIEW_WIDTH - 1);
+        View {
+            cells: RSlice::from_slice(cells),
+            stride,
+        }
+    }
+
+    /// The cell at view coordinates `x`, `y` (each `0..17`); empty outside the view.
+    #[inline]
+    pub fn get(&self, x: usize, y: usize) -> Id {
+        if x < VIEW_WIDTH && y < VIEW_WIDTH {
+            self.cells
+                .as_slice()
+                .get(y * self.stride + x)
+                .copied()
+                .unwrap_or(Id::EMPTY)
+        } else {
+            Id::EMPTY
+        }
+    }
+
+    /// The cell at offset `(dx, dy)` from the centre (each `-8..=8`); empty outside.
+    #[inline]
+    pub fn look(&self, dx: i32, dy: i32) -> Id {
+        let (x, y) = (dx + VISION_RANGE, dy + VISION_RANGE);
+        if x < 0 || y < 0 {
+            return Id::EMPTY;
+        }
+        self.get(x as usize, y as usize)
+    }
+}
+
+/// Random numbers from the game's seeded generator (a callback into the host).
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy)]
+pub struct Random<'a> {
+    state: *mut c_void,
+    next_u64: extern "C" fn(*mut c_void) -> u64,
+    _borrow: PhantomData<&'a mut ()>,
+}
+
+impl core::fmt::Debug for Random<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Random")
+    }
+}
+
+impl<'a> Random<'a> {
+    /// Wraps a generator: `next_u64(state)` must return the next number of the stream.
+    ///
+    /// # Safety
+    /// `state` must stay valid for `'a` and `next_u64` must be safe to call with it from
+    /// the thread that receives this value, while nothing else uses the generator.
+    pub unsafe fn from_raw(
+        state: *mut c_void,
+        next_u64: extern "C" fn(*mut c_void) -> u64,
+    ) -> Self {
+        Random {
+            state,
+            next_u64,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The next 64 random bits.
+    #[inline]
+    pub fn next_u64(&self) -> u64 {
+        (self.next_u64)(self.state)
+    }
+
+    /// A uniform integer in `0..n` (0 when `n == 0`), without bias.
+    #[inline]
+    pub fn below(&self, n: u32) -> u32 {
+        if n <= 1 {
+            return 0;
+        }
+        let n = u64::from(n);
+        // Reject the top, partial copy of 0..n so every residue is equally likely.
+        let zone = u64::MAX - (u64::MAX - n + 1) % n;
+        loop {
+            let v = self.next_u64();
+            if v <= zone {
+                return (v % n) as u32;
+            }
+        }
+    }
+}
+
+/// Everything a bot sees when it is called for one of its players.
+///
+/// Built by the host without allocating; valid only during the call.
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug)]
+pub struct Context<'a> {
+    /// The player being decided for.
+    pub id: Id,
+    /// Its bullets.
+    pub bullets: u32,
+    /// The game clock (the turn number, from 0).
+    pub clock: u32,
+    /// Its column, `0..board_size`, growing east.
+    pub x: u32,
+    /// Its row, `0..board_size`, growing south.
+    pub y: u32,
+    /// Side of the (toroidal, square) board.
+    pub board_size: u32,
+    /// The 17x17 view centred on the player (the board as it was when decisions began).
+    pub view: View<'a>,
+    /// Entry names, indexed by [`Id::owner`].
+    pub names: RSlice<'a, RStr<'a>>,
+    /// The game's random numbers.
+    pub random: Random<'a>,
+}
+
+impl<'a> Context<'a> {
+    /// The entity at offset `(dx, dy)` (each `-8..=8`), if any.
+    #[inline]
+    pub fn look(&self, dx: i32, dy: i32) -> Option<Id> {
+        let id = self.view.look(dx, dy);
+        (!id.is_empty()).then_some(id)
+    }
+
+    /// The name of an id's owner: an entry name, `"Zombie"` or `"DeadBody"`.
+    pub fn name_of(&self, id: Id) -> &'a str {
+        match id.owner {
+            Id::ZOMBIE => "Zombie",
+            Id::DEAD_BODY => "DeadBody",
+            i => self
+                .names
+                .as_slice()
+                .get(i as usize)
+                .map_or("", |s| s.as_str()),
+        }
+    }
+
+    /// The entities this player can shoot: every id within Chebyshev distance 5,
+    /// itself, zombies and dead bodies included, with their offsets `(dx, dy)`.
+    pub fn shootable(&self) -> impl Iterator<Item = (i32, i32, Id)> + '_ {
+        (-SHOOT_RANGE..=SHOOT_RANGE).flat_map(move |dx| {
+            (-SHOOT_RANGE..=SHOOT_RANGE)
+                .filter_map(move |dy| self.look(dx, dy).map(|id| (dx, dy, id)))
+        })
+    }
+
+    /// A uniform integer in `0..n` from the game's generator.
+    #[inline]
+    pub fn random(&self, n: u32) -> u32 {
+        self.random.below(n)
+    }
+
+    /// A uniformly random one of the nine moves, from the game's generator.
+    #[inline]
+    pub fn random_move(&self) -> Direction {
+        Direction::ALL[self.random.below(9) as usize]
+    }
+}
+
+pub use bot_trait::{Bot, Bot_TO};
+
+mod bot_trait {
+    //! The `#[sabi_trait]` bot object (in its own module: the generated code needs
+    //! `non_local_definitions` allowed, which CI otherwise denies).
+    #![allow(non_local_definitions, non_camel_case_types, missing_docs)]
+    use super::*;
+
+    /// The bot object a plugin hands to the host: one per entry per game.
+    #[sabi_trait]
+    pub trait Bot {
+        /// Decides for one living player. An `RErr` (a caught panic, say) makes the
+        /// player stay and counts as an error of the entry.
+        #[sabi(last_prefix_field)]
+        fn turn(&mut self, ctx: &Context<'_>) -> RResult<Action, RString>;
+    }
+}
+
+/// An owned bot object.
+pub type BotBox = Bot_TO<'static, RBox<()>>;
+
+/// The root module a Rust bot library exports (see [`export_bot!`]).
+#[repr(C)]
+#[derive(StableAbi)]
+#[sabi(kind(Prefix(prefix_ref = BotModuleRef)))]
+#[sabi(missing_field(panic))]
+#[allow(missing_debug_implementations)]
+pub struct BotModule {
+    /// Must equal the host's [`ABI_VERSION`].
+    pub abi_version: u32,
+    /// The entry's name: unique, non-empty, not `Zombie` nor `DeadBody`.
+    pub name: RStr<'static>,
+    /// Creates a fresh bot for a new game (an `RErr` if its constructor failed).
+    #[sabi(last_prefix_field)]
+    pub new_bot: extern "C" fn() -> RResult<BotBox, RString>,
+}
+
+impl RootModule for BotModuleRef {
+    declare_root_module_statics! {BotModuleRef}
+    const BASE_NAME: &'static str = "zombies_bot";
+    const NAME: &'static str = "zombies_bot";
+    const VERSION_STRINGS: VersionStrings = package_version_strings!();
+}
+
+/// What a Rust bot implements; [`export_bot!`] turns it into a plugin.
+pub trait ZombieBot: 'static {
+    /// The entry's name.
+    const NAME: &'static str;
+    /// A fresh bot, made at the start of every game.
+    fn new() -> Self;
+    /// Decides for one of the entry's living players (called once per player per turn).
+    fn turn(&mut self, ctx: &Context<'_>) -> Action;
+}
+
+#[doc(hidden)]
+pub mod __private {
+    //! Support code for [`export_bot!`](crate::export_bot); not part of the contract.
+    use super::*;
+    use abi_stable::sabi_trait::TD_Opaque;
+    use abi_stable::std_types::{RErr, ROk};
+    use std::cell::RefCell;
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    thread_local! {
+        static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+    }
+
+    /// Installs (once) a panic hook that records the message and place instead of
+    /// printing them, so that a bot's panic becomes one counted error.
+    fn quiet_panics() {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            std::panic::set_hook(Box::new(|info| {
+                let msg = panic_message(info.payload());
+                let text = match info.location() {
+                    Some(l) => format!("panicked at {}:{}: {msg}", l.file(), l.line()),
+                    None => format!("panicked: {msg}"),
+                };
+                LAST_PANIC.with(|p| *p.borrow_mut() = Some(text));
+            }));
+        });
+    }
+
+    fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+        if let Some(s) = payload.downcast_ref::<&str>() {
+            (*s).to_owned()
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            s.clone()
+        } else {
+            "a panic".to_owned()
+        }
+    }
+
+    fn describe(payload: Box<dyn std::any::Any + Send>) -> RString {
+        let recorded = LAST_PANIC.with(|p| p.borrow_mut().take());
+        RString::from(recorded.unwrap_or_else(|| format!("panicked: {}", panic_message(&*payload))))
+    }
+
+    /// Runs a Rust bot behind the stable trait, never letting a panic unwind out.
+    #[derive(Debug)]
+    pub struct Guarded<B>(pub B);
+
+    impl<B: ZombieBot> Bot for Guarded<B> {
+        fn turn(&mut self, ctx: &Context<'_>) -> RResult<Action, RString> {
+            match catch_unwind(AssertUnwindSafe(|| self.0.turn(ctx))) {
+                Ok(action) => ROk(action),
+                Err(payload) => RErr(describe(payload)),
+            }
+        }
+    }
+
+    /// The `new_bot` of an exported module.
+    pub extern "C" fn new_bot<B: ZombieBot>() -> RResult<BotBox, RString> {
+        quiet_panics();
+        match catch_unwind(B::new) {
+            Ok(bot) => ROk(Bot_TO::from_value(Guarded(bot), TD_Opaque)),
+            Err(payload) => RErr(describe(payload)),
+        }
+    }
+}
+
+/// Exports a [`ZombieBot`] as a plugin: `export_bot!(MyBot);` in a `cdylib` crate.
+///
+/// The library then holds the root module the host looks for, with the bot's name, the
+/// ABI version and a constructor. A panic inside the bot never crosses into the host:
+/// it makes that player stay for that call and counts as an error of the entry.
+#[macro_export]
+macro_rules! export_bot {
+    ($bot:ty) => {
+        /// The plugin's root module, read by the zombies arena host.
+        #[$crate::abi_stable::export_root_module]
+        pub fn zombies_bot_root_module() -> $crate::BotModuleRef {
+            use $crate::abi_stable::prefix_type::PrefixTypeTrait;
+            $crate::BotModule {
+                abi_version: $crate::ABI_VERSION,
+                name: $crate::abi_stable::std_types::RStr::from_str(
+                    <$bot as $crate::ZombieBot>::NAME,
+                ),
+                new_bot: $crate::__private::new_bot::<$bot>,
+            }
+            .leak_into_prefix()
+        }
+    };
+}
