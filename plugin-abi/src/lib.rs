@@ -460,6 +460,41 @@ impl RootModule for BotModuleRef {
     const VERSION_STRINGS: VersionStrings = package_version_strings!();
 }
 
+/// The table a C bot library's `zombies_bot_entry` symbol returns (`zb_bot_table` in
+/// `include/zombies_bot.h`). Fields may be appended: `struct_size` tells how many the
+/// library knows.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CBotTable {
+    /// Must equal [`ABI_VERSION`].
+    pub abi_version: u32,
+    /// `size_of::<CBotTable>()` as the library was built.
+    pub struct_size: u32,
+    /// NUL-terminated UTF-8 entry name.
+    pub name: *const core::ffi::c_char,
+    /// A fresh bot for a new game, or null on failure.
+    pub create: Option<extern "C" fn() -> *mut c_void>,
+    /// One player's decision.
+    pub turn: Option<extern "C" fn(bot: *mut c_void, ctx: &Context<'_>) -> Action>,
+    /// Frees a bot at the end of its game.
+    pub destroy: Option<extern "C" fn(bot: *mut c_void)>,
+}
+
+/// The name of the symbol a C bot library exports: `const zb_bot_table *zombies_bot_entry(void)`.
+pub const C_ENTRY_SYMBOL: &str = "zombies_bot_entry";
+
+// The C header asserts the same sizes (64-bit targets).
+#[cfg(target_pointer_width = "64")]
+const _: () = {
+    assert!(core::mem::size_of::<Id>() == 8);
+    assert!(core::mem::size_of::<Action>() == 16);
+    assert!(core::mem::size_of::<Context<'_>>() == 88);
+    assert!(core::mem::offset_of!(Context<'_>, view) == 32);
+    assert!(core::mem::offset_of!(Context<'_>, names) == 56);
+    assert!(core::mem::offset_of!(Context<'_>, random) == 72);
+    assert!(core::mem::size_of::<CBotTable>() == 40);
+};
+
 /// What a Rust bot implements; [`export_bot!`] turns it into a plugin.
 pub trait ZombieBot: 'static {
     /// The entry's name.
@@ -538,6 +573,9 @@ pub mod __private {
 }
 
 /// Exports a [`ZombieBot`] as a plugin: `export_bot!(MyBot);` in a `cdylib` crate.
+///
+/// The crate must depend on `abi_stable` (0.11) as well as on this crate: the root
+/// module's export code names `::abi_stable` directly.
 ///
 /// The library then holds the root module the host looks for, with the bot's name, the
 /// ABI version and a constructor. A panic inside the bot never crosses into the host:

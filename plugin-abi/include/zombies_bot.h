@@ -1,0 +1,141 @@
+/*
+ * zombies_bot.h -- the plain C ABI of the zombies arena, for bots written in C, C++,
+ * Zig or anything else that can export a C function from a shared library.
+ *
+ * A bot library exports ONE symbol, `zombies_bot_entry`, returning a pointer to a
+ * static table that starts with the ABI version and the table's size. The host calls
+ * `create` once per game (one bot instance per entry per game, shared by all of the
+ * entry's players), `turn` once per living player per turn, and `destroy` at the end
+ * of the game. Everything passed to `turn` is valid only during the call.
+ *
+ * Layouts here are exactly those of the Rust types `Context`, `Action` and
+ * `CBotTable` of the `zombies-plugin-abi` crate (version 1.x).
+ *
+ * Build:   cc -O2 -shared -fPIC -I plugin-abi/include -o libmybot.so mybot.c
+ * Use:     drop libmybot.so (.dylib on macOS, .dll on Windows) into plugins/.
+ */
+#ifndef ZOMBIES_BOT_H
+#define ZOMBIES_BOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZOMBIES_BOT_ABI_VERSION 1u
+
+#if defined(_WIN32)
+#define ZB_EXPORT __declspec(dllexport)
+#else
+#define ZB_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Owner codes of the two non-player kinds. */
+#define ZB_ZOMBIE 0xFFFFFFFFu
+#define ZB_DEAD_BODY 0xFFFFFFFEu
+
+/* An entity's identity. number == 0 means an empty cell; owner is the entry's index in
+ * zb_context.names for a living player, else ZB_ZOMBIE or ZB_DEAD_BODY. */
+typedef struct zb_id {
+    uint32_t owner;
+    uint32_t number;
+} zb_id;
+
+/* The 17x17 view: cell (x, y), x west->east and y north->south, (8, 8) being the
+ * player itself, is cells[y * stride + x]. */
+typedef struct zb_view {
+    const zb_id *cells;
+    size_t len;
+    size_t stride;
+} zb_view;
+
+/* A UTF-8 string, not NUL-terminated. */
+typedef struct zb_str {
+    const char *ptr;
+    size_t len;
+} zb_str;
+
+typedef struct zb_strs {
+    const zb_str *ptr;
+    size_t len;
+} zb_strs;
+
+/* The game's seeded generator: call next_u64(state). Use it for all randomness to
+ * keep games reproducible. */
+typedef struct zb_random {
+    void *state;
+    uint64_t (*next_u64)(void *state);
+} zb_random;
+
+typedef struct zb_context {
+    zb_id id;            /* the player being decided for */
+    uint32_t bullets;
+    uint32_t clock;      /* turn number, from 0 */
+    uint32_t x, y;       /* position; x grows east, y grows south */
+    uint32_t board_size; /* side of the toroidal board */
+    zb_view view;
+    zb_strs names;       /* entry names, indexed by zb_id.owner */
+    zb_random random;
+} zb_context;
+
+/* Directions (zb_action.direction). */
+enum {
+    ZB_N = 0, ZB_NE = 1, ZB_E = 2, ZB_SE = 3, ZB_S = 4, ZB_SW = 5, ZB_W = 6, ZB_NW = 7, ZB_STAY = 8
+};
+/* Action kinds (zb_action.kind). */
+enum { ZB_MOVE = 0, ZB_SHOOT = 1 };
+
+typedef struct zb_action {
+    uint32_t kind;      /* ZB_MOVE or ZB_SHOOT */
+    uint32_t direction; /* for ZB_MOVE */
+    zb_id target;       /* for ZB_SHOOT */
+} zb_action;
+
+typedef struct zb_bot_table {
+    uint32_t abi_version; /* ZOMBIES_BOT_ABI_VERSION */
+    uint32_t struct_size; /* sizeof(zb_bot_table): fields may be appended later */
+    const char *name;     /* NUL-terminated UTF-8; unique, not "Zombie" nor "DeadBody" */
+    void *(*create)(void);                                /* NULL means failure */
+    zb_action (*turn)(void *bot, const zb_context *ctx);  /* one player's decision */
+    void (*destroy)(void *bot);                           /* end of the game */
+} zb_bot_table;
+
+ZB_EXPORT const zb_bot_table *zombies_bot_entry(void);
+
+/* The cell at offset (dx, dy) from the player, each in -8..8. */
+static inline zb_id zb_look(const zb_context *ctx, int dx, int dy) {
+    return ctx->view.cells[(size_t)(dy + 8) * ctx->view.stride + (size_t)(dx + 8)];
+}
+
+/* A uniform integer in 0..n-1 (n > 0) from the game's generator. */
+static inline uint32_t zb_random_below(const zb_context *ctx, uint32_t n) {
+    uint64_t zone = UINT64_MAX - (UINT64_MAX - (uint64_t)n + 1) % n;
+    for (;;) {
+        uint64_t v = ctx->random.next_u64(ctx->random.state);
+        if (v <= zone) return (uint32_t)(v % n);
+    }
+}
+
+static inline zb_action zb_move(uint32_t direction) {
+    zb_action a = {ZB_MOVE, direction, {0, 0}};
+    return a;
+}
+
+static inline zb_action zb_shoot(zb_id target) {
+    zb_action a = {ZB_SHOOT, ZB_STAY, target};
+    return a;
+}
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(zb_id) == 8, "zb_id layout");
+_Static_assert(sizeof(zb_action) == 16, "zb_action layout");
+_Static_assert(sizeof(void *) != 8 || sizeof(zb_context) == 88, "zb_context layout");
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZOMBIES_BOT_H */
