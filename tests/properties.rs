@@ -7,16 +7,12 @@ use zombies::zombies::{Game, GameConfig};
 use crate::util::{names, random_bot};
 
 fn random_bots(n: usize) -> Vec<Box<dyn Bot>> {
-    (0..n)
-        .map(|_| Box::new(random_bot()) as Box<dyn Bot>)
-        .collect()
+    (0..n).map(|_| Box::new(random_bot()) as Box<dyn Bot>).collect()
 }
 
 /// Everything observable of a game's position, to compare two games.
 fn fingerprint(g: &Game) -> Vec<(u32, u32, u32, u32, u32)> {
-    g.entities()
-        .map(|e| (e.x, e.y, e.id.owner, e.id.number, e.bullets))
-        .collect()
+    g.entities().map(|e| (e.x, e.y, e.id.owner, e.id.number, e.bullets)).collect()
 }
 
 proptest! {
@@ -55,10 +51,7 @@ proptest! {
 
 #[test]
 fn different_seeds_give_different_games() {
-    let config = GameConfig {
-        players_per_entry: 20,
-        max_turns: None,
-    };
+    let config = GameConfig { players_per_entry: 20, max_turns: None };
     let a = Game::new(names(2), 1, config);
     let b = Game::new(names(2), 2, config);
     assert_ne!(fingerprint(&a), fingerprint(&b));

@@ -13,13 +13,8 @@ fn game(entries: usize) -> Game {
 }
 
 /// Bots that answer with `f` for every player of every entry.
-fn bots_all(
-    entries: usize,
-    f: impl Fn(&Context<'_>) -> Action + Clone + 'static,
-) -> Vec<Box<dyn Bot>> {
-    (0..entries)
-        .map(|_| Box::new(f.clone()) as Box<dyn Bot>)
-        .collect()
+fn bots_all(entries: usize, f: impl Fn(&Context<'_>) -> Action + Clone + 'static) -> Vec<Box<dyn Bot>> {
+    (0..entries).map(|_| Box::new(f.clone()) as Box<dyn Bot>).collect()
 }
 
 /// Runs steps 4 to 7 (decide, shoot, move, scavenge) with the given bots.
@@ -54,11 +49,7 @@ fn setup_places_50_players_per_entry_with_3_bullets_on_distinct_cells() {
     assert_eq!(g.clock(), 0);
     let players: Vec<_> = g.entities().collect();
     assert_eq!(players.len(), 150);
-    assert!(
-        players
-            .iter()
-            .all(|e| e.bullets == 3 && matches!(e.kind, Kind::Player(_)))
-    );
+    assert!(players.iter().all(|e| e.bullets == 3 && matches!(e.kind, Kind::Player(_))));
     g.check_invariants().unwrap();
 }
 
@@ -117,27 +108,14 @@ fn spawn_on_a_zombie_gives_it_a_new_id() {
 fn bites_turn_all_eight_neighbours_but_not_farther_players() {
     let mut g = game(1);
     g.place_zombie(10, 10);
-    for (dx, dy) in [
-        (-1, -1),
-        (0, -1),
-        (1, -1),
-        (-1, 0),
-        (1, 0),
-        (-1, 1),
-        (0, 1),
-        (1, 1),
-    ] {
+    for (dx, dy) in [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
         g.place_player(0, (10 + dx) as u32, (10 + dy) as u32, 3);
     }
     let far = g.place_player(0, 12, 10, 3);
     g.bite();
     assert_eq!(g.alive(), &[1]);
     assert!(g.entity(far).is_some());
-    assert!(
-        g.entities()
-            .filter(|e| e.kind == Kind::Zombie)
-            .all(|e| e.bullets == 0)
-    );
+    assert!(g.entities().filter(|e| e.kind == Kind::Zombie).all(|e| e.bullets == 0));
     g.check_invariants().unwrap();
 }
 
@@ -161,10 +139,7 @@ fn new_zombies_do_not_bite_the_same_turn() {
     let second = g.place_player(0, 7, 5, 3);
     g.bite();
     assert_eq!(kind_at(&g, 6, 5), Some(Kind::Zombie));
-    assert!(
-        g.entity(second).is_some(),
-        "bitten by a zombie made this step: not this turn"
-    );
+    assert!(g.entity(second).is_some(), "bitten by a zombie made this step: not this turn");
     g.bite();
     assert!(g.entity(second).is_none(), "next turn it is bitten");
 }
@@ -235,10 +210,7 @@ fn context_view_is_indexed_x_then_y_centred_on_the_player() {
     let flag = seen.clone();
     let bot = move |ctx: &Context<'_>| {
         assert_eq!(ctx.id, me);
-        assert_eq!(
-            (ctx.x, ctx.y, ctx.board_size, ctx.bullets, ctx.clock),
-            (0, 0, SIDE, 2, 0)
-        );
+        assert_eq!((ctx.x, ctx.y, ctx.board_size, ctx.bullets, ctx.clock), (0, 0, SIDE, 2, 0));
         assert_eq!(ctx.view.get(8, 8), me);
         assert_eq!(ctx.view.get(8 - 3, 8 + 1), z);
         assert_eq!(ctx.look(-3, 1), Some(z));
@@ -288,8 +260,7 @@ fn every_living_player_is_called_once_per_turn_through_one_shared_bot_per_entry(
         log.borrow_mut().push(ctx.id.number);
         Action::stay()
     };
-    let mut bots: Vec<Box<dyn Bot>> =
-        vec![Box::new(bot0), Box::new(|_: &Context<'_>| Action::stay())];
+    let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(bot0), Box::new(|_: &Context<'_>| Action::stay())];
     g.decide(&mut bots);
     let mut numbers = calls.borrow().clone();
     assert_eq!(numbers.len(), 5);
@@ -303,19 +274,11 @@ fn every_living_player_is_called_once_per_turn_through_one_shared_bot_per_entry(
 fn an_invalid_answer_makes_the_player_stay_and_counts_an_error() {
     let mut g = game(1);
     let p = g.place_player(0, 5, 5, 3);
-    let mut bots = bots_all(1, |_| Action {
-        kind: 7,
-        direction: 0,
-        target: Id::EMPTY,
-    });
+    let mut bots = bots_all(1, |_| Action { kind: 7, direction: 0, target: Id::EMPTY });
     act(&mut g, &mut bots);
     assert_eq!(g.entity(p).map(|e| (e.x, e.y)), Some((5, 5)));
     assert_eq!(g.stats()[0].errors, 1);
-    let mut bots = bots_all(1, |_| Action {
-        kind: Action::MOVE,
-        direction: 9,
-        target: Id::EMPTY,
-    });
+    let mut bots = bots_all(1, |_| Action { kind: Action::MOVE, direction: 9, target: Id::EMPTY });
     act(&mut g, &mut bots);
     assert_eq!(g.stats()[0].errors, 2);
 }
@@ -339,11 +302,7 @@ fn zombie_step_with_players_at(offsets: &[(i32, i32)]) -> (i32, i32) {
 #[test]
 fn zombie_walks_toward_the_nearest_player_by_chebyshev_distance() {
     assert_eq!(zombie_step_with_players_at(&[(-3, 0), (2, 2)]), (1, 1));
-    assert_eq!(
-        zombie_step_with_players_at(&[(8, -8)]),
-        (1, -1),
-        "the view's corner is seen"
-    );
+    assert_eq!(zombie_step_with_players_at(&[(8, -8)]), (1, -1), "the view's corner is seen");
     assert_eq!(zombie_step_with_players_at(&[(0, 5)]), (0, 1));
 }
 
@@ -354,10 +313,7 @@ fn zombie_chase_ties_go_to_the_first_column_then_the_first_row() {
     // Same column: y = -2 is scanned before y = 1.
     assert_eq!(zombie_step_with_players_at(&[(2, 1), (2, -2)]), (1, -1));
     // Ring edges: (-3, 3) in column -3 comes before (0, -3) and (3, -3).
-    assert_eq!(
-        zombie_step_with_players_at(&[(3, -3), (0, -3), (-3, 3)]),
-        (-1, 1)
-    );
+    assert_eq!(zombie_step_with_players_at(&[(3, -3), (0, -3), (-3, 3)]), (-1, 1));
 }
 
 #[test]
@@ -383,20 +339,11 @@ fn a_blind_zombie_takes_a_uniformly_random_one_of_the_nine_moves() {
         g.decide(&mut stay_bots(1));
         g.movement();
         let e = g.entity(z).unwrap();
-        *counts
-            .entry((e.x as i32 - 10, e.y as i32 - 10))
-            .or_insert(0u32) += 1;
+        *counts.entry((e.x as i32 - 10, e.y as i32 - 10)).or_insert(0u32) += 1;
     }
-    assert_eq!(
-        counts.len(),
-        9,
-        "all nine moves, staying included: {counts:?}"
-    );
+    assert_eq!(counts.len(), 9, "all nine moves, staying included: {counts:?}");
     // Expected 200 each; a chi-square of 8 degrees of freedom stays below 26.1 with p = 0.999.
-    let chi2: f64 = counts
-        .values()
-        .map(|&c| (f64::from(c) - 200.0).powi(2) / 200.0)
-        .sum();
+    let chi2: f64 = counts.values().map(|&c| (f64::from(c) - 200.0).powi(2) / 200.0).sum();
     assert!(chi2 < 26.1, "chi2 = {chi2}, counts {counts:?}");
 }
 
@@ -416,16 +363,9 @@ fn mutual_shooting_kills_both() {
     assert_eq!(g.alive(), &[0, 0]);
     for (x, y) in [(5, 5), (7, 5)] {
         let e = g.at(x, y).unwrap();
-        assert_eq!(
-            (e.kind, e.bullets),
-            (Kind::DeadBody, 2),
-            "a body keeps its bullets"
-        );
+        assert_eq!((e.kind, e.bullets), (Kind::DeadBody, 2), "a body keeps its bullets");
     }
-    assert!(
-        g.entity(a).is_none() && g.entity(b).is_none(),
-        "bodies have new ids"
-    );
+    assert!(g.entity(a).is_none() && g.entity(b).is_none(), "bodies have new ids");
 }
 
 #[test]
@@ -444,10 +384,7 @@ fn an_out_of_range_shot_wastes_a_bullet() {
     let mut g = game(2);
     let a = g.place_player(0, 5, 5, 3);
     let b = g.place_player(1, 11, 5, 3); // distance 6
-    let mut bots: Vec<Box<dyn Bot>> = vec![
-        Box::new(shoot_at(b)),
-        Box::new(|_: &Context<'_>| Action::stay()),
-    ];
+    let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(shoot_at(b)), Box::new(|_: &Context<'_>| Action::stay())];
     act(&mut g, &mut bots);
     assert!(g.entity(b).is_some());
     assert_eq!(g.entity(a).unwrap().bullets, 2);
@@ -464,13 +401,7 @@ fn a_shot_at_an_unknown_or_retired_id_wastes_a_bullet() {
     g.shoot();
     assert_eq!(g.entity(a).unwrap().bullets, 2);
     assert!(g.entity(new_z).is_some());
-    let mut bots = bots_all(
-        1,
-        shoot_at(Id {
-            owner: 0,
-            number: 999,
-        }),
-    );
+    let mut bots = bots_all(1, shoot_at(Id { owner: 0, number: 999 }));
     g.decide(&mut bots);
     g.shoot();
     assert_eq!(g.entity(a).unwrap().bullets, 1);
@@ -481,18 +412,11 @@ fn a_shot_with_no_bullets_does_nothing() {
     let mut g = game(2);
     let a = g.place_player(0, 5, 5, 0);
     let b = g.place_player(1, 6, 5, 3);
-    let mut bots: Vec<Box<dyn Bot>> = vec![
-        Box::new(shoot_at(b)),
-        Box::new(|_: &Context<'_>| Action::stay()),
-    ];
+    let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(shoot_at(b)), Box::new(|_: &Context<'_>| Action::stay())];
     act(&mut g, &mut bots);
     assert!(g.entity(b).is_some());
     assert_eq!(g.entity(a).map(|e| (e.x, e.y, e.bullets)), Some((5, 5, 0)));
-    assert_eq!(
-        g.stats()[0].errors,
-        0,
-        "a shot without bullets is legal, just useless"
-    );
+    assert_eq!(g.stats()[0].errors, 0, "a shot without bullets is legal, just useless");
 }
 
 #[test]
@@ -513,10 +437,8 @@ fn a_shot_player_does_not_move_and_two_shots_at_one_target_kill_it_once() {
     let target = g.place_player(1, 10, 10, 3);
     g.place_player(0, 8, 10, 3);
     g.place_player(0, 12, 10, 3);
-    let mut bots: Vec<Box<dyn Bot>> = vec![
-        Box::new(shoot_at(target)),
-        Box::new(|_: &Context<'_>| Action::go(Direction::S)),
-    ];
+    let mut bots: Vec<Box<dyn Bot>> =
+        vec![Box::new(shoot_at(target)), Box::new(|_: &Context<'_>| Action::go(Direction::S))];
     act(&mut g, &mut bots);
     assert_eq!(kind_at(&g, 10, 10), Some(Kind::DeadBody));
     assert_eq!(kind_at(&g, 10, 11), None);
@@ -541,10 +463,7 @@ fn a_shot_corpse_gets_a_new_id() {
 
 fn moves(plan: Vec<(Id, Direction)>) -> Vec<Box<dyn Bot>> {
     let bot = move |ctx: &Context<'_>| {
-        let d = plan
-            .iter()
-            .find(|(id, _)| *id == ctx.id)
-            .map_or(Direction::Stay, |(_, d)| *d);
+        let d = plan.iter().find(|(id, _)| *id == ctx.id).map_or(Direction::Stay, |(_, d)| *d);
         Action::go(d)
     };
     vec![Box::new(bot)]
@@ -568,10 +487,7 @@ fn two_players_moving_onto_one_cell_both_stay() {
     let mut g = game(1);
     let a = g.place_player(0, 5, 5, 3);
     let b = g.place_player(0, 7, 5, 3);
-    act(
-        &mut g,
-        &mut moves(vec![(a, Direction::E), (b, Direction::W)]),
-    );
+    act(&mut g, &mut moves(vec![(a, Direction::E), (b, Direction::W)]));
     assert_eq!((pos(&g, a), pos(&g, b)), ((5, 5), (7, 5)));
 }
 
@@ -581,18 +497,8 @@ fn three_way_conflict_sends_all_three_back() {
     let a = g.place_player(0, 5, 5, 3);
     let b = g.place_player(0, 7, 5, 3);
     let c = g.place_player(0, 6, 4, 3);
-    act(
-        &mut g,
-        &mut moves(vec![
-            (a, Direction::E),
-            (b, Direction::W),
-            (c, Direction::S),
-        ]),
-    );
-    assert_eq!(
-        (pos(&g, a), pos(&g, b), pos(&g, c)),
-        ((5, 5), (7, 5), (6, 4))
-    );
+    act(&mut g, &mut moves(vec![(a, Direction::E), (b, Direction::W), (c, Direction::S)]));
+    assert_eq!((pos(&g, a), pos(&g, b), pos(&g, c)), ((5, 5), (7, 5), (6, 4)));
 }
 
 #[test]
@@ -600,10 +506,7 @@ fn two_players_may_swap_cells() {
     let mut g = game(1);
     let a = g.place_player(0, 5, 5, 3);
     let b = g.place_player(0, 6, 5, 3);
-    act(
-        &mut g,
-        &mut moves(vec![(a, Direction::E), (b, Direction::W)]),
-    );
+    act(&mut g, &mut moves(vec![(a, Direction::E), (b, Direction::W)]));
     assert_eq!((pos(&g, a), pos(&g, b)), ((6, 5), (5, 5)));
 }
 
@@ -613,18 +516,8 @@ fn moving_into_a_cell_whose_occupant_moves_away_succeeds() {
     let a = g.place_player(0, 5, 5, 3);
     let b = g.place_player(0, 6, 5, 3);
     let c = g.place_player(0, 7, 5, 3);
-    act(
-        &mut g,
-        &mut moves(vec![
-            (a, Direction::E),
-            (b, Direction::E),
-            (c, Direction::E),
-        ]),
-    );
-    assert_eq!(
-        (pos(&g, a), pos(&g, b), pos(&g, c)),
-        ((6, 5), (7, 5), (8, 5))
-    );
+    act(&mut g, &mut moves(vec![(a, Direction::E), (b, Direction::E), (c, Direction::E)]));
+    assert_eq!((pos(&g, a), pos(&g, b), pos(&g, c)), ((6, 5), (7, 5), (8, 5)));
 }
 
 #[test]
@@ -635,18 +528,8 @@ fn a_blocked_chain_falls_back_link_by_link() {
     let b = g.place_player(0, 6, 5, 3);
     let c = g.place_player(0, 7, 5, 3);
     g.place_body(8, 5, 0);
-    act(
-        &mut g,
-        &mut moves(vec![
-            (a, Direction::E),
-            (b, Direction::E),
-            (c, Direction::E),
-        ]),
-    );
-    assert_eq!(
-        (pos(&g, a), pos(&g, b), pos(&g, c)),
-        ((5, 5), (6, 5), (7, 5))
-    );
+    act(&mut g, &mut moves(vec![(a, Direction::E), (b, Direction::E), (c, Direction::E)]));
+    assert_eq!((pos(&g, a), pos(&g, b), pos(&g, c)), ((5, 5), (6, 5), (7, 5)));
 }
 
 #[test]
@@ -658,19 +541,8 @@ fn a_claimant_sent_back_collides_with_one_moving_into_its_old_cell() {
     let b = g.place_player(0, 6, 5, 3);
     let c = g.place_player(0, 8, 5, 3);
     let d = g.place_player(0, 12, 12, 3);
-    act(
-        &mut g,
-        &mut moves(vec![
-            (a, Direction::E),
-            (b, Direction::SE),
-            (c, Direction::SW),
-            (d, Direction::N),
-        ]),
-    );
-    assert_eq!(
-        (pos(&g, a), pos(&g, b), pos(&g, c), pos(&g, d)),
-        ((5, 5), (6, 5), (8, 5), (12, 11))
-    );
+    act(&mut g, &mut moves(vec![(a, Direction::E), (b, Direction::SE), (c, Direction::SW), (d, Direction::N)]));
+    assert_eq!((pos(&g, a), pos(&g, b), pos(&g, c), pos(&g, d)), ((5, 5), (6, 5), (8, 5), (12, 11)));
 }
 
 #[test]
@@ -680,19 +552,8 @@ fn a_rotating_cycle_of_four_all_move() {
     let b = g.place_player(0, 6, 5, 3);
     let c = g.place_player(0, 6, 6, 3);
     let d = g.place_player(0, 5, 6, 3);
-    act(
-        &mut g,
-        &mut moves(vec![
-            (a, Direction::E),
-            (b, Direction::S),
-            (c, Direction::W),
-            (d, Direction::N),
-        ]),
-    );
-    assert_eq!(
-        (pos(&g, a), pos(&g, b), pos(&g, c), pos(&g, d)),
-        ((6, 5), (6, 6), (5, 6), (5, 5))
-    );
+    act(&mut g, &mut moves(vec![(a, Direction::E), (b, Direction::S), (c, Direction::W), (d, Direction::N)]));
+    assert_eq!((pos(&g, a), pos(&g, b), pos(&g, c), pos(&g, d)), ((6, 5), (6, 6), (5, 6), (5, 5)));
 }
 
 #[test]
@@ -730,10 +591,7 @@ fn moving_onto_a_cell_whose_occupant_stays_fails() {
 fn scavenging_splits_evenly_and_the_remainder_is_lost() {
     let mut g = game(1);
     let body = g.place_body(10, 10, 7);
-    let ps: Vec<Id> = [(9, 9), (11, 10), (10, 11)]
-        .iter()
-        .map(|&(x, y)| g.place_player(0, x, y, 1))
-        .collect();
+    let ps: Vec<Id> = [(9, 9), (11, 10), (10, 11)].iter().map(|&(x, y)| g.place_player(0, x, y, 1)).collect();
     g.place_zombie(9, 10); // zombies take no share
     g.place_player(0, 12, 10, 1); // not adjacent
     g.scavenge();
@@ -768,14 +626,7 @@ fn scavenging_across_the_wrap_edge_and_from_two_bodies() {
 
 #[test]
 fn the_clock_advances_once_per_turn_and_the_game_ends_with_the_last_player() {
-    let mut g = Game::new(
-        names(1),
-        11,
-        GameConfig {
-            players_per_entry: 3,
-            max_turns: None,
-        },
-    );
+    let mut g = Game::new(names(1), 11, GameConfig { players_per_entry: 3, max_turns: None });
     let mut bots = stay_bots(1);
     let mut turns = 0;
     while !g.is_over() {
@@ -787,9 +638,5 @@ fn the_clock_advances_once_per_turn_and_the_game_ends_with_the_last_player() {
     assert_eq!(out.turns, turns);
     // Scored in step 3 of the last turn in which it lived that long: the last turn, or
     // the one before if its last player died in steps 1-2 of the last turn.
-    assert!(
-        out.scores[0] == turns - 1 || out.scores[0] == turns - 2,
-        "{} vs {turns}",
-        out.scores[0]
-    );
+    assert!(out.scores[0] == turns - 1 || out.scores[0] == turns - 2, "{} vs {turns}", out.scores[0]);
 }

@@ -12,9 +12,7 @@ pub fn names(n: usize) -> Vec<String> {
 
 /// One bot per entry, all of whose players always stay.
 pub fn stay_bots(n: usize) -> Vec<Box<dyn Bot>> {
-    (0..n)
-        .map(|_| Box::new(|_: &Context<'_>| Action::stay()) as Box<dyn Bot>)
-        .collect()
+    (0..n).map(|_| Box::new(|_: &Context<'_>| Action::stay()) as Box<dyn Bot>).collect()
 }
 
 /// A bot that moves at random and sometimes shoots what it sees, using the game's
@@ -34,14 +32,46 @@ pub fn random_bot() -> impl FnMut(&Context<'_>) -> Action {
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
 }
 
 /// A fixture under `tests/data`.
 #[allow(dead_code)]
 pub fn data(name: &str) -> PathBuf {
     root().join("tests/data").join(name)
+}
+
+/// Where cargo put the test binary and the cdylibs of the dev-dependencies.
+pub fn deps_dir() -> PathBuf {
+    std::env::current_exe().unwrap().parent().unwrap().to_owned()
+}
+
+/// The built library of a plugin crate that is a dev-dependency (`standstill`, ...).
+pub fn plugin_lib(crate_name: &str) -> PathBuf {
+    let file =
+        format!("{}{}{}", std::env::consts::DLL_PREFIX, crate_name.replace('-', "_"), std::env::consts::DLL_SUFFIX);
+    let path = deps_dir().join(file);
+    assert!(path.exists(), "{} is not built", path.display());
+    path
+}
+
+/// Compiles a C bot into a shared library `out` with the system C compiler (`$CC` or `cc`).
+pub fn compile_c(source: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> PathBuf {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let status = std::process::Command::new(cc)
+        .args(["-O1", "-std=c11", "-Wall", "-Werror", "-shared", "-fPIC", "-I"])
+        .arg(root().join("plugin-abi/include"))
+        .args(extra)
+        .arg("-o")
+        .arg(out)
+        .arg(source)
+        .status()
+        .expect("a C compiler (cc) is needed for the C ABI tests");
+    assert!(status.success(), "compiling {} failed", source.display());
+    out.to_owned()
+}
+
+/// A library file name for this platform: `lib{stem}.so` on Linux.
+pub fn lib_name(stem: &str) -> String {
+    format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
 }

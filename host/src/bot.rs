@@ -37,10 +37,7 @@ pub enum BotError {
 impl BotError {
     /// True for budget, time and memory overruns (reported apart from plain errors).
     pub fn is_overrun(&self) -> bool {
-        matches!(
-            self,
-            BotError::Budget | BotError::Timeout | BotError::Memory
-        )
+        matches!(self, BotError::Budget | BotError::Timeout | BotError::Memory)
     }
 }
 
@@ -120,25 +117,12 @@ impl fmt::Debug for Entry {
 
 impl Entry {
     /// An entry of any kind.
-    pub fn new(
-        name: impl Into<String>,
-        kind: EntryKind,
-        source: PathBuf,
-        factory: Arc<dyn BotFactory>,
-    ) -> Entry {
-        Entry {
-            name: name.into(),
-            kind,
-            source,
-            factory,
-        }
+    pub fn new(name: impl Into<String>, kind: EntryKind, source: PathBuf, factory: Arc<dyn BotFactory>) -> Entry {
+        Entry { name: name.into(), kind, source, factory }
     }
 
     /// A builtin entry whose bots are made by `make` (Rust bots for tests and benchmarks).
-    pub fn builtin<B: Bot + 'static>(
-        name: impl Into<String>,
-        make: impl Fn() -> B + Send + Sync + 'static,
-    ) -> Entry {
+    pub fn builtin<B: Bot + 'static>(name: impl Into<String>, make: impl Fn() -> B + Send + Sync + 'static) -> Entry {
         let factory = move || Ok(Box::new(make()) as Box<dyn Bot>);
         Entry::new(name, EntryKind::Builtin, PathBuf::new(), Arc::new(factory))
     }

@@ -41,10 +41,7 @@ struct GameOptions {
 
 impl GameOptions {
     fn config(&self) -> GameConfig {
-        GameConfig {
-            max_turns: self.max_turns,
-            ..GameConfig::default()
-        }
+        GameConfig { max_turns: self.max_turns, ..GameConfig::default() }
     }
 }
 
@@ -101,19 +98,11 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Tournament {
-            rounds,
-            seed,
-            json,
-            game,
-        } => {
+        Command::Tournament { rounds, seed, json, game } => {
             let found = playable(discovery)?;
             let result = tournament::run(&found.entries, seed, rounds, game.config());
             for g in &result.games {
-                println!(
-                    "game {:>4}  seed {:>20}  {:>5} turns",
-                    g.index, g.seed, g.turns
-                );
+                println!("game {:>4}  seed {:>20}  {:>5} turns", g.index, g.seed, g.turns);
             }
             print_leaderboard(&result);
             if let Some(path) = json {
@@ -127,11 +116,7 @@ fn run(cli: Cli) -> Result<()> {
 
 fn discover(sources: &Sources) -> Discovery {
     let or_default = |dirs: &[PathBuf], default: &str| {
-        if dirs.is_empty() {
-            vec![PathBuf::from(default)]
-        } else {
-            dirs.to_vec()
-        }
+        if dirs.is_empty() { vec![PathBuf::from(default)] } else { dirs.to_vec() }
     };
     let paths = SearchPaths {
         plugins: or_default(&sources.plugins, "plugins"),
@@ -154,12 +139,7 @@ fn playable(discovery: Discovery) -> Result<Discovery> {
 fn list(discovery: &Discovery) {
     println!("{} entries:", discovery.entries.len());
     for e in &discovery.entries {
-        println!(
-            "  {:<24} {:<18} {}",
-            e.name,
-            e.kind.to_string(),
-            e.source.display()
-        );
+        println!("  {:<24} {:<18} {}", e.name, e.kind.to_string(), e.source.display());
     }
     if !discovery.skipped.is_empty() {
         println!("{} skipped:", discovery.skipped.len());
@@ -171,10 +151,7 @@ fn list(discovery: &Discovery) {
 
 fn print_leaderboard(result: &TournamentResult) {
     println!();
-    println!(
-        "{:<4} {:<24} {:>8} {:>9} {:>6} {:>6} {:>7}",
-        "rank", "entry", "median", "mean", "min", "max", "errors"
-    );
+    println!("{:<4} {:<24} {:>8} {:>9} {:>6} {:>6} {:>7}", "rank", "entry", "median", "mean", "min", "max", "errors");
     for (rank, s) in result.leaderboard.iter().enumerate() {
         println!(
             "{:<4} {:<24} {:>8.1} {:>9.2} {:>6} {:>6} {:>7}",
@@ -192,18 +169,9 @@ fn print_leaderboard(result: &TournamentResult) {
 /// Writes `bytes` to `path` through a temporary file in the same directory and a
 /// rename, so that a results file is never seen half-written.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .with_context(|| format!("{}: not a file path", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().with_context(|| format!("{}: not a file path", path.display()))?;
+    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
     let write = || -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;

@@ -92,18 +92,13 @@ pub struct TournamentResult {
 
 /// Plays `rounds` games in index order and ranks the entries.
 pub fn run(entries: &[Entry], seed: u64, rounds: u64, config: GameConfig) -> TournamentResult {
-    let outcomes: Vec<(u64, GameOutcome)> = (0..rounds)
-        .map(|i| (i, play_game(entries, game_seed(seed, i), config)))
-        .collect();
+    let outcomes: Vec<(u64, GameOutcome)> =
+        (0..rounds).map(|i| (i, play_game(entries, game_seed(seed, i), config))).collect();
     summarise(entries, seed, &outcomes)
 }
 
 /// Builds the results of a set of played games.
-pub fn summarise(
-    entries: &[Entry],
-    seed: u64,
-    outcomes: &[(u64, GameOutcome)],
-) -> TournamentResult {
+pub fn summarise(entries: &[Entry], seed: u64, outcomes: &[(u64, GameOutcome)]) -> TournamentResult {
     let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
     let games = outcomes
         .iter()
@@ -111,11 +106,7 @@ pub fn summarise(
             index: *index,
             seed: o.seed,
             turns: o.turns,
-            scores: names
-                .iter()
-                .zip(&o.scores)
-                .map(|(n, &s)| (n.to_string(), s))
-                .collect(),
+            scores: names.iter().zip(&o.scores).map(|(n, &s)| (n.to_string(), s)).collect(),
         })
         .collect();
     let mut leaderboard: Vec<Standing> = names
@@ -138,20 +129,13 @@ pub fn summarise(
         })
         .collect();
     rank(&mut leaderboard);
-    TournamentResult {
-        seed,
-        games,
-        leaderboard,
-    }
+    TournamentResult { seed, games, leaderboard }
 }
 
 /// Sorts standings best first: median, then mean (both descending), then name.
 pub fn rank(standings: &mut [Standing]) {
     standings.sort_by(|a, b| {
-        b.median
-            .total_cmp(&a.median)
-            .then(b.mean.total_cmp(&a.mean))
-            .then_with(|| a.name.cmp(&b.name))
+        b.median.total_cmp(&a.median).then(b.mean.total_cmp(&a.mean)).then_with(|| a.name.cmp(&b.name))
     });
 }
 
@@ -163,20 +147,12 @@ pub fn median(values: &[u32]) -> f64 {
     let mut v = values.to_vec();
     v.sort_unstable();
     let n = v.len();
-    if n % 2 == 1 {
-        f64::from(v[n / 2])
-    } else {
-        (f64::from(v[n / 2 - 1]) + f64::from(v[n / 2])) / 2.0
-    }
+    if n % 2 == 1 { f64::from(v[n / 2]) } else { (f64::from(v[n / 2 - 1]) + f64::from(v[n / 2])) / 2.0 }
 }
 
 /// The arithmetic mean (0 for none).
 pub fn mean(values: &[u32]) -> f64 {
-    if values.is_empty() {
-        0.0
-    } else {
-        values.iter().map(|&v| f64::from(v)).sum::<f64>() / values.len() as f64
-    }
+    if values.is_empty() { 0.0 } else { values.iter().map(|&v| f64::from(v)).sum::<f64>() / values.len() as f64 }
 }
 
 #[cfg(test)]

@@ -64,10 +64,7 @@ impl Id {
     /// Owner code of dead bodies (their name is `"DeadBody"`).
     pub const DEAD_BODY: u32 = u32::MAX - 1;
     /// The content of an empty cell.
-    pub const EMPTY: Id = Id {
-        owner: 0,
-        number: 0,
-    };
+    pub const EMPTY: Id = Id { owner: 0, number: 0 };
 
     /// True for an empty cell.
     #[inline]
@@ -171,11 +168,7 @@ impl Direction {
     /// The move for a raw code, if it is one of the nine.
     #[inline]
     pub const fn from_code(code: u32) -> Option<Direction> {
-        if code < 9 {
-            Some(Direction::ALL[code as usize])
-        } else {
-            None
-        }
+        if code < 9 { Some(Direction::ALL[code as usize]) } else { None }
     }
 
     /// The move's name as scripts write it: `"N"`, `"NE"`, ..., `"STAY"`.
@@ -218,11 +211,7 @@ impl Action {
     /// A move.
     #[inline]
     pub const fn go(direction: Direction) -> Action {
-        Action {
-            kind: Action::MOVE,
-            direction: direction as u32,
-            target: Id::EMPTY,
-        }
+        Action { kind: Action::MOVE, direction: direction as u32, target: Id::EMPTY }
     }
     /// Staying where one is.
     #[inline]
@@ -232,11 +221,7 @@ impl Action {
     /// A shot at `target`.
     #[inline]
     pub const fn shoot(target: Id) -> Action {
-        Action {
-            kind: Action::SHOOT,
-            direction: Direction::Stay as u32,
-            target,
-        }
+        Action { kind: Action::SHOOT, direction: Direction::Stay as u32, target }
     }
 }
 
@@ -260,21 +245,14 @@ impl<'a> View<'a> {
     /// If `cells` is too short for the window.
     pub fn new(cells: &'a [Id], stride: usize) -> View<'a> {
         assert!(stride >= VIEW_WIDTH && cells.len() > (VIEW_WIDTH - 1) * stride + VIEW_WIDTH - 1);
-        View {
-            cells: RSlice::from_slice(cells),
-            stride,
-        }
+        View { cells: RSlice::from_slice(cells), stride }
     }
 
     /// The cell at view coordinates `x`, `y` (each `0..17`); empty outside the view.
     #[inline]
     pub fn get(&self, x: usize, y: usize) -> Id {
         if x < VIEW_WIDTH && y < VIEW_WIDTH {
-            self.cells
-                .as_slice()
-                .get(y * self.stride + x)
-                .copied()
-                .unwrap_or(Id::EMPTY)
+            self.cells.as_slice().get(y * self.stride + x).copied().unwrap_or(Id::EMPTY)
         } else {
             Id::EMPTY
         }
@@ -312,15 +290,8 @@ impl<'a> Random<'a> {
     /// # Safety
     /// `state` must stay valid for `'a` and `next_u64` must be safe to call with it from
     /// the thread that receives this value, while nothing else uses the generator.
-    pub unsafe fn from_raw(
-        state: *mut c_void,
-        next_u64: extern "C" fn(*mut c_void) -> u64,
-    ) -> Self {
-        Random {
-            state,
-            next_u64,
-            _borrow: PhantomData,
-        }
+    pub unsafe fn from_raw(state: *mut c_void, next_u64: extern "C" fn(*mut c_void) -> u64) -> Self {
+        Random { state, next_u64, _borrow: PhantomData }
     }
 
     /// The next 64 random bits.
@@ -386,11 +357,7 @@ impl<'a> Context<'a> {
         match id.owner {
             Id::ZOMBIE => "Zombie",
             Id::DEAD_BODY => "DeadBody",
-            i => self
-                .names
-                .as_slice()
-                .get(i as usize)
-                .map_or("", |s| s.as_str()),
+            i => self.names.as_slice().get(i as usize).map_or("", |s| s.as_str()),
         }
     }
 
@@ -398,8 +365,7 @@ impl<'a> Context<'a> {
     /// itself, zombies and dead bodies included, with their offsets `(dx, dy)`.
     pub fn shootable(&self) -> impl Iterator<Item = (i32, i32, Id)> + '_ {
         (-SHOOT_RANGE..=SHOOT_RANGE).flat_map(move |dx| {
-            (-SHOOT_RANGE..=SHOOT_RANGE)
-                .filter_map(move |dy| self.look(dx, dy).map(|id| (dx, dy, id)))
+            (-SHOOT_RANGE..=SHOOT_RANGE).filter_map(move |dy| self.look(dx, dy).map(|id| (dx, dy, id)))
         })
     }
 
@@ -589,9 +555,7 @@ macro_rules! export_bot {
             use $crate::abi_stable::prefix_type::PrefixTypeTrait;
             $crate::BotModule {
                 abi_version: $crate::ABI_VERSION,
-                name: $crate::abi_stable::std_types::RStr::from_str(
-                    <$bot as $crate::ZombieBot>::NAME,
-                ),
+                name: $crate::abi_stable::std_types::RStr::from_str(<$bot as $crate::ZombieBot>::NAME),
                 new_bot: $crate::__private::new_bot::<$bot>,
             }
             .leak_into_prefix()

@@ -105,19 +105,12 @@ pub fn check_name(name: &str, taken: &HashSet<String>) -> Result<(), String> {
 fn files_in(dir: &Path, skipped: &mut Vec<Skipped>) -> Vec<PathBuf> {
     match std::fs::read_dir(dir) {
         Ok(rd) => {
-            let mut files: Vec<PathBuf> = rd
-                .filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.is_file())
-                .collect();
+            let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();
             files.sort();
             files
         }
         Err(e) => {
-            skipped.push(Skipped {
-                path: dir.to_owned(),
-                reason: format!("cannot read the directory: {e}"),
-            });
+            skipped.push(Skipped { path: dir.to_owned(), reason: format!("cannot read the directory: {e}") });
             Vec::new()
         }
     }

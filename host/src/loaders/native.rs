@@ -113,7 +113,11 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 
 fn one_line(s: &str) -> String {
     let line = s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    if line.chars().count() > 200 { format!("{}...", line.chars().take(200).collect::<String>()) } else { line.to_owned() }
+    if line.chars().count() > 200 {
+        format!("{}...", line.chars().take(200).collect::<String>())
+    } else {
+        line.to_owned()
+    }
 }
 
 /// A Rust bot behind the abi_stable trait object.
@@ -152,7 +156,10 @@ fn load_c(path: &Path, entry: extern "C" fn() -> *const CBotTable) -> Result<Ent
         return Err(format!("built for bot ABI version {version}, this host speaks {ABI_VERSION}"));
     }
     if (size as usize) < std::mem::size_of::<CBotTable>() {
-        return Err(format!("its bot table is {size} bytes, version {ABI_VERSION} needs {}", std::mem::size_of::<CBotTable>()));
+        return Err(format!(
+            "its bot table is {size} bytes, version {ABI_VERSION} needs {}",
+            std::mem::size_of::<CBotTable>()
+        ));
     }
     // SAFETY: version and size say the table has every field of `CBotTable`.
     let table = unsafe { &*table };
@@ -160,10 +167,8 @@ fn load_c(path: &Path, entry: extern "C" fn() -> *const CBotTable) -> Result<Ent
         return Err("its bot table has no name".to_owned());
     }
     // SAFETY: the header requires a NUL-terminated string.
-    let name = unsafe { CStr::from_ptr(table.name) }
-        .to_str()
-        .map_err(|_| "its name is not UTF-8".to_owned())?
-        .to_owned();
+    let name =
+        unsafe { CStr::from_ptr(table.name) }.to_str().map_err(|_| "its name is not UTF-8".to_owned())?.to_owned();
     let (Some(create), Some(turn), Some(destroy)) = (table.create, table.turn, table.destroy) else {
         return Err("its bot table lacks create, turn or destroy".to_owned());
     };

@@ -27,16 +27,9 @@ pub struct Board {
 impl Board {
     /// An empty board. `side` must be at least 17, so that a view never sees a cell twice.
     pub fn new(side: u32) -> Board {
-        assert!(
-            side as usize >= VIEW_WIDTH,
-            "board side {side} is below the view width"
-        );
+        assert!(side as usize >= VIEW_WIDTH, "board side {side} is below the view width");
         let stride = side + 2 * MARGIN;
-        Board {
-            side,
-            stride,
-            cells: vec![Id::EMPTY; (stride as usize) * (stride as usize)],
-        }
+        Board { side, stride, cells: vec![Id::EMPTY; (stride as usize) * (stride as usize)] }
     }
 
     /// Side of the board.
@@ -67,16 +60,8 @@ impl Board {
     /// Puts `id` (or [`Id::EMPTY`]) on `(x, y)`, margin copies included.
     pub fn set(&mut self, x: u32, y: u32, id: Id) {
         let (s, m) = (self.side, MARGIN);
-        let xs = [
-            Some(x + m),
-            (x < m).then(|| x + m + s),
-            (x >= s - m).then(|| x + m - s),
-        ];
-        let ys = [
-            Some(y + m),
-            (y < m).then(|| y + m + s),
-            (y >= s - m).then(|| y + m - s),
-        ];
+        let xs = [Some(x + m), (x < m).then(|| x + m + s), (x >= s - m).then(|| x + m - s)];
+        let ys = [Some(y + m), (y < m).then(|| y + m + s), (y >= s - m).then(|| y + m - s)];
         for py in ys.into_iter().flatten() {
             for px in xs.into_iter().flatten() {
                 self.cells[(py * self.stride + px) as usize] = id;
@@ -97,10 +82,7 @@ impl Board {
     #[inline]
     pub fn wrap(&self, x: u32, y: u32, dx: i32, dy: i32) -> (u32, u32) {
         let s = self.side as i64;
-        (
-            ((x as i64 + dx as i64).rem_euclid(s)) as u32,
-            ((y as i64 + dy as i64).rem_euclid(s)) as u32,
-        )
+        (((x as i64 + dx as i64).rem_euclid(s)) as u32, ((y as i64 + dy as i64).rem_euclid(s)) as u32)
     }
 
     /// Chebyshev distance between two cells on the torus.
@@ -128,10 +110,7 @@ impl Board {
         let (s, w) = (self.side as i64, self.stride as i64);
         (0..w).all(|py| {
             (0..w).all(|px| {
-                let (x, y) = (
-                    (px - MARGIN as i64).rem_euclid(s),
-                    (py - MARGIN as i64).rem_euclid(s),
-                );
+                let (x, y) = ((px - MARGIN as i64).rem_euclid(s), (py - MARGIN as i64).rem_euclid(s));
                 self.cells[(py * w + px) as usize] == self.get(x as u32, y as u32)
             })
         })
@@ -145,10 +124,7 @@ mod tests {
     #[test]
     fn views_wrap_through_the_margin() {
         let mut b = Board::new(20);
-        let id = Id {
-            owner: 0,
-            number: 7,
-        };
+        let id = Id { owner: 0, number: 7 };
         b.set(19, 0, id);
         assert!(b.margins_consistent());
         // Seen from (0, 19): one step west and one step south wraps to (19, 0).

@@ -126,10 +126,7 @@ pub struct GameConfig {
 
 impl Default for GameConfig {
     fn default() -> Self {
-        GameConfig {
-            players_per_entry: PLAYERS_PER_ENTRY,
-            max_turns: None,
-        }
+        GameConfig { players_per_entry: PLAYERS_PER_ENTRY, max_turns: None }
     }
 }
 
@@ -189,15 +186,7 @@ impl Game {
         Game {
             seed,
             board: Board::new(side),
-            entities: vec![Entity {
-                id: Id::EMPTY,
-                x: 0,
-                y: 0,
-                bullets: 0,
-                present: false,
-                tx: 0,
-                ty: 0,
-            }],
+            entities: vec![Entity { id: Id::EMPTY, x: 0, y: 0, bullets: 0, present: false, tx: 0, ty: 0 }],
             movers: Vec::new(),
             loaded_bodies: Vec::new(),
             names: names.into(),
@@ -268,9 +257,7 @@ impl Game {
 
     /// Every present entity, row by row.
     pub fn entities(&self) -> impl Iterator<Item = EntityInfo> + '_ {
-        self.board
-            .occupied()
-            .map(|(_, _, id)| self.info(&self.entities[id.number as usize]))
+        self.board.occupied().map(|(_, _, id)| self.info(&self.entities[id.number as usize]))
     }
 
     fn info(&self, e: &Entity) -> EntityInfo {
@@ -295,34 +282,21 @@ impl Game {
             if !seen.insert(id.number) {
                 return Err(format!("number {} is on two cells", id.number));
             }
-            let e = self
-                .entities
-                .get(id.number as usize)
-                .ok_or(format!("unknown number {}", id.number))?;
+            let e = self.entities.get(id.number as usize).ok_or(format!("unknown number {}", id.number))?;
             if !e.present || e.id != id || (e.x, e.y) != (x, y) {
                 return Err(format!("cell ({x}, {y}) holds {id:?}, which is not there"));
             }
         }
         let present = self.entities.iter().filter(|e| e.present).count();
         if present != seen.len() {
-            return Err(format!(
-                "{present} present entities but {} occupied cells",
-                seen.len()
-            ));
+            return Err(format!("{present} present entities but {} occupied cells", seen.len()));
         }
         let mut alive = vec![0u32; self.names.len()];
-        for e in self
-            .entities
-            .iter()
-            .filter(|e| e.present && e.id.is_player())
-        {
+        for e in self.entities.iter().filter(|e| e.present && e.id.is_player()) {
             alive[e.id.owner as usize] += 1;
         }
         if alive != self.alive || alive.iter().sum::<u32>() != self.living {
-            return Err(format!(
-                "living counts {:?} / {} but {alive:?} on the board",
-                self.alive, self.living
-            ));
+            return Err(format!("living counts {:?} / {} but {alive:?} on the board", self.alive, self.living));
         }
         Ok(())
     }
@@ -331,23 +305,9 @@ impl Game {
 
     fn add(&mut self, owner: u32, x: u32, y: u32, bullets: u32) -> Id {
         let (x, y) = self.board.wrap(x, y, 0, 0);
-        assert!(
-            self.board.get(x, y).is_empty(),
-            "cell ({x}, {y}) is occupied"
-        );
-        let id = Id {
-            owner,
-            number: self.entities.len() as u32,
-        };
-        self.entities.push(Entity {
-            id,
-            x,
-            y,
-            bullets,
-            present: true,
-            tx: x,
-            ty: y,
-        });
+        assert!(self.board.get(x, y).is_empty(), "cell ({x}, {y}) is occupied");
+        let id = Id { owner, number: self.entities.len() as u32 };
+        self.entities.push(Entity { id, x, y, bullets, present: true, tx: x, ty: y });
         self.board.set(x, y, id);
         if id.is_player() {
             self.alive[owner as usize] += 1;
@@ -424,12 +384,7 @@ impl Game {
 
     /// The outcome so far.
     pub fn outcome(&self) -> GameOutcome {
-        GameOutcome {
-            seed: self.seed,
-            turns: self.clock,
-            scores: self.scores.clone(),
-            stats: self.stats.clone(),
-        }
+        GameOutcome { seed: self.seed, turns: self.clock, scores: self.scores.clone(), stats: self.stats.clone() }
     }
 
     /// Step 1: a zombie rises on a uniformly random cell.
@@ -443,11 +398,7 @@ impl Game {
     pub fn spawn_at(&mut self, x: u32, y: u32) -> Id {
         let (x, y) = self.board.wrap(x, y, 0, 0);
         let here = self.board.get(x, y);
-        if here.is_empty() {
-            self.add(Id::ZOMBIE, x, y, 0)
-        } else {
-            self.change_kind(here.number, Id::ZOMBIE, 0)
-        }
+        if here.is_empty() { self.add(Id::ZOMBIE, x, y, 0) } else { self.change_kind(here.number, Id::ZOMBIE, 0) }
     }
 
     /// Step 2: every living player next to a zombie that existed when this step began
@@ -501,11 +452,8 @@ impl Game {
         for i in 0..self.movers.len() {
             let number = self.movers[i];
             let e = self.entities[number as usize];
-            let (dx, dy) = if e.id.is_zombie() {
-                self.zombie_step(e.x, e.y)
-            } else {
-                self.player_step(bots, &names, number)
-            };
+            let (dx, dy) =
+                if e.id.is_zombie() { self.zombie_step(e.x, e.y) } else { self.player_step(bots, &names, number) };
             let (tx, ty) = self.board.wrap(e.x, e.y, dx, dy);
             let e = &mut self.entities[number as usize];
             (e.tx, e.ty) = (tx, ty);
@@ -534,12 +482,7 @@ impl Game {
     }
 
     /// Calls the bot of player `number` and applies a shot; returns the planned step.
-    fn player_step(
-        &mut self,
-        bots: &mut [Box<dyn Bot + '_>],
-        names: &[RStr<'_>],
-        number: u32,
-    ) -> (i32, i32) {
+    fn player_step(&mut self, bots: &mut [Box<dyn Bot + '_>], names: &[RStr<'_>], number: u32) -> (i32, i32) {
         let e = self.entities[number as usize];
         let owner = e.id.owner as usize;
         let rng: *mut GameRng = &mut self.rng;
@@ -582,10 +525,7 @@ impl Game {
         let Some(t) = self.entities.get(target.number as usize) else {
             return;
         };
-        if t.present
-            && t.id == target
-            && self.board.distance((s.x, s.y), (t.x, t.y)) <= SHOOT_RANGE as u32
-        {
+        if t.present && t.id == target && self.board.distance((s.x, s.y), (t.x, t.y)) <= SHOOT_RANGE as u32 {
             if !self.marked.contains(&target.number) {
                 self.marked.push(target.number);
             }
@@ -724,9 +664,7 @@ fn validate(action: Action) -> Result<Decision, BotError> {
     match action.kind {
         Action::MOVE => Direction::from_code(action.direction)
             .map(Decision::Move)
-            .ok_or_else(|| {
-                BotError::Invalid(format!("unknown direction code {}", action.direction))
-            }),
+            .ok_or_else(|| BotError::Invalid(format!("unknown direction code {}", action.direction))),
         Action::SHOOT => Ok(Decision::Shoot(action.target)),
         k => Err(BotError::Invalid(format!("unknown action kind {k}"))),
     }

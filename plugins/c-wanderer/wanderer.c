@@ -1,0 +1,64 @@
+/*
+ * Wanderer: an example bot in plain C, loaded through the C ABI of zombies_bot.h.
+ *
+ * Each player shoots a zombie that is 2 cells away or less (it would bite next turn),
+ * otherwise steps away from the nearest zombie it sees, otherwise wanders at random
+ * using the game's seeded generator (never rand(): games must replay exactly).
+ * The bot instance counts the turns it played, to show per-game state.
+ *
+ * Build: cc -O2 -shared -fPIC -I plugin-abi/include -o libwanderer.so plugins/c-wanderer/wanderer.c
+ */
+#include <stdlib.h>
+#include "zombies_bot.h"
+
+typedef struct wanderer {
+    uint64_t calls; /* state shared by all of this entry's players, for one game */
+} wanderer;
+
+static void *create(void) { return calloc(1, sizeof(wanderer)); }
+
+static void destroy(void *bot) { free(bot); }
+
+static int dist(int dx, int dy) {
+    int ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy;
+    return ax > ay ? ax : ay;
+}
+
+static int sign(int v) { return (v > 0) - (v < 0); }
+
+/* The direction code of a unit step (sx, sy). */
+static uint32_t direction_of(int sx, int sy) {
+    static const uint32_t table[3][3] = {
+        /* sy = -1       0      1 */
+        {ZB_NW, ZB_W, ZB_SW}, /* sx = -1 */
+        {ZB_N, ZB_STAY, ZB_S}, /* sx = 0 */
+        {ZB_NE, ZB_E, ZB_SE}, /* sx = 1 */
+    };
+    return table[sx + 1][sy + 1];
+}
+
+static zb_action turn(void *bot, const zb_context *ctx) {
+    ((wanderer *)bot)->calls++;
+    int best = 99, bx = 0, by = 0;
+    zb_id nearest = {0, 0};
+    for (int dx = -8; dx <= 8; dx++) {
+        for (int dy = -8; dy <= 8; dy++) {
+            zb_id id = zb_look(ctx, dx, dy);
+            if (id.number != 0 && id.owner == ZB_ZOMBIE && dist(dx, dy) < best) {
+                best = dist(dx, dy), bx = dx, by = dy, nearest = id;
+            }
+        }
+    }
+    if (best <= 2 && ctx->bullets > 0) return zb_shoot(nearest);
+    if (best <= 8) {
+        int sx = -sign(bx), sy = -sign(by);
+        if (zb_look(ctx, sx, sy).number == 0) return zb_move(direction_of(sx, sy));
+    }
+    return zb_move(zb_random_below(ctx, 9));
+}
+
+static const zb_bot_table TABLE = {
+    ZOMBIES_BOT_ABI_VERSION, sizeof(zb_bot_table), "Wanderer", create, turn, destroy,
+};
+
+ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }

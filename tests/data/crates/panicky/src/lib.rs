@@ -1,0 +1,26 @@
+//! Test fixture: panics on the first call of each game, then stays. A fresh instance per
+//! game means exactly one panic per game.
+
+use zombies_plugin_abi::{Action, Context, ZombieBot, export_bot};
+
+/// Counts its calls.
+#[derive(Debug)]
+pub struct Panicky {
+    calls: u64,
+}
+
+impl ZombieBot for Panicky {
+    const NAME: &'static str = "Panicky";
+    fn new() -> Self {
+        Panicky { calls: 0 }
+    }
+    fn turn(&mut self, _ctx: &Context<'_>) -> Action {
+        self.calls += 1;
+        if self.calls == 1 {
+            panic!("first call of the game");
+        }
+        Action::stay()
+    }
+}
+
+export_bot!(Panicky);

@@ -1,0 +1,126 @@
+//! Native bots: the real example plugins, a C bot built here, and broken libraries.
+
+use std::path::{Path, PathBuf};
+
+use zombies::bot::EntryKind;
+use zombies::loaders::{Discovery, ScriptLimits, SearchPaths, discover};
+use zombies::tournament;
+use zombies::zombies::GameConfig;
+
+use crate::util::{compile_c, data, lib_name, plugin_lib, root};
+
+fn discover_plugins(dir: &Path) -> Discovery {
+    discover(&SearchPaths { plugins: vec![dir.to_owned()], scripts: vec![] }, &ScriptLimits::default())
+}
+
+fn copy_in(dir: &Path, lib: &Path, as_name: &str) -> PathBuf {
+    let to = dir.join(as_name);
+    std::fs::copy(lib, &to).unwrap();
+    to
+}
+
+fn reason_for<'a>(found: &'a Discovery, file: &str) -> &'a str {
+    found
+        .skipped
+        .iter()
+        .find(|s| s.path.file_name().is_some_and(|f| f == file))
+        .map(|s| s.reason.as_str())
+        .unwrap_or_else(|| panic!("{file} was not skipped: {:?}", found.skipped))
+}
+
+#[test]
+fn the_example_plugins_load_and_play_a_tournament() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["standstill", "sharpshooter", "phalanx"] {
+        copy_in(dir.path(), &plugin_lib(name), &lib_name(name));
+    }
+    let found = discover_plugins(dir.path());
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    let names: Vec<&str> = found.entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["Phalanx", "Sharpshooter", "StandStill"], "sorted by file name");
+    assert!(found.entries.iter().all(|e| e.kind == EntryKind::Native));
+    let result = tournament::run(&found.entries, 5, 2, GameConfig::default());
+    for s in &result.leaderboard {
+        assert!(s.stats.calls > 0, "{} was called", s.name);
+        assert_eq!(s.stats.errors, 0, "{}: {:?}", s.name, s.stats.messages);
+    }
+}
+
+#[test]
+fn a_c_bot_is_compiled_with_the_system_compiler_loaded_and_played() {
+    let dir = tempfile::tempdir().unwrap();
+    compile_c(&root().join("plugins/c-wanderer/wanderer.c"), &dir.path().join(lib_name("wanderer")), &[]);
+    let found = discover_plugins(dir.path());
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    assert_eq!(found.entries.len(), 1);
+    let entry = &found.entries[0];
+    assert_eq!((entry.name.as_str(), entry.kind), ("Wanderer", EntryKind::NativeC));
+    let out = tournament::play_game(&found.entries, 3, GameConfig::default());
+    assert!(out.turns > 0 && out.stats[0].calls > 0);
+    assert_eq!(out.stats[0].errors, 0, "{:?}", out.stats[0].messages);
+    // The C bot draws from the game's generator: the game replays exactly.
+    assert_eq!(out, tournament::play_game(&found.entries, 3, GameConfig::default()));
+}
+
+#[test]
+fn broken_libraries_are_skipped_with_one_line_naming_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    copy_in(d, &data("plugins/not_a_library.so"), &lib_name("not_a_library"));
+    compile_c(&data("native/no_entry.c"), &d.join(lib_name("no_entry")), &[]);
+    compile_c(&data("native/wrong_version.c"), &d.join(lib_name("wrong_version")), &[]);
+    compile_c(&data("native/unresolved.c"), &d.join(lib_name("unresolved")), &[]);
+    compile_c(&data("native/named.c"), &d.join(lib_name("reserved")), &["-DBOT_NAME=\"Zombie\""]);
+    compile_c(&data("native/named.c"), &d.join(lib_name("empty_name")), &["-DBOT_NAME=\"\""]);
+    compile_c(&data("native/named.c"), &d.join(lib_name("a_named")), &[]);
+    compile_c(&data("native/named.c"), &d.join(lib_name("b_named_again")), &[]);
+    copy_in(d, &plugin_lib("wrong-abi-bot"), &lib_name("wrong_abi_rust"));
+    copy_in(d, &plugin_lib("standstill"), &lib_name("standstill"));
+    std::fs::write(d.join("README.txt"), "not a library name: ignored").unwrap();
+
+    let found = discover_plugins(d);
+    let names: Vec<&str> = found.entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["Named", "StandStill"], "the good ones still load");
+    for s in &found.skipped {
+        assert!(!s.reason.contains('\n') && s.reason.len() < 300, "one short line: {s}");
+        assert!(s.to_string().contains(&*s.path.to_string_lossy()), "the line names the file: {s}");
+    }
+    assert_eq!(found.skipped.len(), 8, "{:#?}", found.skipped);
+    assert!(reason_for(&found, &lib_name("not_a_library")).starts_with("not a loadable library"));
+    assert!(reason_for(&found, &lib_name("no_entry")).contains("not a zombies bot"));
+    assert!(reason_for(&found, &lib_name("wrong_version")).contains("ABI version 999"));
+    assert!(reason_for(&found, &lib_name("unresolved")).contains("no_such_function_anywhere"));
+    assert!(reason_for(&found, &lib_name("reserved")).contains("reserved"));
+    assert!(reason_for(&found, &lib_name("empty_name")).contains("empty"));
+    assert!(reason_for(&found, &lib_name("b_named_again")).contains("already loaded"));
+    assert!(reason_for(&found, &lib_name("wrong_abi_rust")).contains("ABI version 2"));
+
+    // And they play.
+    let out = tournament::play_game(&found.entries, 1, GameConfig::default());
+    assert_eq!(out.scores.len(), 2);
+}
+
+#[test]
+fn a_panicking_bot_makes_its_player_stay_and_counts_one_error_per_fresh_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_in(dir.path(), &plugin_lib("panicky-bot"), &lib_name("panicky"));
+    let found = discover_plugins(dir.path());
+    assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
+    let result = tournament::run(&found.entries, 8, 3, GameConfig::default());
+    let stats = &result.leaderboard[0].stats;
+    // The fixture panics on the first call of each bot instance: one per game.
+    assert_eq!(stats.errors, 3, "a fresh instance per game: {stats:?}");
+    assert!(stats.calls > 3);
+    assert!(stats.messages[0].contains("first call of the game"), "{:?}", stats.messages);
+    assert!(stats.messages[0].contains("panicked at"), "the place is reported: {:?}", stats.messages);
+}
+
+#[test]
+fn the_same_library_file_under_two_names_loads_once_and_the_copy_is_a_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_in(dir.path(), &plugin_lib("sharpshooter"), &lib_name("one"));
+    copy_in(dir.path(), &plugin_lib("sharpshooter"), &lib_name("two"));
+    let found = discover_plugins(dir.path());
+    assert_eq!(found.entries.len(), 1);
+    assert!(reason_for(&found, &lib_name("two")).contains("already loaded"));
+}
