@@ -9,4 +9,5 @@ mod cli;
 mod native;
 mod properties;
 mod rules;
+mod scripts;
 mod util;

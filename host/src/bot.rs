@@ -152,12 +152,12 @@ pub struct CallStats {
     pub errors: u64,
     /// Calls over budget, time or memory.
     pub overruns: u64,
-    /// The first few error messages.
+    /// The first few distinct error messages.
     pub messages: Vec<String>,
 }
 
 impl CallStats {
-    /// How many messages are kept.
+    /// How many distinct messages are kept.
     pub const KEPT_MESSAGES: usize = 3;
 
     /// Counts a failed call.
@@ -167,8 +167,12 @@ impl CallStats {
         } else {
             self.errors += 1;
         }
-        if self.messages.len() < Self::KEPT_MESSAGES {
-            self.messages.push(err.to_string());
+        self.keep(err.to_string());
+    }
+
+    fn keep(&mut self, message: String) {
+        if self.messages.len() < Self::KEPT_MESSAGES && !self.messages.contains(&message) {
+            self.messages.push(message);
         }
     }
 
@@ -178,10 +182,7 @@ impl CallStats {
         self.errors += other.errors;
         self.overruns += other.overruns;
         for m in &other.messages {
-            if self.messages.len() >= Self::KEPT_MESSAGES {
-                break;
-            }
-            self.messages.push(m.clone());
+            self.keep(m.clone());
         }
     }
 }

@@ -2,6 +2,7 @@
 //! kind of bot sits behind, bot loaders and tournaments. The `zombies` binary is a thin
 //! CLI over it; see `ARCHITECTURE.md` for the code map.
 
+pub mod alloc_meter;
 pub mod bot;
 pub mod loaders;
 pub mod tournament;

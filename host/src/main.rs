@@ -30,6 +30,18 @@ struct Sources {
     /// Directory of Rhai and Lua bots (repeatable; replaces the default ./scripts).
     #[arg(long = "scripts", value_name = "DIR", global = true)]
     scripts: Vec<PathBuf>,
+    /// Rhai operations / Lua instructions a script may use per call.
+    #[arg(long, value_name = "N", default_value_t = ScriptLimits::default().op_budget, global = true)]
+    op_budget: u64,
+    /// Wall-clock limit of one script call, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = ScriptLimits::default().call_timeout.as_millis() as u64, global = true)]
+    call_timeout_ms: u64,
+    /// Memory cap of each script entry, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = ScriptLimits::default().memory >> 20, global = true)]
+    memory_mib: usize,
+    /// Directory of the scripts' `print` logs, one `<entry>.log` each.
+    #[arg(long, value_name = "DIR", default_value = "logs", global = true)]
+    logs: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -122,7 +134,13 @@ fn discover(sources: &Sources) -> Discovery {
         plugins: or_default(&sources.plugins, "plugins"),
         scripts: or_default(&sources.scripts, "scripts"),
     };
-    loaders::discover(&paths, &ScriptLimits::default())
+    let limits = ScriptLimits {
+        op_budget: sources.op_budget,
+        call_timeout: std::time::Duration::from_millis(sources.call_timeout_ms),
+        memory: sources.memory_mib << 20,
+        log_dir: Some(sources.logs.clone()),
+    };
+    loaders::discover(&paths, &limits)
 }
 
 /// Reports skipped files (one line each) and insists on at least one entry.
@@ -162,6 +180,16 @@ fn print_leaderboard(result: &TournamentResult) {
             s.min,
             s.max,
             s.stats.errors + s.stats.overruns
+        );
+    }
+    for s in result.leaderboard.iter().filter(|s| s.stats.errors + s.stats.overruns > 0) {
+        println!(
+            "{}: {} errors, {} over budget/time/memory in {} calls; first: {}",
+            s.name,
+            s.stats.errors,
+            s.stats.overruns,
+            s.stats.calls,
+            s.stats.messages.join(" | ")
         );
     }
 }

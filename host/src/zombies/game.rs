@@ -525,10 +525,9 @@ impl Game {
         let Some(t) = self.entities.get(target.number as usize) else {
             return;
         };
-        if t.present && t.id == target && self.board.distance((s.x, s.y), (t.x, t.y)) <= SHOOT_RANGE as u32 {
-            if !self.marked.contains(&target.number) {
-                self.marked.push(target.number);
-            }
+        let in_range = t.present && t.id == target && self.board.distance((s.x, s.y), (t.x, t.y)) <= SHOOT_RANGE as u32;
+        if in_range && !self.marked.contains(&target.number) {
+            self.marked.push(target.number);
         }
     }
 

@@ -61,12 +61,9 @@ impl ZombieBot for Sharpshooter {
     fn turn(&mut self, ctx: &Context<'_>) -> Action {
         let zombies = zombies(ctx);
         // Rule 1: shoot what would bite us.
-        if ctx.bullets > 0 {
-            if let Some(&(_, _, target)) =
-                zombies.iter().filter(|(dx, dy, _)| dist(*dx, *dy) <= 2).min_by_key(|(dx, dy, _)| dist(*dx, *dy))
-            {
-                return Action::shoot(target);
-            }
+        let threat = zombies.iter().filter(|(dx, dy, _)| dist(*dx, *dy) <= 2).min_by_key(|(dx, dy, _)| dist(*dx, *dy));
+        if let (true, Some(&(_, _, target))) = (ctx.bullets > 0, threat) {
+            return Action::shoot(target);
         }
         // Rule 2: run.
         if !zombies.is_empty() {

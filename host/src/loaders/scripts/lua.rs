@@ -1,0 +1,354 @@
+//! Lua 5.4 bots: one VM per entry per game, sandboxed and limited.
+//!
+//! The script defines a global `do_turn(ctx)`; its globals persist for the game and are
+//! shared by all of the entry's players. Only the table, string and math libraries are
+//! opened, and `load`, `loadfile`, `dofile`, `require`, `collectgarbage` and
+//! `string.dump` are removed; `print` goes to the entry's log; `math.random` draws from
+//! the game's generator. Each call has an instruction budget enforced by a count hook
+//! that `pcall`/`xpcall` cannot swallow, plus a wall-clock deadline; the VM has a
+//! memory cap (mlua's allocator limit).
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, UserData, Value, VmState};
+use zombies_plugin_abi::{Action, Context, Id, VISION_RANGE};
+
+use super::{Script, Slot, first_line, parse_move};
+use crate::bot::{Bot, BotError, Entry, EntryKind};
+
+/// Instructions between two runs of the count hook.
+const HOOK_STEP: u32 = 1000;
+
+/// Checks the script now (syntax, top-level code, `do_turn`) and makes its entry.
+pub(super) fn entry(script: Script) -> Result<Entry, String> {
+    LuaBot::new(&script)?;
+    let (name, path) = (script.name.clone(), script.path.clone());
+    let factory = move || LuaBot::new(&script).map(|b| Box::new(b) as Box<dyn Bot>).map_err(BotError::Failed);
+    Ok(Entry::new(name, EntryKind::Lua, path, Arc::new(factory)))
+}
+
+/// Why the hook stopped a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Budget,
+    Timeout,
+}
+
+/// The call's budget, shared by the hook and the `pcall` guards.
+#[derive(Debug)]
+struct Budget {
+    used: Cell<u64>,
+    limit: u64,
+    stopped: Cell<Option<Stop>>,
+}
+
+/// What `shoot(id)` returns.
+#[derive(Debug, Clone, Copy)]
+struct Shot(Id);
+
+impl UserData for Shot {}
+
+/// The slot of the VM running a host function.
+fn slot_of(lua: &Lua) -> mlua::Result<Rc<Slot>> {
+    lua.app_data_ref::<Rc<Slot>>().map(|s| Rc::clone(&s)).ok_or_else(|| mlua::Error::runtime("no bot slot"))
+}
+
+/// Ids are plain Lua tables `{name = ..., number = ...}`, one per entity number and VM
+/// (cached with weak values), so that reading `id.name` costs no call into the host and
+/// the same entity is the same table. They share a metatable with `__eq` and
+/// `__tostring`.
+#[derive(Debug, Clone)]
+struct Ids {
+    cache: Table,
+    meta: Table,
+    /// Owner names as Lua strings, by owner index; then "Zombie" and "DeadBody".
+    names: Table,
+}
+
+impl Ids {
+    fn new(lua: &Lua) -> mlua::Result<Ids> {
+        let cache = lua.create_table()?;
+        let weak = lua.create_table()?;
+        weak.raw_set("__mode", "v")?;
+        cache.set_metatable(Some(weak))?;
+        let meta = lua
+            .load(
+                r##"return {
+                  __eq = function(a, b) return a.number == b.number and a.name == b.name end,
+                  __tostring = function(id) return tostring(id.name) .. "#" .. tostring(id.number) end,
+                }"##,
+            )
+            .set_name("=ids")
+            .eval::<Table>()?;
+        Ok(Ids { cache, meta, names: lua.create_table()? })
+    }
+
+    /// The table of `id`.
+    fn value(&self, lua: &Lua, slot: &Slot, id: Id) -> mlua::Result<Value> {
+        if let Value::Table(t) = self.cache.raw_get::<Value>(id.number)? {
+            return Ok(Value::Table(t));
+        }
+        let name = match self.names.raw_get::<Value>(id.owner)? {
+            Value::String(s) => s,
+            _ => {
+                let s = lua.create_string(slot.name_of(id))?;
+                self.names.raw_set(id.owner, &s)?;
+                s
+            }
+        };
+        let t = lua.create_table_with_capacity(0, 2)?;
+        t.raw_set("name", name)?;
+        t.raw_set("number", id.number)?;
+        t.set_metatable(Some(self.meta.clone()))?;
+        self.cache.raw_set(id.number, &t)?;
+        Ok(Value::Table(t))
+    }
+
+    /// The id a script's table names (a made-up one resolves to no entity).
+    fn resolve(slot: &Slot, t: &Table) -> mlua::Result<Id> {
+        let name: String = t.raw_get("name")?;
+        let number: u32 = t.raw_get("number")?;
+        let owner = match name.as_str() {
+            "Zombie" => Id::ZOMBIE,
+            "DeadBody" => Id::DEAD_BODY,
+            n => slot.names.borrow().iter().position(|e| e == n).map_or(u32::MAX - 2, |i| i as u32),
+        };
+        Ok(Id { owner, number })
+    }
+}
+
+/// `ctx`: one table per VM whose fields are refreshed at every call, with the methods
+/// `look` and `shootable`.
+fn make_ctx(lua: &Lua, slot: &Rc<Slot>, ids: &Ids) -> mlua::Result<Table> {
+    let ctx = lua.create_table()?;
+    let (s, i) = (Rc::clone(slot), ids.clone());
+    ctx.raw_set(
+        "look",
+        lua.create_function(move |lua, (_, dx, dy): (Value, i64, i64)| {
+            let r = i64::from(VISION_RANGE);
+            if !(-r..=r).contains(&dx) || !(-r..=r).contains(&dy) {
+                return Err(mlua::Error::runtime(format!("look({dx}, {dy}): offsets go from -8 to 8")));
+            }
+            let ctx = s.ctx().map_err(mlua::Error::runtime)?;
+            match ctx.look(dx as i32, dy as i32) {
+                Some(id) => i.value(lua, &s, id),
+                None => Ok(Value::Nil),
+            }
+        })?,
+    )?;
+    let (s, i) = (Rc::clone(slot), ids.clone());
+    ctx.raw_set(
+        "shootable",
+        lua.create_function(move |lua, _: Value| {
+            let ctx = s.ctx().map_err(mlua::Error::runtime)?;
+            let list = lua.create_table()?;
+            for (n, (_, _, id)) in ctx.shootable().enumerate() {
+                list.raw_set(n + 1, i.value(lua, &s, id)?)?;
+            }
+            Ok(list)
+        })?,
+    )?;
+    Ok(ctx)
+}
+
+struct LuaBot {
+    lua: Lua,
+    do_turn: Function,
+    ctx: Table,
+    ids: Ids,
+    slot: Rc<Slot>,
+    budget: Rc<Budget>,
+    /// The clock of the last call: the garbage collector takes a step once per turn.
+    clock: u32,
+    script: Script,
+}
+
+impl LuaBot {
+    fn new(script: &Script) -> Result<LuaBot, String> {
+        let file = script.file_name();
+        let slot = Rc::new(Slot::new());
+        let budget = Rc::new(Budget { used: Cell::new(0), limit: script.limits.op_budget, stopped: Cell::new(None) });
+        let lua = sandbox(script, &slot, &budget).map_err(|e| format!("{file}: cannot set up Lua: {e}"))?;
+        budget.used.set(0);
+        slot.deadline.set(std::time::Instant::now() + script.limits.call_timeout);
+        let chunk = lua.load(&*script.source).set_name(format!("={file}"));
+        if let Err(e) = chunk.exec() {
+            return Err(match &e {
+                mlua::Error::SyntaxError { message, .. } => format!("syntax error: {}", first_line(message)),
+                _ => format!(
+                    "at load: {}",
+                    classify(&e, &budget).map_or_else(|| first_line(&e.to_string()), |b| b.to_string())
+                ),
+            });
+        }
+        let do_turn = match lua.globals().get::<Value>("do_turn") {
+            Ok(Value::Function(f)) => f,
+            _ => return Err(format!("{file}: defines no global function do_turn(ctx)")),
+        };
+        let setup = || -> mlua::Result<(Ids, Table)> {
+            let ids = Ids::new(&lua)?;
+            let ctx = make_ctx(&lua, &slot, &ids)?;
+            Ok((ids, ctx))
+        };
+        let (ids, ctx) = setup().map_err(|e| format!("{file}: cannot set up Lua: {e}"))?;
+        Ok(LuaBot { lua, do_turn, ctx, ids, slot, budget, clock: u32::MAX, script: script.clone() })
+    }
+}
+
+/// A budget or time overrun, if the hook stopped the call.
+fn classify(err: &mlua::Error, budget: &Budget) -> Option<BotError> {
+    match budget.stopped.get() {
+        Some(Stop::Budget) => Some(BotError::Budget),
+        Some(Stop::Timeout) => Some(BotError::Timeout),
+        None if is_memory_error(err) => Some(BotError::Memory),
+        None => None,
+    }
+}
+
+fn is_memory_error(err: &mlua::Error) -> bool {
+    match err {
+        mlua::Error::MemoryError(_) => true,
+        mlua::Error::CallbackError { cause, .. } => is_memory_error(cause),
+        _ => false,
+    }
+}
+
+impl Bot for LuaBot {
+    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
+        if ctx.clock != self.clock {
+            self.clock = ctx.clock;
+            let _ = self.lua.gc_step();
+        }
+        self.budget.used.set(0);
+        self.budget.stopped.set(None);
+        let result = self.slot.with_call(ctx, self.script.limits.call_timeout, || {
+            let t = &self.ctx;
+            t.raw_set("id", self.ids.value(&self.lua, &self.slot, ctx.id)?)?;
+            t.raw_set("bullets", ctx.bullets)?;
+            t.raw_set("clock", ctx.clock)?;
+            t.raw_set("x", ctx.x)?;
+            t.raw_set("y", ctx.y)?;
+            t.raw_set("board_size", ctx.board_size)?;
+            self.do_turn.call::<Value>(t)
+        });
+        let answer = result
+            .map_err(|e| classify(&e, &self.budget).unwrap_or_else(|| BotError::Failed(first_line(&e.to_string()))))?;
+        match answer {
+            Value::String(s) => parse_move(&s.to_string_lossy()),
+            Value::UserData(ud) if ud.is::<Shot>() => {
+                let Shot(id) = *ud.borrow::<Shot>().map_err(|e| BotError::Failed(e.to_string()))?;
+                Ok(Action::shoot(id))
+            }
+            other => {
+                Err(BotError::Invalid(format!("do_turn returned a {}, not a move or shoot(id)", other.type_name())))
+            }
+        }
+    }
+}
+
+impl Drop for LuaBot {
+    fn drop(&mut self) {
+        self.script.log.append(&self.slot.output.borrow());
+    }
+}
+
+/// Lua code run before the script: closes what the count hook cannot watch.
+const PRELUDE: &str = r#"
+local raw_setmetatable, rawget, type, error = setmetatable, rawget, type, error
+-- Finalizers and to-be-closed handlers run with hooks off: no budget could stop them.
+setmetatable = function(t, mt)
+  if type(mt) == "table" and (rawget(mt, "__gc") ~= nil or rawget(mt, "__close") ~= nil) then
+    error("__gc and __close metamethods are not allowed in bots", 2)
+  end
+  return raw_setmetatable(t, mt)
+end
+"#;
+
+/// A Lua state with only the safe libraries and the bot API.
+fn sandbox(script: &Script, slot: &Rc<Slot>, budget: &Rc<Budget>) -> mlua::Result<Lua> {
+    let lua = Lua::new_with(StdLib::TABLE | StdLib::STRING | StdLib::MATH, LuaOptions::new())?;
+    lua.set_app_data(Rc::clone(slot));
+    let g = lua.globals();
+    for name in ["load", "loadfile", "dofile", "require", "collectgarbage"] {
+        g.raw_set(name, Value::Nil)?;
+    }
+    let string: Table = g.get("string")?;
+    string.raw_set("dump", Value::Nil)?;
+
+    g.raw_set(
+        "print",
+        lua.create_function(|lua, args: MultiValue| {
+            let parts: Vec<String> =
+                args.iter().map(|v| v.to_string().unwrap_or_else(|_| v.type_name().to_owned())).collect();
+            slot_of(lua)?.print(&parts.join("\t"));
+            Ok(())
+        })?,
+    )?;
+    g.raw_set(
+        "shoot",
+        lua.create_function(|lua, id: Value| match id {
+            Value::Table(t) => Ok(Shot(Ids::resolve(&*slot_of(lua)?, &t)?)),
+            other => Err(mlua::Error::runtime(format!("shoot(id) needs an id, got a {}", other.type_name()))),
+        })?,
+    )?;
+    g.raw_set("random", lua.create_function(|lua, n: i64| slot_of(lua)?.random(n).map_err(mlua::Error::runtime))?)?;
+    g.raw_set(
+        "random_move",
+        lua.create_function(|lua, ()| slot_of(lua)?.random_move().map_err(mlua::Error::runtime))?,
+    )?;
+    let math: Table = g.get("math")?;
+    math.raw_set(
+        "random",
+        lua.create_function(|lua, (m, n): (Option<i64>, Option<i64>)| -> mlua::Result<Value> {
+            let slot = slot_of(lua)?;
+            let ctx = slot.ctx().map_err(mlua::Error::runtime)?;
+            let (lo, hi) = match (m, n) {
+                (None, _) => return Ok(Value::Number((ctx.random.next_u64() >> 11) as f64 / (1u64 << 53) as f64)),
+                (Some(m), None) => (1, m),
+                (Some(m), Some(n)) => (m, n),
+            };
+            let span = hi - lo + 1;
+            if hi < lo || span > i64::from(u32::MAX) {
+                return Err(mlua::Error::runtime(format!("math.random: bad interval [{lo}, {hi}]")));
+            }
+            Ok(Value::Integer(lo + i64::from(ctx.random(span as u32))))
+        })?,
+    )?;
+    math.raw_set("randomseed", lua.create_function(|_, _: MultiValue| Ok(()))?)?;
+
+    // pcall / xpcall must not swallow the budget: once the hook has stopped a call,
+    // they re-raise.
+    for name in ["pcall", "xpcall"] {
+        let raw: Function = g.get(name)?;
+        let b = Rc::clone(budget);
+        let guarded = lua.create_function(move |_, args: MultiValue| {
+            let out = raw.call::<MultiValue>(args)?;
+            match b.stopped.get() {
+                Some(Stop::Budget) => Err(mlua::Error::runtime("over the instruction budget")),
+                Some(Stop::Timeout) => Err(mlua::Error::runtime("over the time limit")),
+                None => Ok(out),
+            }
+        })?;
+        g.raw_set(name, guarded)?;
+    }
+    lua.load(PRELUDE).set_name("=prelude").exec()?;
+
+    let (b, s) = (Rc::clone(budget), Rc::clone(slot));
+    lua.set_hook(HookTriggers::new().every_nth_instruction(HOOK_STEP), move |_, _| {
+        let used = b.used.get() + u64::from(HOOK_STEP);
+        b.used.set(used);
+        if used > b.limit {
+            b.stopped.set(Some(Stop::Budget));
+            return Err(mlua::Error::runtime("over the instruction budget"));
+        }
+        if s.timed_out() {
+            b.stopped.set(Some(Stop::Timeout));
+            return Err(mlua::Error::runtime("over the time limit"));
+        }
+        Ok(VmState::Continue)
+    })?;
+    lua.set_memory_limit(script.limits.memory)?;
+    Ok(lua)
+}

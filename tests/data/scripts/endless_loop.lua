@@ -1,0 +1,3 @@
+function do_turn(ctx)
+  while true do end
+end

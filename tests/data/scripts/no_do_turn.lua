@@ -1,0 +1,2 @@
+-- Defines no do_turn.
+function dont_turn(ctx) return "N" end

@@ -1,0 +1,1 @@
+function do_turn(ctx) return 42 end

@@ -1,0 +1,297 @@
+//! Script bots: the API in both languages, state, determinism, the sandbox and limits,
+//! and broken scripts from `tests/data/scripts`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use zombies::bot::{CallStats, Entry, EntryKind};
+use zombies::loaders::{Discovery, ScriptLimits, SearchPaths, discover};
+use zombies::tournament::play_game;
+use zombies::zombies::{GameConfig, GameOutcome};
+
+use crate::util::{data, root};
+
+/// Small limits so that misbehaving scripts cost little test time.
+fn limits() -> ScriptLimits {
+    ScriptLimits { op_budget: 20_000, call_timeout: Duration::from_millis(500), memory: 8 << 20, log_dir: None }
+}
+
+fn discover_files(files: &[&Path], limits: &ScriptLimits) -> (tempfile::TempDir, Discovery) {
+    let dir = tempfile::tempdir().unwrap();
+    for f in files {
+        std::fs::copy(f, dir.path().join(f.file_name().unwrap())).unwrap();
+    }
+    let found = discover(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, limits);
+    (dir, found)
+}
+
+/// Writes a script and loads it.
+fn script(file: &str, source: &str) -> Entry {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(file);
+    std::fs::write(&path, source).unwrap();
+    let found = discover(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits());
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    found.entries.into_iter().next().unwrap()
+}
+
+fn fixture(file: &str) -> Result<Entry, String> {
+    let (_dir, found) = discover_files(&[&data(&format!("scripts/{file}"))], &limits());
+    match found.entries.into_iter().next() {
+        Some(e) => Ok(e),
+        None => Err(found.skipped[0].to_string()),
+    }
+}
+
+fn small_game(entries: &[Entry], seed: u64) -> GameOutcome {
+    play_game(entries, seed, GameConfig { players_per_entry: 5, max_turns: Some(40) })
+}
+
+/// Stats of a fixture played alone for a short game.
+fn stats_of(file: &str) -> CallStats {
+    let entry = fixture(file).unwrap_or_else(|e| panic!("{file} should load: {e}"));
+    small_game(&[entry], 3).stats[0].clone()
+}
+
+#[test]
+fn every_rhai_and_lua_file_is_an_entry_named_after_its_stem() {
+    let found =
+        discover(&SearchPaths { plugins: vec![], scripts: vec![root().join("scripts")] }, &ScriptLimits::default());
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    let mut kinds: Vec<(String, EntryKind)> = found.entries.iter().map(|e| (e.name.clone(), e.kind)).collect();
+    kinds.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        kinds,
+        [
+            ("coward".into(), EntryKind::Lua),
+            ("drifter".into(), EntryKind::Rhai),
+            ("gunslinger".into(), EntryKind::Lua),
+            ("sentinel".into(), EntryKind::Rhai)
+        ]
+    );
+    let out = play_game(&found.entries, 2, GameConfig::default());
+    for (e, s) in found.entries.iter().zip(&out.stats) {
+        assert!(s.calls > 0);
+        assert_eq!((s.errors, s.overruns), (0, 0), "{}: {:?}", e.name, s.messages);
+    }
+}
+
+/// The same API in both languages: a bot that checks the context and answers per clock.
+#[test]
+fn the_api_is_the_same_in_both_languages() {
+    let lua = script(
+        "checker.lua",
+        r#"
+        function do_turn(ctx)
+          assert(ctx.id.name == "checker", "name " .. tostring(ctx.id.name))
+          assert(ctx.id.number > 0)
+          assert(ctx:look(0, 0) == ctx.id, "look(0,0) is me")
+          assert(ctx.bullets == 3 or ctx.clock > 0)
+          assert(ctx.x >= 0 and ctx.x < ctx.board_size and ctx.y >= 0 and ctx.y < ctx.board_size)
+          local mine = false
+          for _, id in ipairs(ctx:shootable()) do if id == ctx.id then mine = true end end
+          assert(mine, "shootable includes me")
+          local r = random(3)
+          assert(r >= 0 and r < 3)
+          local m = math.random(6)
+          assert(m >= 1 and m <= 6)
+          if ctx.clock % 2 == 0 then return random_move() else return "n" end
+        end"#,
+    );
+    let rhai = script(
+        "checker.rhai",
+        r#"
+        fn do_turn(ctx) {
+            if ctx.id.name != "checker" { throw "name " + ctx.id.name; }
+            if ctx.id.number <= 0 { throw "number"; }
+            if ctx.look(0, 0) != ctx.id { throw "look(0,0) is me"; }
+            if ctx.x < 0 || ctx.x >= ctx.board_size || ctx.y < 0 || ctx.y >= ctx.board_size { throw "xy"; }
+            if !ctx.shootable().contains(ctx.id) { throw "shootable includes me"; }
+            let r = random(3);
+            if r < 0 || r >= 3 { throw "random"; }
+            if ctx.look(8, 8) != () && ctx.look(8, 8).name == "" { throw "names"; }
+            if ctx.clock % 2 == 0 { random_move() } else { "n" }
+        }"#,
+    );
+    for entry in [lua, rhai] {
+        let out = small_game(std::slice::from_ref(&entry), 4);
+        let s = &out.stats[0];
+        assert!(s.calls > 0);
+        assert_eq!((s.errors, s.overruns), (0, 0), "{:?}: {:?}", entry.kind, s.messages);
+    }
+}
+
+#[test]
+fn shoot_returns_a_shot_in_both_languages() {
+    // Every player shoots itself at once: the entry scores 0.
+    for (file, src) in [
+        ("emo.lua", "function do_turn(ctx) return shoot(ctx.id) end"),
+        ("emo.rhai", "fn do_turn(ctx) { shoot(ctx.id) }"),
+    ] {
+        let out = small_game(&[script(file, src)], 1);
+        assert_eq!(out.scores[0], 0, "{file}");
+        assert_eq!(out.stats[0].errors, 0, "{file}: {:?}", out.stats[0].messages);
+    }
+}
+
+#[test]
+fn state_persists_between_calls_and_is_fresh_for_each_game() {
+    // The first call of a game answers "STAY"; any later call answers garbage if the
+    // state survived, which counts as an error. A fresh VM per game means as many
+    // clean first calls as games, and shared state means errors after the first call.
+    for (file, src) in [
+        (
+            "count.lua",
+            "calls = 0\nfunction do_turn(ctx) calls = calls + 1; if calls == 1 then return 'STAY' end; return 'BAD' .. calls end",
+        ),
+        (
+            "count.rhai",
+            "fn do_turn(ctx) { this.calls = if this.calls == () { 1 } else { this.calls + 1 }; if this.calls == 1 { \"STAY\" } else { `BAD${this.calls}` } }",
+        ),
+    ] {
+        let entry = script(file, src);
+        for seed in 0..2 {
+            let s = &small_game(std::slice::from_ref(&entry), seed).stats[0];
+            assert_eq!(s.errors, s.calls - 1, "{file}: one shared state per game: {s:?}");
+            assert!(s.messages[0].contains("BAD2"), "{file}: {:?}", s.messages);
+        }
+    }
+}
+
+#[test]
+fn script_games_replay_exactly_from_their_seed() {
+    let (_d, found) = discover_files(
+        &[
+            &root().join("scripts/drifter.rhai"),
+            &root().join("scripts/gunslinger.lua"),
+            &data("scripts/returns_number.lua"),
+        ],
+        &ScriptLimits::default(),
+    );
+    let lua_random =
+        script("dice.lua", "function do_turn(ctx) local d = {'N','S','E','W','STAY'}; return d[math.random(5)] end");
+    let mut entries = found.entries;
+    entries.push(lua_random);
+    let a = small_game(&entries, 77);
+    let b = small_game(&entries, 77);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_syntax_error_skips_the_entry_with_file_and_line() {
+    let (_d, found) = discover_files(
+        &[&data("scripts/syntax_error.lua"), &data("scripts/syntax_error.rhai"), &root().join("scripts/coward.lua")],
+        &limits(),
+    );
+    assert_eq!(found.entries.len(), 1, "the good one plays");
+    assert_eq!(found.skipped.len(), 2);
+    for s in &found.skipped {
+        let line = s.to_string();
+        assert!(!line.contains('\n'), "{line}");
+        assert!(line.contains("syntax error"), "{line}");
+    }
+    let lua = found.skipped.iter().find(|s| s.path.extension().unwrap() == "lua").unwrap();
+    assert!(lua.reason.contains("syntax_error.lua:4:"), "{}", lua.reason);
+    let rhai = found.skipped.iter().find(|s| s.path.extension().unwrap() == "rhai").unwrap();
+    assert!(rhai.reason.contains("syntax_error.rhai:3:"), "{}", rhai.reason);
+}
+
+#[test]
+fn a_script_without_do_turn_is_skipped() {
+    let err = fixture("no_do_turn.lua").unwrap_err();
+    assert!(err.contains("do_turn"), "{err}");
+}
+
+#[test]
+fn a_runtime_error_on_every_call_makes_the_players_stay_and_is_reported_with_its_line() {
+    for (file, line) in [("runtime_error.lua", "runtime_error.lua:3:"), ("runtime_error.rhai", "line 3")] {
+        let s = stats_of(file);
+        assert!(s.calls > 0);
+        assert_eq!(s.errors, s.calls, "{file}: every call fails");
+        assert_eq!(s.messages.len(), 1, "the same message is kept once: {:?}", s.messages);
+        assert!(s.messages[0].contains(line), "{file}: {:?}", s.messages);
+    }
+}
+
+#[test]
+fn endless_loops_hit_the_budget_and_the_game_goes_on() {
+    for file in ["endless_loop.lua", "endless_loop.rhai", "pcall_loop.lua"] {
+        let s = stats_of(file);
+        assert!(s.calls > 0);
+        assert_eq!(s.overruns, s.calls, "{file}: every call is stopped: {s:?}");
+        assert!(s.messages[0].contains("budget"), "{file}: {:?}", s.messages);
+    }
+}
+
+#[test]
+fn the_wall_clock_deadline_backs_the_budget() {
+    // A budget too large to matter: the deadline stops the loop.
+    let tight = ScriptLimits { op_budget: u64::MAX / 2, call_timeout: Duration::from_millis(20), ..limits() };
+    for file in ["endless_loop.lua", "endless_loop.rhai"] {
+        let (_d, found) = discover_files(&[&data(&format!("scripts/{file}"))], &tight);
+        let out = play_game(&found.entries, 1, GameConfig { players_per_entry: 2, max_turns: Some(2) });
+        let s = &out.stats[0];
+        assert!(s.calls > 0 && s.overruns == s.calls, "{file}: {s:?}");
+        assert!(s.messages[0].contains("time"), "{file}: {:?}", s.messages);
+    }
+}
+
+#[test]
+fn memory_bombs_hit_the_memory_cap() {
+    let roomy =
+        ScriptLimits { op_budget: 50_000_000, call_timeout: Duration::from_secs(20), memory: 2 << 20, ..limits() };
+    for file in ["memory_bomb.lua", "memory_bomb.rhai"] {
+        let (_d, found) = discover_files(&[&data(&format!("scripts/{file}"))], &roomy);
+        assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
+        let out = play_game(&found.entries, 1, GameConfig { players_per_entry: 2, max_turns: Some(3) });
+        let s = &out.stats[0];
+        assert!(s.calls > 0 && s.overruns == s.calls, "{file}: {s:?}");
+        assert!(s.messages.iter().all(|m| m.contains("memory")), "{file}: {:?}", s.messages);
+    }
+}
+
+#[test]
+fn garbage_answers_make_the_player_stay_and_count_as_errors() {
+    for file in ["returns_number.lua", "returns_table.lua", "returns_unknown_direction.rhai", "returns_nothing.rhai"] {
+        let s = stats_of(file);
+        assert!(s.calls > 0);
+        assert_eq!(s.errors, s.calls, "{file}: {s:?}");
+        assert!(s.messages[0].starts_with("invalid answer"), "{file}: {:?}", s.messages);
+    }
+}
+
+#[test]
+fn a_shot_at_a_made_up_id_wastes_the_bullet_and_hits_nothing() {
+    let entry = fixture("shoots_made_up_id.lua").unwrap();
+    let out = small_game(&[entry], 5);
+    let s = &out.stats[0];
+    assert_eq!(s.errors, 0, "a legal answer: {:?}", s.messages);
+    assert!(out.turns > 1, "nobody died of it");
+}
+
+#[test]
+fn escape_attempts_fail_inside_the_sandbox() {
+    let s = stats_of("escape_attempts.lua");
+    assert!(s.calls >= 10);
+    assert_eq!(s.errors, s.calls, "every door is closed: {s:?}");
+    // Rhai's eval is not even a function: the script does not load.
+    match fixture("escape_attempts.rhai") {
+        Ok(entry) => {
+            let s = &small_game(&[entry], 1).stats[0];
+            assert_eq!(s.errors, s.calls, "{s:?}");
+        }
+        Err(reason) => assert!(reason.contains("eval"), "{reason}"),
+    }
+}
+
+#[test]
+fn print_goes_to_the_entry_log_not_the_terminal() {
+    let logs = tempfile::tempdir().unwrap();
+    let with_log = ScriptLimits { log_dir: Some(logs.path().to_owned()), ..limits() };
+    let (_d, found) = discover_files(&[&data("scripts/chatty.lua")], &with_log);
+    let out = play_game(&found.entries, 1, GameConfig { players_per_entry: 3, max_turns: Some(5) });
+    drop(found);
+    let log = std::fs::read_to_string(logs.path().join("chatty.log")).unwrap();
+    assert_eq!(log.lines().count() as u64, out.stats[0].calls);
+    assert!(log.starts_with("player\t"), "{log}");
+}
