@@ -485,7 +485,6 @@ impl Game {
     fn player_step(&mut self, bots: &mut [Box<dyn Bot + '_>], names: &[RStr<'_>], number: u32) -> (i32, i32) {
         let e = self.entities[number as usize];
         let owner = e.id.owner as usize;
-        let rng: *mut GameRng = &mut self.rng;
         let ctx = Context {
             id: e.id,
             bullets: e.bullets,
@@ -495,9 +494,7 @@ impl Game {
             board_size: self.board.side(),
             view: self.board.view(e.x, e.y),
             names: RSlice::from_slice(names),
-            // SAFETY: `rng` points to this game's generator, which outlives the call
-            // and is used by nothing else while the bot runs (this thread is in it).
-            random: unsafe { Random::from_raw(rng.cast::<c_void>(), next_u64) },
+            random: random_source(&mut self.rng),
         };
         self.stats[owner].calls += 1;
         let answer = bots[owner].turn(&ctx);
@@ -667,6 +664,14 @@ fn validate(action: Action) -> Result<Decision, BotError> {
         Action::SHOOT => Ok(Decision::Shoot(action.target)),
         k => Err(BotError::Invalid(format!("unknown action kind {k}"))),
     }
+}
+
+/// The bots' view of a generator: a [`Random`] that draws from `rng` for as long as the
+/// borrow lasts.
+pub fn random_source(rng: &mut GameRng) -> Random<'_> {
+    // SAFETY: `rng` is exclusively borrowed for the Random's lifetime, and `next_u64`
+    // casts the pointer back to the same type.
+    unsafe { Random::from_raw((rng as *mut GameRng).cast::<c_void>(), next_u64) }
 }
 
 extern "C" fn next_u64(state: *mut c_void) -> u64 {

@@ -9,4 +9,5 @@ pub mod game;
 pub use board::Board;
 pub use game::{
     EntityInfo, Game, GameConfig, GameOutcome, GameRng, Kind, PLAYERS_PER_ENTRY, STARTING_BULLETS, board_side,
+    random_source,
 };

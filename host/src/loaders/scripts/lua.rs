@@ -157,6 +157,8 @@ struct LuaBot {
     lua: Lua,
     do_turn: Function,
     ctx: Table,
+    /// The field names of `ctx`, made once: `id`, `bullets`, `clock`, `x`, `y`, `board_size`.
+    keys: [mlua::String; 6],
     ids: Ids,
     slot: Rc<Slot>,
     budget: Rc<Budget>,
@@ -187,13 +189,15 @@ impl LuaBot {
             Ok(Value::Function(f)) => f,
             _ => return Err(format!("{file}: defines no global function do_turn(ctx)")),
         };
-        let setup = || -> mlua::Result<(Ids, Table)> {
+        let setup = || -> mlua::Result<(Ids, Table, [mlua::String; 6])> {
             let ids = Ids::new(&lua)?;
             let ctx = make_ctx(&lua, &slot, &ids)?;
-            Ok((ids, ctx))
+            let key = |k: &str| lua.create_string(k);
+            let keys = [key("id")?, key("bullets")?, key("clock")?, key("x")?, key("y")?, key("board_size")?];
+            Ok((ids, ctx, keys))
         };
-        let (ids, ctx) = setup().map_err(|e| format!("{file}: cannot set up Lua: {e}"))?;
-        Ok(LuaBot { lua, do_turn, ctx, ids, slot, budget, clock: u32::MAX, script: script.clone() })
+        let (ids, ctx, keys) = setup().map_err(|e| format!("{file}: cannot set up Lua: {e}"))?;
+        Ok(LuaBot { lua, do_turn, ctx, keys, ids, slot, budget, clock: u32::MAX, script: script.clone() })
     }
 }
 
@@ -217,26 +221,32 @@ fn is_memory_error(err: &mlua::Error) -> bool {
 
 impl Bot for LuaBot {
     fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
-        if ctx.clock != self.clock {
+        let new_turn = ctx.clock != self.clock;
+        if new_turn {
             self.clock = ctx.clock;
             let _ = self.lua.gc_step();
         }
         self.budget.used.set(0);
         self.budget.stopped.set(None);
         let result = self.slot.with_call(ctx, self.script.limits.call_timeout, || {
-            let t = &self.ctx;
-            t.raw_set("id", self.ids.value(&self.lua, &self.slot, ctx.id)?)?;
-            t.raw_set("bullets", ctx.bullets)?;
-            t.raw_set("clock", ctx.clock)?;
-            t.raw_set("x", ctx.x)?;
-            t.raw_set("y", ctx.y)?;
-            t.raw_set("board_size", ctx.board_size)?;
+            let (t, k) = (&self.ctx, &self.keys);
+            t.raw_set(&k[0], self.ids.value(&self.lua, &self.slot, ctx.id)?)?;
+            t.raw_set(&k[1], ctx.bullets)?;
+            t.raw_set(&k[3], ctx.x)?;
+            t.raw_set(&k[4], ctx.y)?;
+            if new_turn {
+                t.raw_set(&k[2], ctx.clock)?;
+                t.raw_set(&k[5], ctx.board_size)?;
+            }
             self.do_turn.call::<Value>(t)
         });
         let answer = result
             .map_err(|e| classify(&e, &self.budget).unwrap_or_else(|| BotError::Failed(first_line(&e.to_string()))))?;
         match answer {
-            Value::String(s) => parse_move(&s.to_string_lossy()),
+            Value::String(s) => match std::str::from_utf8(&s.as_bytes()) {
+                Ok(text) => parse_move(text),
+                Err(_) => Err(BotError::Invalid("do_turn returned a string that is not UTF-8".to_owned())),
+            },
             Value::UserData(ud) if ud.is::<Shot>() => {
                 let Shot(id) = *ud.borrow::<Shot>().map_err(|e| BotError::Failed(e.to_string()))?;
                 Ok(Action::shoot(id))

@@ -1,0 +1,105 @@
+//! Cost of one bot call through each path the host has, with a trivial bot that reads
+//! the context: a Rust closure (the baseline), a native Rust plugin (abi_stable), a C
+//! plugin (C table via libloading), a Lua script and a Rhai script.
+//!
+//! `cargo bench -p zombies --bench calls`. Overhead of a path = its time minus the
+//! baseline's.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use zombies::abi::abi_stable::std_types::{RSlice, RStr};
+use zombies::abi::{Action, Context, Id};
+use zombies::bot::{Bot, Entry};
+use zombies::loaders::{ScriptLimits, SearchPaths, discover, native};
+use zombies::zombies::{Board, GameRng, random_source};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+}
+
+/// The C bot, compiled with the system compiler into `dir`.
+fn c_bot(dir: &Path) -> Entry {
+    let out = dir.join(format!("{}cstay{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX));
+    let status = std::process::Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args(["-O2", "-shared", "-fPIC", "-I"])
+        .arg(root().join("plugin-abi/include"))
+        .arg("-o")
+        .arg(&out)
+        .arg(root().join("tests/data/native/stay.c"))
+        .status()
+        .expect("cc");
+    assert!(status.success());
+    native::load(&out).unwrap()
+}
+
+/// The StandStill example plugin, built by cargo as a dev-dependency.
+fn rust_bot() -> Entry {
+    let deps = std::env::current_exe().unwrap().parent().unwrap().to_owned();
+    let file = format!("{}standstill{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
+    native::load(&deps.join(file)).unwrap()
+}
+
+fn script_bot(dir: &Path, file: &str, source: &str) -> Entry {
+    let sub = dir.join(file.replace('.', "_"));
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join(file), source).unwrap();
+    let found = discover(&SearchPaths { plugins: vec![], scripts: vec![sub] }, &ScriptLimits::default());
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    found.entries.into_iter().next().unwrap()
+}
+
+fn calls(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut board = Board::new(29);
+    let me = Id { owner: 0, number: 1 };
+    board.set(10, 10, me);
+    board.set(11, 10, Id { owner: Id::ZOMBIE, number: 2 });
+    let names = [RStr::from_str("bench")];
+    let mut rng: GameRng = rand::SeedableRng::seed_from_u64(1);
+    let ctx = Context {
+        id: me,
+        bullets: 3,
+        clock: 0,
+        x: 10,
+        y: 10,
+        board_size: 29,
+        view: board.view(10, 10),
+        names: RSlice::from_slice(&names),
+        random: random_source(&mut rng),
+    };
+
+    let closure = Entry::builtin("closure", || {
+        |ctx: &Context<'_>| if ctx.bullets > 100 { Action::go(zombies::abi::Direction::N) } else { Action::stay() }
+    });
+    let lua = script_bot(
+        dir.path(),
+        "stay.lua",
+        "function do_turn(ctx)\n  if ctx.bullets > 100 or ctx:look(1, 0) == nil then return 'N' end\n  return 'STAY'\nend",
+    );
+    let rhai = script_bot(
+        dir.path(),
+        "stay.rhai",
+        "fn do_turn(ctx) { if ctx.bullets > 100 || ctx.look(1, 0) == () { \"N\" } else { \"STAY\" } }",
+    );
+    let bots: Vec<(&str, Entry)> = vec![
+        ("rust closure (baseline)", closure),
+        ("native rust (abi_stable)", rust_bot()),
+        ("native c (C table)", c_bot(dir.path())),
+        ("lua (bullets + look)", lua),
+        ("rhai (bullets + look)", rhai),
+    ];
+    let mut group = c.benchmark_group("bot call");
+    group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    for (name, entry) in &bots {
+        let mut bot: Box<dyn Bot> = entry.create_bot().unwrap();
+        assert_eq!(bot.turn(&ctx), Ok(Action::stay()), "{name}");
+        group.bench_function(*name, |b| b.iter(|| black_box(bot.turn(black_box(&ctx)))));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, calls);
+criterion_main!(benches);
