@@ -158,7 +158,7 @@ struct LuaBot {
     do_turn: Function,
     ctx: Table,
     /// The field names of `ctx`, made once: `id`, `bullets`, `clock`, `x`, `y`, `board_size`.
-    keys: [mlua::String; 6],
+    keys: [mlua::LuaString; 6],
     ids: Ids,
     slot: Rc<Slot>,
     budget: Rc<Budget>,
@@ -189,7 +189,7 @@ impl LuaBot {
             Ok(Value::Function(f)) => f,
             _ => return Err(format!("{file}: defines no global function do_turn(ctx)")),
         };
-        let setup = || -> mlua::Result<(Ids, Table, [mlua::String; 6])> {
+        let setup = || -> mlua::Result<(Ids, Table, [mlua::LuaString; 6])> {
             let ids = Ids::new(&lua)?;
             let ctx = make_ctx(&lua, &slot, &ids)?;
             let key = |k: &str| lua.create_string(k);
