@@ -84,3 +84,68 @@ fn a_tournament_writes_json_and_play_replays_any_of_its_games() {
         assert_eq!(line.split_whitespace().nth(1).unwrap(), score.to_string(), "{name} in {replay}");
     }
 }
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// The deterministic part of a leaderboard line.
+fn ranking(v: &serde_json::Value) -> Vec<String> {
+    v["leaderboard"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let keys = ["name", "median", "median_ci_low", "median_ci_high", "mean", "min", "max", "calls", "errors"];
+            keys.iter().map(|k| s[k].to_string()).collect::<Vec<_>>().join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn shards_run_apart_and_merged_give_the_one_machine_leaderboard() {
+    let scripts = scripts_dir();
+    let d = scripts.path();
+    let path = |f: &str| d.join(f).to_str().unwrap().to_owned();
+    let run = |args: &[&str]| stdout(&zombies(d, d, args));
+    run(&["tournament", "--rounds", "5", "--seed", "3", "--jobs", "2", "--json", &path("full.json")]);
+    run(&["tournament", "--rounds", "5", "--seed", "3", "--shard", "0/2", "--json", &path("a.json")]);
+    let b = run(&["tournament", "--rounds", "5", "--seed", "3", "--shard", "1/2", "--json", &path("b.json")]);
+    assert!(b.contains("2 of 2 games played"), "{b}");
+    let merged =
+        run(&["merge", &path("a.json"), &path("b.json"), "--json", &path("all.json"), "--csv", &path("all.csv")]);
+    assert!(merged.contains("5 of 5 games merged"), "{merged}");
+    assert_eq!(ranking(&json(&d.join("all.json"))), ranking(&json(&d.join("full.json"))));
+    let csv = std::fs::read_to_string(d.join("all.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+}
+
+#[test]
+fn ctrl_c_stops_after_the_games_in_flight_and_keeps_the_finished_ones() {
+    let scripts = scripts_dir();
+    let d = scripts.path();
+    let out_json = d.join("out.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_zombies"))
+        .args(["--plugins"])
+        .arg(d)
+        .arg("--scripts")
+        .arg(d)
+        .args(["tournament", "--rounds", "100000", "--jobs", "2", "--json"])
+        .arg(&out_json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("of 100000 games played") && text.contains("interrupted"), "{text}");
+    let v = json(&out_json);
+    let played = v["played"].as_u64().unwrap();
+    assert!(played < 100000);
+    assert_eq!(v["games"].as_array().unwrap().len() as u64, played);
+    assert_eq!(v["rounds"], 100000);
+}

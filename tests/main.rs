@@ -10,4 +10,5 @@ mod native;
 mod properties;
 mod rules;
 mod scripts;
+mod tournaments;
 mod util;

@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 use zombies::bot::EntryKind;
 use zombies::loaders::{Discovery, ScriptLimits, SearchPaths, discover};
-use zombies::tournament;
+use zombies::tournament::play_game;
 use zombies::zombies::GameConfig;
 
-use crate::util::{compile_c, data, lib_name, plugin_lib, root};
+use crate::util::{compile_c, data, lib_name, plugin_lib, root, tournament, untimed};
 
 fn discover_plugins(dir: &Path) -> Discovery {
     discover(&SearchPaths { plugins: vec![dir.to_owned()], scripts: vec![] }, &ScriptLimits::default())
@@ -39,7 +39,7 @@ fn the_example_plugins_load_and_play_a_tournament() {
     let names: Vec<&str> = found.entries.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["Phalanx", "Sharpshooter", "StandStill"], "sorted by file name");
     assert!(found.entries.iter().all(|e| e.kind == EntryKind::Native));
-    let result = tournament::run(&found.entries, 5, 2, GameConfig::default());
+    let result = tournament(&found.entries, 5, 2);
     for s in &result.leaderboard {
         assert!(s.stats.calls > 0, "{} was called", s.name);
         assert_eq!(s.stats.errors, 0, "{}: {:?}", s.name, s.stats.messages);
@@ -55,11 +55,11 @@ fn a_c_bot_is_compiled_with_the_system_compiler_loaded_and_played() {
     assert_eq!(found.entries.len(), 1);
     let entry = &found.entries[0];
     assert_eq!((entry.name.as_str(), entry.kind), ("Wanderer", EntryKind::NativeC));
-    let out = tournament::play_game(&found.entries, 3, GameConfig::default());
+    let out = play_game(&found.entries, 3, GameConfig::default());
     assert!(out.turns > 0 && out.stats[0].calls > 0);
     assert_eq!(out.stats[0].errors, 0, "{:?}", out.stats[0].messages);
     // The C bot draws from the game's generator: the game replays exactly.
-    assert_eq!(out, tournament::play_game(&found.entries, 3, GameConfig::default()));
+    assert_eq!(untimed(out), untimed(play_game(&found.entries, 3, GameConfig::default())));
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn broken_libraries_are_skipped_with_one_line_naming_the_reason() {
     assert!(reason_for(&found, &lib_name("wrong_abi_rust")).contains("ABI version 2"));
 
     // And they play.
-    let out = tournament::play_game(&found.entries, 1, GameConfig::default());
+    let out = play_game(&found.entries, 1, GameConfig::default());
     assert_eq!(out.scores.len(), 2);
 }
 
@@ -106,7 +106,7 @@ fn a_panicking_bot_makes_its_player_stay_and_counts_one_error_per_fresh_instance
     copy_in(dir.path(), &plugin_lib("panicky-bot"), &lib_name("panicky"));
     let found = discover_plugins(dir.path());
     assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
-    let result = tournament::run(&found.entries, 8, 3, GameConfig::default());
+    let result = tournament(&found.entries, 8, 3);
     let stats = &result.leaderboard[0].stats;
     // The fixture panics on the first call of each bot instance: one per game.
     assert_eq!(stats.errors, 3, "a fresh instance per game: {stats:?}");

@@ -75,3 +75,19 @@ pub fn compile_c(source: &std::path::Path, out: &std::path::Path, extra: &[&str]
 pub fn lib_name(stem: &str) -> String {
     format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
 }
+
+/// Plays a whole tournament on one thread.
+pub fn tournament(entries: &[zombies::bot::Entry], seed: u64, rounds: u64) -> zombies::tournament::TournamentResult {
+    use zombies::tournament::{Plan, Shard, run};
+    let plan = Plan { seed, rounds, shard: Shard::ALL, jobs: 1, config: Default::default() };
+    run(entries, &plan, &std::sync::atomic::AtomicBool::new(false), |_| {})
+}
+
+/// An outcome without its wall-clock timings (which differ from run to run), for
+/// comparing two plays of one game.
+pub fn untimed(mut o: zombies::zombies::GameOutcome) -> zombies::zombies::GameOutcome {
+    for s in &mut o.stats {
+        (s.timed_calls, s.timed_nanos) = (0, 0);
+    }
+    o
+}

@@ -152,11 +152,26 @@ pub struct CallStats {
     pub errors: u64,
     /// Calls over budget, time or memory.
     pub overruns: u64,
+    /// Calls whose duration was measured (every [`CallStats::TIMING_PERIOD`]th call).
+    #[serde(default)]
+    pub timed_calls: u64,
+    /// Total duration of the measured calls, in nanoseconds.
+    #[serde(default)]
+    pub timed_nanos: u64,
     /// The first few distinct error messages.
     pub messages: Vec<String>,
 }
 
 impl CallStats {
+    /// One call in this many is timed (timing every call would cost more than a
+    /// native call itself).
+    pub const TIMING_PERIOD: u64 = 8;
+
+    /// Mean duration of a call in microseconds, from the timed sample (0 if none).
+    pub fn mean_micros(&self) -> f64 {
+        if self.timed_calls == 0 { 0.0 } else { self.timed_nanos as f64 / self.timed_calls as f64 / 1000.0 }
+    }
+
     /// How many distinct messages are kept.
     pub const KEPT_MESSAGES: usize = 3;
 
@@ -181,6 +196,8 @@ impl CallStats {
         self.calls += other.calls;
         self.errors += other.errors;
         self.overruns += other.overruns;
+        self.timed_calls += other.timed_calls;
+        self.timed_nanos += other.timed_nanos;
         for m in &other.messages {
             self.keep(m.clone());
         }

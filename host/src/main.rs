@@ -2,13 +2,17 @@
 //! play one game or a tournament, print and write results). Errors become `anyhow`
 //! messages here and nowhere else.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 use zombies::loaders::{self, Discovery, ScriptLimits, SearchPaths};
-use zombies::tournament::{self, TournamentResult};
+use zombies::tournament::{self, Plan, Shard, TournamentResult};
 use zombies::zombies::GameConfig;
 
 /// An arena for the zombie survival king-of-the-hill: native (.so/.dll/.dylib), Rhai
@@ -67,19 +71,40 @@ enum Command {
         #[command(flatten)]
         game: GameOptions,
     },
-    /// Play several games and rank the entries by median score.
+    /// Play several games (in parallel) and rank the entries by median score.
     Tournament {
-        /// Number of games.
+        /// Number of games in the whole tournament (all shards).
         #[arg(long, default_value_t = 5)]
         rounds: u64,
         /// The tournament's seed; game i plays with a seed derived from it and i.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Write the results as JSON to this file.
+        /// Games played at once (default: all cores). Results do not depend on it.
+        #[arg(long, value_name = "J")]
+        jobs: Option<usize>,
+        /// Play only the games whose index is K modulo N (one machine of N).
+        #[arg(long, value_name = "K/N", default_value = "0/1")]
+        shard: Shard,
+        /// Write the results as JSON to this file (for `zombies merge`, too).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Write the leaderboard as CSV to this file.
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
         #[command(flatten)]
         game: GameOptions,
+    },
+    /// Merge the JSON results of several shards into one leaderboard.
+    Merge {
+        /// Results files written by `tournament --json`.
+        #[arg(required = true, value_name = "FILE")]
+        inputs: Vec<PathBuf>,
+        /// Write the merged results as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Write the merged leaderboard as CSV to this file.
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
     },
     /// List the entries found and the files skipped, with reasons.
     List,
@@ -110,18 +135,137 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Tournament { rounds, seed, json, game } => {
+        Command::Tournament { rounds, seed, jobs, shard, json, csv, game } => {
             let found = playable(discovery)?;
-            let result = tournament::run(&found.entries, seed, rounds, game.config());
-            for g in &result.games {
-                println!("game {:>4}  seed {:>20}  {:>5} turns", g.index, g.seed, g.turns);
+            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let plan = Plan { seed, rounds, shard, jobs, config: game.config() };
+            let stop = stop_on_ctrl_c()?;
+            let total = (0..rounds).filter(|&i| shard.has(i)).count() as u64;
+            let mut progress = Progress::new(total, &found.entries);
+            let started = Instant::now();
+            let result = tournament::run(&found.entries, &plan, &stop, |g| progress.game(g));
+            progress.finish();
+            let secs = started.elapsed().as_secs_f64();
+            if result.games.len() <= 20 {
+                for g in &result.games {
+                    println!("game {:>4}  seed {:>20}  {:>5} turns", g.index, g.seed, g.turns);
+                }
             }
             print_leaderboard(&result);
-            if let Some(path) = json {
-                write_atomically(&path, &serde_json::to_vec_pretty(&result)?)?;
-                println!("results written to {}", path.display());
+            println!(
+                "{} of {} games played in {:.1} s ({:.1} games/s, {} jobs){}",
+                result.played,
+                total,
+                secs,
+                result.played as f64 / secs.max(1e-9),
+                jobs,
+                if result.played < total { " -- interrupted" } else { "" }
+            );
+            write_results(&result, json.as_deref(), csv.as_deref())
+        }
+        Command::Merge { inputs, json, csv } => {
+            let parts = inputs
+                .iter()
+                .map(|path| {
+                    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+                    serde_json::from_slice::<TournamentResult>(&bytes)
+                        .with_context(|| format!("{}: not a results file", path.display()))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let result = tournament::merge(parts)?;
+            print_leaderboard(&result);
+            let missing = result.rounds - result.played;
+            println!(
+                "{} of {} games merged{}",
+                result.played,
+                result.rounds,
+                if missing > 0 { format!(" -- {missing} missing") } else { String::new() }
+            );
+            write_results(&result, json.as_deref(), csv.as_deref())
+        }
+    }
+}
+
+fn write_results(result: &TournamentResult, json: Option<&Path>, csv: Option<&Path>) -> Result<()> {
+    if let Some(path) = json {
+        write_atomically(path, &serde_json::to_vec_pretty(result)?)?;
+        println!("results written to {}", path.display());
+    }
+    if let Some(path) = csv {
+        write_atomically(path, tournament::leaderboard_csv(result).as_bytes())?;
+        println!("leaderboard written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// A flag set by the first Ctrl-C (the games in flight finish, no new one starts); a
+/// second Ctrl-C exits at once.
+fn stop_on_ctrl_c() -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping: finishing the games in flight (Ctrl-C again to quit now)");
+    })
+    .context("cannot install the Ctrl-C handler")?;
+    Ok(stop)
+}
+
+/// Progress of a tournament: a bar on a terminal, plain lines otherwise.
+struct Progress {
+    bar: Option<ProgressBar>,
+    names: Vec<String>,
+    scores: Vec<Vec<u32>>,
+    done: u64,
+    total: u64,
+    started: Instant,
+    last_line: Instant,
+}
+
+impl Progress {
+    fn new(total: u64, entries: &[zombies::bot::Entry]) -> Progress {
+        let bar = std::io::stdout().is_terminal().then(|| {
+            let bar = ProgressBar::new(total);
+            bar.set_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} games  {per_sec}  ETA {eta}  leader: {msg}")
+                    .expect("a valid template"),
+            );
+            bar
+        });
+        let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+        let scores = vec![Vec::new(); names.len()];
+        Progress { bar, names, scores, done: 0, total, started: Instant::now(), last_line: Instant::now() }
+    }
+
+    fn leader(&self) -> String {
+        let best = (0..self.names.len())
+            .map(|i| (tournament::median(&self.scores[i]), i))
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+        best.map_or_else(String::new, |(m, i)| format!("{} (median {m})", self.names[i]))
+    }
+
+    fn game(&mut self, g: &tournament::GameRecord) {
+        self.done += 1;
+        for (i, name) in self.names.iter().enumerate() {
+            if let Some(&s) = g.scores.get(name) {
+                self.scores[i].push(s);
             }
-            Ok(())
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_message(self.leader());
+            bar.inc(1);
+        } else if self.last_line.elapsed().as_secs() >= 5 || self.done == self.total {
+            self.last_line = Instant::now();
+            let rate = self.done as f64 / self.started.elapsed().as_secs_f64().max(1e-9);
+            eprintln!("{}/{} games, {rate:.1} games/s, leader: {}", self.done, self.total, self.leader());
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
         }
     }
 }
@@ -169,17 +313,24 @@ fn list(discovery: &Discovery) {
 
 fn print_leaderboard(result: &TournamentResult) {
     println!();
-    println!("{:<4} {:<24} {:>8} {:>9} {:>6} {:>6} {:>7}", "rank", "entry", "median", "mean", "min", "max", "errors");
+    println!(
+        "{:<4} {:<20} {:>7} {:>15} {:>8} {:>5} {:>5} {:>10} {:>8} {:>7} {:>8}",
+        "rank", "entry", "median", "95% CI", "mean", "min", "max", "calls", "us/call", "errors", "overruns"
+    );
     for (rank, s) in result.leaderboard.iter().enumerate() {
         println!(
-            "{:<4} {:<24} {:>8.1} {:>9.2} {:>6} {:>6} {:>7}",
+            "{:<4} {:<20} {:>7.1} {:>15} {:>8.2} {:>5} {:>5} {:>10} {:>8.2} {:>7} {:>8}",
             rank + 1,
             s.name,
             s.median,
+            format!("[{:.1}, {:.1}]", s.median_ci_low, s.median_ci_high),
             s.mean,
             s.min,
             s.max,
-            s.stats.errors + s.stats.overruns
+            s.stats.calls,
+            s.mean_call_micros,
+            s.stats.errors,
+            s.stats.overruns
         );
     }
     for s in result.leaderboard.iter().filter(|s| s.stats.errors + s.stats.overruns > 0) {

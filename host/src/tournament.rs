@@ -1,16 +1,22 @@
 //! Tournaments: many games with the same entries, each with a seed derived from the
-//! tournament's seed and the game's index, ranked by median score.
+//! tournament's seed and the game's index, played in parallel, ranked by median score.
 //!
-//! This module plays games and summarises them; it does not load entries nor print
-//! (the CLI does both).
+//! This module plays games, and summarises and merges results; it does not load
+//! entries, print, or write files (the CLI does).
 //!
 //! **Architecture Invariant:** game `i` of a tournament with seed `S` is exactly the
-//! game `play --seed game_seed(S, i)` plays, whatever else runs around it.
+//! game `play --seed game_seed(S, i)` plays, whatever the thread count, the shard, or
+//! the games around it; and the summary depends only on the set of finished games, so
+//! a merge of shards equals a one-machine run.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+
+use rand::{RngExt, SeedableRng};
 
 use crate::bot::{Bot, BrokenBot, CallStats, Entry};
-use crate::zombies::{Game, GameConfig, GameOutcome};
+use crate::zombies::{Game, GameConfig, GameOutcome, GameRng};
 
 /// The seed of game `index` of a tournament seeded with `seed` (SplitMix64 mixing, so
 /// neighbouring indices give unrelated games).
@@ -48,22 +54,52 @@ pub fn play_game(entries: &[Entry], seed: u64, config: GameConfig) -> GameOutcom
     outcome
 }
 
-/// One line of the leaderboard.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Standing {
-    /// Entry name.
-    pub name: String,
-    /// Median score (the ranking key; the mean of the two middle scores for an even count).
-    pub median: f64,
-    /// Mean score.
-    pub mean: f64,
-    /// Lowest score.
-    pub min: u32,
-    /// Highest score.
-    pub max: u32,
-    /// Bot call counters over all games.
-    #[serde(flatten)]
-    pub stats: CallStats,
+/// Which games of a tournament this run plays: those whose index is `k` modulo `n`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shard {
+    /// This shard's number, `0..n`.
+    pub k: u64,
+    /// The number of shards.
+    pub n: u64,
+}
+
+impl Shard {
+    /// The whole tournament.
+    pub const ALL: Shard = Shard { k: 0, n: 1 };
+
+    /// True when game `index` belongs to this shard.
+    pub fn has(self, index: u64) -> bool {
+        index % self.n == self.k
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    /// `K/N` with `0 <= K < N`.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (k, n) = s.split_once('/').ok_or_else(|| format!("{s:?} is not K/N"))?;
+        let k: u64 = k.trim().parse().map_err(|_| format!("{k:?} is not a number"))?;
+        let n: u64 = n.trim().parse().map_err(|_| format!("{n:?} is not a number"))?;
+        if n == 0 || k >= n {
+            return Err(format!("shard {k}/{n}: need 0 <= K < N"));
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+/// What to play.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// The tournament's seed.
+    pub seed: u64,
+    /// Games in the whole tournament (all shards).
+    pub rounds: u64,
+    /// The games this run plays.
+    pub shard: Shard,
+    /// Games played at once (threads).
+    pub jobs: usize,
+    /// Game options.
+    pub config: GameConfig,
 }
 
 /// One game as recorded in results.
@@ -77,59 +113,229 @@ pub struct GameRecord {
     pub turns: u32,
     /// Score of each entry.
     pub scores: BTreeMap<String, u32>,
+    /// Bot call counters of each entry.
+    #[serde(default)]
+    pub stats: BTreeMap<String, CallStats>,
 }
 
-/// A tournament's results.
+impl GameRecord {
+    fn new(index: u64, names: &[String], outcome: GameOutcome) -> GameRecord {
+        GameRecord {
+            index,
+            seed: outcome.seed,
+            turns: outcome.turns,
+            scores: names.iter().cloned().zip(outcome.scores).collect(),
+            stats: names.iter().cloned().zip(outcome.stats).collect(),
+        }
+    }
+}
+
+/// One line of the leaderboard.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Standing {
+    /// Entry name.
+    pub name: String,
+    /// Median score (the ranking key; the mean of the two middle scores for an even count).
+    pub median: f64,
+    /// Bootstrap 95% confidence interval of the median: lower bound.
+    pub median_ci_low: f64,
+    /// Bootstrap 95% confidence interval of the median: upper bound.
+    pub median_ci_high: f64,
+    /// Mean score.
+    pub mean: f64,
+    /// Lowest score.
+    pub min: u32,
+    /// Highest score.
+    pub max: u32,
+    /// Mean duration of a bot call, in microseconds (sampled).
+    pub mean_call_micros: f64,
+    /// Bot call counters over all games.
+    #[serde(flatten)]
+    pub stats: CallStats,
+}
+
+/// A tournament's results (possibly of one shard, or interrupted).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TournamentResult {
     /// The tournament's seed.
     pub seed: u64,
-    /// Every game played, by index.
+    /// Games in the whole tournament.
+    pub rounds: u64,
+    /// Games finished and recorded here.
+    pub played: u64,
+    /// Every finished game, by index.
     pub games: Vec<GameRecord>,
     /// Entries ranked by median score (then mean, then name).
     pub leaderboard: Vec<Standing>,
 }
 
-/// Plays `rounds` games in index order and ranks the entries.
-pub fn run(entries: &[Entry], seed: u64, rounds: u64, config: GameConfig) -> TournamentResult {
-    let outcomes: Vec<(u64, GameOutcome)> =
-        (0..rounds).map(|i| (i, play_game(entries, game_seed(seed, i), config))).collect();
-    summarise(entries, seed, &outcomes)
+/// Plays the games of `plan` on `plan.jobs` threads, each game with fresh bots made in
+/// the thread that plays it. `stop` is checked before each game starts: once it is set,
+/// the games in flight finish and no new one starts. `on_game` sees each finished game
+/// (in completion order) on the calling thread. The result holds the finished games in
+/// index order, so it is the same for every thread count.
+pub fn run(
+    entries: &[Entry],
+    plan: &Plan,
+    stop: &AtomicBool,
+    mut on_game: impl FnMut(&GameRecord),
+) -> TournamentResult {
+    let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+    let indices: Vec<u64> = (0..plan.rounds).filter(|&i| plan.shard.has(i)).collect();
+    let next = AtomicU64::new(0);
+    let (send, receive) = mpsc::channel::<GameRecord>();
+    let mut games = Vec::with_capacity(indices.len());
+    std::thread::scope(|scope| {
+        for _ in 0..plan.jobs.max(1).min(indices.len().max(1)) {
+            let send = send.clone();
+            let (indices, next, names) = (&indices, &next, &names);
+            scope.spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    let Some(&index) = indices.get(next.fetch_add(1, Ordering::SeqCst) as usize) else { break };
+                    let outcome = play_game(entries, game_seed(plan.seed, index), plan.config);
+                    if send.send(GameRecord::new(index, names, outcome)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(send);
+        for record in receive {
+            on_game(&record);
+            games.push(record);
+        }
+    });
+    summarise(&names, plan.seed, plan.rounds, games)
 }
 
-/// Builds the results of a set of played games.
-pub fn summarise(entries: &[Entry], seed: u64, outcomes: &[(u64, GameOutcome)]) -> TournamentResult {
-    let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
-    let games = outcomes
-        .iter()
-        .map(|(index, o)| GameRecord {
-            index: *index,
-            seed: o.seed,
-            turns: o.turns,
-            scores: names.iter().zip(&o.scores).map(|(n, &s)| (n.to_string(), s)).collect(),
-        })
-        .collect();
-    let mut leaderboard: Vec<Standing> = names
-        .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            let scores: Vec<u32> = outcomes.iter().map(|(_, o)| o.scores[i]).collect();
-            let mut stats = CallStats::default();
-            for (_, o) in outcomes {
-                stats.merge(&o.stats[i]);
+/// Builds the results of a set of finished games (in any order; duplicates by index
+/// are kept once). Entry names come from `names`, then from the games.
+pub fn summarise(names: &[String], seed: u64, rounds: u64, mut games: Vec<GameRecord>) -> TournamentResult {
+    games.sort_by_key(|g| g.index);
+    games.dedup_by_key(|g| g.index);
+    let mut all_names: Vec<String> = names.to_vec();
+    for g in &games {
+        for n in g.scores.keys() {
+            if !all_names.contains(n) {
+                all_names.push(n.clone());
             }
+        }
+    }
+    let mut leaderboard: Vec<Standing> = all_names
+        .iter()
+        .map(|name| {
+            let scores: Vec<u32> = games.iter().filter_map(|g| g.scores.get(name).copied()).collect();
+            let mut stats = CallStats::default();
+            for g in &games {
+                if let Some(s) = g.stats.get(name) {
+                    stats.merge(s);
+                }
+            }
+            let (median_ci_low, median_ci_high) = bootstrap_median_ci(&scores, seed ^ hash_name(name));
             Standing {
-                name: name.to_string(),
+                name: name.clone(),
                 median: median(&scores),
+                median_ci_low,
+                median_ci_high,
                 mean: mean(&scores),
                 min: scores.iter().copied().min().unwrap_or(0),
                 max: scores.iter().copied().max().unwrap_or(0),
+                mean_call_micros: stats.mean_micros(),
                 stats,
             }
         })
         .collect();
     rank(&mut leaderboard);
-    TournamentResult { seed, games, leaderboard }
+    TournamentResult { seed, rounds, played: games.len() as u64, games, leaderboard }
+}
+
+/// Why results files cannot be merged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    /// No results given.
+    #[error("nothing to merge")]
+    Empty,
+    /// Files of different tournaments.
+    #[error("{what} differ: {a} vs {b} (results of different tournaments)")]
+    Mismatch {
+        /// What differs.
+        what: &'static str,
+        /// One value.
+        a: String,
+        /// The other.
+        b: String,
+    },
+    /// The same game with different results.
+    #[error("game {0} appears twice with different results")]
+    Conflict(u64),
+}
+
+/// Merges the results of several runs (shards) of one tournament into the results a
+/// single run of all their games gives.
+pub fn merge(parts: Vec<TournamentResult>) -> Result<TournamentResult, MergeError> {
+    let first = parts.first().ok_or(MergeError::Empty)?;
+    let (seed, rounds) = (first.seed, first.rounds);
+    let names: Vec<String> = first.leaderboard.iter().map(|s| s.name.clone()).collect();
+    let mut sorted_names = names.clone();
+    sorted_names.sort();
+    let mut games: BTreeMap<u64, GameRecord> = BTreeMap::new();
+    for part in parts {
+        let mismatch = |what, a: String, b: String| MergeError::Mismatch { what, a, b };
+        if part.seed != seed {
+            return Err(mismatch("seeds", seed.to_string(), part.seed.to_string()));
+        }
+        if part.rounds != rounds {
+            return Err(mismatch("round counts", rounds.to_string(), part.rounds.to_string()));
+        }
+        let mut these: Vec<String> = part.leaderboard.iter().map(|s| s.name.clone()).collect();
+        these.sort();
+        if these != sorted_names {
+            return Err(mismatch("entries", sorted_names.join(","), these.join(",")));
+        }
+        for g in part.games {
+            match games.get(&g.index) {
+                Some(old) if old.seed != g.seed || old.scores != g.scores || old.turns != g.turns => {
+                    return Err(MergeError::Conflict(g.index));
+                }
+                Some(_) => {}
+                None => {
+                    games.insert(g.index, g);
+                }
+            }
+        }
+    }
+    // The entry order of a run is its discovery order; ranking does not depend on it.
+    Ok(summarise(&names, seed, rounds, games.into_values().collect()))
+}
+
+fn hash_name(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// Resamples drawn for the confidence interval of a median.
+pub const BOOTSTRAP_RESAMPLES: usize = 1000;
+
+/// A percentile bootstrap 95% confidence interval of the median of `values`, with a
+/// generator seeded from `seed` (so the same scores always give the same interval).
+pub fn bootstrap_median_ci(values: &[u32], seed: u64) -> (f64, f64) {
+    match values.len() {
+        0 => return (0.0, 0.0),
+        1 => return (f64::from(values[0]), f64::from(values[0])),
+        _ => {}
+    }
+    let mut rng = GameRng::seed_from_u64(seed);
+    let mut sample = vec![0u32; values.len()];
+    let mut medians: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
+        .map(|_| {
+            for s in sample.iter_mut() {
+                *s = values[rng.random_range(0..values.len())];
+            }
+            median(&sample)
+        })
+        .collect();
+    medians.sort_by(f64::total_cmp);
+    let at = |q: f64| medians[((q * (medians.len() - 1) as f64).round() as usize).min(medians.len() - 1)];
+    (at(0.025), at(0.975))
 }
 
 /// Sorts standings best first: median, then mean (both descending), then name.
@@ -155,6 +361,36 @@ pub fn mean(values: &[u32]) -> f64 {
     if values.is_empty() { 0.0 } else { values.iter().map(|&v| f64::from(v)).sum::<f64>() / values.len() as f64 }
 }
 
+/// The leaderboard as CSV (a header line, then one line per entry, best first).
+pub fn leaderboard_csv(result: &TournamentResult) -> String {
+    let mut out = String::from(
+        "rank,name,median,median_ci_low,median_ci_high,mean,min,max,calls,mean_call_micros,errors,overruns\n",
+    );
+    for (i, s) in result.leaderboard.iter().enumerate() {
+        let name = if s.name.contains([',', '"', '\n']) {
+            format!("\"{}\"", s.name.replace('"', "\"\""))
+        } else {
+            s.name.clone()
+        };
+        out.push_str(&format!(
+            "{},{},{},{},{},{:.3},{},{},{},{:.3},{},{}\n",
+            i + 1,
+            name,
+            s.median,
+            s.median_ci_low,
+            s.median_ci_high,
+            s.mean,
+            s.min,
+            s.max,
+            s.stats.calls,
+            s.mean_call_micros,
+            s.stats.errors,
+            s.stats.overruns
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +407,24 @@ mod tests {
         assert_ne!(game_seed(1, 0), game_seed(1, 1));
         assert_ne!(game_seed(1, 0), game_seed(2, 0));
         assert_eq!(game_seed(7, 3), game_seed(7, 3));
+    }
+
+    #[test]
+    fn bootstrap_interval_contains_the_median_and_is_reproducible() {
+        let scores = [289, 167, 215, 146, 237, 180, 199, 250, 120, 222];
+        let (lo, hi) = bootstrap_median_ci(&scores, 9);
+        let m = median(&scores);
+        assert!(lo <= m && m <= hi, "{lo} <= {m} <= {hi}");
+        assert!(lo >= 120.0 && hi <= 289.0);
+        assert_eq!((lo, hi), bootstrap_median_ci(&scores, 9));
+        assert_eq!(bootstrap_median_ci(&[5, 5, 5], 1), (5.0, 5.0));
+    }
+
+    #[test]
+    fn shards_parse_and_partition() {
+        let s: Shard = "1/3".parse().unwrap();
+        assert!(s.has(1) && s.has(4) && !s.has(2));
+        assert!("3/3".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
     }
 }

@@ -15,6 +15,7 @@
 
 use std::ffi::c_void;
 use std::sync::Arc;
+use std::time::Instant;
 
 use rand::{Rng, RngExt, SeedableRng, seq::SliceRandom};
 use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
@@ -496,8 +497,18 @@ impl Game {
             names: RSlice::from_slice(names),
             random: random_source(&mut self.rng),
         };
-        self.stats[owner].calls += 1;
-        let answer = bots[owner].turn(&ctx);
+        let stats = &mut self.stats[owner];
+        stats.calls += 1;
+        let answer = if stats.calls % CallStats::TIMING_PERIOD == 0 {
+            let start = Instant::now();
+            let answer = bots[owner].turn(&ctx);
+            let stats = &mut self.stats[owner];
+            stats.timed_calls += 1;
+            stats.timed_nanos += start.elapsed().as_nanos() as u64;
+            answer
+        } else {
+            bots[owner].turn(&ctx)
+        };
         match answer.and_then(validate) {
             Ok(Decision::Move(d)) => d.delta(),
             Ok(Decision::Shoot(target)) => {
