@@ -295,3 +295,27 @@ fn print_goes_to_the_entry_log_not_the_terminal() {
     assert_eq!(log.lines().count() as u64, out.stats[0].calls);
     assert!(log.starts_with("player\t"), "{log}");
 }
+
+#[test]
+fn lua_pairs_order_is_the_same_in_every_vm() {
+    // The players shoot themselves at the clock equal to the place of "kN" in the order
+    // pairs() walks 13 string keys, so the score shows that order: with a per-VM hash
+    // seed it would differ between plays of one game.
+    let entry = script(
+        "walker.lua",
+        r#"
+        local keys = {}
+        for _, d in ipairs({"N","NE","E","SE","S","SW","W","NW","STAY","a","b","c","d"}) do keys["k" .. d] = true end
+        local place, i = 0, 0
+        for k, _ in pairs(keys) do i = i + 1; if k == "kN" then place = i end end
+        function do_turn(ctx) if ctx.clock + 1 >= place then return shoot(ctx.id) end return "STAY" end
+        "#,
+    );
+    let scores: Vec<u32> = (0..6)
+        .map(|_| {
+            let other = crate::util::tournament_entry_still();
+            play_game(&[entry.clone(), other], 9, GameConfig { players_per_entry: 1, max_turns: Some(20) }).scores[0]
+        })
+        .collect();
+    assert!(scores.iter().all(|&s| s == scores[0]), "{scores:?}");
+}

@@ -91,3 +91,8 @@ pub fn untimed(mut o: zombies::zombies::GameOutcome) -> zombies::zombies::GameOu
     }
     o
 }
+
+/// An entry whose players always stay.
+pub fn tournament_entry_still() -> zombies::bot::Entry {
+    zombies::bot::Entry::builtin("Still", || |_: &Context<'_>| Action::stay())
+}

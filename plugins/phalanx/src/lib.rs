@@ -8,7 +8,7 @@
 //!   the armed ones cover them. The instance keeps where every armed player stood.
 //! - **Ranged defence.** Armed players shoot a zombie as soon as it is within 3.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use zombies_plugin_abi::{Action, Context, Direction, ZombieBot, export_bot};
 
@@ -20,7 +20,7 @@ pub struct Phalanx {
     /// Zombies (by number) already shot at this turn.
     targeted: HashSet<u32>,
     /// Armed players' positions, by player number, as of their last decision.
-    armed: HashMap<u32, (u32, u32)>,
+    armed: BTreeMap<u32, (u32, u32)>,
 }
 
 fn dist(dx: i32, dy: i32) -> i32 {
