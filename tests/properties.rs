@@ -56,3 +56,48 @@ fn different_seeds_give_different_games() {
     let b = Game::new(names(2), 2, config);
     assert_ne!(fingerprint(&a), fingerprint(&b));
 }
+
+/// The spec's zombie scan, cell by cell: the first living player met at the least
+/// Chebyshev distance, scanning columns x = -8..8 and rows y = -8..8 in each.
+fn scan_reference(g: &Game, x: u32, y: u32) -> Option<(i32, i32)> {
+    let mut best: Option<(i32, i32, i32)> = None;
+    for dx in -8..=8i32 {
+        for dy in -8..=8i32 {
+            let id = g.board().get_offset(x, y, dx, dy);
+            let d = dx.abs().max(dy.abs());
+            if id.is_player() && best.is_none_or(|(bd, _, _)| d < bd) {
+                best = Some((d, dx, dy));
+            }
+        }
+    }
+    best.map(|(_, dx, dy)| (dx, dy))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    /// The bitmap search finds the same player as the spec's cell-by-cell scan, from
+    /// every cell of random boards (sparse and crowded, small boards that wrap).
+    #[test]
+    fn zombie_target_search_matches_the_spec_scan(seed in any::<u64>(), side in 17u32..70, players in 0usize..120) {
+        let mut g = Game::empty(names(2), side, seed);
+        let mut rng = seed;
+        for i in 0..players {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let (x, y) = ((rng >> 33) as u32 % side, (rng >> 13) as u32 % side);
+            if g.at(x, y).is_none() {
+                match i % 4 {
+                    0 => { g.place_zombie(x, y); }
+                    1 => { g.place_body(x, y, 0); }
+                    _ => { g.place_player((i % 2) as u32, x, y, 3); }
+                }
+            }
+        }
+        g.check_invariants().map_err(TestCaseError::fail)?;
+        for x in 0..side {
+            for y in 0..side {
+                prop_assert_eq!(zombies::zombies::game::nearest_player(g.board(), x, y), scan_reference(&g, x, y), "at ({}, {})", x, y);
+            }
+        }
+    }
+}

@@ -10,12 +10,29 @@ use std::cell::Cell;
 
 thread_local! {
     static NET: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
 }
 
 #[inline]
 fn add(bytes: isize) {
     // `try_with`: allocations during thread teardown are simply not counted.
-    let _ = NET.try_with(|n| n.set(n.get().wrapping_add(bytes)));
+    let _ = NET.try_with(|n| {
+        let now = n.get().wrapping_add(bytes);
+        n.set(now);
+        if bytes > 0 {
+            let _ = PEAK.try_with(|p| p.set(p.get().max(now)));
+        }
+    });
+}
+
+/// Starts a new peak measurement on this thread (see [`peak_since_reset`]).
+pub fn reset_peak() {
+    let _ = PEAK.try_with(|p| p.set(thread_net()));
+}
+
+/// The highest [`thread_net`] value since the last [`reset_peak`].
+pub fn peak_since_reset() -> isize {
+    PEAK.try_with(Cell::get).unwrap_or(0)
 }
 
 /// Bytes allocated minus bytes freed by this thread so far.

@@ -127,6 +127,12 @@ impl Entry {
         Entry::new(name, EntryKind::Builtin, PathBuf::new(), Arc::new(factory))
     }
 
+    /// The same bots under another name (to field one bot as several entries, as the
+    /// benchmarks do).
+    pub fn renamed(&self, name: impl Into<String>) -> Entry {
+        Entry { name: name.into(), ..self.clone() }
+    }
+
     /// A fresh bot for a new game.
     pub fn create_bot(&self) -> Result<Box<dyn Bot>, BotError> {
         self.factory.create()

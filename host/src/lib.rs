@@ -3,6 +3,7 @@
 //! CLI over it; see `ARCHITECTURE.md` for the code map.
 
 pub mod alloc_meter;
+pub mod bench;
 pub mod bot;
 pub mod loaders;
 pub mod tournament;

@@ -106,6 +106,18 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         csv: Option<PathBuf>,
     },
+    /// Measure the engine and bot calls on the standard workloads (docs/performance.md).
+    Bench {
+        /// Seconds to spend on each workload (at least one game each).
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        /// Only the workloads whose name contains this text.
+        #[arg(long)]
+        only: Option<String>,
+        /// Games for the one-thread versus all-cores comparison (0 skips it).
+        #[arg(long, default_value_t = 40)]
+        games: u64,
+    },
     /// List the entries found and the files skipped, with reasons.
     List,
 }
@@ -163,6 +175,7 @@ fn run(cli: Cli) -> Result<()> {
             );
             write_results(&result, json.as_deref(), csv.as_deref())
         }
+        Command::Bench { seconds, only, games } => bench(&discovery, seconds, only.as_deref(), games),
         Command::Merge { inputs, json, csv } => {
             let parts = inputs
                 .iter()
@@ -184,6 +197,40 @@ fn run(cli: Cli) -> Result<()> {
             write_results(&result, json.as_deref(), csv.as_deref())
         }
     }
+}
+
+fn bench(discovery: &Discovery, seconds: f64, only: Option<&str>, games: u64) -> Result<()> {
+    use zombies::bench::{field, games_per_sec, measure, native_pair, script_pairs};
+    let (stay, walk) = native_pair(&discovery.entries).map_err(anyhow::Error::msg)?;
+    let dir = std::env::temp_dir().join(format!("zombies-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let [lua_stay, lua_walk, rhai_stay, rhai_walk] = script_pairs(&dir).map_err(anyhow::Error::msg)?;
+    let workloads = [
+        field("W20 native", &stay, &walk, 10, 10),
+        field("W20 lua", &lua_stay, &lua_walk, 10, 10),
+        field("W20 rhai", &rhai_stay, &rhai_walk, 10, 10),
+        field("W1000 native", &stay, &walk, 500, 500),
+    ];
+    let time = std::time::Duration::from_secs_f64(seconds);
+    println!("{:<14} {:>6} {:>8} {:>11} {:>9} {:>12} {:>9}", "workload", "games", "turns", "calls", "turns/s", "us/call", "peak MiB");
+    for w in workloads.iter().filter(|w| only.is_none_or(|o| w.name.contains(o))) {
+        let m = measure(w, time);
+        println!(
+            "{:<14} {:>6} {:>8} {:>11} {:>9.0} {:>12.3} {:>9.1}",
+            m.name, m.games, m.turns, m.calls, m.turns_per_sec, m.micros_per_call, m.peak_heap_mib
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    if games > 0 && only.is_none_or(|o| "jobs".contains(o)) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let one = games_per_sec(&workloads[0], games, 1);
+        let all = games_per_sec(&workloads[0], games, cores);
+        println!(
+            "W20 native, {games} games: {one:.1} games/s with --jobs 1, {all:.1} with --jobs {cores} ({:.2}x)",
+            all / one
+        );
+    }
+    Ok(())
 }
 
 fn write_results(result: &TournamentResult, json: Option<&Path>, csv: Option<&Path>) -> Result<()> {

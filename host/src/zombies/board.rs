@@ -5,10 +5,14 @@
 //! view copies nothing and needs no modulo. Writes go through [`Board::set`], which
 //! keeps the copies in step.
 //!
+//! Beside the cells, a bitmap of living players (same layout, one bit per stored cell)
+//! lets a zombie read the players in one row of its view as a 17-bit window.
+//!
 //! This module knows nothing of the rules; it is storage and geometry only.
 //!
-//! **Architecture Invariant:** every copy of a cell holds the same id; only `set`
-//! writes cells.
+//! **Architecture Invariant:** every copy of a cell holds the same id, and a bit of the
+//! player bitmap is set exactly where a stored cell holds a living player; only `set`
+//! writes either.
 
 use zombies_plugin_abi::{Id, VIEW_WIDTH, VISION_RANGE, View};
 
@@ -22,6 +26,9 @@ pub struct Board {
     /// `side + 2 * MARGIN`: the stored row length.
     stride: u32,
     cells: Vec<Id>,
+    /// One bit per stored cell, set for living players; `words` u64s per stored row.
+    players: Vec<u64>,
+    words: u32,
 }
 
 impl Board {
@@ -29,7 +36,14 @@ impl Board {
     pub fn new(side: u32) -> Board {
         assert!(side as usize >= VIEW_WIDTH, "board side {side} is below the view width");
         let stride = side + 2 * MARGIN;
-        Board { side, stride, cells: vec![Id::EMPTY; (stride as usize) * (stride as usize)] }
+        let words = stride.div_ceil(64);
+        Board {
+            side,
+            stride,
+            cells: vec![Id::EMPTY; (stride as usize) * (stride as usize)],
+            players: vec![0; (words as usize) * (stride as usize)],
+            words,
+        }
     }
 
     /// Side of the board.
@@ -62,11 +76,29 @@ impl Board {
         let (s, m) = (self.side, MARGIN);
         let xs = [Some(x + m), (x < m).then(|| x + m + s), (x >= s - m).then(|| x + m - s)];
         let ys = [Some(y + m), (y < m).then(|| y + m + s), (y >= s - m).then(|| y + m - s)];
+        let flip = self.get(x, y).is_player() != id.is_player();
         for py in ys.into_iter().flatten() {
             for px in xs.into_iter().flatten() {
                 self.cells[(py * self.stride + px) as usize] = id;
+                if flip {
+                    self.players[(py * self.words + px / 64) as usize] ^= 1 << (px % 64);
+                }
             }
         }
+    }
+
+    /// The living players in row `dy` (-8..=8) of the view centred on `(x, y)`: bit
+    /// `i` is view column `i`, i.e. offset `dx = i - 8`.
+    #[inline]
+    pub fn player_row(&self, x: u32, y: u32, dy: i32) -> u32 {
+        // The view's row dy is stored row y + 8 + dy; its columns are stored x..x + 17.
+        let row = ((y as i32 + MARGIN as i32 + dy) as u32 * self.words) as usize;
+        let (word, shift) = ((x / 64) as usize, x % 64);
+        let mut bits = self.players[row + word] >> shift;
+        if shift > 64 - VIEW_WIDTH as u32 {
+            bits |= self.players[row + word + 1] << (64 - shift);
+        }
+        (bits & ((1 << VIEW_WIDTH) - 1)) as u32
     }
 
     /// The 17x17 view centred on `(x, y)`: a window into the board, no copy.
@@ -105,13 +137,16 @@ impl Board {
         })
     }
 
-    /// True when every margin copy agrees with its cell (checked by tests).
+    /// True when every margin copy agrees with its cell and the player bitmap with the
+    /// cells (checked by tests).
     pub fn margins_consistent(&self) -> bool {
         let (s, w) = (self.side as i64, self.stride as i64);
         (0..w).all(|py| {
             (0..w).all(|px| {
                 let (x, y) = ((px - MARGIN as i64).rem_euclid(s), (py - MARGIN as i64).rem_euclid(s));
-                self.cells[(py * w + px) as usize] == self.get(x as u32, y as u32)
+                let cell = self.cells[(py * w + px) as usize];
+                let bit = self.players[(py as u32 * self.words + px as u32 / 64) as usize] >> (px % 64) & 1 == 1;
+                cell == self.get(x as u32, y as u32) && bit == cell.is_player()
             })
         })
     }

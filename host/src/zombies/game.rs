@@ -465,21 +465,10 @@ impl Game {
     /// to the first met scanning columns x = -8..8, rows y = -8..8 in each), else a
     /// uniformly random one of the nine moves.
     fn zombie_step(&mut self, x: u32, y: u32) -> (i32, i32) {
-        // Ring by ring: within ring d, this order is the full scan's order restricted
-        // to the ring, so the first hit is the scan's first hit at the least distance.
-        for d in 1..=VISION_RANGE {
-            for dx in -d..=d {
-                let edge = dx == -d || dx == d;
-                let mut dy = -d;
-                while dy <= d {
-                    if self.board.get_offset(x, y, dx, dy).is_player() {
-                        return (dx.signum(), dy.signum());
-                    }
-                    dy += if edge { 1 } else { 2 * d };
-                }
-            }
+        match nearest_player(&self.board, x, y) {
+            Some((dx, dy)) => (dx.signum(), dy.signum()),
+            None => Direction::ALL[self.rng.random_range(0..9usize)].delta(),
         }
-        Direction::ALL[self.rng.random_range(0..9usize)].delta()
     }
 
     /// Calls the bot of player `number` and applies a shot; returns the planned step.
@@ -659,6 +648,61 @@ impl Game {
     pub fn advance_clock(&mut self) {
         self.clock += 1;
     }
+}
+
+/// The offset of the living player a zombie at `(x, y)` walks to: the nearest in its
+/// 17x17 view by Chebyshev distance, ties to the smallest dx, then the smallest dy (the
+/// first met scanning columns x = -8..8 and rows y = -8..8 in each); `None` if it sees
+/// none. Works on the board's player bitmap, one 17-bit row of the view at a time.
+pub fn nearest_player(board: &Board, x: u32, y: u32) -> Option<(i32, i32)> {
+    const R: i32 = VISION_RANGE;
+    let mut rows = [0u32; 17];
+    let mut any = 0;
+    for (i, row) in rows.iter_mut().enumerate() {
+        *row = board.player_row(x, y, i as i32 - R);
+        any |= *row;
+    }
+    if any == 0 {
+        return None;
+    }
+    // Bit i of a row is dx = i - 8. The nearest |dx| in a row: bit 8, the highest bit
+    // below it, or the lowest above it.
+    let nearest_dx = |row: u32| -> i32 {
+        if row & (1 << R) != 0 {
+            return 0;
+        }
+        let west = row & ((1 << R) - 1);
+        let east = row >> (R + 1);
+        let w = if west == 0 { 99 } else { R - (31 - west.leading_zeros() as i32) };
+        let e = if east == 0 { 99 } else { east.trailing_zeros() as i32 + 1 };
+        w.min(e)
+    };
+    let d = (0..17)
+        .filter(|&i| rows[i] != 0)
+        .map(|i| (i as i32 - R).abs().max(nearest_dx(rows[i])))
+        .min()
+        .expect("some row has a player");
+    // On ring d, the smallest dx wins; among equal dx, the smallest dy (rows ascend).
+    let mut best: Option<(i32, i32)> = None;
+    for dy in -d..=d {
+        let row = rows[(dy + R) as usize];
+        let dx = if dy.abs() == d {
+            let band = row & (((1u32 << (2 * d + 1)) - 1) << (R - d));
+            (band != 0).then(|| band.trailing_zeros() as i32 - R)
+        } else if row & (1 << (R - d)) != 0 {
+            Some(-d)
+        } else if row & (1 << (R + d)) != 0 {
+            Some(d)
+        } else {
+            None
+        };
+        if let Some(dx) = dx {
+            if best.is_none_or(|(bx, _)| dx < bx) {
+                best = Some((dx, dy));
+            }
+        }
+    }
+    best
 }
 
 /// What a valid answer asks for.

@@ -1,0 +1,134 @@
+//! Performance workloads (`zombies bench`): the engine with native, Lua and Rhai bots at
+//! 20 and 1,000 entries, measured single-threaded in turns per second and time per bot
+//! call, and whole games per second on one thread versus all cores.
+//!
+//! This module builds workloads and measures them; it does not print (the CLI does).
+//! Performance goals live here and in `docs/performance.md`, never in timed tests.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use crate::bot::{CallStats, Entry};
+use crate::loaders::{ScriptLimits, SearchPaths, discover};
+use crate::tournament::{self, Plan, Shard, play_game};
+use crate::zombies::GameConfig;
+
+/// A named set of entries.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    /// E.g. `W20 native`.
+    pub name: String,
+    /// The entries, each fielding 50 players.
+    pub entries: Vec<Entry>,
+}
+
+/// `stayers` entries that always stay and `walkers` that move at random, made from
+/// one entry of each behaviour.
+pub fn field(name: &str, stay: &Entry, walk: &Entry, stayers: usize, walkers: usize) -> Workload {
+    let mut entries: Vec<Entry> = (0..stayers).map(|i| stay.renamed(format!("Stay{i}"))).collect();
+    entries.extend((0..walkers).map(|i| walk.renamed(format!("Walk{i}"))));
+    Workload { name: name.to_owned(), entries }
+}
+
+/// The native StandStill and RandomWalker plugins, found among `entries`.
+pub fn native_pair(entries: &[Entry]) -> Result<(Entry, Entry), String> {
+    let find = |name: &str| {
+        entries.iter().find(|e| e.name == name).cloned().ok_or_else(|| {
+            format!("the native {name} plugin was not found (cargo build --release; --plugins target/release)")
+        })
+    };
+    Ok((find("StandStill")?, find("RandomWalker")?))
+}
+
+/// Trivial script bots (stay / random move, each reading the context once), written to
+/// `dir` and loaded: `(lua stay, lua walk, rhai stay, rhai walk)`.
+pub fn script_pairs(dir: &Path) -> Result<[Entry; 4], String> {
+    let files = [
+        ("stay.lua", "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'N' end\n  return 'STAY'\nend\n"),
+        ("walk.lua", "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'STAY' end\n  return random_move()\nend\n"),
+        ("stay.rhai", "fn do_turn(ctx) { if ctx.bullets < 0 { \"N\" } else { \"STAY\" } }\n"),
+        ("walk.rhai", "fn do_turn(ctx) { if ctx.bullets < 0 { \"STAY\" } else { random_move() } }\n"),
+    ];
+    for (file, source) in files {
+        std::fs::write(dir.join(file), source).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    // Discovery renames nothing: the Lua and Rhai files share stems, so the second of
+    // each name is skipped as a duplicate; load each language from its own directory.
+    let load = |ext: &str| -> Result<(Entry, Entry), String> {
+        let sub = dir.join(ext);
+        std::fs::create_dir_all(&sub).map_err(|e| format!("{}: {e}", sub.display()))?;
+        for stem in ["stay", "walk"] {
+            let file = format!("{stem}.{ext}");
+            std::fs::rename(dir.join(&file), sub.join(&file)).map_err(|e| format!("{file}: {e}"))?;
+        }
+        let found = discover(&SearchPaths { plugins: vec![], scripts: vec![sub] }, &ScriptLimits::default());
+        if let Some(s) = found.skipped.first() {
+            return Err(s.to_string());
+        }
+        let get = |name: &str| found.entries.iter().find(|e| e.name == name).cloned().ok_or(format!("{name}.{ext}"));
+        Ok((get("stay")?, get("walk")?))
+    };
+    let (lua_stay, lua_walk) = load("lua")?;
+    let (rhai_stay, rhai_walk) = load("rhai")?;
+    Ok([lua_stay, lua_walk, rhai_stay, rhai_walk])
+}
+
+/// What one workload measured.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Measurement {
+    /// The workload.
+    pub name: String,
+    /// Games played.
+    pub games: u64,
+    /// Turns played, all games.
+    pub turns: u64,
+    /// Bot calls made.
+    pub calls: u64,
+    /// Wall-clock time of all games, single-threaded.
+    pub seconds: f64,
+    /// Turns per second.
+    pub turns_per_sec: f64,
+    /// Mean time of a bot call in microseconds (sampled: one call in 8), bot included.
+    pub micros_per_call: f64,
+    /// Most heap held by the playing thread at a game's end of turn, in MiB.
+    pub peak_heap_mib: f64,
+}
+
+/// Plays games of `workload` one after the other on this thread until `min_time` has
+/// passed (at least one game), with seeds 0, 1, 2, ...
+pub fn measure(workload: &Workload, min_time: Duration) -> Measurement {
+    let start = Instant::now();
+    let (mut games, mut turns, mut peak) = (0u64, 0u64, 0isize);
+    let mut stats = CallStats::default();
+    while games == 0 || start.elapsed() < min_time {
+        let base = crate::alloc_meter::thread_net();
+        crate::alloc_meter::reset_peak();
+        let outcome = play_game(&workload.entries, games, GameConfig::default());
+        peak = peak.max(crate::alloc_meter::peak_since_reset() - base);
+        games += 1;
+        turns += u64::from(outcome.turns);
+        for s in &outcome.stats {
+            stats.merge(s);
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    Measurement {
+        name: workload.name.clone(),
+        games,
+        turns,
+        calls: stats.calls,
+        seconds,
+        turns_per_sec: turns as f64 / seconds,
+        micros_per_call: stats.mean_micros(),
+        peak_heap_mib: peak as f64 / f64::from(1 << 20),
+    }
+}
+
+/// Games per second of `games` games of `workload` on `jobs` threads.
+pub fn games_per_sec(workload: &Workload, games: u64, jobs: usize) -> f64 {
+    let plan = Plan { seed: 1, rounds: games, shard: Shard::ALL, jobs, config: GameConfig::default() };
+    let start = Instant::now();
+    tournament::run(&workload.entries, &plan, &AtomicBool::new(false), |_| {});
+    games as f64 / start.elapsed().as_secs_f64()
+}
