@@ -46,7 +46,10 @@ pub fn native_pair(entries: &[Entry]) -> Result<(Entry, Entry), String> {
 pub fn script_pairs(dir: &Path) -> Result<[Entry; 4], String> {
     let files = [
         ("stay.lua", "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'N' end\n  return 'STAY'\nend\n"),
-        ("walk.lua", "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'STAY' end\n  return random_move()\nend\n"),
+        (
+            "walk.lua",
+            "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'STAY' end\n  return random_move()\nend\n",
+        ),
         ("stay.rhai", "fn do_turn(ctx) { if ctx.bullets < 0 { \"N\" } else { \"STAY\" } }\n"),
         ("walk.rhai", "fn do_turn(ctx) { if ctx.bullets < 0 { \"STAY\" } else { random_move() } }\n"),
     ];
@@ -89,7 +92,7 @@ pub struct Measurement {
     pub seconds: f64,
     /// Turns per second.
     pub turns_per_sec: f64,
-    /// Mean time of a bot call in microseconds (sampled: one call in 8), bot included.
+    /// Mean time of a bot call in microseconds (sampled: one call in 16), bot included.
     pub micros_per_call: f64,
     /// Most heap held by the playing thread at a game's end of turn, in MiB.
     pub peak_heap_mib: f64,

@@ -171,7 +171,7 @@ pub struct CallStats {
 impl CallStats {
     /// One call in this many is timed (timing every call would cost more than a
     /// native call itself).
-    pub const TIMING_PERIOD: u64 = 8;
+    pub const TIMING_PERIOD: u64 = 16;
 
     /// Mean duration of a call in microseconds, from the timed sample (0 if none).
     pub fn mean_micros(&self) -> f64 {

@@ -212,7 +212,10 @@ fn bench(discovery: &Discovery, seconds: f64, only: Option<&str>, games: u64) ->
         field("W1000 native", &stay, &walk, 500, 500),
     ];
     let time = std::time::Duration::from_secs_f64(seconds);
-    println!("{:<14} {:>6} {:>8} {:>11} {:>9} {:>12} {:>9}", "workload", "games", "turns", "calls", "turns/s", "us/call", "peak MiB");
+    println!(
+        "{:<14} {:>6} {:>8} {:>11} {:>9} {:>12} {:>9}",
+        "workload", "games", "turns", "calls", "turns/s", "us/call", "peak MiB"
+    );
     for w in workloads.iter().filter(|w| only.is_none_or(|o| w.name.contains(o))) {
         let m = measure(w, time);
         println!(

@@ -72,19 +72,69 @@ impl Board {
     }
 
     /// Puts `id` (or [`Id::EMPTY`]) on `(x, y)`, margin copies included.
+    #[inline]
     pub fn set(&mut self, x: u32, y: u32, id: Id) {
+        let flip = self.get(x, y).is_player() != id.is_player();
+        self.write(x, y, id, flip);
+    }
+
+    /// Empties `(x, y)`.
+    #[inline]
+    pub fn remove(&mut self, x: u32, y: u32) {
+        let was_player = self.get(x, y).is_player();
+        self.write(x, y, Id::EMPTY, was_player);
+    }
+
+    /// Puts `id` on the empty cell `(x, y)`.
+    #[inline]
+    pub fn place(&mut self, x: u32, y: u32, id: Id) {
+        debug_assert!(self.get(x, y).is_empty());
+        self.write(x, y, id, id.is_player());
+    }
+
+    /// Writes `id` to `(x, y)` and its copies, flipping the player bit if asked.
+    #[inline]
+    fn write(&mut self, x: u32, y: u32, id: Id, flip: bool) {
         let (s, m) = (self.side, MARGIN);
+        if (m..s - m).contains(&x) && (m..s - m).contains(&y) {
+            // Away from the edges: no copies (the common case).
+            self.put(x + m, y + m, id, flip);
+            return;
+        }
         let xs = [Some(x + m), (x < m).then(|| x + m + s), (x >= s - m).then(|| x + m - s)];
         let ys = [Some(y + m), (y < m).then(|| y + m + s), (y >= s - m).then(|| y + m - s)];
-        let flip = self.get(x, y).is_player() != id.is_player();
         for py in ys.into_iter().flatten() {
             for px in xs.into_iter().flatten() {
-                self.cells[(py * self.stride + px) as usize] = id;
-                if flip {
-                    self.players[(py * self.words + px / 64) as usize] ^= 1 << (px % 64);
-                }
+                self.put(px, py, id, flip);
             }
         }
+    }
+
+    /// Writes one stored cell (and flips its player bit if asked).
+    #[inline]
+    fn put(&mut self, px: u32, py: u32, id: Id, flip: bool) {
+        self.cells[(py * self.stride + px) as usize] = id;
+        if flip {
+            self.players[(py * self.words + px / 64) as usize] ^= 1 << (px % 64);
+        }
+    }
+
+    /// `(x + dx, y + dy)` wrapped onto the board, for steps of at most one cell.
+    #[inline]
+    pub fn step(&self, x: u32, y: u32, dx: i32, dy: i32) -> (u32, u32) {
+        let one = |v: u32, d: i32| match d {
+            -1 if v == 0 => self.side - 1,
+            1 if v == self.side - 1 => 0,
+            _ => v.wrapping_add_signed(d),
+        };
+        (one(x, dx), one(y, dy))
+    }
+
+    /// True when a living player stands in the 8-neighbourhood of `(x, y)`.
+    #[inline]
+    pub fn player_adjacent(&self, x: u32, y: u32) -> bool {
+        const AROUND: u32 = 0b111 << (VISION_RANGE - 1);
+        (self.player_row(x, y, -1) | self.player_row(x, y, 0) | self.player_row(x, y, 1)) & AROUND != 0
     }
 
     /// The living players in row `dy` (-8..=8) of the view centred on `(x, y)`: bit

@@ -409,7 +409,7 @@ impl Game {
         bitten.clear();
         for &z in &self.movers {
             let e = &self.entities[z as usize];
-            if !(e.present && e.id.is_zombie()) {
+            if !(e.present && e.id.is_zombie()) || !self.board.player_adjacent(e.x, e.y) {
                 continue;
             }
             for dy in -1..=1 {
@@ -455,7 +455,7 @@ impl Game {
             let e = self.entities[number as usize];
             let (dx, dy) =
                 if e.id.is_zombie() { self.zombie_step(e.x, e.y) } else { self.player_step(bots, &names, number) };
-            let (tx, ty) = self.board.wrap(e.x, e.y, dx, dy);
+            let (tx, ty) = self.board.step(e.x, e.y, dx, dy);
             let e = &mut self.entities[number as usize];
             (e.tx, e.ty) = (tx, ty);
         }
@@ -595,18 +595,20 @@ impl Game {
                 }
             }
         }
+        // All moves at once: first every mover leaves its cell, then every mover lands
+        // (the targets are distinct and, once the movers have left, empty).
         for &(n, c) in &self.moving {
             self.claims[c as usize] = 0;
             let e = &self.entities[n as usize];
             if !e.staying() {
-                self.board.set(e.x, e.y, Id::EMPTY);
+                self.board.remove(e.x, e.y);
             }
         }
         for &(n, _) in &self.moving {
             let e = &mut self.entities[n as usize];
             if !e.staying() {
                 (e.x, e.y) = (e.tx, e.ty);
-                self.board.set(e.x, e.y, e.id);
+                self.board.place(e.x, e.y, e.id);
             }
         }
     }
@@ -656,17 +658,8 @@ impl Game {
 /// none. Works on the board's player bitmap, one 17-bit row of the view at a time.
 pub fn nearest_player(board: &Board, x: u32, y: u32) -> Option<(i32, i32)> {
     const R: i32 = VISION_RANGE;
-    let mut rows = [0u32; 17];
-    let mut any = 0;
-    for (i, row) in rows.iter_mut().enumerate() {
-        *row = board.player_row(x, y, i as i32 - R);
-        any |= *row;
-    }
-    if any == 0 {
-        return None;
-    }
     // Bit i of a row is dx = i - 8. The nearest |dx| in a row: bit 8, the highest bit
-    // below it, or the lowest above it.
+    // below it, or the lowest above it (99 for an empty row).
     let nearest_dx = |row: u32| -> i32 {
         if row & (1 << R) != 0 {
             return 0;
@@ -677,11 +670,25 @@ pub fn nearest_player(board: &Board, x: u32, y: u32) -> Option<(i32, i32)> {
         let e = if east == 0 { 99 } else { east.trailing_zeros() as i32 + 1 };
         w.min(e)
     };
-    let d = (0..17)
-        .filter(|&i| rows[i] != 0)
-        .map(|i| (i as i32 - R).abs().max(nearest_dx(rows[i])))
-        .min()
-        .expect("some row has a player");
+    // Rows by growing |dy|: once |dy| exceeds the best distance found, no farther row
+    // can reach it, so they are not read.
+    let mut rows = [0u32; 17];
+    let mut d = 99;
+    for k in 0..=R {
+        if k > d {
+            break;
+        }
+        for dy in if k == 0 { [0, 0] } else { [-k, k] } {
+            let row = board.player_row(x, y, dy);
+            rows[(dy + R) as usize] = row;
+            if row != 0 {
+                d = d.min(k.max(nearest_dx(row)));
+            }
+        }
+    }
+    if d == 99 {
+        return None;
+    }
     // On ring d, the smallest dx wins; among equal dx, the smallest dy (rows ascend).
     let mut best: Option<(i32, i32)> = None;
     for dy in -d..=d {
