@@ -409,7 +409,7 @@ impl Game {
         bitten.clear();
         for &z in &self.movers {
             let e = &self.entities[z as usize];
-            if !(e.present && e.id.is_zombie()) || !self.board.player_adjacent(e.x, e.y) {
+            if !(e.present && e.id.is_zombie() && self.board.player_adjacent(e.x, e.y)) {
                 continue;
             }
             for dy in -1..=1 {
