@@ -149,3 +149,37 @@ fn ctrl_c_stops_after_the_games_in_flight_and_keeps_the_finished_ones() {
     assert_eq!(v["games"].as_array().unwrap().len() as u64, played);
     assert_eq!(v["rounds"], 100000);
 }
+
+#[test]
+fn tournaments_record_replays_and_plots_and_replays_become_pages() {
+    let scripts = scripts_dir();
+    let d = scripts.path();
+    let reps = d.join("replays");
+    let plot = d.join("scores.svg");
+    stdout(&zombies(
+        d,
+        d,
+        &["tournament", "--rounds", "2", "--replay-dir", reps.to_str().unwrap(), "--plot", plot.to_str().unwrap()],
+    ));
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("coward") && svg.contains("sentinel"), "{svg:.200}");
+    let mut files: Vec<_> = std::fs::read_dir(&reps).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert_eq!(files.len(), 2);
+    assert!(files[0].file_name().unwrap().to_str().unwrap().starts_with("game-00000-"));
+    let page = d.join("game.html");
+    let out = stdout(&zombies(d, d, &["replay", files[0].to_str().unwrap(), "--html", page.to_str().unwrap()]));
+    assert!(out.contains("viewer written"), "{out}");
+    assert!(std::fs::read_to_string(&page).unwrap().contains("<canvas id=\"board\""));
+
+    // A damaged replay: one line naming the file, exit code 1, no page.
+    let bytes = std::fs::read(&files[0]).unwrap();
+    let broken = d.join("broken.zrpl");
+    std::fs::write(&broken, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let out = zombies(d, d, &["replay", broken.to_str().unwrap(), "--html", d.join("no.html").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("broken.zrpl") && err.contains("replay"), "{err}");
+    assert!(!d.join("no.html").exists());
+}

@@ -12,3 +12,4 @@ mod rules;
 mod scripts;
 mod tournaments;
 mod util;
+mod viewer;

@@ -19,7 +19,14 @@ fn entries() -> Vec<Entry> {
 }
 
 fn plan(jobs: usize, shard: Shard) -> Plan {
-    Plan { seed: 11, rounds: 12, shard, jobs, config: GameConfig { players_per_entry: 20, max_turns: None } }
+    Plan {
+        seed: 11,
+        rounds: 12,
+        shard,
+        jobs,
+        config: GameConfig { players_per_entry: 20, max_turns: None },
+        record: false,
+    }
 }
 
 /// The result without its wall-clock timings (which differ run to run).
@@ -37,7 +44,7 @@ fn untimed(mut r: TournamentResult) -> TournamentResult {
 }
 
 fn play(jobs: usize, shard: Shard) -> TournamentResult {
-    untimed(run(&entries(), &plan(jobs, shard), &AtomicBool::new(false), |_| {}))
+    untimed(run(&entries(), &plan(jobs, shard), &AtomicBool::new(false), |_, _| {}))
 }
 
 #[test]
@@ -77,7 +84,7 @@ fn merging_results_of_different_tournaments_is_refused() {
 fn a_stopped_tournament_keeps_every_finished_game() {
     let stop = AtomicBool::new(false);
     let mut seen = 0;
-    let result = run(&entries(), &plan(2, Shard::ALL), &stop, |_| {
+    let result = run(&entries(), &plan(2, Shard::ALL), &stop, |_, _| {
         seen += 1;
         if seen == 3 {
             stop.store(true, Ordering::SeqCst);
@@ -94,7 +101,7 @@ fn a_stopped_tournament_keeps_every_finished_game() {
 
 #[test]
 fn the_leaderboard_has_median_ci_mean_min_max_and_call_stats() {
-    let r = run(&entries(), &plan(2, Shard::ALL), &AtomicBool::new(false), |_| {});
+    let r = run(&entries(), &plan(2, Shard::ALL), &AtomicBool::new(false), |_, _| {});
     let emo = r.leaderboard.iter().find(|s| s.name == "Emo").unwrap();
     assert_eq!((emo.median, emo.max), (0.0, 0), "Emo shoots itself at once");
     let first = &r.leaderboard[0];

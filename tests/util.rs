@@ -79,8 +79,8 @@ pub fn lib_name(stem: &str) -> String {
 /// Plays a whole tournament on one thread.
 pub fn tournament(entries: &[zombies::bot::Entry], seed: u64, rounds: u64) -> zombies::tournament::TournamentResult {
     use zombies::tournament::{Plan, Shard, run};
-    let plan = Plan { seed, rounds, shard: Shard::ALL, jobs: 1, config: Default::default() };
-    run(entries, &plan, &std::sync::atomic::AtomicBool::new(false), |_| {})
+    let plan = Plan { seed, rounds, shard: Shard::ALL, jobs: 1, config: Default::default(), record: false };
+    run(entries, &plan, &std::sync::atomic::AtomicBool::new(false), |_, _| {})
 }
 
 /// An outcome without its wall-clock timings (which differ from run to run), for

@@ -130,8 +130,8 @@ pub fn measure(workload: &Workload, min_time: Duration) -> Measurement {
 
 /// Games per second of `games` games of `workload` on `jobs` threads.
 pub fn games_per_sec(workload: &Workload, games: u64, jobs: usize) -> f64 {
-    let plan = Plan { seed: 1, rounds: games, shard: Shard::ALL, jobs, config: GameConfig::default() };
+    let plan = Plan { seed: 1, rounds: games, shard: Shard::ALL, jobs, config: GameConfig::default(), record: false };
     let start = Instant::now();
-    tournament::run(&workload.entries, &plan, &AtomicBool::new(false), |_| {});
+    tournament::run(&workload.entries, &plan, &AtomicBool::new(false), |_, _| {});
     games as f64 / start.elapsed().as_secs_f64()
 }

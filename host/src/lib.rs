@@ -6,6 +6,8 @@ pub mod alloc_meter;
 pub mod bench;
 pub mod bot;
 pub mod loaders;
+pub mod plot;
+pub mod replay;
 pub mod tournament;
 pub mod zombies;
 

@@ -68,6 +68,9 @@ enum Command {
         /// The game's seed (a tournament prints the seed of each of its games).
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Record the game to this replay file (see `zombies replay`).
+        #[arg(long, value_name = "FILE")]
+        replay: Option<PathBuf>,
         #[command(flatten)]
         game: GameOptions,
     },
@@ -91,8 +94,22 @@ enum Command {
         /// Write the leaderboard as CSV to this file.
         #[arg(long, value_name = "FILE")]
         csv: Option<PathBuf>,
+        /// Record every game to DIR/game-<index>-<seed>.zrpl.
+        #[arg(long, value_name = "DIR")]
+        replay_dir: Option<PathBuf>,
+        /// Draw each entry's score distribution to this SVG file.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
         #[command(flatten)]
         game: GameOptions,
+    },
+    /// Turn a replay into one self-contained HTML page (a viewer with no other files).
+    Replay {
+        /// The replay file (from `play --replay` or `tournament --replay-dir`).
+        file: PathBuf,
+        /// The page to write.
+        #[arg(long, value_name = "OUT.html")]
+        html: PathBuf,
     },
     /// Merge the JSON results of several shards into one leaderboard.
     Merge {
@@ -136,9 +153,17 @@ fn run(cli: Cli) -> Result<()> {
             list(&discovery);
             Ok(())
         }
-        Command::Play { seed, game } => {
+        Command::Play { seed, replay, game } => {
             let found = playable(discovery)?;
-            let outcome = tournament::play_game(&found.entries, seed, game.config());
+            let outcome = match &replay {
+                Some(path) => {
+                    let (outcome, recorded) = zombies::replay::play_recorded(&found.entries, seed, game.config());
+                    write_atomically(path, &recorded.to_bytes())?;
+                    println!("replay written to {}", path.display());
+                    outcome
+                }
+                None => tournament::play_game(&found.entries, seed, game.config()),
+            };
             println!("game seed {seed}: {} turns", outcome.turns);
             let mut order: Vec<usize> = (0..found.entries.len()).collect();
             order.sort_by_key(|&i| std::cmp::Reverse(outcome.scores[i]));
@@ -147,15 +172,27 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Tournament { rounds, seed, jobs, shard, json, csv, game } => {
+        Command::Tournament { rounds, seed, jobs, shard, json, csv, replay_dir, plot, game } => {
             let found = playable(discovery)?;
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let plan = Plan { seed, rounds, shard, jobs, config: game.config() };
+            let plan = Plan { seed, rounds, shard, jobs, config: game.config(), record: replay_dir.is_some() };
+            if let Some(dir) = &replay_dir {
+                std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+            }
+            let mut replay_error = None;
             let stop = stop_on_ctrl_c()?;
             let total = (0..rounds).filter(|&i| shard.has(i)).count() as u64;
             let mut progress = Progress::new(total, &found.entries);
             let started = Instant::now();
-            let result = tournament::run(&found.entries, &plan, &stop, |g| progress.game(g));
+            let result = tournament::run(&found.entries, &plan, &stop, |g, replay| {
+                progress.game(g);
+                if let (Some(dir), Some(replay)) = (&replay_dir, replay) {
+                    let path = dir.join(format!("game-{:05}-{}.zrpl", g.index, g.seed));
+                    if let Err(e) = write_atomically(&path, &replay.to_bytes()) {
+                        replay_error.get_or_insert(e);
+                    }
+                }
+            });
             progress.finish();
             let secs = started.elapsed().as_secs_f64();
             if result.games.len() <= 20 {
@@ -173,7 +210,32 @@ fn run(cli: Cli) -> Result<()> {
                 jobs,
                 if result.played < total { " -- interrupted" } else { "" }
             );
-            write_results(&result, json.as_deref(), csv.as_deref())
+            if let Some(path) = plot {
+                let svg = zombies::plot::score_boxplot_svg(&result).map_err(anyhow::Error::msg)?;
+                write_atomically(&path, svg.as_bytes())?;
+                println!("plot written to {}", path.display());
+            }
+            if let Some(dir) = &replay_dir {
+                println!("replays written to {}", dir.display());
+            }
+            write_results(&result, json.as_deref(), csv.as_deref())?;
+            replay_error.map_or(Ok(()), Err)
+        }
+        Command::Replay { file, html } => {
+            let bytes = std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
+            let replay = zombies::replay::Replay::from_bytes(&bytes).with_context(|| file.display().to_string())?;
+            let page = zombies::replay::html::render(&replay).with_context(|| file.display().to_string())?;
+            write_atomically(&html, page.as_bytes())?;
+            let h = &replay.header;
+            println!(
+                "{}: seed {}, {} entries, {} turns; viewer written to {}",
+                file.display(),
+                h.seed,
+                h.names.len(),
+                h.turns,
+                html.display()
+            );
+            Ok(())
         }
         Command::Bench { seconds, only, games } => bench(&discovery, seconds, only.as_deref(), games),
         Command::Merge { inputs, json, csv } => {

@@ -16,6 +16,7 @@ use std::sync::mpsc;
 use rand::{RngExt, SeedableRng};
 
 use crate::bot::{Bot, BrokenBot, CallStats, Entry};
+use crate::replay::Replay;
 use crate::zombies::{Game, GameConfig, GameOutcome, GameRng};
 
 /// The seed of game `index` of a tournament seeded with `seed` (SplitMix64 mixing, so
@@ -100,6 +101,8 @@ pub struct Plan {
     pub jobs: usize,
     /// Game options.
     pub config: GameConfig,
+    /// Record a replay of every game (handed to the `on_game` callback).
+    pub record: bool,
 }
 
 /// One game as recorded in results.
@@ -172,18 +175,19 @@ pub struct TournamentResult {
 /// Plays the games of `plan` on `plan.jobs` threads, each game with fresh bots made in
 /// the thread that plays it. `stop` is checked before each game starts: once it is set,
 /// the games in flight finish and no new one starts. `on_game` sees each finished game
-/// (in completion order) on the calling thread. The result holds the finished games in
-/// index order, so it is the same for every thread count.
+/// (in completion order) on the calling thread, with its replay when `plan.record` is
+/// set. The result holds the finished games in index order, so it is the same for
+/// every thread count.
 pub fn run(
     entries: &[Entry],
     plan: &Plan,
     stop: &AtomicBool,
-    mut on_game: impl FnMut(&GameRecord),
+    mut on_game: impl FnMut(&GameRecord, Option<Replay>),
 ) -> TournamentResult {
     let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
     let indices: Vec<u64> = (0..plan.rounds).filter(|&i| plan.shard.has(i)).collect();
     let next = AtomicU64::new(0);
-    let (send, receive) = mpsc::channel::<GameRecord>();
+    let (send, receive) = mpsc::channel::<(GameRecord, Option<Replay>)>();
     let mut games = Vec::with_capacity(indices.len());
     std::thread::scope(|scope| {
         for _ in 0..plan.jobs.max(1).min(indices.len().max(1)) {
@@ -192,16 +196,22 @@ pub fn run(
             scope.spawn(move || {
                 while !stop.load(Ordering::SeqCst) {
                     let Some(&index) = indices.get(next.fetch_add(1, Ordering::SeqCst) as usize) else { break };
-                    let outcome = play_game(entries, game_seed(plan.seed, index), plan.config);
-                    if send.send(GameRecord::new(index, names, outcome)).is_err() {
+                    let seed = game_seed(plan.seed, index);
+                    let (outcome, replay) = if plan.record {
+                        let (outcome, replay) = crate::replay::play_recorded(entries, seed, plan.config);
+                        (outcome, Some(replay))
+                    } else {
+                        (play_game(entries, seed, plan.config), None)
+                    };
+                    if send.send((GameRecord::new(index, names, outcome), replay)).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(send);
-        for record in receive {
-            on_game(&record);
+        for (record, replay) in receive {
+            on_game(&record, replay);
             games.push(record);
         }
     });

@@ -116,6 +116,17 @@ pub struct GameOutcome {
     pub stats: Vec<CallStats>,
 }
 
+/// A shot fired this turn (for replays): from the shooter's cell toward its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShotRecord {
+    /// The shooter's cell.
+    pub from: (u32, u32),
+    /// The target's cell, if the id named a present entity.
+    pub to: Option<(u32, u32)>,
+    /// True when the target was in range and is marked.
+    pub hit: bool,
+}
+
 /// Options of a game beyond the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GameConfig {
@@ -153,6 +164,8 @@ pub struct Game {
     rng: GameRng,
     /// Entities marked by this turn's shots, in marking order.
     marked: Vec<u32>,
+    /// Shots fired in this turn's decision step.
+    shots: Vec<ShotRecord>,
     /// Scratch of the movement step: claims per cell (`y * side + x`), kept all-zero
     /// between turns.
     claims: Vec<u8>,
@@ -199,6 +212,7 @@ impl Game {
             max_turns: None,
             rng: GameRng::seed_from_u64(seed),
             marked: Vec::new(),
+            shots: Vec::new(),
             claims: vec![0; (side as usize) * (side as usize)],
             moving: Vec::new(),
             queue: Vec::new(),
@@ -238,6 +252,10 @@ impl Game {
     /// True when no living player is left: the game is over.
     pub fn is_over(&self) -> bool {
         self.living == 0
+    }
+    /// The shots fired in the last decision step (cleared when the next one starts).
+    pub fn shots(&self) -> &[ShotRecord] {
+        &self.shots
     }
     /// The board (read only).
     pub fn board(&self) -> &Board {
@@ -448,6 +466,7 @@ impl Game {
         self.movers.retain(|&n| entities[n as usize].present);
         self.movers.shuffle(&mut self.rng);
         self.marked.clear();
+        self.shots.clear();
         let owned = Arc::clone(&self.names);
         let names: Vec<RStr<'_>> = owned.iter().map(|n| RStr::from_str(n)).collect();
         for i in 0..self.movers.len() {
@@ -519,10 +538,9 @@ impl Game {
             return;
         }
         self.entities[shooter as usize].bullets -= 1;
-        let Some(t) = self.entities.get(target.number as usize) else {
-            return;
-        };
-        let in_range = t.present && t.id == target && self.board.distance((s.x, s.y), (t.x, t.y)) <= SHOOT_RANGE as u32;
+        let t = self.entities.get(target.number as usize).filter(|t| t.present && t.id == target);
+        let in_range = t.is_some_and(|t| self.board.distance((s.x, s.y), (t.x, t.y)) <= SHOOT_RANGE as u32);
+        self.shots.push(ShotRecord { from: (s.x, s.y), to: t.map(|t| (t.x, t.y)), hit: in_range });
         if in_range && !self.marked.contains(&target.number) {
             self.marked.push(target.number);
         }

@@ -8,6 +8,6 @@ pub mod game;
 
 pub use board::Board;
 pub use game::{
-    EntityInfo, Game, GameConfig, GameOutcome, GameRng, Kind, PLAYERS_PER_ENTRY, STARTING_BULLETS, board_side,
-    random_source,
+    EntityInfo, Game, GameConfig, GameOutcome, GameRng, Kind, PLAYERS_PER_ENTRY, STARTING_BULLETS, ShotRecord,
+    board_side, random_source,
 };

@@ -1,0 +1,108 @@
+//! The replay viewer: one self-contained HTML page (no network, no other files) that
+//! draws a replayed game turn by turn on a canvas.
+//!
+//! The game is re-played here, in Rust, and the page receives compact per-turn changes
+//! as JSON (entities added and removed, one character per moving entity for its step,
+//! bullet changes, shots, living players per entry). The page's script and style are in
+//! `viewer.html`, a template compiled into the binary.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::{Replay, ReplayError};
+use crate::zombies::{EntityInfo, Game, Kind};
+
+const TEMPLATE: &str = include_str!("viewer.html");
+const DATA_MARK: &str = "/*REPLAY_DATA*/null";
+
+/// An entity as the page sees it: `[number, owner, x, y, bullets]`, owner -1 for a
+/// zombie and -2 for a dead body.
+fn entity_json(e: &EntityInfo) -> Value {
+    let owner = match e.kind {
+        Kind::Player(o) => i64::from(o),
+        Kind::Zombie => -1,
+        Kind::DeadBody => -2,
+    };
+    json!([e.id.number, owner, e.x, e.y, e.bullets])
+}
+
+/// One state of the board, by entity number.
+fn snapshot(game: &Game) -> BTreeMap<u32, EntityInfo> {
+    game.entities().map(|e| (e.id.number, e)).collect()
+}
+
+/// The page's data: the start, then one frame of changes per turn.
+pub fn viewer_data(replay: &Replay) -> Result<Value, ReplayError> {
+    let mut side = 0;
+    let mut start = Vec::new();
+    let mut frames = Vec::new();
+    let mut alive = Vec::new();
+    let mut prev: BTreeMap<u32, EntityInfo> = BTreeMap::new();
+    replay.replay(|game| {
+        let now = snapshot(game);
+        alive.push(json!(game.alive()));
+        if game.clock() == 0 {
+            side = game.side();
+            start = now.values().map(entity_json).collect();
+        } else {
+            let added: Vec<Value> =
+                now.iter().filter(|(n, _)| !prev.contains_key(n)).map(|(_, e)| entity_json(e)).collect();
+            let removed: Vec<u32> = prev.keys().filter(|n| !now.contains_key(n)).copied().collect();
+            let (mut steps, mut bullets) = (String::new(), Vec::new());
+            for (n, before) in &prev {
+                let Some(after) = now.get(n) else { continue };
+                if before.kind != Kind::DeadBody {
+                    let d = |a: u32, b: u32| {
+                        let diff = (i64::from(b) - i64::from(a)).rem_euclid(i64::from(side));
+                        if diff == 0 {
+                            1
+                        } else if diff == 1 {
+                            2
+                        } else {
+                            0
+                        }
+                    };
+                    steps.push(char::from(b'0' + (d(before.y, after.y) * 3 + d(before.x, after.x)) as u8));
+                }
+                if before.bullets != after.bullets {
+                    bullets.extend([*n, after.bullets]);
+                }
+            }
+            let shots: Vec<Value> = game
+                .shots()
+                .iter()
+                .map(|s| {
+                    let to = s.to.unwrap_or(s.from);
+                    json!([s.from.0, s.from.1, to.0, to.1, u8::from(s.hit)])
+                })
+                .collect();
+            frames.push(json!({"add": added, "del": removed, "mv": steps, "bul": bullets, "shots": shots}));
+        }
+        prev = now;
+    })?;
+    let h = &replay.header;
+    Ok(json!({
+        "names": h.names,
+        "seed": h.seed.to_string(),
+        "side": side,
+        "turns": h.turns,
+        "scores": h.scores,
+        "start": start,
+        "frames": frames,
+        "alive": alive,
+    }))
+}
+
+/// The self-contained viewer page of a replay.
+pub fn render(replay: &Replay) -> Result<String, ReplayError> {
+    let data = serde_json::to_string(&viewer_data(replay)?).expect("JSON values serialise");
+    // Inside <script>, "</" could end the element early; JSON allows "<\/" instead.
+    let data = data.replace("</", "<\\/");
+    let title = format!("zombies replay, seed {}", replay.header.seed);
+    Ok(TEMPLATE.replacen(DATA_MARK, &data, 1).replacen(
+        "<title>zombies replay</title>",
+        &format!("<title>{title}</title>"),
+        1,
+    ))
+}

@@ -1,0 +1,241 @@
+//! Replays and the HTML viewer: recording, the file format, robustness against corrupt
+//! files, size, and the page in a real browser (headless Chromium through WebDriver).
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use zombies::abi::{Action, Context, Direction};
+use zombies::bot::Entry;
+use zombies::replay::{Call, Header, Replay, ReplayError, html, play_recorded};
+use zombies::tournament::play_game;
+use zombies::zombies::GameConfig;
+
+use crate::util::{random_bot, root, untimed};
+
+fn entries() -> Vec<Entry> {
+    let (_dir, mut found) = {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["gunslinger.lua", "sentinel.rhai"] {
+            std::fs::copy(root().join("scripts").join(f), dir.path().join(f)).unwrap();
+        }
+        let found = zombies::loaders::discover(
+            &zombies::loaders::SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+            &Default::default(),
+        );
+        (dir, found.entries)
+    };
+    found.push(Entry::builtin("Random", random_bot));
+    found.push(Entry::builtin("Still", || |_: &Context<'_>| Action::stay()));
+    found
+}
+
+fn small() -> GameConfig {
+    GameConfig { players_per_entry: 15, max_turns: None }
+}
+
+#[test]
+fn a_recorded_game_is_the_same_game_and_replays_to_the_same_result() {
+    let entries = entries();
+    let (outcome, replay) = play_recorded(&entries, 21, small());
+    assert_eq!(untimed(outcome.clone()), untimed(play_game(&entries, 21, small())), "recording changes nothing");
+    assert!(replay.calls.iter().any(|c| c.action.kind == Action::SHOOT), "the scripts shoot");
+    assert!(replay.calls.iter().any(|c| c.draws > 0), "the random bot draws");
+    let bytes = replay.to_bytes();
+    let back = Replay::from_bytes(&bytes).unwrap();
+    assert_eq!(back, replay);
+    let again = back.replay(|_| {}).unwrap();
+    assert_eq!((again.turns, again.scores), (outcome.turns, outcome.scores));
+}
+
+#[test]
+fn replay_files_are_compact() {
+    // A real game: a few bytes per turn.
+    let (outcome, replay) = play_recorded(&entries(), 3, GameConfig::default());
+    let size = replay.to_bytes().len();
+    assert!(size < 200 * outcome.turns as usize + 2000, "{size} bytes for {} turns", outcome.turns);
+
+    // The worst case the format has to hold: 20 entries whose 50 players all live 3,000
+    // turns, each moving at random (one draw) every turn, 3 million calls: within 2 MB.
+    let mut x = 7u64;
+    let calls: Vec<Call> = (0..20 * 50 * 3000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            Call { action: Action::go(Direction::ALL[(x % 9) as usize]), draws: 1 }
+        })
+        .collect();
+    let names = (0..20).map(|i| format!("Entry{i}")).collect();
+    let header = Header { seed: 1, names, players_per_entry: 50, max_turns: None, turns: 3000, scores: vec![2999; 20] };
+    let size = Replay { header, calls }.to_bytes().len();
+    assert!(size <= 2 << 20, "{size} bytes");
+}
+
+#[test]
+fn corrupt_or_truncated_replays_give_one_line_errors() {
+    let (_, replay) = play_recorded(&entries(), 4, small());
+    let bytes = replay.to_bytes();
+    let err = |b: &[u8]| Replay::from_bytes(b).and_then(|r| r.replay(|_| {}).map(|_| r)).unwrap_err();
+    assert_eq!(err(b"hello world"), ReplayError::NotAReplay);
+    assert_eq!(err(b"ZR"), ReplayError::Truncated("in the signature"));
+    assert!(matches!(err(&bytes[..10]), ReplayError::Truncated(_)));
+    assert!(matches!(err(&bytes[..bytes.len() / 2]), ReplayError::Truncated(_) | ReplayError::Corrupt(_)));
+    let mut other = bytes.clone();
+    other[4] = 9;
+    assert!(matches!(err(&other), ReplayError::Version(9, _)));
+    // Fewer calls than the game needs: caught by re-playing.
+    let mut short = replay.clone();
+    short.calls.truncate(short.calls.len() / 2);
+    assert!(matches!(err(&short.to_bytes()), ReplayError::Mismatch(_)));
+    for e in [err(&bytes[..bytes.len() - 3]), err(&short.to_bytes())] {
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    /// Fuzzing the reader: any truncation and any byte changes of a valid file, and any
+    /// bytes at all, are read (and re-played) without a panic.
+    #[test]
+    fn the_reader_never_panics(cut in 0usize..4000, flips in proptest::collection::vec((0usize..4000, any::<u8>()), 0..4), junk in proptest::collection::vec(any::<u8>(), 0..64)) {
+        let bytes = fuzz_base();
+        let mut b = bytes[..cut.min(bytes.len())].to_vec();
+        for (at, v) in flips {
+            if let Some(x) = b.get_mut(at) { *x ^= v; }
+        }
+        b.extend(&junk);
+        let _ = Replay::from_bytes(&b).and_then(|r| r.replay(|_| {}));
+        let _ = Replay::from_bytes(&junk);
+    }
+}
+
+fn fuzz_base() -> Vec<u8> {
+    static BASE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BASE.get_or_init(|| {
+        let entries =
+            vec![Entry::builtin("Random", random_bot), Entry::builtin("Emo", || |c: &Context<'_>| Action::shoot(c.id))];
+        play_recorded(&entries, 2, GameConfig { players_per_entry: 5, max_turns: None }).1.to_bytes()
+    })
+    .clone()
+}
+
+#[test]
+fn the_page_is_self_contained_and_holds_every_turn() {
+    let (outcome, replay) = play_recorded(&entries(), 6, small());
+    let page = html::render(&replay).unwrap();
+    for outside in ["http://", "https://", "src=", "href=", "@import", "url("] {
+        assert!(!page.contains(outside), "the page loads nothing from outside: {outside}");
+    }
+    let data = html::viewer_data(&replay).unwrap();
+    assert_eq!(data["frames"].as_array().unwrap().len() as u32, outcome.turns);
+    assert_eq!(data["alive"].as_array().unwrap().len() as u32, outcome.turns + 1);
+    assert!(page.contains("\"names\":["));
+}
+
+// ----- in a real browser ---------------------------------------------------------------
+
+struct Driver {
+    child: Child,
+    base: String,
+    agent: ureq::Agent,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    fn start() -> Option<Driver> {
+        let chromedriver =
+            ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].into_iter().find(|p| Path::new(p).exists());
+        let Some(chromedriver) = chromedriver else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run the browser test: install chromium and chromium-driver"
+            );
+            eprintln!("skipping the browser test: no chromedriver (apt-get install chromium chromium-driver)");
+            return None;
+        };
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let driver =
+            Driver { child, base: format!("http://127.0.0.1:{port}"), agent: ureq::Agent::new_with_defaults() };
+        for _ in 0..100 {
+            if driver.agent.get(format!("{}/status", driver.base)).call().is_ok() {
+                return Some(driver);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("chromedriver did not start");
+    }
+
+    fn post(&self, path: &str, body: Value) -> Value {
+        let mut resp = self.agent.post(format!("{}{path}", self.base)).send_json(&body).unwrap();
+        resp.body_mut().read_json::<Value>().unwrap()["value"].clone()
+    }
+}
+
+#[test]
+fn the_viewer_steps_with_the_arrow_key_in_headless_chromium() {
+    let Some(driver) = Driver::start() else { return };
+    let (outcome, replay) = play_recorded(&entries(), 8, small());
+    assert!(outcome.turns > 12);
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("replay.html");
+    std::fs::write(&page, html::render(&replay).unwrap()).unwrap();
+    // What the page should show at turn 12: the engine's own count of entities.
+    let mut expected = None;
+    replay
+        .replay(|g| {
+            if g.clock() == 12 {
+                expected = Some(g.entities().count() as u64);
+            }
+        })
+        .unwrap();
+
+    let session = driver.post(
+        "/session",
+        json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--window-size=1200,900"]}}}}),
+    );
+    let id = session["sessionId"].as_str().expect("a WebDriver session").to_owned();
+    let s = |path: &str| format!("/session/{id}{path}");
+    driver.post(&s("/url"), json!({"url": format!("file://{}", page.display())}));
+    let right: Vec<Value> = (0..12)
+        .flat_map(|_| [json!({"type": "keyDown", "value": "\u{E014}"}), json!({"type": "keyUp", "value": "\u{E014}"})])
+        .collect();
+    driver.post(&s("/actions"), json!({"actions": [{"type": "key", "id": "keyboard", "actions": right}]}));
+    let state = driver.post(
+        &s("/execute/sync"),
+        json!({"script": r#"
+            const c = document.getElementById("board");
+            const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+            let coloured = 0;
+            for (let i = 0; i < px.length; i += 4) if (px[i] < 250 || px[i + 1] < 250 || px[i + 2] < 250) coloured++;
+            return [document.getElementById("turn").textContent, window.viewer.entities, coloured, c.width];
+        "#, "args": []}),
+    );
+    let _ = driver.agent.delete(format!("{}{}", driver.base, s(""))).call();
+    assert_eq!(state[0], "12", "the turn counter after 12 presses of the right arrow: {state}");
+    assert_eq!(state[1].as_u64(), expected, "entities drawn at turn 12: {state}");
+    let cell = state[3].as_u64().unwrap() / u64::from(replay_side(&replay));
+    assert!(state[2].as_u64().unwrap() >= expected.unwrap() * cell * cell / 2, "pixels drawn: {state}");
+}
+
+fn replay_side(replay: &Replay) -> u32 {
+    zombies::zombies::board_side(replay.header.names.len(), replay.header.players_per_entry)
+}
