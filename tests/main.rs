@@ -6,6 +6,7 @@
 //! - `cli`: the `zombies` binary end to end.
 
 mod cli;
+mod hardening;
 mod native;
 mod properties;
 mod rules;

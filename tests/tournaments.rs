@@ -19,14 +19,7 @@ fn entries() -> Vec<Entry> {
 }
 
 fn plan(jobs: usize, shard: Shard) -> Plan {
-    Plan {
-        seed: 11,
-        rounds: 12,
-        shard,
-        jobs,
-        config: GameConfig { players_per_entry: 20, max_turns: None },
-        record: false,
-    }
+    Plan { shard, jobs, config: GameConfig { players_per_entry: 20, max_turns: None }, ..Plan::new(11, 12) }
 }
 
 /// The result without its wall-clock timings (which differ run to run).

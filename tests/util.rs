@@ -78,8 +78,8 @@ pub fn lib_name(stem: &str) -> String {
 
 /// Plays a whole tournament on one thread.
 pub fn tournament(entries: &[zombies::bot::Entry], seed: u64, rounds: u64) -> zombies::tournament::TournamentResult {
-    use zombies::tournament::{Plan, Shard, run};
-    let plan = Plan { seed, rounds, shard: Shard::ALL, jobs: 1, config: Default::default(), record: false };
+    use zombies::tournament::{Plan, run};
+    let plan = Plan::new(seed, rounds);
     run(entries, &plan, &std::sync::atomic::AtomicBool::new(false), |_, _| {})
 }
 

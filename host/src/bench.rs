@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::bot::{CallStats, Entry};
 use crate::loaders::{ScriptLimits, SearchPaths, discover};
-use crate::tournament::{self, Plan, Shard, play_game};
+use crate::tournament::{self, Plan, play_game};
 use crate::zombies::GameConfig;
 
 /// A named set of entries.
@@ -130,7 +130,7 @@ pub fn measure(workload: &Workload, min_time: Duration) -> Measurement {
 
 /// Games per second of `games` games of `workload` on `jobs` threads.
 pub fn games_per_sec(workload: &Workload, games: u64, jobs: usize) -> f64 {
-    let plan = Plan { seed: 1, rounds: games, shard: Shard::ALL, jobs, config: GameConfig::default(), record: false };
+    let plan = Plan { jobs, ..Plan::new(1, games) };
     let start = Instant::now();
     tournament::run(&workload.entries, &plan, &AtomicBool::new(false), |_, _| {});
     games as f64 / start.elapsed().as_secs_f64()

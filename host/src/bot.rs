@@ -32,6 +32,10 @@ pub enum BotError {
     /// The answer was not a move or a shot.
     #[error("invalid answer: {0}")]
     Invalid(String),
+    /// The entry is out of this game (crashed, hung, or spent its time bank): its
+    /// players stay and its bot is not called again.
+    #[error("disqualified: {0}")]
+    Disqualified(String),
 }
 
 impl BotError {
@@ -54,7 +58,7 @@ impl<F: FnMut(&Context<'_>) -> Action> Bot for F {
 }
 
 /// Where an entry comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EntryKind {
     /// A Rust library exporting the abi_stable root module.
@@ -164,6 +168,9 @@ pub struct CallStats {
     /// Total duration of the measured calls, in nanoseconds.
     #[serde(default)]
     pub timed_nanos: u64,
+    /// Games in which the entry was disqualified (crash, hang, time bank spent).
+    #[serde(default)]
+    pub disqualified: u64,
     /// The first few distinct error messages.
     pub messages: Vec<String>,
 }
@@ -183,6 +190,14 @@ impl CallStats {
 
     /// Counts a failed call.
     pub fn record_error(&mut self, err: &BotError) {
+        if let BotError::Disqualified(_) = err {
+            // Once per game: later calls of a disqualified entry are not errors.
+            if self.disqualified == 0 {
+                self.disqualified = 1;
+                self.keep(err.to_string());
+            }
+            return;
+        }
         if err.is_overrun() {
             self.overruns += 1;
         } else {
@@ -204,6 +219,7 @@ impl CallStats {
         self.overruns += other.overruns;
         self.timed_calls += other.timed_calls;
         self.timed_nanos += other.timed_nanos;
+        self.disqualified += other.disqualified;
         for m in &other.messages {
             self.keep(m.clone());
         }

@@ -5,6 +5,8 @@
 pub mod alloc_meter;
 pub mod bench;
 pub mod bot;
+pub mod isolate;
+pub mod limits;
 pub mod loaders;
 pub mod plot;
 pub mod replay;

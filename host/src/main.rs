@@ -6,11 +6,13 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use zombies::isolate::{Isolation, ProbeReport, WorkerReport};
+use zombies::limits::{BlamePage, Cut, Guarded, TimeBank};
 use zombies::loaders::{self, Discovery, ScriptLimits, SearchPaths};
 use zombies::tournament::{self, Plan, Shard, TournamentResult};
 use zombies::zombies::GameConfig;
@@ -53,12 +55,38 @@ struct GameOptions {
     /// Stop a game after this many turns even if players live (the rules have no limit).
     #[arg(long, value_name = "N")]
     max_turns: Option<u32>,
+    /// Each entry's wall-clock time bank per game, in seconds, at the start...
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    time_bank: f64,
+    /// ...plus this many seconds per turn. An entry that spends its bank is out of
+    /// that game (its players stay), and the leaderboard says so.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    time_per_turn: f64,
 }
 
 impl GameOptions {
     fn config(&self) -> GameConfig {
         GameConfig { max_turns: self.max_turns, ..GameConfig::default() }
     }
+
+    fn bank(&self) -> Result<TimeBank> {
+        let secs = |v: f64, what| {
+            Duration::try_from_secs_f64(v).map_err(|_| anyhow::anyhow!("--{what} {v}: not a number of seconds"))
+        };
+        Ok(TimeBank {
+            initial: secs(self.time_bank, "time-bank")?,
+            per_turn: secs(self.time_per_turn, "time-per-turn")?,
+        })
+    }
+}
+
+/// Whether native bots run in worker processes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Isolate {
+    /// Each game in a worker process: a crashing or hanging native bot costs only its entry.
+    On,
+    /// Everything in this process: fastest, but a native bot can crash or hang the host.
+    Off,
 }
 
 #[derive(Debug, Subcommand)]
@@ -71,6 +99,9 @@ enum Command {
         /// Record the game to this replay file (see `zombies replay`).
         #[arg(long, value_name = "FILE")]
         replay: Option<PathBuf>,
+        /// Run native bots in a worker process.
+        #[arg(long, value_enum, default_value_t = Isolate::Off)]
+        isolate: Isolate,
         #[command(flatten)]
         game: GameOptions,
     },
@@ -100,6 +131,10 @@ enum Command {
         /// Draw each entry's score distribution to this SVG file.
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<PathBuf>,
+        /// Run native bots in worker processes (one per game): on by default, since
+        /// tournament entries are untrusted code (see docs/hardening.md for the cost).
+        #[arg(long, value_enum, default_value_t = Isolate::On)]
+        isolate: Isolate,
         #[command(flatten)]
         game: GameOptions,
     },
@@ -137,6 +172,38 @@ enum Command {
     },
     /// List the entries found and the files skipped, with reasons.
     List,
+    /// (internal) Play one game for an isolating host and write its outcome.
+    #[command(name = "__worker", hide = true)]
+    Worker {
+        #[arg(long)]
+        seed: u64,
+        #[arg(long)]
+        players: u32,
+        #[arg(long)]
+        max_turns: Option<u32>,
+        #[arg(long)]
+        blame: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        bank_ms: u64,
+        #[arg(long)]
+        bank_per_turn_ms: u64,
+        #[arg(long)]
+        replay: Option<PathBuf>,
+        #[arg(long = "entry")]
+        entries: Vec<String>,
+        /// `ENTRY:CALLS:REASON`
+        #[arg(long = "cut")]
+        cuts: Vec<String>,
+    },
+    /// (internal) Load one native library and report what it is.
+    #[command(name = "__probe", hide = true)]
+    Probe {
+        file: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 fn main() {
@@ -147,35 +214,69 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    let discovery = discover(&cli.sources);
     match cli.command {
         Command::List => {
-            list(&discovery);
+            list(&discover(&cli.sources, None));
             Ok(())
         }
-        Command::Play { seed, replay, game } => {
-            let found = playable(discovery)?;
-            let outcome = match &replay {
-                Some(path) => {
-                    let (outcome, recorded) = zombies::replay::play_recorded(&found.entries, seed, game.config());
-                    write_atomically(path, &recorded.to_bytes())?;
-                    println!("replay written to {}", path.display());
-                    outcome
-                }
-                None => tournament::play_game(&found.entries, seed, game.config()),
+        Command::Worker { seed, players, max_turns, blame, out, bank_ms, bank_per_turn_ms, replay, entries, cuts } => {
+            let config = GameConfig { players_per_entry: players, max_turns };
+            let bank =
+                TimeBank { initial: Duration::from_millis(bank_ms), per_turn: Duration::from_millis(bank_per_turn_ms) };
+            worker(&cli.sources, seed, config, &blame, &out, bank, replay.as_deref(), &entries, &cuts)
+        }
+        Command::Probe { file, out } => {
+            let report = match zombies::loaders::native::load(&file) {
+                Ok(entry) => ProbeReport::Bot { name: entry.name, kind: entry.kind },
+                Err(reason) => ProbeReport::Skipped(reason),
             };
+            std::fs::write(&out, serde_json::to_vec(&report)?).with_context(|| format!("{}", out.display()))
+        }
+        Command::Play { seed, replay, isolate, game } => {
+            let iso = isolation(&cli.sources, isolate, &game)?;
+            let found = playable(discover(&cli.sources, iso.as_deref()))?;
+            let names: Vec<String> = found.entries.iter().map(|e| e.name.clone()).collect();
+            let plan = Plan {
+                config: game.config(),
+                record: replay.is_some(),
+                bank: Some(game.bank()?),
+                isolation: iso,
+                ..Plan::new(0, 1)
+            };
+            let (outcome, recorded) = match &plan.isolation {
+                Some(iso) => {
+                    zombies::isolate::play(iso, &names, seed, plan.config, plan.record).map_err(anyhow::Error::msg)?
+                }
+                None => tournament::play_here(&found.entries, &plan, seed),
+            };
+            if let (Some(path), Some(recorded)) = (&replay, recorded) {
+                write_atomically(path, &recorded.to_bytes())?;
+                println!("replay written to {}", path.display());
+            }
             println!("game seed {seed}: {} turns", outcome.turns);
             let mut order: Vec<usize> = (0..found.entries.len()).collect();
             order.sort_by_key(|&i| std::cmp::Reverse(outcome.scores[i]));
             for i in order {
-                println!("  {:<24} {}", found.entries[i].name, outcome.scores[i]);
+                let s = &outcome.stats[i];
+                let note = if s.disqualified > 0 { format!("  ({})", s.messages.join(" | ")) } else { String::new() };
+                println!("  {:<24} {}{note}", found.entries[i].name, outcome.scores[i]);
             }
             Ok(())
         }
-        Command::Tournament { rounds, seed, jobs, shard, json, csv, replay_dir, plot, game } => {
-            let found = playable(discovery)?;
+        Command::Tournament { rounds, seed, jobs, shard, json, csv, replay_dir, plot, isolate, game } => {
+            let iso = isolation(&cli.sources, isolate, &game)?;
+            let found = playable(discover(&cli.sources, iso.as_deref()))?;
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let plan = Plan { seed, rounds, shard, jobs, config: game.config(), record: replay_dir.is_some() };
+            let plan = Plan {
+                seed,
+                rounds,
+                shard,
+                jobs,
+                config: game.config(),
+                record: replay_dir.is_some(),
+                bank: Some(game.bank()?),
+                isolation: iso,
+            };
             if let Some(dir) = &replay_dir {
                 std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
             }
@@ -200,7 +301,12 @@ fn run(cli: Cli) -> Result<()> {
                     println!("game {:>4}  seed {:>20}  {:>5} turns", g.index, g.seed, g.turns);
                 }
             }
-            print_leaderboard(&result);
+            let sources: Vec<(String, PathBuf)> =
+                found.entries.iter().map(|e| (e.name.clone(), e.source.clone())).collect();
+            print_leaderboard(&result, &sources);
+            if let Some(iso) = &plan.isolation {
+                let _ = std::fs::remove_dir_all(&iso.scratch);
+            }
             println!(
                 "{} of {} games played in {:.1} s ({:.1} games/s, {} jobs){}",
                 result.played,
@@ -237,7 +343,9 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
-        Command::Bench { seconds, only, games } => bench(&discovery, seconds, only.as_deref(), games),
+        Command::Bench { seconds, only, games } => {
+            bench(&discover(&cli.sources, None), seconds, only.as_deref(), games)
+        }
         Command::Merge { inputs, json, csv } => {
             let parts = inputs
                 .iter()
@@ -248,7 +356,7 @@ fn run(cli: Cli) -> Result<()> {
                 })
                 .collect::<Result<Vec<_>>>()?;
             let result = tournament::merge(parts)?;
-            print_leaderboard(&result);
+            print_leaderboard(&result, &[]);
             let missing = result.rounds - result.played;
             println!(
                 "{} of {} games merged{}",
@@ -382,21 +490,106 @@ impl Progress {
     }
 }
 
-fn discover(sources: &Sources) -> Discovery {
+fn search_paths(sources: &Sources) -> SearchPaths {
     let or_default = |dirs: &[PathBuf], default: &str| {
         if dirs.is_empty() { vec![PathBuf::from(default)] } else { dirs.to_vec() }
     };
-    let paths = SearchPaths {
-        plugins: or_default(&sources.plugins, "plugins"),
-        scripts: or_default(&sources.scripts, "scripts"),
-    };
-    let limits = ScriptLimits {
+    SearchPaths { plugins: or_default(&sources.plugins, "plugins"), scripts: or_default(&sources.scripts, "scripts") }
+}
+
+fn script_limits(sources: &Sources) -> ScriptLimits {
+    ScriptLimits {
         op_budget: sources.op_budget,
-        call_timeout: std::time::Duration::from_millis(sources.call_timeout_ms),
+        call_timeout: Duration::from_millis(sources.call_timeout_ms),
         memory: sources.memory_mib << 20,
         log_dir: Some(sources.logs.clone()),
+    }
+}
+
+/// The entries; with isolation, native libraries are only probed in child processes.
+fn discover(sources: &Sources, iso: Option<&Isolation>) -> Discovery {
+    let (paths, limits) = (search_paths(sources), script_limits(sources));
+    match iso {
+        Some(iso) => loaders::discover_with(&paths, &limits, &|p| zombies::isolate::probe(iso, p)),
+        None => loaders::discover(&paths, &limits),
+    }
+}
+
+/// How to start workers that find the same entries as this process.
+fn isolation(sources: &Sources, isolate: Isolate, game: &GameOptions) -> Result<Option<Arc<Isolation>>> {
+    if isolate == Isolate::Off {
+        return Ok(None);
+    }
+    let paths = search_paths(sources);
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    for d in &paths.plugins {
+        args.extend(["--plugins".into(), d.into()]);
+    }
+    for d in &paths.scripts {
+        args.extend(["--scripts".into(), d.into()]);
+    }
+    args.extend(
+        [
+            ("--op-budget", sources.op_budget.to_string()),
+            ("--call-timeout-ms", sources.call_timeout_ms.to_string()),
+            ("--memory-mib", sources.memory_mib.to_string()),
+        ]
+        .into_iter()
+        .flat_map(|(k, v)| [k.into(), v.into()]),
+    );
+    args.extend(["--logs".into(), sources.logs.clone().into()]);
+    let scratch = std::env::temp_dir().join(format!("zombies-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).with_context(|| format!("{}: cannot create", scratch.display()))?;
+    let program = std::env::current_exe().context("cannot find this program to start workers")?;
+    Ok(Some(Arc::new(Isolation { program, args, bank: game.bank()?, scratch })))
+}
+
+/// The `__worker` command: plays one game of the isolating host's entries, with the
+/// time bank, the cuts and the blame page, and writes the outcome.
+#[allow(clippy::too_many_arguments)]
+fn worker(
+    sources: &Sources,
+    seed: u64,
+    config: GameConfig,
+    blame: &Path,
+    out: &Path,
+    bank: TimeBank,
+    replay: Option<&Path>,
+    names: &[String],
+    cuts: &[String],
+) -> Result<()> {
+    // Ctrl-C reaches the whole process group: the host decides when to stop, and a
+    // worker dying of it would be blamed on whichever bot was running.
+    ctrlc::set_handler(|| {}).context("cannot ignore Ctrl-C")?;
+    let found = discover(sources, None);
+    let entries = names
+        .iter()
+        .map(|n| found.entries.iter().find(|e| &e.name == n).cloned().with_context(|| format!("entry {n} not found")))
+        .collect::<Result<Vec<_>>>()?;
+    let cuts = cuts
+        .iter()
+        .map(|c| {
+            let mut parts = c.splitn(3, ':');
+            let (Some(e), Some(k), Some(reason)) = (parts.next(), parts.next(), parts.next()) else {
+                bail!("bad --cut {c:?}");
+            };
+            Ok(Cut { entry: e.parse()?, after_calls: k.parse()?, reason: reason.to_owned() })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let blame = BlamePage::open(blame).with_context(|| format!("{}: cannot open the blame page", blame.display()))?;
+    let wrap = |i: usize, bot| {
+        let cut = cuts.iter().find(|c| c.entry == i).cloned();
+        Box::new(Guarded::new(bot, i, Some(bank), cut, Some(&blame))) as Box<dyn zombies::bot::Bot + '_>
     };
-    loaders::discover(&paths, &limits)
+    let outcome = match replay {
+        Some(path) => {
+            let (outcome, recorded) = zombies::replay::play_recorded_with(&entries, seed, config, wrap);
+            write_atomically(path, &recorded.to_bytes())?;
+            outcome
+        }
+        None => tournament::play_game_with(&entries, seed, config, wrap),
+    };
+    write_atomically(out, &serde_json::to_vec(&WorkerReport { outcome })?)
 }
 
 /// Reports skipped files (one line each) and insists on at least one entry.
@@ -423,15 +616,15 @@ fn list(discovery: &Discovery) {
     }
 }
 
-fn print_leaderboard(result: &TournamentResult) {
+fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)]) {
     println!();
     println!(
-        "{:<4} {:<20} {:>7} {:>15} {:>8} {:>5} {:>5} {:>10} {:>8} {:>7} {:>8}",
-        "rank", "entry", "median", "95% CI", "mean", "min", "max", "calls", "us/call", "errors", "overruns"
+        "{:<4} {:<20} {:>7} {:>15} {:>8} {:>5} {:>5} {:>10} {:>8} {:>7} {:>8} {:>4}",
+        "rank", "entry", "median", "95% CI", "mean", "min", "max", "calls", "us/call", "errors", "overruns", "out"
     );
     for (rank, s) in result.leaderboard.iter().enumerate() {
         println!(
-            "{:<4} {:<20} {:>7.1} {:>15} {:>8.2} {:>5} {:>5} {:>10} {:>8.2} {:>7} {:>8}",
+            "{:<4} {:<20} {:>7.1} {:>15} {:>8.2} {:>5} {:>5} {:>10} {:>8.2} {:>7} {:>8} {:>4}",
             rank + 1,
             s.name,
             s.median,
@@ -442,18 +635,26 @@ fn print_leaderboard(result: &TournamentResult) {
             s.stats.calls,
             s.mean_call_micros,
             s.stats.errors,
-            s.stats.overruns
+            s.stats.overruns,
+            s.stats.disqualified
         );
     }
-    for s in result.leaderboard.iter().filter(|s| s.stats.errors + s.stats.overruns > 0) {
+    println!("(out: games in which the entry was disqualified: it crashed, hung, or spent its time bank)");
+    for s in result.leaderboard.iter().filter(|s| s.stats.errors + s.stats.overruns + s.stats.disqualified > 0) {
+        let file =
+            sources.iter().find(|(n, _)| n == &s.name).map_or(String::new(), |(_, p)| format!(" ({})", p.display()));
         println!(
-            "{}: {} errors, {} over budget/time/memory in {} calls; first: {}",
+            "{}{file}: {} errors, {} over budget/time/memory, disqualified in {} games, in {} calls; first: {}",
             s.name,
             s.stats.errors,
             s.stats.overruns,
+            s.stats.disqualified,
             s.stats.calls,
             s.stats.messages.join(" | ")
         );
+    }
+    for f in &result.failed {
+        println!("game {} (seed {}) could not be played: {}", f.index, f.seed, f.reason);
     }
 }
 

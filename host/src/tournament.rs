@@ -10,12 +10,15 @@
 //! a merge of shards equals a one-machine run.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 
 use rand::{RngExt, SeedableRng};
 
-use crate::bot::{Bot, BrokenBot, CallStats, Entry};
+use crate::bot::{Bot, BotError, BrokenBot, CallStats, Entry};
+use crate::isolate::Isolation;
+use crate::limits::{Guarded, TimeBank};
 use crate::replay::Replay;
 use crate::zombies::{Game, GameConfig, GameOutcome, GameRng};
 
@@ -35,18 +38,38 @@ fn splitmix64(x: u64) -> u64 {
 /// Plays one game: fresh bots for every entry (an entry whose bot cannot be made plays
 /// with players that always stay, and the failure is counted), then the game.
 pub fn play_game(entries: &[Entry], seed: u64, config: GameConfig) -> GameOutcome {
+    play_game_with(entries, seed, config, |_, bot| bot)
+}
+
+/// The bots of a game, and the entries (by index) whose bot could not be made.
+pub(crate) type Bots<'a> = (Vec<Box<dyn Bot + 'a>>, Vec<(usize, BotError)>);
+
+/// Fresh bots for every entry, each passed through `wrap` (with its entry index), and
+/// the failures of those that could not be made.
+pub(crate) fn make_bots<'a>(entries: &[Entry], wrap: impl Fn(usize, Box<dyn Bot>) -> Box<dyn Bot + 'a>) -> Bots<'a> {
     let mut failures = Vec::new();
-    let mut bots: Vec<Box<dyn Bot>> = entries
+    let bots = entries
         .iter()
         .enumerate()
-        .map(|(i, e)| match e.create_bot() {
-            Ok(bot) => bot,
-            Err(err) => {
+        .map(|(i, e)| {
+            let bot = e.create_bot().unwrap_or_else(|err| {
                 failures.push((i, err.clone()));
                 Box::new(BrokenBot(err))
-            }
+            });
+            wrap(i, bot)
         })
         .collect();
+    (bots, failures)
+}
+
+/// [`play_game`] with every bot passed through `wrap` (limits, recording, ...).
+pub fn play_game_with<'a>(
+    entries: &[Entry],
+    seed: u64,
+    config: GameConfig,
+    wrap: impl Fn(usize, Box<dyn Bot>) -> Box<dyn Bot + 'a>,
+) -> GameOutcome {
+    let (mut bots, failures) = make_bots(entries, wrap);
     let names = entries.iter().map(|e| e.name.clone()).collect();
     let mut outcome = Game::new(names, seed, config).play(&mut bots);
     for (i, err) in failures {
@@ -89,7 +112,7 @@ impl std::str::FromStr for Shard {
 }
 
 /// What to play.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Plan {
     /// The tournament's seed.
     pub seed: u64,
@@ -103,6 +126,38 @@ pub struct Plan {
     pub config: GameConfig,
     /// Record a replay of every game (handed to the `on_game` callback).
     pub record: bool,
+    /// Each entry's time bank per game (`None`: unlimited).
+    pub bank: Option<TimeBank>,
+    /// Play each game in worker processes (native bots cannot crash the host).
+    pub isolation: Option<Arc<Isolation>>,
+}
+
+impl Plan {
+    /// All `rounds` games of the tournament `seed` on one thread, in this process,
+    /// without replays or time bank.
+    pub fn new(seed: u64, rounds: u64) -> Plan {
+        Plan {
+            seed,
+            rounds,
+            shard: Shard::ALL,
+            jobs: 1,
+            config: GameConfig::default(),
+            record: false,
+            bank: None,
+            isolation: None,
+        }
+    }
+}
+
+/// A game that could not be played (its worker failed outside any bot).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FailedGame {
+    /// Index of the game.
+    pub index: u64,
+    /// Its seed.
+    pub seed: u64,
+    /// What happened, in one line.
+    pub reason: String,
 }
 
 /// One game as recorded in results.
@@ -170,6 +225,34 @@ pub struct TournamentResult {
     pub games: Vec<GameRecord>,
     /// Entries ranked by median score (then mean, then name).
     pub leaderboard: Vec<Standing>,
+    /// Games that could not be played.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<FailedGame>,
+}
+
+/// Plays one game of a plan: in worker processes if the plan isolates, else here.
+fn play_one(
+    entries: &[Entry],
+    names: &[String],
+    plan: &Plan,
+    seed: u64,
+) -> Result<(GameOutcome, Option<Replay>), String> {
+    match &plan.isolation {
+        Some(iso) => crate::isolate::play(iso, names, seed, plan.config, plan.record),
+        None => Ok(play_here(entries, plan, seed)),
+    }
+}
+
+/// Plays one game of a plan in this process, with the plan's time bank and recording.
+pub fn play_here(entries: &[Entry], plan: &Plan, seed: u64) -> (GameOutcome, Option<Replay>) {
+    let bank = plan.bank;
+    let wrap = move |i, bot| Box::new(Guarded::new(bot, i, bank, None, None)) as Box<dyn Bot>;
+    if plan.record {
+        let (outcome, replay) = crate::replay::play_recorded_with(entries, seed, plan.config, wrap);
+        (outcome, Some(replay))
+    } else {
+        (play_game_with(entries, seed, plan.config, wrap), None)
+    }
 }
 
 /// Plays the games of `plan` on `plan.jobs` threads, each game with fresh bots made in
@@ -187,8 +270,9 @@ pub fn run(
     let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
     let indices: Vec<u64> = (0..plan.rounds).filter(|&i| plan.shard.has(i)).collect();
     let next = AtomicU64::new(0);
-    let (send, receive) = mpsc::channel::<(GameRecord, Option<Replay>)>();
+    let (send, receive) = mpsc::channel::<Result<(GameRecord, Option<Replay>), FailedGame>>();
     let mut games = Vec::with_capacity(indices.len());
+    let mut failed = Vec::new();
     std::thread::scope(|scope| {
         for _ in 0..plan.jobs.max(1).min(indices.len().max(1)) {
             let send = send.clone();
@@ -197,25 +281,28 @@ pub fn run(
                 while !stop.load(Ordering::SeqCst) {
                     let Some(&index) = indices.get(next.fetch_add(1, Ordering::SeqCst) as usize) else { break };
                     let seed = game_seed(plan.seed, index);
-                    let (outcome, replay) = if plan.record {
-                        let (outcome, replay) = crate::replay::play_recorded(entries, seed, plan.config);
-                        (outcome, Some(replay))
-                    } else {
-                        (play_game(entries, seed, plan.config), None)
-                    };
-                    if send.send((GameRecord::new(index, names, outcome), replay)).is_err() {
+                    let result = play_one(entries, names, plan, seed)
+                        .map(|(outcome, replay)| (GameRecord::new(index, names, outcome), replay))
+                        .map_err(|reason| FailedGame { index, seed, reason });
+                    if send.send(result).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(send);
-        for (record, replay) in receive {
-            on_game(&record, replay);
-            games.push(record);
+        for result in receive {
+            match result {
+                Ok((record, replay)) => {
+                    on_game(&record, replay);
+                    games.push(record);
+                }
+                Err(failure) => failed.push(failure),
+            }
         }
     });
-    summarise(&names, plan.seed, plan.rounds, games)
+    failed.sort_by_key(|f| f.index);
+    TournamentResult { failed, ..summarise(&names, plan.seed, plan.rounds, games) }
 }
 
 /// Builds the results of a set of finished games (in any order; duplicates by index
@@ -256,7 +343,7 @@ pub fn summarise(names: &[String], seed: u64, rounds: u64, mut games: Vec<GameRe
         })
         .collect();
     rank(&mut leaderboard);
-    TournamentResult { seed, rounds, played: games.len() as u64, games, leaderboard }
+    TournamentResult { seed, rounds, played: games.len() as u64, games, leaderboard, failed: Vec::new() }
 }
 
 /// Why results files cannot be merged.
@@ -289,7 +376,9 @@ pub fn merge(parts: Vec<TournamentResult>) -> Result<TournamentResult, MergeErro
     let mut sorted_names = names.clone();
     sorted_names.sort();
     let mut games: BTreeMap<u64, GameRecord> = BTreeMap::new();
+    let mut failed: BTreeMap<u64, FailedGame> = BTreeMap::new();
     for part in parts {
+        failed.extend(part.failed.into_iter().map(|f| (f.index, f)));
         let mismatch = |what, a: String, b: String| MergeError::Mismatch { what, a, b };
         if part.seed != seed {
             return Err(mismatch("seeds", seed.to_string(), part.seed.to_string()));
@@ -314,8 +403,10 @@ pub fn merge(parts: Vec<TournamentResult>) -> Result<TournamentResult, MergeErro
             }
         }
     }
+    failed.retain(|index, _| !games.contains_key(index));
     // The entry order of a run is its discovery order; ranking does not depend on it.
-    Ok(summarise(&names, seed, rounds, games.into_values().collect()))
+    let result = summarise(&names, seed, rounds, games.into_values().collect());
+    Ok(TournamentResult { failed: failed.into_values().collect(), ..result })
 }
 
 fn hash_name(name: &str) -> u64 {

@@ -58,12 +58,22 @@ pub struct SearchPaths {
 /// Loads every entry in `paths`. Directories are read in sorted file-name order, plugin
 /// directories first, so the entry order (and thus every game) is reproducible.
 pub fn discover(paths: &SearchPaths, limits: &ScriptLimits) -> Discovery {
+    discover_with(paths, limits, &native::load)
+}
+
+/// [`discover`] with another loader for native libraries (isolation probes them in a
+/// child process instead of loading them here).
+pub fn discover_with(
+    paths: &SearchPaths,
+    limits: &ScriptLimits,
+    load_native: &dyn Fn(&Path) -> Result<Entry, String>,
+) -> Discovery {
     let mut found = Discovery::default();
     let mut candidates: Vec<(PathBuf, Result<Entry, String>)> = Vec::new();
     for dir in &paths.plugins {
         for path in files_in(dir, &mut found.skipped) {
             if native::is_library_name(&path) {
-                let result = native::load(&path);
+                let result = load_native(&path);
                 candidates.push((path, result));
             }
         }

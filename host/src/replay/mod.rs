@@ -32,7 +32,7 @@ use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use zombies_plugin_abi::{Action, Context, Direction, Id, Random};
 
-use crate::bot::{Bot, BotError, BrokenBot, Entry};
+use crate::bot::{Bot, BotError, Entry};
 use crate::zombies::{Game, GameConfig, GameOutcome};
 
 /// Version of the file layout.
@@ -98,19 +98,21 @@ pub struct Replay {
 
 /// Plays one game like [`crate::tournament::play_game`] and records it.
 pub fn play_recorded(entries: &[Entry], seed: u64, config: GameConfig) -> (GameOutcome, Replay) {
+    play_recorded_with(entries, seed, config, |_, bot| bot)
+}
+
+/// [`play_recorded`] with every bot passed through `wrap` first (the recording sees
+/// what the wrapped bot answers).
+pub fn play_recorded_with<'a>(
+    entries: &[Entry],
+    seed: u64,
+    config: GameConfig,
+    wrap: impl Fn(usize, Box<dyn Bot>) -> Box<dyn Bot + 'a>,
+) -> (GameOutcome, Replay) {
     let tape = Rc::new(RefCell::new(Vec::new()));
-    let mut failures = Vec::new();
-    let mut bots: Vec<Box<dyn Bot>> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let inner = e.create_bot().unwrap_or_else(|err| {
-                failures.push((i, err.clone()));
-                Box::new(BrokenBot(err))
-            });
-            Box::new(Recording { inner, tape: Rc::clone(&tape) }) as Box<dyn Bot>
-        })
-        .collect();
+    let (mut bots, failures) = crate::tournament::make_bots(entries, |i, bot| {
+        Box::new(Recording { inner: wrap(i, bot), tape: Rc::clone(&tape) }) as Box<dyn Bot + 'a>
+    });
     let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
     let mut outcome = Game::new(names.clone(), seed, config).play(&mut bots);
     for (i, err) in failures {
@@ -143,12 +145,12 @@ extern "C" fn counted(state: *mut c_void) -> u64 {
 }
 
 /// Wraps a bot and writes each call to the shared tape.
-struct Recording {
-    inner: Box<dyn Bot>,
+struct Recording<'a> {
+    inner: Box<dyn Bot + 'a>,
     tape: Rc<RefCell<Vec<Call>>>,
 }
 
-impl Bot for Recording {
+impl Bot for Recording<'_> {
     fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
         let mut counter = Counter { inner: ctx.random, draws: 0 };
         // SAFETY: the counter outlives the call, and only this call uses it.

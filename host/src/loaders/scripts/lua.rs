@@ -240,6 +240,9 @@ impl Bot for LuaBot {
             }
             self.do_turn.call::<Value>(t)
         });
+        if let Some(err) = self.slot.output_error() {
+            return Err(err);
+        }
         let answer = result
             .map_err(|e| classify(&e, &self.budget).unwrap_or_else(|| BotError::Failed(first_line(&e.to_string()))))?;
         match answer {

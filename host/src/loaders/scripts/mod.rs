@@ -132,6 +132,8 @@ struct Slot {
     names: RefCell<Vec<String>>,
     /// This game's `print` output, written to the entry's log when the bot is dropped.
     output: RefCell<String>,
+    /// Set when the output first went over [`Slot::OUTPUT_CAP`] (reported once).
+    overflowed: Cell<Option<bool>>,
 }
 
 /// Error text of a script function used outside `do_turn`.
@@ -147,6 +149,7 @@ impl Slot {
             deadline: Cell::new(Instant::now()),
             names: RefCell::new(Vec::new()),
             output: RefCell::new(String::new()),
+            overflowed: Cell::new(None),
         }
     }
 
@@ -190,10 +193,21 @@ impl Slot {
 
     fn print(&self, text: &str) {
         let mut out = self.output.borrow_mut();
-        if out.len() < Self::OUTPUT_CAP {
+        if out.len() + text.len() < Self::OUTPUT_CAP {
             out.push_str(text);
             out.push('\n');
+        } else if self.overflowed.get().is_none() {
+            out.push_str("[output cut: more than 1 MiB this game]\n");
+            self.overflowed.set(Some(true));
         }
+    }
+
+    /// The error of the call in which the output first went over its cap, once.
+    fn output_error(&self) -> Option<BotError> {
+        (self.overflowed.get() == Some(true)).then(|| {
+            self.overflowed.set(Some(false));
+            BotError::Failed("printed more than 1 MiB in this game; the rest of its output is dropped".into())
+        })
     }
 
     fn random(&self, n: i64) -> Result<i64, String> {

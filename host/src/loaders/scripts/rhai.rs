@@ -110,6 +110,9 @@ impl Bot for RhaiBot {
             self.engine.call_fn_with_options::<Dynamic>(options, &mut self.scope, &self.ast, "do_turn", (RhaiCtx,))
         });
         self.retained = (alloc_meter::thread_net() - self.mem_base.get()).max(0);
+        if let Some(err) = self.slot.output_error() {
+            return Err(err);
+        }
         let answer = result.map_err(|e| self.error(&e))?;
         if let Some(text) = answer.clone().try_cast::<ImmutableString>() {
             parse_move(&text)
