@@ -1,0 +1,13 @@
+//! Any bytes given to the replay reader (and, when they decode, to the re-play) give a
+//! replay or a one-line error, never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use zombies::replay::Replay;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(replay) = Replay::from_bytes(data) {
+        let _ = replay.replay(|_| {});
+        let _ = replay.to_bytes();
+    }
+});
