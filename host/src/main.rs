@@ -394,6 +394,9 @@ fn bench(discovery: &Discovery, seconds: f64, only: Option<&str>, games: u64) ->
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+    if let Some(peak) = peak_rss_mib() {
+        println!("process peak resident memory so far: {peak:.1} MiB");
+    }
     if games > 0 && only.is_none_or(|o| "jobs".contains(o)) {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let one = games_per_sec(&workloads[0], games, 1);
@@ -404,6 +407,14 @@ fn bench(discovery: &Discovery, seconds: f64, only: Option<&str>, games: u64) ->
         );
     }
     Ok(())
+}
+
+/// The process's peak resident set size (Linux: VmHWM), in MiB.
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
 }
 
 fn write_results(result: &TournamentResult, json: Option<&Path>, csv: Option<&Path>) -> Result<()> {
