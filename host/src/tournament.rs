@@ -465,7 +465,7 @@ pub fn mean(values: &[u32]) -> f64 {
 /// The leaderboard as CSV (a header line, then one line per entry, best first).
 pub fn leaderboard_csv(result: &TournamentResult) -> String {
     let mut out = String::from(
-        "rank,name,median,median_ci_low,median_ci_high,mean,min,max,calls,mean_call_micros,errors,overruns\n",
+        "rank,name,median,median_ci_low,median_ci_high,mean,min,max,calls,mean_call_micros,errors,overruns,disqualified\n",
     );
     for (i, s) in result.leaderboard.iter().enumerate() {
         let name = if s.name.contains([',', '"', '\n']) {
@@ -474,7 +474,7 @@ pub fn leaderboard_csv(result: &TournamentResult) -> String {
             s.name.clone()
         };
         out.push_str(&format!(
-            "{},{},{},{},{},{:.3},{},{},{},{:.3},{},{}\n",
+            "{},{},{},{},{},{:.3},{},{},{},{:.3},{},{},{}\n",
             i + 1,
             name,
             s.median,
@@ -486,7 +486,8 @@ pub fn leaderboard_csv(result: &TournamentResult) -> String {
             s.stats.calls,
             s.mean_call_micros,
             s.stats.errors,
-            s.stats.overruns
+            s.stats.overruns,
+            s.stats.disqualified
         ));
     }
     out
