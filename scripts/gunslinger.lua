@@ -1,4 +1,6 @@
--- Gunslinger: shoot what would bite, run from the rest, never crowd a teammate.
+-- Gunslinger: shoot what would bite, run from the rest, never crowd a teammate, and
+-- refill an empty gun from corpses (a corpse keeps the bullets of the player it was;
+-- standing next to it at the end of a turn hands them over).
 --
 -- All of this entry's players share this script's globals for the whole game, so the
 -- players coordinate through them: a zombie one player shot at this turn is not shot at
@@ -8,6 +10,7 @@ local RANGE = 8
 local shot_at = {}     -- zombie number -> true, for the current turn
 local claimed = {}     -- "x,y" -> true: cells our players move into this turn
 local turn = -1
+local emptied = {}     -- corpse number -> true: one of us stood next to it already
 
 local MOVES = {
   {"N", 0, -1}, {"NE", 1, -1}, {"E", 1, 0}, {"SE", 1, 1},
@@ -23,8 +26,8 @@ function do_turn(ctx)
     turn, shot_at, claimed = ctx.clock, {}, {}
   end
 
-  -- What we see: zombies and other living players, as offsets.
-  local zombies, people = {}, {}
+  -- What we see: zombies, other living players and corpses, as offsets.
+  local zombies, people, corpses = {}, {}, {}
   for dx = -RANGE, RANGE do
     for dy = -RANGE, RANGE do
       local who = ctx:look(dx, dy)
@@ -32,7 +35,10 @@ function do_turn(ctx)
         local name = who.name
         if name == "Zombie" then
           zombies[#zombies + 1] = {dx, dy, who}
-        elseif name ~= "DeadBody" and (dx ~= 0 or dy ~= 0) then
+        elseif name == "DeadBody" then
+          if dist(dx, dy) <= 1 then emptied[who.number] = true end
+          corpses[#corpses + 1] = {dx, dy, who}
+        elseif dx ~= 0 or dy ~= 0 then
           people[#people + 1] = {dx, dy}
         end
       end
@@ -70,7 +76,16 @@ function do_turn(ctx)
       for _, p in ipairs(people) do
         if dist(p[1] - mx, p[2] - my) <= 1 then crowd = crowd + 1 end
       end
-      local score = math.min(nearest, 4) * 10 - crowd * 3 - ((mx ~= 0 or my ~= 0) and 1 or 0)
+      -- With an empty gun and no zombie close, head for a corpse not yet emptied.
+      local loot = 0
+      if ctx.bullets == 0 and nearest > 3 then
+        local best = 99
+        for _, c in ipairs(corpses) do
+          if not emptied[c[3].number] then best = math.min(best, dist(c[1] - mx, c[2] - my)) end
+        end
+        if best < 99 then loot = 8 - math.min(best, 8) end
+      end
+      local score = math.min(nearest, 4) * 10 - crowd * 3 + loot - ((mx ~= 0 or my ~= 0) and 1 or 0)
       if best_score == nil or score > best_score then
         best_move, best_score = name, score
       end
