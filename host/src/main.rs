@@ -207,6 +207,13 @@ enum Command {
 }
 
 fn main() {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`zombies ... | head`) would
+    // panic; the default action ends the program quietly, as command-line tools do.
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to the default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     if let Err(err) = run(Cli::parse()) {
         eprintln!("error: {err:#}");
         std::process::exit(1);

@@ -467,6 +467,7 @@ impl Game {
         self.movers.shuffle(&mut self.rng);
         self.marked.clear();
         self.shots.clear();
+        self.moving.clear();
         let owned = Arc::clone(&self.names);
         let names: Vec<RStr<'_>> = owned.iter().map(|n| RStr::from_str(n)).collect();
         for i in 0..self.movers.len() {
@@ -475,6 +476,9 @@ impl Game {
             let (dx, dy) =
                 if e.id.is_zombie() { self.zombie_step(e.x, e.y) } else { self.player_step(bots, &names, number) };
             let (tx, ty) = self.board.step(e.x, e.y, dx, dy);
+            if (tx, ty) != (e.x, e.y) {
+                self.moving.push((number, ty * self.board.side() + tx));
+            }
             let e = &mut self.entities[number as usize];
             (e.tx, e.ty) = (tx, ty);
         }
@@ -565,14 +569,15 @@ impl Game {
     pub fn movement(&mut self) {
         let side = self.board.side();
         let cell = |x: u32, y: u32| (y * side + x) as usize;
-        self.moving.clear();
         self.queue.clear();
-        for &n in &self.movers {
-            let e = &self.entities[n as usize];
-            if e.present && !e.staying() {
-                self.claims[cell(e.tx, e.ty)] += 1;
-                self.moving.push((n, cell(e.tx, e.ty) as u32));
-            }
+        // The decision step listed who plans to move; drop those shot since.
+        let entities = &self.entities;
+        self.moving.retain(|&(n, _)| {
+            let e = &entities[n as usize];
+            e.present && !e.staying()
+        });
+        for &(_, c) in &self.moving {
+            self.claims[c as usize] += 1;
         }
         // A cell is over-claimed when its movers plus a staying occupant number 2 or more.
         let over_claimed = |g: &Game, x: u32, y: u32| {
