@@ -271,6 +271,9 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Tournament { rounds, seed, jobs, shard, json, csv, replay_dir, plot, isolate, game } => {
+            if let Some(p) = plot.as_ref().filter(|p| p.extension().is_none_or(|e| e != "svg")) {
+                bail!("{}: the plot is drawn as SVG; give a file name ending in .svg", p.display());
+            }
             let iso = isolation(&cli.sources, isolate, &game)?;
             let found = playable(discover(&cli.sources, iso.as_deref()))?;
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
