@@ -168,14 +168,15 @@ impl Bot for Guarded<'_> {
             blame.enter(self.entry, self.calls, left.map(|l| SystemTime::now() + l));
         }
         self.calls += 1;
-        let start = Instant::now();
+        let start = self.bank.map(|_| Instant::now());
         let answer = self.inner.turn(ctx);
-        self.used += start.elapsed();
         if let Some(blame) = self.blame {
             blame.leave();
         }
-        if let (Some(bank), Some(left)) = (self.bank, left) {
-            if start.elapsed() > left {
+        if let (Some(bank), Some(left), Some(start)) = (self.bank, left, start) {
+            let spent = start.elapsed();
+            self.used += spent;
+            if spent > left {
                 let reason = format!(
                     "ran out of its time bank at turn {} ({:.1} s used of {:.1} s)",
                     ctx.clock,

@@ -156,14 +156,7 @@ impl Bot for Recording<'_> {
         // SAFETY: the counter outlives the call, and only this call uses it.
         let random = unsafe { Random::from_raw((&mut counter as *mut Counter<'_>).cast::<c_void>(), counted) };
         let answer = self.inner.turn(&Context { random, ..*ctx });
-        let action = match &answer {
-            Ok(a) if a.kind == Action::SHOOT => Action::shoot(a.target),
-            Ok(a) if a.kind == Action::MOVE && Direction::from_code(a.direction).is_some() => {
-                Action::go(Direction::from_code(a.direction).unwrap_or(Direction::Stay))
-            }
-            _ => Action::stay(),
-        };
-        self.tape.borrow_mut().push(Call { action, draws: counter.draws });
+        self.tape.borrow_mut().push(Call { action: crate::zombies::game::applied(&answer), draws: counter.draws });
         answer
     }
 }

@@ -741,6 +741,16 @@ enum Decision {
     Shoot(Id),
 }
 
+/// The action the engine applies for a bot's answer: the answer itself when it is a
+/// valid move or shot, else staying (what a failed or invalid call amounts to).
+pub fn applied(answer: &Result<Action, BotError>) -> Action {
+    match answer.clone().and_then(validate) {
+        Ok(Decision::Move(d)) => Action::go(d),
+        Ok(Decision::Shoot(target)) => Action::shoot(target),
+        Err(_) => Action::stay(),
+    }
+}
+
 fn validate(action: Action) -> Result<Decision, BotError> {
     match action.kind {
         Action::MOVE => Direction::from_code(action.direction)
