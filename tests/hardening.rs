@@ -132,3 +132,37 @@ fn a_tournament_with_every_broken_bot_completes_and_reports_each_in_one_line() {
         }
     }
 }
+
+#[test]
+fn an_entry_that_spends_its_time_bank_is_out_of_the_game_and_says_so() {
+    use std::time::Duration;
+    use zombies::abi::{Action, Context};
+    use zombies::bot::Entry;
+    use zombies::limits::TimeBank;
+    use zombies::tournament::{Plan, play_here};
+    use zombies::zombies::GameConfig;
+
+    let invoked = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counter = invoked.clone();
+    let slow = Entry::builtin("Slow", move || {
+        let counter = counter.clone();
+        move |_: &Context<'_>| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(80));
+            Action::stay()
+        }
+    });
+    let quick = Entry::builtin("Quick", || |_: &Context<'_>| Action::stay());
+    let bank = TimeBank { initial: Duration::from_millis(50), per_turn: Duration::ZERO };
+    let plan =
+        Plan { bank: Some(bank), config: GameConfig { players_per_entry: 3, max_turns: Some(10) }, ..Plan::new(1, 1) };
+    let (outcome, _) = play_here(&[slow, quick], &plan, 4);
+    let s = &outcome.stats[0];
+    assert_eq!(s.disqualified, 1, "{s:?}");
+    assert!(s.messages[0].contains("ran out of its time bank at turn 0"), "{:?}", s.messages);
+    assert_eq!(outcome.stats[1].disqualified, 0);
+    // An 80 ms call overdraws a 50 ms bank at once (a sleep never ends early); after it
+    // the bot is never called again, though its players are asked for every turn.
+    assert_eq!(invoked.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert!(s.calls > 1, "{s:?}");
+}
