@@ -126,8 +126,12 @@ impl EntryLog {
 struct Slot {
     /// The context of the call in progress, or null between calls.
     ctx: Cell<*const Context<'static>>,
-    /// When the call in progress must end.
-    deadline: Cell<Instant>,
+    /// When the call in progress must end: set at the first check of a call (a hook or
+    /// progress callback runs only every few hundred operations, so this costs a trivial
+    /// call nothing and shifts the deadline by microseconds).
+    deadline: Cell<Option<Instant>>,
+    /// The time a call may take.
+    timeout: Cell<Duration>,
     /// Entry names, by owner (filled at the first call; fixed for a game).
     names: RefCell<Vec<String>>,
     /// This game's `print` output, written to the entry's log when the bot is dropped.
@@ -146,7 +150,8 @@ impl Slot {
     fn new() -> Slot {
         Slot {
             ctx: Cell::new(std::ptr::null()),
-            deadline: Cell::new(Instant::now()),
+            deadline: Cell::new(None),
+            timeout: Cell::new(Duration::ZERO),
             names: RefCell::new(Vec::new()),
             output: RefCell::new(String::new()),
             overflowed: Cell::new(None),
@@ -165,7 +170,7 @@ impl Slot {
             *self.names.borrow_mut() = ctx.names.iter().map(|n| n.as_str().to_owned()).collect();
         }
         self.ctx.set((ctx as *const Context<'_>).cast());
-        self.deadline.set(Instant::now() + timeout);
+        self.start_clock(timeout);
         let _clear = Clear(&self.ctx);
         f()
     }
@@ -178,8 +183,21 @@ impl Slot {
         if p.is_null() { Err(OUTSIDE_CALL) } else { Ok(unsafe { &*p }) }
     }
 
+    /// Starts the time of a call (or of a script's top-level code) afresh.
+    fn start_clock(&self, timeout: Duration) {
+        self.timeout.set(timeout);
+        self.deadline.set(None);
+    }
+
     fn timed_out(&self) -> bool {
-        Instant::now() > self.deadline.get()
+        let now = Instant::now();
+        match self.deadline.get() {
+            Some(deadline) => now > deadline,
+            None => {
+                self.deadline.set(Some(now + self.timeout.get()));
+                false
+            }
+        }
     }
 
     /// An id's owner name: an entry's name, `Zombie` or `DeadBody`.

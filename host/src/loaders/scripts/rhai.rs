@@ -70,7 +70,7 @@ impl RhaiBot {
         }
         let mut scope = Scope::new();
         // Top-level statements run once per game, under the same limits as a call.
-        slot.deadline.set(std::time::Instant::now() + script.limits.call_timeout);
+        slot.start_clock(script.limits.call_timeout);
         engine.run_ast_with_scope(&mut scope, &ast).map_err(|e| format!("{file}: at load: {}", describe(&e)))?;
         Ok(RhaiBot {
             engine,
