@@ -167,7 +167,7 @@ enum Command {
         #[arg(long)]
         only: Option<String>,
         /// Games for the one-thread versus all-cores comparison (0 skips it).
-        #[arg(long, default_value_t = 40)]
+        #[arg(long, default_value_t = 300)]
         games: u64,
     },
     /// List the entries found and the files skipped, with reasons.
