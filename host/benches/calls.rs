@@ -79,6 +79,7 @@ fn calls(c: &mut Criterion) {
         "stay.lua",
         "function do_turn(ctx)\n  if ctx.bullets > 100 or ctx:look(1, 0) == nil then return 'N' end\n  return 'STAY'\nend",
     );
+    let lua_empty = script_bot(dir.path(), "empty.lua", "function do_turn(ctx) return 'STAY' end");
     let rhai = script_bot(
         dir.path(),
         "stay.rhai",
@@ -89,6 +90,7 @@ fn calls(c: &mut Criterion) {
         ("native rust (abi_stable)", rust_bot()),
         ("native c (C table)", c_bot(dir.path())),
         ("lua (bullets + look)", lua),
+        ("lua (answer only)", lua_empty),
         ("rhai (bullets + look)", rhai),
     ];
     let mut group = c.benchmark_group("bot call");

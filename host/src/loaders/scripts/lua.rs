@@ -56,7 +56,7 @@ fn slot_of(lua: &Lua) -> mlua::Result<Rc<Slot>> {
 }
 
 /// Ids are plain Lua tables `{name = ..., number = ...}`, one per entity number and VM
-/// (cached with weak values), so that reading `id.name` costs no call into the host and
+/// (cached for the game), so that reading `id.name` costs no call into the host and
 /// the same entity is the same table. They share a metatable with `__eq` and
 /// `__tostring`.
 #[derive(Debug, Clone)]
@@ -69,10 +69,10 @@ struct Ids {
 
 impl Ids {
     fn new(lua: &Lua) -> mlua::Result<Ids> {
+        // Strong, not weak: a weak cache lets the collector drop the id of every player
+        // between two of its calls, and rebuilding it costs more than the whole call.
+        // Entities are at most a few thousand per game.
         let cache = lua.create_table()?;
-        let weak = lua.create_table()?;
-        weak.raw_set("__mode", "v")?;
-        cache.set_metatable(Some(weak))?;
         let meta = lua
             .load(
                 r##"return {
@@ -157,8 +157,6 @@ struct LuaBot {
     lua: Lua,
     do_turn: Function,
     ctx: Table,
-    /// The field names of `ctx`, made once: `id`, `bullets`, `clock`, `x`, `y`, `board_size`.
-    keys: [mlua::LuaString; 6],
     ids: Ids,
     slot: Rc<Slot>,
     budget: Rc<Budget>,
@@ -189,15 +187,13 @@ impl LuaBot {
             Ok(Value::Function(f)) => f,
             _ => return Err(format!("{file}: defines no global function do_turn(ctx)")),
         };
-        let setup = || -> mlua::Result<(Ids, Table, [mlua::LuaString; 6])> {
+        let setup = || -> mlua::Result<(Ids, Table)> {
             let ids = Ids::new(&lua)?;
             let ctx = make_ctx(&lua, &slot, &ids)?;
-            let key = |k: &str| lua.create_string(k);
-            let keys = [key("id")?, key("bullets")?, key("clock")?, key("x")?, key("y")?, key("board_size")?];
-            Ok((ids, ctx, keys))
+            Ok((ids, ctx))
         };
-        let (ids, ctx, keys) = setup().map_err(|e| format!("{file}: cannot set up Lua: {e}"))?;
-        Ok(LuaBot { lua, do_turn, ctx, keys, ids, slot, budget, clock: u32::MAX, script: script.clone() })
+        let (ids, ctx) = setup().map_err(|e| format!("{file}: cannot set up Lua: {e}"))?;
+        Ok(LuaBot { lua, do_turn, ctx, ids, slot, budget, clock: u32::MAX, script: script.clone() })
     }
 }
 
@@ -229,35 +225,90 @@ impl Bot for LuaBot {
         }
         self.budget.used.set(0);
         self.budget.stopped.set(None);
-        let result = self.slot.with_call(ctx, self.script.limits.call_timeout, || {
-            let (t, k) = (&self.ctx, &self.keys);
-            t.raw_set(&k[0], self.ids.value(&self.lua, &self.slot, ctx.id)?)?;
-            t.raw_set(&k[1], ctx.bullets)?;
-            t.raw_set(&k[3], ctx.x)?;
-            t.raw_set(&k[4], ctx.y)?;
-            if new_turn {
-                t.raw_set(&k[2], ctx.clock)?;
-                t.raw_set(&k[5], ctx.board_size)?;
-            }
-            self.do_turn.call::<Value>(t)
-        });
+        let result = self.slot.with_call(ctx, self.script.limits.call_timeout, || self.call(ctx, new_turn));
         if let Some(err) = self.slot.output_error() {
             return Err(err);
         }
         let answer = result
             .map_err(|e| classify(&e, &self.budget).unwrap_or_else(|| BotError::Failed(first_line(&e.to_string()))))?;
         match answer {
-            Value::String(s) => match std::str::from_utf8(&s.as_bytes()) {
+            Answer::Move(d) => Ok(Action::go(d)),
+            Answer::Other(Value::String(s)) => match std::str::from_utf8(&s.as_bytes()) {
                 Ok(text) => parse_move(text),
                 Err(_) => Err(BotError::Invalid("do_turn returned a string that is not UTF-8".to_owned())),
             },
-            Value::UserData(ud) if ud.is::<Shot>() => {
+            Answer::Other(Value::UserData(ud)) if ud.is::<Shot>() => {
                 let Shot(id) = *ud.borrow::<Shot>().map_err(|e| BotError::Failed(e.to_string()))?;
                 Ok(Action::shoot(id))
             }
-            other => {
+            Answer::Other(other) => {
                 Err(BotError::Invalid(format!("do_turn returned a {}, not a move or shoot(id)", other.type_name())))
             }
+        }
+    }
+}
+
+/// What `do_turn` returned: a move spelled exactly (read without leaving Lua), or any
+/// other value.
+enum Answer {
+    Move(Direction),
+    Other(Value),
+}
+
+impl LuaBot {
+    /// Fills `ctx` and calls `do_turn` through the raw Lua API: one protected call, no
+    /// per-field round trips through mlua's references.
+    fn call(&self, ctx: &Context<'_>, new_turn: bool) -> mlua::Result<Answer> {
+        let (number, bullets, x, y) = (ctx.id.number.into(), ctx.bullets.into(), ctx.x.into(), ctx.y.into());
+        let (clock, side) = (ctx.clock.into(), ctx.board_size.into());
+        loop {
+            let (missed, quick) = (Cell::new(false), Cell::new(None));
+            // SAFETY: the closure runs in mlua's protected call with the three arguments on
+            // the stack (do_turn, ctx, the id cache). It looks the player's id up in the
+            // cache (on a miss it empties the stack and returns: the id is made below and
+            // the call tried again), sets plain fields of ctx (a table without a
+            // metatable), calls do_turn, and reads a string answer in place.
+            let answer = unsafe {
+                self.lua.exec_raw::<Value>((&self.do_turn, &self.ctx, &self.ids.cache), |state| {
+                    use mlua::ffi;
+                    if ffi::lua_rawgeti(state, 3, number) == ffi::LUA_TNIL {
+                        missed.set(true);
+                        ffi::lua_settop(state, 0);
+                        return;
+                    }
+                    ffi::lua_setfield(state, 2, c"id".as_ptr());
+                    ffi::lua_settop(state, 2);
+                    ffi::lua_pushinteger(state, bullets);
+                    ffi::lua_setfield(state, 2, c"bullets".as_ptr());
+                    ffi::lua_pushinteger(state, x);
+                    ffi::lua_setfield(state, 2, c"x".as_ptr());
+                    ffi::lua_pushinteger(state, y);
+                    ffi::lua_setfield(state, 2, c"y".as_ptr());
+                    if new_turn {
+                        ffi::lua_pushinteger(state, clock);
+                        ffi::lua_setfield(state, 2, c"clock".as_ptr());
+                        ffi::lua_pushinteger(state, side);
+                        ffi::lua_setfield(state, 2, c"board_size".as_ptr());
+                    }
+                    ffi::lua_call(state, 1, 1);
+                    if ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
+                        let mut len = 0;
+                        let text = ffi::lua_tolstring(state, -1, &mut len);
+                        let text = std::slice::from_raw_parts(text.cast::<u8>(), len);
+                        if let Some(d) = Direction::ALL.into_iter().find(|d| d.name().as_bytes() == text) {
+                            quick.set(Some(d));
+                            ffi::lua_settop(state, 0);
+                        }
+                    }
+                })
+            }?;
+            if let Some(d) = quick.get() {
+                return Ok(Answer::Move(d));
+            }
+            if !missed.get() {
+                return Ok(Answer::Other(answer));
+            }
+            self.ids.value(&self.lua, &self.slot, ctx.id)?;
         }
     }
 }

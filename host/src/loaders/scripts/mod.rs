@@ -243,6 +243,9 @@ impl Slot {
 
 /// The move a script names (`"N"`, `"ne"`, `"STAY"`, ...).
 fn parse_move(text: &str) -> Result<Action, BotError> {
+    if let Some(d) = Direction::ALL.into_iter().find(|d| d.name() == text) {
+        return Ok(Action::go(d));
+    }
     Direction::ALL
         .into_iter()
         .find(|d| d.name().eq_ignore_ascii_case(text.trim()))
