@@ -169,7 +169,11 @@ pub struct Game {
     /// Scratch of the movement step: claims per cell (`y * side + x`), kept all-zero
     /// between turns.
     claims: Vec<u8>,
+    /// Entities planning to move (number, target cell), listed by the decision step.
     moving: Vec<(u32, u32)>,
+    /// Kind changes so far, and their count when `moving` was listed.
+    kind_changes: u64,
+    moving_since: u64,
     queue: Vec<(u32, u32)>,
 }
 
@@ -215,6 +219,8 @@ impl Game {
             shots: Vec::new(),
             claims: vec![0; (side as usize) * (side as usize)],
             moving: Vec::new(),
+            kind_changes: 0,
+            moving_since: 0,
             queue: Vec::new(),
         }
     }
@@ -358,6 +364,7 @@ impl Game {
 
     /// Retires entity `number` and puts a new entity of kind `owner` on its cell.
     fn change_kind(&mut self, number: u32, owner: u32, bullets: u32) -> Id {
+        self.kind_changes += 1;
         let old = &mut self.entities[number as usize];
         debug_assert!(old.present);
         old.present = false;
@@ -468,6 +475,7 @@ impl Game {
         self.marked.clear();
         self.shots.clear();
         self.moving.clear();
+        self.moving_since = self.kind_changes;
         let owned = Arc::clone(&self.names);
         let names: Vec<RStr<'_>> = owned.iter().map(|n| RStr::from_str(n)).collect();
         for i in 0..self.movers.len() {
@@ -570,12 +578,12 @@ impl Game {
         let side = self.board.side();
         let cell = |x: u32, y: u32| (y * side + x) as usize;
         self.queue.clear();
-        // The decision step listed who plans to move; drop those shot since.
-        let entities = &self.entities;
-        self.moving.retain(|&(n, _)| {
-            let e = &entities[n as usize];
-            e.present && !e.staying()
-        });
+        // The decision step listed who plans to move; drop those that changed kind since
+        // (shot), if any did.
+        if self.kind_changes != self.moving_since {
+            let entities = &self.entities;
+            self.moving.retain(|&(n, _)| entities[n as usize].present);
+        }
         for &(_, c) in &self.moving {
             self.claims[c as usize] += 1;
         }
@@ -634,6 +642,8 @@ impl Game {
                 self.board.place(e.x, e.y, e.id);
             }
         }
+        // Everyone has arrived: nobody plans a move until the next decision step.
+        self.moving.clear();
     }
 
     /// Step 7: each dead body's bullets are split evenly (integer division) among the
