@@ -7,6 +7,10 @@
 //! the game's generator. Each call has an instruction budget enforced by a count hook
 //! that `pcall`/`xpcall` cannot swallow, plus a wall-clock deadline; the VM has a
 //! memory cap (mlua's allocator limit).
+//!
+//! A call is the hot path of every script game: `ctx` is one long-lived table per VM
+//! whose fields are written, and `do_turn` called, through the raw Lua C API inside one
+//! protected call (`LuaBot::call`); ids are tables cached per entity number.
 
 use std::cell::Cell;
 use std::rc::Rc;
