@@ -20,6 +20,7 @@ fn corpus(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     std::fs::copy(data("plugins/not_a_library.so"), plugins.join(lib_name("not_a_library"))).unwrap();
     c("wrong_version.c", "wrong_version", &[]);
     c("unresolved.c", "missing_symbol", &[]);
+    c("load_crash.c", "load_crash", &[]);
     std::fs::copy(plugin_lib("wrong-abi-bot"), plugins.join(lib_name("wrong_abi_rust"))).unwrap();
     // Native: broken while playing.
     std::fs::copy(plugin_lib("panicky-bot"), plugins.join(lib_name("panicky"))).unwrap();
@@ -88,6 +89,7 @@ fn a_tournament_with_every_broken_bot_completes_and_reports_each_in_one_line() {
     skipped(&lib_name("wrong_version"), "ABI version 999");
     skipped(&lib_name("wrong_abi_rust"), "ABI version 2");
     skipped(&lib_name("missing_symbol"), "no_such_function_anywhere");
+    skipped(&lib_name("load_crash"), "crashed while loading (killed by signal 6");
     skipped(&lib_name("named_b"), "already loaded");
     skipped(&lib_name("reserved"), "reserved");
     skipped("syntax_error.lua", "syntax error");

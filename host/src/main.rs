@@ -171,7 +171,12 @@ enum Command {
         games: u64,
     },
     /// List the entries found and the files skipped, with reasons.
-    List,
+    List {
+        /// Load native libraries in child processes (a library that crashes while
+        /// loading is then listed as skipped instead of ending the command).
+        #[arg(long, value_enum, default_value_t = Isolate::On)]
+        isolate: Isolate,
+    },
     /// (internal) Play one game for an isolating host and write its outcome.
     #[command(name = "__worker", hide = true)]
     Worker {
@@ -222,8 +227,12 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::List => {
-            list(&discover(&cli.sources, None));
+        Command::List { isolate } => {
+            let iso = isolation(&cli.sources, isolate, TimeBank::default())?;
+            list(&discover(&cli.sources, iso.as_deref()));
+            if let Some(iso) = &iso {
+                let _ = std::fs::remove_dir_all(&iso.scratch);
+            }
             Ok(())
         }
         Command::Worker { seed, players, max_turns, blame, out, bank_ms, bank_per_turn_ms, replay, entries, cuts } => {
@@ -240,7 +249,7 @@ fn run(cli: Cli) -> Result<()> {
             std::fs::write(&out, serde_json::to_vec(&report)?).with_context(|| format!("{}", out.display()))
         }
         Command::Play { seed, replay, isolate, game } => {
-            let iso = isolation(&cli.sources, isolate, &game)?;
+            let iso = isolation(&cli.sources, isolate, game.bank()?)?;
             let found = playable(discover(&cli.sources, iso.as_deref()))?;
             let names: Vec<String> = found.entries.iter().map(|e| e.name.clone()).collect();
             let plan = Plan {
@@ -274,7 +283,7 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(p) = plot.as_ref().filter(|p| p.extension().is_none_or(|e| e != "svg")) {
                 bail!("{}: the plot is drawn as SVG; give a file name ending in .svg", p.display());
             }
-            let iso = isolation(&cli.sources, isolate, &game)?;
+            let iso = isolation(&cli.sources, isolate, game.bank()?)?;
             let found = playable(discover(&cli.sources, iso.as_deref()))?;
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let plan = Plan {
@@ -537,7 +546,7 @@ fn discover(sources: &Sources, iso: Option<&Isolation>) -> Discovery {
 }
 
 /// How to start workers that find the same entries as this process.
-fn isolation(sources: &Sources, isolate: Isolate, game: &GameOptions) -> Result<Option<Arc<Isolation>>> {
+fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Option<Arc<Isolation>>> {
     if isolate == Isolate::Off {
         return Ok(None);
     }
@@ -562,7 +571,7 @@ fn isolation(sources: &Sources, isolate: Isolate, game: &GameOptions) -> Result<
     let scratch = std::env::temp_dir().join(format!("zombies-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).with_context(|| format!("{}: cannot create", scratch.display()))?;
     let program = std::env::current_exe().context("cannot find this program to start workers")?;
-    Ok(Some(Arc::new(Isolation { program, args, bank: game.bank()?, scratch })))
+    Ok(Some(Arc::new(Isolation { program, args, bank, scratch })))
 }
 
 /// The `__worker` command: plays one game of the isolating host's entries, with the
