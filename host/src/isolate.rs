@@ -3,8 +3,8 @@
 //!
 //! The host never loads a native library itself: at discovery a `__probe` child loads
 //! each library and reports its name; each game is played by a `__worker` child (this
-//! same executable) that loads the entries, plays the whole game in-process at full
-//! speed, and writes the outcome to a file. Before every bot call the worker writes
+//! same executable) that loads the entries' files (only those that passed their probe),
+//! plays the whole game in-process at full speed, and writes the outcome to a file. Before every bot call the worker writes
 //! "entry e, call k, deadline d" to a shared [`BlamePage`]. If the worker dies, or a
 //! call outlives its deadline (the entry's time bank), the host knows whom to blame: it
 //! plays the game again from its seed with that entry cut off at that call (its players
@@ -147,7 +147,7 @@ pub fn probe(iso: &Isolation, path: &Path) -> Result<Entry, String> {
 /// bot's call (nobody to blame).
 pub fn play(
     iso: &Isolation,
-    names: &[String],
+    entries: &[Entry],
     seed: u64,
     config: GameConfig,
     replay: bool,
@@ -180,8 +180,10 @@ pub fn play(
         if let Some(p) = &replay_path {
             cmd.arg("--replay").arg(p);
         }
-        for n in names {
-            cmd.arg("--entry").arg(n);
+        // The worker loads exactly these files (never the directories again: a file
+        // that failed its probe must not be loaded by a worker either).
+        for e in entries {
+            cmd.arg("--entry").arg(&e.source);
         }
         for c in &cuts {
             cmd.arg("--cut").arg(format!("{}:{}:{}", c.entry, c.after_calls, c.reason));
@@ -225,7 +227,7 @@ pub fn play(
             let line = last_words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
             return Err(format!("the game worker failed outside any bot ({}): {line}", describe_exit(status)));
         };
-        if entry >= names.len() || cuts.iter().any(|c| c.entry == entry) || cuts.len() >= names.len() {
+        if entry >= entries.len() || cuts.iter().any(|c| c.entry == entry) || cuts.len() >= entries.len() {
             return Err(format!("the game worker failed again and again (last: entry {entry}, {what})"));
         }
         cuts.push(Cut { entry, after_calls: call, reason: format!("{what} at its call {call}") });

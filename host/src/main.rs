@@ -196,8 +196,9 @@ enum Command {
         bank_per_turn_ms: u64,
         #[arg(long)]
         replay: Option<PathBuf>,
+        /// The entries' files, in entry order.
         #[arg(long = "entry")]
-        entries: Vec<String>,
+        entries: Vec<PathBuf>,
         /// `ENTRY:CALLS:REASON`
         #[arg(long = "cut")]
         cuts: Vec<String>,
@@ -251,7 +252,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Play { seed, replay, isolate, game } => {
             let iso = isolation(&cli.sources, isolate, game.bank()?)?;
             let found = playable(discover(&cli.sources, iso.as_deref()))?;
-            let names: Vec<String> = found.entries.iter().map(|e| e.name.clone()).collect();
             let plan = Plan {
                 config: game.config(),
                 record: replay.is_some(),
@@ -260,9 +260,8 @@ fn run(cli: Cli) -> Result<()> {
                 ..Plan::new(0, 1)
             };
             let (outcome, recorded) = match &plan.isolation {
-                Some(iso) => {
-                    zombies::isolate::play(iso, &names, seed, plan.config, plan.record).map_err(anyhow::Error::msg)?
-                }
+                Some(iso) => zombies::isolate::play(iso, &found.entries, seed, plan.config, plan.record)
+                    .map_err(anyhow::Error::msg)?,
                 None => tournament::play_here(&found.entries, &plan, seed),
             };
             if let (Some(path), Some(recorded)) = (&replay, recorded) {
@@ -585,16 +584,23 @@ fn worker(
     out: &Path,
     bank: TimeBank,
     replay: Option<&Path>,
-    names: &[String],
+    files: &[PathBuf],
     cuts: &[String],
 ) -> Result<()> {
     // Ctrl-C reaches the whole process group: the host decides when to stop, and a
     // worker dying of it would be blamed on whichever bot was running.
     ctrlc::set_handler(|| {}).context("cannot ignore Ctrl-C")?;
-    let found = discover(sources, None);
-    let entries = names
+    let limits = script_limits(sources);
+    let entries = files
         .iter()
-        .map(|n| found.entries.iter().find(|e| &e.name == n).cloned().with_context(|| format!("entry {n} not found")))
+        .map(|f| {
+            let loaded = if loaders::native::is_library_name(f) {
+                loaders::native::load(f)
+            } else {
+                loaders::scripts::load(f, &limits).unwrap_or_else(|| Err("not a bot file".to_owned()))
+            };
+            loaded.map_err(|reason| anyhow::anyhow!("{}: {reason}", f.display()))
+        })
         .collect::<Result<Vec<_>>>()?;
     let cuts = cuts
         .iter()

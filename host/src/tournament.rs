@@ -231,14 +231,9 @@ pub struct TournamentResult {
 }
 
 /// Plays one game of a plan: in worker processes if the plan isolates, else here.
-fn play_one(
-    entries: &[Entry],
-    names: &[String],
-    plan: &Plan,
-    seed: u64,
-) -> Result<(GameOutcome, Option<Replay>), String> {
+fn play_one(entries: &[Entry], plan: &Plan, seed: u64) -> Result<(GameOutcome, Option<Replay>), String> {
     match &plan.isolation {
-        Some(iso) => crate::isolate::play(iso, names, seed, plan.config, plan.record),
+        Some(iso) => crate::isolate::play(iso, entries, seed, plan.config, plan.record),
         None => Ok(play_here(entries, plan, seed)),
     }
 }
@@ -281,7 +276,7 @@ pub fn run(
                 while !stop.load(Ordering::SeqCst) {
                     let Some(&index) = indices.get(next.fetch_add(1, Ordering::SeqCst) as usize) else { break };
                     let seed = game_seed(plan.seed, index);
-                    let result = play_one(entries, names, plan, seed)
+                    let result = play_one(entries, plan, seed)
                         .map(|(outcome, replay)| (GameRecord::new(index, names, outcome), replay))
                         .map_err(|reason| FailedGame { index, seed, reason });
                     if send.send(result).is_err() {
