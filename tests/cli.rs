@@ -183,3 +183,40 @@ fn tournaments_record_replays_and_plots_and_replays_become_pages() {
     assert!(err.contains("broken.zrpl") && err.contains("replay"), "{err}");
     assert!(!d.join("no.html").exists());
 }
+
+#[test]
+fn isolated_games_add_every_game_to_the_script_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(data("scripts/chatty.lua"), d.join("chatty.lua")).unwrap();
+    let logs = d.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::write(logs.join("chatty.log"), "left over from an earlier run\n").unwrap();
+    let json = d.join("r.json");
+    stdout(&zombies(
+        d,
+        d,
+        &[
+            "tournament",
+            "--rounds",
+            "3",
+            "--jobs",
+            "2",
+            "--isolate",
+            "on",
+            "--max-turns",
+            "5",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    ));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let calls = v["leaderboard"][0]["calls"].as_u64().unwrap();
+    assert_eq!(v["games"].as_array().unwrap().len(), 3);
+    assert!(calls >= 3 * 50, "50 players called in each of 3 games: {calls}");
+    let log = std::fs::read_to_string(logs.join("chatty.log")).unwrap();
+    assert!(!log.contains("left over"), "a run starts its logs afresh");
+    // One line per call of all three games (workers append), none lost or mixed.
+    assert_eq!(log.lines().filter(|l| l.starts_with("player\t")).count() as u64, calls);
+    assert!(log.lines().all(|l| l.starts_with("player\t")), "{log}");
+}

@@ -13,7 +13,7 @@ use crate::util::{data, root, untimed};
 
 /// Small limits so that misbehaving scripts cost little test time.
 fn limits() -> ScriptLimits {
-    ScriptLimits { op_budget: 20_000, call_timeout: Duration::from_millis(500), memory: 8 << 20, log_dir: None }
+    ScriptLimits { op_budget: 20_000, call_timeout: Duration::from_millis(500), memory: 8 << 20, ..Default::default() }
 }
 
 fn discover_files(files: &[&Path], limits: &ScriptLimits) -> (tempfile::TempDir, Discovery) {

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use zombies::bot::EntryKind;
 use zombies::isolate::{Isolation, ProbeReport, WorkerReport};
 use zombies::limits::{BlamePage, Cut, Guarded, TimeBank};
 use zombies::loaders::{self, Discovery, ScriptLimits, SearchPaths};
@@ -252,6 +253,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Play { seed, replay, isolate, game } => {
             let iso = isolation(&cli.sources, isolate, game.bank()?)?;
             let found = playable(discover(&cli.sources, iso.as_deref()))?;
+            if iso.is_some() {
+                start_logs(&cli.sources, &found.entries);
+            }
             let plan = Plan {
                 config: game.config(),
                 record: replay.is_some(),
@@ -284,6 +288,9 @@ fn run(cli: Cli) -> Result<()> {
             }
             let iso = isolation(&cli.sources, isolate, game.bank()?)?;
             let found = playable(discover(&cli.sources, iso.as_deref()))?;
+            if iso.is_some() {
+                start_logs(&cli.sources, &found.entries);
+            }
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let plan = Plan {
                 seed,
@@ -532,6 +539,14 @@ fn script_limits(sources: &Sources) -> ScriptLimits {
         call_timeout: Duration::from_millis(sources.call_timeout_ms),
         memory: sources.memory_mib << 20,
         log_dir: Some(sources.logs.clone()),
+        log_append: false,
+    }
+}
+
+/// Empties the scripts' logs before isolated games, whose workers append to them.
+fn start_logs(sources: &Sources, entries: &[zombies::bot::Entry]) {
+    for e in entries.iter().filter(|e| matches!(e.kind, EntryKind::Rhai | EntryKind::Lua)) {
+        let _ = std::fs::remove_file(sources.logs.join(format!("{}.log", e.name)));
     }
 }
 
@@ -590,7 +605,7 @@ fn worker(
     // Ctrl-C reaches the whole process group: the host decides when to stop, and a
     // worker dying of it would be blamed on whichever bot was running.
     ctrlc::set_handler(|| {}).context("cannot ignore Ctrl-C")?;
-    let limits = script_limits(sources);
+    let limits = ScriptLimits { log_append: true, ..script_limits(sources) };
     let entries = files
         .iter()
         .map(|f| {

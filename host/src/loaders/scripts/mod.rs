@@ -35,11 +35,20 @@ pub struct ScriptLimits {
     pub memory: usize,
     /// Directory of the per-entry `print` logs (`<entry>.log`); `None` drops the output.
     pub log_dir: Option<PathBuf>,
+    /// Append to the logs instead of starting them afresh (game workers do: the host
+    /// starts them and every game adds to them).
+    pub log_append: bool,
 }
 
 impl Default for ScriptLimits {
     fn default() -> Self {
-        ScriptLimits { op_budget: 1_000_000, call_timeout: Duration::from_secs(1), memory: 64 << 20, log_dir: None }
+        ScriptLimits {
+            op_budget: 1_000_000,
+            call_timeout: Duration::from_secs(1),
+            memory: 64 << 20,
+            log_dir: None,
+            log_append: false,
+        }
     }
 }
 
@@ -52,7 +61,7 @@ pub fn load(path: &Path, limits: &ScriptLimits) -> Option<Result<Entry, String>>
     let result = (|| {
         let name = path.file_stem().and_then(|s| s.to_str()).ok_or("the file name is not UTF-8")?.to_owned();
         let source = std::fs::read_to_string(path).map_err(|e| format!("cannot read the file: {e}"))?;
-        let log = Arc::new(EntryLog::new(limits.log_dir.as_deref(), &name));
+        let log = Arc::new(EntryLog::new(limits.log_dir.as_deref(), &name, limits.log_append));
         let script = Script { name, path: path.to_owned(), source: source.into(), limits: limits.clone(), log };
         if ext == "rhai" { rhai::entry(script) } else { lua::entry(script) }
     })();
@@ -80,6 +89,7 @@ impl Script {
 #[derive(Debug)]
 pub struct EntryLog {
     path: Option<PathBuf>,
+    append: bool,
     state: Mutex<(Option<File>, u64)>,
 }
 
@@ -87,11 +97,12 @@ impl EntryLog {
     /// Bytes one entry may write to its log over a whole run.
     pub const CAP: u64 = 16 << 20;
 
-    fn new(dir: Option<&Path>, name: &str) -> EntryLog {
-        EntryLog { path: dir.map(|d| d.join(format!("{name}.log"))), state: Mutex::new((None, 0)) }
+    fn new(dir: Option<&Path>, name: &str, append: bool) -> EntryLog {
+        EntryLog { path: dir.map(|d| d.join(format!("{name}.log"))), append, state: Mutex::new((None, 0)) }
     }
 
-    /// Appends one game's output (created, truncated, on first use).
+    /// Appends one game's output (the file is created, or emptied unless appending, on
+    /// first use; each game's output goes out in one write).
     fn append(&self, text: &str) {
         let Some(path) = &self.path else { return };
         if text.is_empty() {
@@ -106,7 +117,14 @@ impl EntryLog {
             if let Some(dir) = path.parent() {
                 let _ = std::fs::create_dir_all(dir);
             }
-            *file = File::create(path).ok();
+            let mut options = std::fs::OpenOptions::new();
+            options.create(true);
+            if self.append {
+                options.append(true)
+            } else {
+                options.write(true).truncate(true)
+            };
+            *file = options.open(path).ok();
         }
         if let Some(f) = file {
             let room = (Self::CAP - *written) as usize;
