@@ -10,11 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use zombies::abi::abi_stable::std_types::{RSlice, RStr};
-use zombies::abi::{Action, Context, Id};
+use zombies::abi::{Action, Context};
+use zombies::bench::with_sample_context;
 use zombies::bot::{Bot, Entry};
 use zombies::loaders::{ScriptLimits, SearchPaths, discover, native};
-use zombies::zombies::{Board, GameRng, random_source};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
@@ -53,24 +52,6 @@ fn script_bot(dir: &Path, file: &str, source: &str) -> Entry {
 
 fn calls(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let mut board = Board::new(29);
-    let me = Id { owner: 0, number: 1 };
-    board.set(10, 10, me);
-    board.set(11, 10, Id { owner: Id::ZOMBIE, number: 2 });
-    let names = [RStr::from_str("bench")];
-    let mut rng: GameRng = rand::SeedableRng::seed_from_u64(1);
-    let ctx = Context {
-        id: me,
-        bullets: 3,
-        clock: 0,
-        x: 10,
-        y: 10,
-        board_size: 29,
-        view: board.view(10, 10),
-        names: RSlice::from_slice(&names),
-        random: random_source(&mut rng),
-    };
-
     let closure = Entry::builtin("closure", || {
         |ctx: &Context<'_>| if ctx.bullets > 100 { Action::go(zombies::abi::Direction::N) } else { Action::stay() }
     });
@@ -95,11 +76,13 @@ fn calls(c: &mut Criterion) {
     ];
     let mut group = c.benchmark_group("bot call");
     group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-    for (name, entry) in &bots {
-        let mut bot: Box<dyn Bot> = entry.create_bot().unwrap();
-        assert_eq!(bot.turn(&ctx), Ok(Action::stay()), "{name}");
-        group.bench_function(*name, |b| b.iter(|| black_box(bot.turn(black_box(&ctx)))));
-    }
+    with_sample_context(|ctx| {
+        for (name, entry) in &bots {
+            let mut bot: Box<dyn Bot> = entry.create_bot().unwrap();
+            assert_eq!(bot.turn(ctx), Ok(Action::stay()), "{name}");
+            group.bench_function(*name, |b| b.iter(|| black_box(bot.turn(black_box(ctx)))));
+        }
+    });
     group.finish();
 }
 

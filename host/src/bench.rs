@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 use crate::bot::{CallStats, Entry};
 use crate::loaders::{ScriptLimits, SearchPaths, discover};
 use crate::tournament::{self, Plan, play_game};
-use crate::zombies::GameConfig;
+use crate::zombies::{Board, GameConfig, GameRng, random_source};
+use rand::SeedableRng;
+use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
+use zombies_plugin_abi::{Context, Id};
 
 /// A named set of entries.
 #[derive(Debug, Clone)]
@@ -75,6 +78,30 @@ pub fn script_pairs(dir: &Path) -> Result<[Entry; 4], String> {
     let (lua_stay, lua_walk) = load("lua")?;
     let (rhai_stay, rhai_walk) = load("rhai")?;
     Ok([lua_stay, lua_walk, rhai_stay, rhai_walk])
+}
+
+/// Runs `f` with a fixed context, for measuring or exercising one bot call: player 1 of
+/// entry `bench` at (10, 10) on a 29x29 board with 3 bullets at clock 0, a zombie just
+/// east of it, and a seeded generator.
+pub fn with_sample_context<R>(f: impl FnOnce(&Context<'_>) -> R) -> R {
+    let mut board = Board::new(29);
+    let me = Id { owner: 0, number: 1 };
+    board.set(10, 10, me);
+    board.set(11, 10, Id { owner: Id::ZOMBIE, number: 2 });
+    let names = [RStr::from_str("bench")];
+    let mut rng = GameRng::seed_from_u64(1);
+    let ctx = Context {
+        id: me,
+        bullets: 3,
+        clock: 0,
+        x: 10,
+        y: 10,
+        board_size: 29,
+        view: board.view(10, 10),
+        names: RSlice::from_slice(&names),
+        random: random_source(&mut rng),
+    };
+    f(&ctx)
 }
 
 /// What one workload measured.
