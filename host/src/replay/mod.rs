@@ -110,15 +110,10 @@ pub fn play_recorded_with<'a>(
     wrap: impl Fn(usize, Box<dyn Bot>) -> Box<dyn Bot + 'a>,
 ) -> (GameOutcome, Replay) {
     let tape = Rc::new(RefCell::new(Vec::new()));
-    let (mut bots, failures) = crate::tournament::make_bots(entries, |i, bot| {
+    let outcome = crate::tournament::play_game_with(entries, seed, config, |i, bot| {
         Box::new(Recording { inner: wrap(i, bot), tape: Rc::clone(&tape) }) as Box<dyn Bot + 'a>
     });
     let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
-    let mut outcome = Game::new(names.clone(), seed, config).play(&mut bots);
-    for (i, err) in failures {
-        outcome.stats[i].record_error(&err);
-    }
-    drop(bots);
     let calls = Rc::try_unwrap(tape).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
     let header = Header {
         seed,

@@ -276,8 +276,12 @@ impl Game {
 
     /// The entity with this id, if it is still present (its number not retired).
     pub fn entity(&self, id: Id) -> Option<EntityInfo> {
-        let e = self.entities.get(id.number as usize)?;
-        (e.present && e.id == id).then(|| self.info(e))
+        self.present(id).map(|e| self.info(e))
+    }
+
+    /// The record of the entity with this id, if it is on the board.
+    fn present(&self, id: Id) -> Option<&Entity> {
+        self.entities.get(id.number as usize).filter(|e| e.present && e.id == id)
     }
 
     /// Every present entity, row by row.
@@ -550,7 +554,7 @@ impl Game {
             return;
         }
         self.entities[shooter as usize].bullets -= 1;
-        let t = self.entities.get(target.number as usize).filter(|t| t.present && t.id == target);
+        let t = self.present(target);
         let in_range = t.is_some_and(|t| self.board.distance((s.x, s.y), (t.x, t.y)) <= SHOOT_RANGE as u32);
         self.shots.push(ShotRecord { from: (s.x, s.y), to: t.map(|t| (t.x, t.y)), hit: in_range });
         if in_range && !self.marked.contains(&target.number) {
