@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use crate::bot::{CallStats, Entry};
 use crate::loaders::{ScriptLimits, SearchPaths, discover};
-use crate::tournament::{self, Plan, play_game};
-use crate::zombies::{Board, GameConfig, GameRng, random_source};
+use crate::tournament::{self, Plan, make_bots, play_game};
+use crate::zombies::{Board, Game, GameConfig, GameRng, random_source};
 use rand::SeedableRng;
 use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
 use zombies_plugin_abi::{Context, Id};
@@ -161,4 +161,64 @@ pub fn games_per_sec(workload: &Workload, games: u64, jobs: usize) -> f64 {
     let start = Instant::now();
     tournament::run(&workload.entries, &plan, &AtomicBool::new(false), |_, _| {});
     games as f64 / start.elapsed().as_secs_f64()
+}
+
+/// The steps of a turn, in the rules' order, as [`step_profile`] reports them.
+pub const STEPS: [&str; 8] = ["spawn", "bite", "score", "decide", "shoot", "movement", "scavenge", "clock"];
+
+/// Where a workload's turns spend their time, step by step.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StepProfile {
+    /// The workload.
+    pub name: String,
+    /// Turns played, all games.
+    pub turns: u64,
+    /// Time spent in each step of [`STEPS`], all turns, in nanoseconds.
+    pub nanos: [u64; 8],
+}
+
+impl StepProfile {
+    /// Mean microseconds per turn spent in step `i` of [`STEPS`].
+    pub fn micros_per_turn(&self, i: usize) -> f64 {
+        self.nanos[i] as f64 / 1e3 / self.turns.max(1) as f64
+    }
+}
+
+/// Plays games of `workload` like [`measure`], timing each step of every turn (two clock
+/// reads per step, so the total is a little above an untimed run's).
+pub fn step_profile(workload: &Workload, min_time: Duration) -> StepProfile {
+    let start = Instant::now();
+    let (mut games, mut turns, mut nanos) = (0u64, 0u64, [0u64; 8]);
+    while games == 0 || start.elapsed() < min_time {
+        let (mut bots, _) = make_bots(&workload.entries, |_, bot| bot);
+        let names = workload.entries.iter().map(|e| e.name.clone()).collect();
+        let mut game = Game::new(names, games, GameConfig::default());
+        while !game.is_over() {
+            let mut t = Instant::now();
+            let mut lap = |i: usize| {
+                let now = Instant::now();
+                nanos[i] += (now - t).as_nanos() as u64;
+                t = now;
+            };
+            game.spawn();
+            lap(0);
+            game.bite();
+            lap(1);
+            game.score();
+            lap(2);
+            game.decide(&mut bots);
+            lap(3);
+            game.shoot();
+            lap(4);
+            game.movement();
+            lap(5);
+            game.scavenge();
+            lap(6);
+            game.advance_clock();
+            lap(7);
+            turns += 1;
+        }
+        games += 1;
+    }
+    StepProfile { name: workload.name.clone(), turns, nanos }
 }

@@ -170,6 +170,9 @@ enum Command {
         /// Games for the one-thread versus all-cores comparison (0 skips it).
         #[arg(long, default_value_t = 300)]
         games: u64,
+        /// Also time each step of the turn (µs per turn, step by step) for each workload.
+        #[arg(long)]
+        steps: bool,
     },
     /// List the entries found and the files skipped, with reasons.
     List {
@@ -368,8 +371,8 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
-        Command::Bench { seconds, only, games } => {
-            bench(&discover(&cli.sources, None), seconds, only.as_deref(), games)
+        Command::Bench { seconds, only, games, steps } => {
+            bench(&discover(&cli.sources, None), seconds, only.as_deref(), games, steps)
         }
         Command::Merge { inputs, json, csv } => {
             let parts = inputs
@@ -394,8 +397,8 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-fn bench(discovery: &Discovery, seconds: f64, only: Option<&str>, games: u64) -> Result<()> {
-    use zombies::bench::{field, games_per_sec, measure, native_pair, script_pairs};
+fn bench(discovery: &Discovery, seconds: f64, only: Option<&str>, games: u64, steps: bool) -> Result<()> {
+    use zombies::bench::{STEPS, field, games_per_sec, measure, native_pair, script_pairs, step_profile};
     let (stay, walk) = native_pair(&discovery.entries).map_err(anyhow::Error::msg)?;
     let dir = std::env::temp_dir().join(format!("zombies-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
@@ -417,6 +420,15 @@ fn bench(discovery: &Discovery, seconds: f64, only: Option<&str>, games: u64) ->
             "{:<14} {:>6} {:>8} {:>11} {:>9.0} {:>12.3} {:>9.1}",
             m.name, m.games, m.turns, m.calls, m.turns_per_sec, m.micros_per_call, m.peak_heap_mib
         );
+    }
+    if steps {
+        println!("\nmicroseconds per turn, step by step:");
+        println!("{:<14} {}", "workload", STEPS.map(|s| format!("{s:>9}")).concat());
+        for w in workloads.iter().filter(|w| only.is_none_or(|o| w.name.contains(o))) {
+            let p = step_profile(w, time);
+            let cols: String = (0..STEPS.len()).map(|i| format!("{:>9.2}", p.micros_per_turn(i))).collect();
+            println!("{:<14} {cols}", p.name);
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
     if let Some(peak) = peak_rss_mib() {

@@ -42,11 +42,11 @@ pub fn play_game(entries: &[Entry], seed: u64, config: GameConfig) -> GameOutcom
 }
 
 /// The bots of a game, and the entries (by index) whose bot could not be made.
-type Bots<'a> = (Vec<Box<dyn Bot + 'a>>, Vec<(usize, BotError)>);
+pub type Bots<'a> = (Vec<Box<dyn Bot + 'a>>, Vec<(usize, BotError)>);
 
 /// Fresh bots for every entry, each passed through `wrap` (with its entry index), and
 /// the failures of those that could not be made.
-fn make_bots<'a>(entries: &[Entry], wrap: impl Fn(usize, Box<dyn Bot>) -> Box<dyn Bot + 'a>) -> Bots<'a> {
+pub fn make_bots<'a>(entries: &[Entry], wrap: impl Fn(usize, Box<dyn Bot>) -> Box<dyn Bot + 'a>) -> Bots<'a> {
     let mut failures = Vec::new();
     let bots = entries
         .iter()

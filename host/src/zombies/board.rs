@@ -29,6 +29,9 @@ pub struct Board {
     /// One bit per stored cell, set for living players; `words` u64s per stored row.
     players: Vec<u64>,
     words: u32,
+    /// For each board coordinate `v`: the stored coordinate of its margin copy, or
+    /// `v + MARGIN` (its own) when it has none.
+    copy: Vec<u32>,
 }
 
 impl Board {
@@ -43,6 +46,13 @@ impl Board {
             cells: vec![Id::EMPTY; (stride as usize) * (stride as usize)],
             players: vec![0; (words as usize) * (stride as usize)],
             words,
+            copy: (0..side)
+                .map(|v| match v {
+                    v if v < MARGIN => v + MARGIN + side,
+                    v if v >= side - MARGIN => v + MARGIN - side,
+                    v => v + MARGIN,
+                })
+                .collect(),
         }
     }
 
@@ -71,61 +81,56 @@ impl Board {
         self.cells[i as usize]
     }
 
-    /// Puts `id` (or [`Id::EMPTY`]) on `(x, y)`, margin copies included.
+    /// Puts `id` (or [`Id::EMPTY`]) on `(x, y)`, margin copies included, and sets the
+    /// cell's player bit to whether `id` is a living player.
     #[inline]
     pub fn set(&mut self, x: u32, y: u32, id: Id) {
-        let flip = self.get(x, y).is_player() != id.is_player();
-        self.write(x, y, id, flip);
+        // The cell and its copies: the stored column and row, each either its own or
+        // that of the margin copy (the same one when it has none, written twice).
+        let xs = [x + MARGIN, self.copy[x as usize]];
+        let ys = [y + MARGIN, self.copy[y as usize]];
+        let bit = u64::from(id.is_player());
+        if xs[0] == xs[1] && ys[0] == ys[1] {
+            self.put(xs[0], ys[0], id, bit);
+            return;
+        }
+        for py in ys {
+            for px in xs {
+                self.put(px, py, id, bit);
+            }
+        }
+    }
+
+    /// Writes one stored cell and its player bit.
+    #[inline]
+    fn put(&mut self, px: u32, py: u32, id: Id, bit: u64) {
+        self.cells[(py * self.stride + px) as usize] = id;
+        let word = &mut self.players[(py * self.words + px / 64) as usize];
+        *word = (*word & !(1 << (px % 64))) | (bit << (px % 64));
     }
 
     /// Empties `(x, y)`.
     #[inline]
     pub fn remove(&mut self, x: u32, y: u32) {
-        let was_player = self.get(x, y).is_player();
-        self.write(x, y, Id::EMPTY, was_player);
+        self.set(x, y, Id::EMPTY);
     }
 
     /// Puts `id` on the empty cell `(x, y)`.
     #[inline]
     pub fn place(&mut self, x: u32, y: u32, id: Id) {
         debug_assert!(self.get(x, y).is_empty());
-        self.write(x, y, id, id.is_player());
-    }
-
-    /// Writes `id` to `(x, y)` and its copies, flipping the player bit if asked.
-    #[inline]
-    fn write(&mut self, x: u32, y: u32, id: Id, flip: bool) {
-        let (s, m) = (self.side, MARGIN);
-        if (m..s - m).contains(&x) && (m..s - m).contains(&y) {
-            // Away from the edges: no copies (the common case).
-            self.put(x + m, y + m, id, flip);
-            return;
-        }
-        let xs = [Some(x + m), (x < m).then(|| x + m + s), (x >= s - m).then(|| x + m - s)];
-        let ys = [Some(y + m), (y < m).then(|| y + m + s), (y >= s - m).then(|| y + m - s)];
-        for py in ys.into_iter().flatten() {
-            for px in xs.into_iter().flatten() {
-                self.put(px, py, id, flip);
-            }
-        }
-    }
-
-    /// Writes one stored cell (and flips its player bit if asked).
-    #[inline]
-    fn put(&mut self, px: u32, py: u32, id: Id, flip: bool) {
-        self.cells[(py * self.stride + px) as usize] = id;
-        if flip {
-            self.players[(py * self.words + px / 64) as usize] ^= 1 << (px % 64);
-        }
+        self.set(x, y, id);
     }
 
     /// `(x + dx, y + dy)` wrapped onto the board, for steps of at most one cell.
     #[inline]
     pub fn step(&self, x: u32, y: u32, dx: i32, dy: i32) -> (u32, u32) {
-        let one = |v: u32, d: i32| match d {
-            -1 if v == 0 => self.side - 1,
-            1 if v == self.side - 1 => 0,
-            _ => v.wrapping_add_signed(d),
+        let side = self.side as i32;
+        let one = |v: u32, d: i32| {
+            let v = v as i32 + d;
+            // Branch-free wrap (the direction is random, a branch would mispredict).
+            let v = v + (side & -i32::from(v < 0));
+            (v - (side & -i32::from(v >= side))) as u32
         };
         (one(x, dx), one(y, dy))
     }
@@ -142,13 +147,37 @@ impl Board {
     #[inline]
     pub fn player_row(&self, x: u32, y: u32, dy: i32) -> u32 {
         // The view's row dy is stored row y + 8 + dy; its columns are stored x..x + 17.
-        let row = ((y as i32 + MARGIN as i32 + dy) as u32 * self.words) as usize;
-        let (word, shift) = ((x / 64) as usize, x % 64);
-        let mut bits = self.players[row + word] >> shift;
-        if shift > 64 - VIEW_WIDTH as u32 {
-            bits |= self.players[row + word + 1] << (64 - shift);
+        let row = (y as i32 + MARGIN as i32 + dy) as usize * self.words as usize;
+        view_window(&self.players[row..row + self.words as usize], x)
+    }
+
+    /// Fills `rows` with, for each board row `y`, the stored columns that hold a living
+    /// player in some row of the views centred on row `y` (rows `y - 8..=y + 8`): then
+    /// [`Board::sees_player`] tells in one read whether a view holds a living player.
+    pub fn view_columns(&self, rows: &mut Vec<u64>) {
+        let (w, span) = (self.words as usize, VIEW_WIDTH);
+        // OR of 1, 2, 4, 8 and 16 consecutive stored rows, in place, then the 17th.
+        rows.clear();
+        rows.extend_from_slice(&self.players);
+        let stored = self.stride as usize;
+        for reach in [1, 2, 4, 8] {
+            for i in 0..(stored - reach) * w {
+                rows[i] |= rows[i + reach * w];
+            }
         }
-        (bits & ((1 << VIEW_WIDTH) - 1)) as u32
+        rows.truncate(self.side as usize * w);
+        for (row, last) in rows.iter_mut().zip(&self.players[(span - 1) * w..]) {
+            *row |= last;
+        }
+    }
+
+    /// True when the view centred on `(x, y)` holds a living player, given the rows
+    /// [`Board::view_columns`] filled for this board.
+    #[inline]
+    pub fn sees_player(&self, rows: &[u64], x: u32, y: u32) -> bool {
+        let w = self.words as usize;
+        let row = y as usize * w;
+        view_window(&rows[row..row + w], x) != 0
     }
 
     /// The 17x17 view centred on `(x, y)`: a window into the board, no copy.
@@ -200,6 +229,17 @@ impl Board {
             })
         })
     }
+}
+
+/// Stored columns `x..x + 17` of one bitmap row (`words` u64s): bit `i` is column `x + i`.
+#[inline]
+fn view_window(row: &[u64], x: u32) -> u32 {
+    let (word, shift) = ((x / 64) as usize, x % 64);
+    let mut bits = row[word] >> shift;
+    if shift > 64 - VIEW_WIDTH as u32 {
+        bits |= row[word + 1] << (64 - shift);
+    }
+    (bits & ((1 << VIEW_WIDTH) - 1)) as u32
 }
 
 #[cfg(test)]

@@ -92,14 +92,28 @@ struct Entity {
     bullets: u32,
     /// On the board (false once it changed kind: its number is then retired).
     present: bool,
-    /// Planned cell for this turn's movement (its own cell when staying).
+    /// Index of its plan in `Game::plans`; meaningful only while that plan carries
+    /// this entity's id (see `Game::plan_of`).
+    plan: u32,
+}
+
+/// A player's or zombie's planned step for this turn's movement step, listed by the
+/// decision step in call order (those that stay have none).
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    /// The entity ([`Id::EMPTY`] once the plan is cancelled: the entity was shot).
+    id: Id,
+    /// Where it stands.
+    x: u32,
+    y: u32,
+    /// Where it tries to go (its own cell once sent back).
     tx: u32,
     ty: u32,
 }
 
-impl Entity {
-    fn staying(&self) -> bool {
-        self.tx == self.x && self.ty == self.y
+impl Plan {
+    fn moving(&self) -> bool {
+        !self.id.is_empty() && (self.tx, self.ty) != (self.x, self.y)
     }
 }
 
@@ -166,15 +180,16 @@ pub struct Game {
     marked: Vec<u32>,
     /// Shots fired in this turn's decision step.
     shots: Vec<ShotRecord>,
-    /// Scratch of the movement step: claims per cell (`y * side + x`), kept all-zero
-    /// between turns.
+    /// Claims per cell (`y * side + x`): between turns 1 on each occupied cell and 0
+    /// elsewhere; the movement step moves each mover's claim to its target.
     claims: Vec<u8>,
-    /// Entities planning to move (number, target cell), listed by the decision step.
-    moving: Vec<(u32, u32)>,
-    /// Kind changes so far, and their count when `moving` was listed.
-    kind_changes: u64,
-    moving_since: u64,
+    /// This turn's plans of those that move, in decision order; valid while `planning`.
+    plans: Vec<Plan>,
+    /// True from the decision step until the movement step has used the plans.
+    planning: bool,
     queue: Vec<(u32, u32)>,
+    /// Scratch of the decision step: [`Board::view_columns`] of the snapshot.
+    view_columns: Vec<u64>,
 }
 
 impl Game {
@@ -204,7 +219,7 @@ impl Game {
         Game {
             seed,
             board: Board::new(side),
-            entities: vec![Entity { id: Id::EMPTY, x: 0, y: 0, bullets: 0, present: false, tx: 0, ty: 0 }],
+            entities: vec![Entity { id: Id::EMPTY, x: 0, y: 0, bullets: 0, present: false, plan: NO_PLAN }],
             movers: Vec::new(),
             loaded_bodies: Vec::new(),
             names: names.into(),
@@ -218,10 +233,10 @@ impl Game {
             marked: Vec::new(),
             shots: Vec::new(),
             claims: vec![0; (side as usize) * (side as usize)],
-            moving: Vec::new(),
-            kind_changes: 0,
-            moving_since: 0,
+            plans: Vec::new(),
+            planning: false,
             queue: Vec::new(),
+            view_columns: Vec::new(),
         }
     }
 
@@ -316,6 +331,15 @@ impl Game {
                 return Err(format!("cell ({x}, {y}) holds {id:?}, which is not there"));
             }
         }
+        if !self.planning {
+            let side = self.board.side();
+            for (c, &claims) in self.claims.iter().enumerate() {
+                let occupied = !self.board.get(c as u32 % side, c as u32 / side).is_empty() as u8;
+                if claims != occupied {
+                    return Err(format!("cell {c} has {claims} claims between turns, {occupied} occupants"));
+                }
+            }
+        }
         let present = self.entities.iter().filter(|e| e.present).count();
         if present != seen.len() {
             return Err(format!("{present} present entities but {} occupied cells", seen.len()));
@@ -336,8 +360,9 @@ impl Game {
         let (x, y) = self.board.wrap(x, y, 0, 0);
         assert!(self.board.get(x, y).is_empty(), "cell ({x}, {y}) is occupied");
         let id = Id { owner, number: self.entities.len() as u32 };
-        self.entities.push(Entity { id, x, y, bullets, present: true, tx: x, ty: y });
+        self.entities.push(Entity { id, x, y, bullets, present: true, plan: NO_PLAN });
         self.board.set(x, y, id);
+        self.claims[(y * self.board.side() + x) as usize] += 1;
         if id.is_player() {
             self.alive[owner as usize] += 1;
             self.living += 1;
@@ -368,7 +393,10 @@ impl Game {
 
     /// Retires entity `number` and puts a new entity of kind `owner` on its cell.
     fn change_kind(&mut self, number: u32, owner: u32, bullets: u32) -> Id {
-        self.kind_changes += 1;
+        if let Some(plan) = self.plan_of(number) {
+            // Shot between the decision and movement steps: its move is cancelled.
+            self.plans[plan].id = Id::EMPTY;
+        }
         let old = &mut self.entities[number as usize];
         debug_assert!(old.present);
         old.present = false;
@@ -377,8 +405,16 @@ impl Game {
             self.alive[old_id.owner as usize] -= 1;
             self.living -= 1;
         }
+        self.claims[(y * self.board.side() + x) as usize] -= 1;
         self.board.set(x, y, Id::EMPTY);
         self.add(owner, x, y, bullets)
+    }
+
+    /// The index of entity `number`'s plan for this turn, if it has one.
+    fn plan_of(&self, number: u32) -> Option<usize> {
+        let e = &self.entities[number as usize];
+        let plan = e.plan as usize;
+        (self.planning && self.plans.get(plan).is_some_and(|p| p.id == e.id)).then_some(plan)
     }
 
     fn random_cell(&mut self) -> (u32, u32) {
@@ -478,8 +514,9 @@ impl Game {
         self.movers.shuffle(&mut self.rng);
         self.marked.clear();
         self.shots.clear();
-        self.moving.clear();
-        self.moving_since = self.kind_changes;
+        self.plans.clear();
+        self.planning = true;
+        self.board.view_columns(&mut self.view_columns);
         let owned = Arc::clone(&self.names);
         let names: Vec<RStr<'_>> = owned.iter().map(|n| RStr::from_str(n)).collect();
         for i in 0..self.movers.len() {
@@ -489,24 +526,26 @@ impl Game {
                 if e.id.is_zombie() { self.zombie_step(e.x, e.y) } else { self.player_step(bots, &names, number) };
             let (tx, ty) = self.board.step(e.x, e.y, dx, dy);
             if (tx, ty) != (e.x, e.y) {
-                self.moving.push((number, ty * self.board.side() + tx));
+                self.entities[number as usize].plan = self.plans.len() as u32;
+                self.plans.push(Plan { id: e.id, x: e.x, y: e.y, tx, ty });
             }
-            let e = &mut self.entities[number as usize];
-            (e.tx, e.ty) = (tx, ty);
         }
     }
 
     /// A zombie's step: toward the nearest living player in its view (Chebyshev; ties
     /// to the first met scanning columns x = -8..8, rows y = -8..8 in each), else a
     /// uniformly random one of the nine moves.
+    #[inline(never)]
     fn zombie_step(&mut self, x: u32, y: u32) -> (i32, i32) {
-        match nearest_player(&self.board, x, y) {
+        let seen = self.board.sees_player(&self.view_columns, x, y).then(|| nearest_player(&self.board, x, y));
+        match seen.flatten() {
             Some((dx, dy)) => (dx.signum(), dy.signum()),
             None => Direction::ALL[self.rng.random_range(0..9usize)].delta(),
         }
     }
 
     /// Calls the bot of player `number` and applies a shot; returns the planned step.
+    #[inline(never)]
     fn player_step(&mut self, bots: &mut [Box<dyn Bot + '_>], names: &[RStr<'_>], number: u32) -> (i32, i32) {
         let e = self.entities[number as usize];
         let owner = e.id.owner as usize;
@@ -579,75 +618,60 @@ impl Game {
     /// back, repeated until no cell is claimed twice. Swaps and moving into a cell whose
     /// occupant moves away succeed.
     pub fn movement(&mut self) {
+        if !self.planning {
+            return;
+        }
         let side = self.board.side();
         let cell = |x: u32, y: u32| (y * side + x) as usize;
+        // Every occupant claims its cell; a mover moves its claim to its target.
+        for p in self.plans.iter().filter(|p| p.moving()) {
+            self.claims[cell(p.x, p.y)] -= 1;
+            self.claims[cell(p.tx, p.ty)] += 1;
+        }
         self.queue.clear();
-        // The decision step listed who plans to move; drop those that changed kind since
-        // (shot), if any did.
-        if self.kind_changes != self.moving_since {
-            let entities = &self.entities;
-            self.moving.retain(|&(n, _)| entities[n as usize].present);
-        }
-        for &(_, c) in &self.moving {
-            self.claims[c as usize] += 1;
-        }
-        // A cell is over-claimed when its movers plus a staying occupant number 2 or more.
-        let over_claimed = |g: &Game, x: u32, y: u32| {
-            let occupant = g.board.get(x, y);
-            let stays = !occupant.is_empty() && g.entities[occupant.number as usize].staying();
-            g.claims[cell(x, y)] as u32 + stays as u32 >= 2
-        };
-        for &(n, _) in &self.moving {
-            let e = &self.entities[n as usize];
-            if over_claimed(self, e.tx, e.ty) {
-                self.queue.push((e.tx, e.ty));
+        for p in self.plans.iter().filter(|p| p.moving()) {
+            if self.claims[cell(p.tx, p.ty)] >= 2 {
+                self.queue.push((p.tx, p.ty));
             }
         }
         while let Some((cx, cy)) = self.queue.pop() {
-            if !over_claimed(self, cx, cy) {
+            if self.claims[cell(cx, cy)] < 2 {
                 continue;
             }
             // Every claimant stands in the 8-neighbourhood: send back all movers aimed here.
             for dy in -1..=1 {
                 for dx in -1..=1 {
-                    if (dx, dy) == (0, 0) {
-                        continue;
-                    }
                     let o = self.board.get_offset(cx, cy, dx, dy);
-                    if o.is_empty() {
+                    if (dx, dy) == (0, 0) || o.is_empty() || o.is_dead_body() {
                         continue;
                     }
-                    let e = &mut self.entities[o.number as usize];
-                    if (e.tx, e.ty) == (cx, cy) {
-                        (e.tx, e.ty) = (e.x, e.y);
+                    let Some(plan) = self.plan_of(o.number) else { continue };
+                    let p = &mut self.plans[plan];
+                    if p.moving() && (p.tx, p.ty) == (cx, cy) {
+                        (p.tx, p.ty) = (p.x, p.y);
                         self.claims[cell(cx, cy)] -= 1;
-                        let (ox, oy) = (e.x, e.y);
-                        // Its own cell is now claimed by it: a conflict if anyone aims there.
-                        if self.claims[cell(ox, oy)] > 0 {
-                            self.queue.push((ox, oy));
+                        // It claims its own cell again: a conflict if anyone aims there.
+                        let own = cell(p.x, p.y);
+                        self.claims[own] += 1;
+                        if self.claims[own] >= 2 {
+                            self.queue.push((p.x, p.y));
                         }
                     }
                 }
             }
         }
         // All moves at once: first every mover leaves its cell, then every mover lands
-        // (the targets are distinct and, once the movers have left, empty).
-        for &(n, c) in &self.moving {
-            self.claims[c as usize] = 0;
-            let e = &self.entities[n as usize];
-            if !e.staying() {
-                self.board.remove(e.x, e.y);
-            }
+        // (the targets are distinct and, once the movers have left, empty). The claims
+        // now stand on the occupied cells again.
+        for p in self.plans.iter().filter(|p| p.moving()) {
+            self.board.remove(p.x, p.y);
         }
-        for &(n, _) in &self.moving {
-            let e = &mut self.entities[n as usize];
-            if !e.staying() {
-                (e.x, e.y) = (e.tx, e.ty);
-                self.board.place(e.x, e.y, e.id);
-            }
+        for p in self.plans.iter().filter(|p| p.moving()) {
+            self.board.place(p.tx, p.ty, p.id);
+            let e = &mut self.entities[p.id.number as usize];
+            (e.x, e.y) = (p.tx, p.ty);
         }
-        // Everyone has arrived: nobody plans a move until the next decision step.
-        self.moving.clear();
+        self.planning = false;
     }
 
     /// Step 7: each dead body's bullets are split evenly (integer division) among the
@@ -688,6 +712,9 @@ impl Game {
         self.clock += 1;
     }
 }
+
+/// `Entity::plan` of an entity that never had one.
+const NO_PLAN: u32 = u32::MAX;
 
 /// The offset of the living player a zombie at `(x, y)` walks to: the nearest in its
 /// 17x17 view by Chebyshev distance, ties to the smallest dx, then the smallest dy (the
