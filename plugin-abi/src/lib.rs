@@ -243,6 +243,7 @@ impl<'a> View<'a> {
     ///
     /// # Panics
     /// If `cells` is too short for the window.
+    #[inline]
     pub fn new(cells: &'a [Id], stride: usize) -> View<'a> {
         assert!(stride >= VIEW_WIDTH && cells.len() > (VIEW_WIDTH - 1) * stride + VIEW_WIDTH - 1);
         View { cells: RSlice::from_slice(cells), stride }
@@ -290,6 +291,7 @@ impl<'a> Random<'a> {
     /// # Safety
     /// `state` must stay valid for `'a` and `next_u64` must be safe to call with it from
     /// the thread that receives this value, while nothing else uses the generator.
+    #[inline]
     pub unsafe fn from_raw(state: *mut c_void, next_u64: extern "C" fn(*mut c_void) -> u64) -> Self {
         Random { state, next_u64, _borrow: PhantomData }
     }
