@@ -722,58 +722,38 @@ const NO_PLAN: u32 = u32::MAX;
 /// none. Works on the board's player bitmap, one 17-bit row of the view at a time.
 pub fn nearest_player(board: &Board, x: u32, y: u32) -> Option<(i32, i32)> {
     const R: i32 = VISION_RANGE;
-    // Bit i of a row is dx = i - 8. The nearest |dx| in a row: bit 8, the highest bit
-    // below it, or the lowest above it (99 for an empty row).
-    let nearest_dx = |row: u32| -> i32 {
-        if row & (1 << R) != 0 {
-            return 0;
-        }
-        let west = row & ((1 << R) - 1);
-        let east = row >> (R + 1);
-        let w = if west == 0 { 99 } else { R - (31 - west.leading_zeros() as i32) };
-        let e = if east == 0 { 99 } else { east.trailing_zeros() as i32 + 1 };
-        w.min(e)
-    };
-    // Rows by growing |dy|: once |dy| exceeds the best distance found, no farther row
-    // can reach it, so they are not read.
+    // Bit i of a row is dx = i - 8. `near` is the OR of rows -d..=d; its columns -d..=d
+    // (the band) hold a player exactly when one stands within distance d, so the
+    // nearest distance is the first d with a non-empty band, and every player in that
+    // band is on ring d (none is nearer).
+    let band = |near: u32, d: i32| (near >> (R - d)) & ((1 << (2 * d + 1)) - 1);
     let mut rows = [0u32; 17];
-    let mut d = 99;
-    for k in 0..=R {
-        if k > d {
-            break;
+    let mut near = board.player_row(x, y, 0);
+    rows[R as usize] = near;
+    let mut d = 0;
+    while band(near, d) == 0 {
+        if d == R {
+            return None;
         }
-        for dy in if k == 0 { [0, 0] } else { [-k, k] } {
-            let row = board.player_row(x, y, dy);
-            rows[(dy + R) as usize] = row;
-            if row != 0 {
-                d = d.min(k.max(nearest_dx(row)));
-            }
-        }
+        d += 1;
+        let (north, south) = (board.player_row(x, y, -d), board.player_row(x, y, d));
+        rows[(R - d) as usize] = north;
+        rows[(R + d) as usize] = south;
+        near |= north | south;
     }
-    if d == 99 {
-        return None;
-    }
-    // On ring d, the smallest dx wins; among equal dx, the smallest dy (rows ascend).
-    let mut best: Option<(i32, i32)> = None;
-    for dy in -d..=d {
-        let row = rows[(dy + R) as usize];
-        let dx = if dy.abs() == d {
-            let band = row & (((1u32 << (2 * d + 1)) - 1) << (R - d));
-            (band != 0).then(|| band.trailing_zeros() as i32 - R)
-        } else if row & (1 << (R - d)) != 0 {
-            Some(-d)
-        } else if row & (1 << (R + d)) != 0 {
-            Some(d)
-        } else {
-            None
-        };
-        if let Some(dx) = dx {
-            if best.is_none_or(|(bx, _)| dx < bx) {
-                best = Some((dx, dy));
-            }
-        }
-    }
-    best
+    // The smallest dx on the ring, then the smallest dy among the players in that column
+    // of the ring: any row when the column is the ring's west or east side, else only
+    // its north or south row.
+    let dx = band(near, d).trailing_zeros() as i32 - d;
+    let column = 1 << (R + dx);
+    let dy = if dx.abs() == d {
+        (-d..=d).find(|&dy| rows[(R + dy) as usize] & column != 0).expect("the band bit is in some row")
+    } else if rows[(R - d) as usize] & column != 0 {
+        -d
+    } else {
+        d
+    };
+    Some((dx, dy))
 }
 
 /// What a valid answer asks for.
