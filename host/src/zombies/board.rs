@@ -12,7 +12,7 @@
 //!
 //! **Architecture Invariant:** every copy of a cell holds the same id, and a bit of the
 //! player bitmap is set exactly where a stored cell holds a living player; only `set`
-//! writes either.
+//! and a [`Batch`] (which brings the copies in step when it ends) write either.
 
 use zombies_plugin_abi::{Id, VIEW_WIDTH, VISION_RANGE, View};
 
@@ -109,17 +109,31 @@ impl Board {
         *word = (*word & !(1 << (px % 64))) | (bit << (px % 64));
     }
 
-    /// Empties `(x, y)`.
-    #[inline]
-    pub fn remove(&mut self, x: u32, y: u32) {
-        self.set(x, y, Id::EMPTY);
+    /// A batch of many writes: each writes only the cell itself, and the margin
+    /// copies are brought in step once, in bulk, when the batch is dropped. Nothing
+    /// reads the board meanwhile (the batch borrows it).
+    pub fn batch(&mut self) -> Batch<'_> {
+        Batch { board: self }
     }
 
-    /// Puts `id` on the empty cell `(x, y)`.
-    #[inline]
-    pub fn place(&mut self, x: u32, y: u32, id: Id) {
-        debug_assert!(self.get(x, y).is_empty());
-        self.set(x, y, id);
+    /// Copies every cell within 8 of an edge, and its player bits, to the margin on
+    /// the opposite side: columns first (board rows only), then whole stored rows.
+    fn sync_margins(&mut self) {
+        let (side, stride, m, w) = (self.side as usize, self.stride as usize, MARGIN as usize, self.words as usize);
+        for py in m..m + side {
+            let row = &mut self.cells[py * stride..(py + 1) * stride];
+            row.copy_within(side..side + m, 0);
+            row.copy_within(m..2 * m, side + m);
+            let bits = &mut self.players[py * w..(py + 1) * w];
+            let west = get_bits(bits, side, m);
+            set_bits(bits, 0, m, west);
+            let east = get_bits(bits, m, m);
+            set_bits(bits, side + m, m, east);
+        }
+        self.cells.copy_within(side * stride..(side + m) * stride, 0);
+        self.cells.copy_within(m * stride..2 * m * stride, (side + m) * stride);
+        self.players.copy_within(side * w..(side + m) * w, 0);
+        self.players.copy_within(m * w..2 * m * w, (side + m) * w);
     }
 
     /// `(x + dx, y + dy)` wrapped onto the board, for steps of at most one cell.
@@ -231,6 +245,69 @@ impl Board {
     }
 }
 
+/// Writes on a board whose margin copies are brought in step when it is dropped (see
+/// [`Board::batch`]).
+#[derive(Debug)]
+pub struct Batch<'a> {
+    board: &'a mut Board,
+}
+
+impl Batch<'_> {
+    /// Writes `id` to cell `(x, y)` only (not its copies) and sets its player bit.
+    #[inline]
+    fn put(&mut self, x: u32, y: u32, id: Id) {
+        let b = &mut *self.board;
+        let (px, py) = (x + MARGIN, y + MARGIN);
+        b.cells[(py * b.stride + px) as usize] = id;
+        let word = &mut b.players[(py * b.words + px / 64) as usize];
+        *word = (*word & !(1 << (px % 64))) | (u64::from(id.is_player()) << (px % 64));
+    }
+
+    /// Empties `(x, y)`.
+    #[inline]
+    pub fn remove(&mut self, x: u32, y: u32) {
+        self.put(x, y, Id::EMPTY);
+    }
+
+    /// Puts `id` on the empty cell `(x, y)`.
+    #[inline]
+    pub fn place(&mut self, x: u32, y: u32, id: Id) {
+        debug_assert!(self.board.get(x, y).is_empty());
+        self.put(x, y, id);
+    }
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        self.board.sync_margins();
+    }
+}
+
+/// `len` (at most 64) bits of a bitmap row from bit `start`, as the low bits.
+fn get_bits(row: &[u64], start: usize, len: usize) -> u64 {
+    let (word, shift) = (start / 64, start % 64);
+    let mut bits = row[word] >> shift;
+    if shift + len > 64 {
+        bits |= row[word + 1] << (64 - shift);
+    }
+    bits & low_mask(len)
+}
+
+/// Writes the low `len` (at most 64) bits of `value` to a bitmap row from bit `start`.
+fn set_bits(row: &mut [u64], start: usize, len: usize, value: u64) {
+    let (word, shift) = (start / 64, start % 64);
+    let mask = low_mask(len);
+    row[word] = (row[word] & !(mask << shift)) | ((value & mask) << shift);
+    if shift + len > 64 {
+        let high = mask >> (64 - shift);
+        row[word + 1] = (row[word + 1] & !high) | ((value & mask) >> (64 - shift));
+    }
+}
+
+fn low_mask(len: usize) -> u64 {
+    if len >= 64 { u64::MAX } else { (1 << len) - 1 }
+}
+
 /// Stored columns `x..x + 17` of one bitmap row (`words` u64s): bit `i` is column `x + i`.
 #[inline]
 fn view_window(row: &[u64], x: u32) -> u32 {
@@ -258,6 +335,44 @@ mod tests {
         b.set(19, 0, Id::EMPTY);
         assert!(b.margins_consistent());
         assert!(b.view(0, 19).look(-1, 1).is_empty());
+    }
+
+    #[test]
+    fn a_batch_brings_every_margin_copy_in_step_when_it_ends() {
+        // Sides whose rows end inside a word, on a word boundary and across one.
+        for side in [17, 20, 48, 70, 130] {
+            let mut b = Board::new(side);
+            let mut n = 0;
+            let mut id = |player: bool| {
+                n += 1;
+                Id { owner: if player { 0 } else { Id::ZOMBIE }, number: n }
+            };
+            // Corners, edges and the middle, players and zombies.
+            let cells = [
+                (0, 0),
+                (side - 1, side - 1),
+                (0, side - 1),
+                (side - 1, 0),
+                (7, 8),
+                (side - 8, 3),
+                (side / 2, side / 2),
+            ];
+            {
+                let mut batch = b.batch();
+                for (i, &(x, y)) in cells.iter().enumerate() {
+                    batch.place(x, y, id(i % 2 == 0));
+                }
+            }
+            assert!(b.margins_consistent(), "side {side}, after placing");
+            {
+                let mut batch = b.batch();
+                for &(x, y) in &cells[..4] {
+                    batch.remove(x, y);
+                }
+            }
+            assert!(b.margins_consistent(), "side {side}, after removing");
+            assert_eq!(b.occupied().count(), cells.len() - 4);
+        }
     }
 
     #[test]

@@ -663,14 +663,16 @@ impl Game {
         // All moves at once: first every mover leaves its cell, then every mover lands
         // (the targets are distinct and, once the movers have left, empty). The claims
         // now stand on the occupied cells again.
+        let mut batch = self.board.batch();
         for p in self.plans.iter().filter(|p| p.moving()) {
-            self.board.remove(p.x, p.y);
+            batch.remove(p.x, p.y);
         }
         for p in self.plans.iter().filter(|p| p.moving()) {
-            self.board.place(p.tx, p.ty, p.id);
+            batch.place(p.tx, p.ty, p.id);
             let e = &mut self.entities[p.id.number as usize];
             (e.x, e.y) = (p.tx, p.ty);
         }
+        drop(batch);
         self.planning = false;
     }
 
