@@ -37,8 +37,11 @@ use crate::zombies::{Game, GameConfig, GameOutcome};
 
 /// Version of the file layout.
 pub const FORMAT_VERSION: u16 = 1;
-/// Version of the game rules the engine plays; replays re-play only under the same.
-pub const RULES_VERSION: u16 = 1;
+/// Version of how the engine plays a seed: the rules, and every order they leave free
+/// (such as the order in which bitten players get their new numbers). Bumped whenever
+/// the same seed and answers would make another game; replays re-play only under the
+/// same. 2: bitten players are turned row by row.
+pub const RULES_VERSION: u16 = 2;
 const MAGIC: &[u8; 4] = b"ZRPL";
 
 /// What is wrong with a replay file: one line.

@@ -5,13 +5,15 @@
 //! view copies nothing and needs no modulo. Writes go through [`Board::set`], which
 //! keeps the copies in step.
 //!
-//! Beside the cells, a bitmap of living players (same layout, one bit per stored cell)
-//! lets a zombie read the players in one row of its view as a 17-bit window.
+//! Beside the cells, a bitmap of living players and one of zombies (same layout, one
+//! bit per stored cell) let a zombie read the players in one row of its view as a
+//! 17-bit window, and find every bitten player with a few word operations per row.
 //!
 //! This module knows nothing of the rules; it is storage and geometry only.
 //!
 //! **Architecture Invariant:** every copy of a cell holds the same id, and a bit of the
-//! player bitmap is set exactly where a stored cell holds a living player; only `set`
+//! player (zombie) bitmap is set exactly where a stored cell holds a living player (a
+//! zombie); only `set`
 //! and a [`Batch`] (which brings the copies in step when it ends) write either.
 
 use zombies_plugin_abi::{Id, VIEW_WIDTH, VISION_RANGE, View};
@@ -28,7 +30,11 @@ pub struct Board {
     cells: Vec<Id>,
     /// One bit per stored cell, set for living players; `words` u64s per stored row.
     players: Vec<u64>,
+    /// The same for zombies.
+    zombies: Vec<u64>,
     words: u32,
+    /// For each word of a bitmap row: the bits of board columns (not margin copies).
+    inner: Vec<u64>,
     /// For each board coordinate `v`: the stored coordinate of its margin copy, or
     /// `v + MARGIN` (its own) when it has none.
     copy: Vec<u32>,
@@ -45,7 +51,11 @@ impl Board {
             stride,
             cells: vec![Id::EMPTY; (stride as usize) * (stride as usize)],
             players: vec![0; (words as usize) * (stride as usize)],
+            zombies: vec![0; (words as usize) * (stride as usize)],
             words,
+            inner: (0..words)
+                .map(|i| (0..64).filter(|b| (MARGIN..MARGIN + side).contains(&(i * 64 + b))).map(|b| 1 << b).sum())
+                .collect(),
             copy: (0..side)
                 .map(|v| match v {
                     v if v < MARGIN => v + MARGIN + side,
@@ -82,31 +92,33 @@ impl Board {
     }
 
     /// Puts `id` (or [`Id::EMPTY`]) on `(x, y)`, margin copies included, and sets the
-    /// cell's player bit to whether `id` is a living player.
+    /// cell's player and zombie bits to what `id` is.
     #[inline]
     pub fn set(&mut self, x: u32, y: u32, id: Id) {
         // The cell and its copies: the stored column and row, each either its own or
         // that of the margin copy (the same one when it has none, written twice).
         let xs = [x + MARGIN, self.copy[x as usize]];
         let ys = [y + MARGIN, self.copy[y as usize]];
-        let bit = u64::from(id.is_player());
         if xs[0] == xs[1] && ys[0] == ys[1] {
-            self.put(xs[0], ys[0], id, bit);
+            self.put(xs[0], ys[0], id);
             return;
         }
         for py in ys {
             for px in xs {
-                self.put(px, py, id, bit);
+                self.put(px, py, id);
             }
         }
     }
 
-    /// Writes one stored cell and its player bit.
+    /// Writes one stored cell and its player and zombie bits.
     #[inline]
-    fn put(&mut self, px: u32, py: u32, id: Id, bit: u64) {
+    fn put(&mut self, px: u32, py: u32, id: Id) {
         self.cells[(py * self.stride + px) as usize] = id;
-        let word = &mut self.players[(py * self.words + px / 64) as usize];
-        *word = (*word & !(1 << (px % 64))) | (bit << (px % 64));
+        let (word, bit) = ((py * self.words + px / 64) as usize, px % 64);
+        let p = &mut self.players[word];
+        *p = (*p & !(1 << bit)) | (u64::from(id.is_player()) << bit);
+        let z = &mut self.zombies[word];
+        *z = (*z & !(1 << bit)) | (u64::from(id.is_zombie()) << bit);
     }
 
     /// A batch of many writes: each writes only the cell itself, and the margin
@@ -116,24 +128,55 @@ impl Board {
         Batch { board: self }
     }
 
-    /// Copies every cell within 8 of an edge, and its player bits, to the margin on
-    /// the opposite side: columns first (board rows only), then whole stored rows.
+    /// Copies every cell within 8 of an edge, and its bits, to the margin on the
+    /// opposite side: columns first (board rows only), then whole stored rows.
     fn sync_margins(&mut self) {
         let (side, stride, m, w) = (self.side as usize, self.stride as usize, MARGIN as usize, self.words as usize);
         for py in m..m + side {
             let row = &mut self.cells[py * stride..(py + 1) * stride];
             row.copy_within(side..side + m, 0);
             row.copy_within(m..2 * m, side + m);
-            let bits = &mut self.players[py * w..(py + 1) * w];
-            let west = get_bits(bits, side, m);
-            set_bits(bits, 0, m, west);
-            let east = get_bits(bits, m, m);
-            set_bits(bits, side + m, m, east);
+            for bitmap in [&mut self.players, &mut self.zombies] {
+                let bits = &mut bitmap[py * w..(py + 1) * w];
+                let west = get_bits(bits, side, m);
+                set_bits(bits, 0, m, west);
+                let east = get_bits(bits, m, m);
+                set_bits(bits, side + m, m, east);
+            }
         }
         self.cells.copy_within(side * stride..(side + m) * stride, 0);
         self.cells.copy_within(m * stride..2 * m * stride, (side + m) * stride);
-        self.players.copy_within(side * w..(side + m) * w, 0);
-        self.players.copy_within(m * w..2 * m * w, (side + m) * w);
+        for bitmap in [&mut self.players, &mut self.zombies] {
+            bitmap.copy_within(side * w..(side + m) * w, 0);
+            bitmap.copy_within(m * w..2 * m * w, (side + m) * w);
+        }
+    }
+
+    /// Fills `out` with every living player in the 8-neighbourhood of a zombie, row by
+    /// row (north to south, west to east in each row): per row, the zombies of the three
+    /// rows around it, spread one column each way, meet the row's players.
+    pub fn players_next_to_zombies(&self, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let w = self.words as usize;
+        for y in 0..self.side as usize {
+            // Stored rows y + 7, y + 8 (the board row) and y + 9.
+            let row = |py: usize, i: usize| self.zombies[py * w + i];
+            let m = MARGIN as usize;
+            let around = |i: usize| row(y + m - 1, i) | row(y + m, i) | row(y + m + 1, i);
+            let players = &self.players[(y + MARGIN as usize) * w..][..w];
+            let (mut before, mut here) = (0, around(0));
+            for (i, (&players, &inner)) in players.iter().zip(&self.inner).enumerate() {
+                let after = if i + 1 < w { around(i + 1) } else { 0 };
+                let spread = here | (here << 1) | (before >> 63) | (here >> 1) | (after << 63);
+                let mut hits = spread & players & inner;
+                while hits != 0 {
+                    let px = (i * 64) as u32 + hits.trailing_zeros();
+                    out.push((px - MARGIN, y as u32));
+                    hits &= hits - 1;
+                }
+                (before, here) = (here, after);
+            }
+        }
     }
 
     /// `(x + dx, y + dy)` wrapped onto the board, for steps of at most one cell.
@@ -147,13 +190,6 @@ impl Board {
             (v - (side & -i32::from(v >= side))) as u32
         };
         (one(x, dx), one(y, dy))
-    }
-
-    /// True when a living player stands in the 8-neighbourhood of `(x, y)`.
-    #[inline]
-    pub fn player_adjacent(&self, x: u32, y: u32) -> bool {
-        const AROUND: u32 = 0b111 << (VISION_RANGE - 1);
-        (self.player_row(x, y, -1) | self.player_row(x, y, 0) | self.player_row(x, y, 1)) & AROUND != 0
     }
 
     /// The living players in row `dy` (-8..=8) of the view centred on `(x, y)`: bit
@@ -238,8 +274,11 @@ impl Board {
             (0..w).all(|px| {
                 let (x, y) = ((px - MARGIN as i64).rem_euclid(s), (py - MARGIN as i64).rem_euclid(s));
                 let cell = self.cells[(py * w + px) as usize];
-                let bit = self.players[(py as u32 * self.words + px as u32 / 64) as usize] >> (px % 64) & 1 == 1;
-                cell == self.get(x as u32, y as u32) && bit == cell.is_player()
+                let word = (py as u32 * self.words + px as u32 / 64) as usize;
+                let bit = |bitmap: &[u64]| bitmap[word] >> (px % 64) & 1 == 1;
+                cell == self.get(x as u32, y as u32)
+                    && bit(&self.players) == cell.is_player()
+                    && bit(&self.zombies) == cell.is_zombie()
             })
         })
     }
@@ -259,8 +298,11 @@ impl Batch<'_> {
         let b = &mut *self.board;
         let (px, py) = (x + MARGIN, y + MARGIN);
         b.cells[(py * b.stride + px) as usize] = id;
-        let word = &mut b.players[(py * b.words + px / 64) as usize];
-        *word = (*word & !(1 << (px % 64))) | (u64::from(id.is_player()) << (px % 64));
+        let (word, bit) = ((py * b.words + px / 64) as usize, px % 64);
+        let p = &mut b.players[word];
+        *p = (*p & !(1 << bit)) | (u64::from(id.is_player()) << bit);
+        let z = &mut b.zombies[word];
+        *z = (*z & !(1 << bit)) | (u64::from(id.is_zombie()) << bit);
     }
 
     /// Empties `(x, y)`.
@@ -372,6 +414,39 @@ mod tests {
             }
             assert!(b.margins_consistent(), "side {side}, after removing");
             assert_eq!(b.occupied().count(), cells.len() - 4);
+        }
+    }
+
+    #[test]
+    fn bitten_players_are_those_next_to_a_zombie_on_any_board() {
+        // Multi-word rows (130 needs three words) and wrapping edges.
+        for side in [17, 20, 60, 130] {
+            let mut b = Board::new(side);
+            let mut seed = u64::from(side);
+            let mut next = || {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (seed >> 33) as u32
+            };
+            for number in 1..side * side / 4 {
+                let (x, y, kind) = (next() % side, next() % side, next() % 3);
+                let owner = [0, Id::ZOMBIE, Id::DEAD_BODY][kind as usize];
+                if b.get(x, y).is_empty() {
+                    b.set(x, y, Id { owner, number });
+                }
+            }
+            let mut expected = Vec::new();
+            for y in 0..side {
+                for x in 0..side {
+                    let near_zombie = (-1..=1).any(|dy| (-1..=1).any(|dx| b.get_offset(x, y, dx, dy).is_zombie()));
+                    if b.get(x, y).is_player() && near_zombie {
+                        expected.push((x, y));
+                    }
+                }
+            }
+            let mut found = Vec::new();
+            b.players_next_to_zombies(&mut found);
+            assert_eq!(found, expected, "side {side}");
+            assert!(!expected.is_empty());
         }
     }
 

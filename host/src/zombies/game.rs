@@ -188,6 +188,8 @@ pub struct Game {
     /// True from the decision step until the movement step has used the plans.
     planning: bool,
     queue: Vec<(u32, u32)>,
+    /// Scratch of the bite step: the cells of the bitten players.
+    bitten: Vec<(u32, u32)>,
     /// Scratch of the decision step: [`Board::view_columns`] of the snapshot.
     view_columns: Vec<u64>,
 }
@@ -236,6 +238,7 @@ impl Game {
             plans: Vec::new(),
             planning: false,
             queue: Vec::new(),
+            bitten: Vec::new(),
             view_columns: Vec::new(),
         }
     }
@@ -470,30 +473,13 @@ impl Game {
     /// Step 2: every living player next to a zombie that existed when this step began
     /// (8-neighbourhood, wrapping) becomes a zombie and loses its bullets.
     pub fn bite(&mut self) {
-        let mut bitten = std::mem::take(&mut self.marked);
-        bitten.clear();
-        for &z in &self.movers {
-            let e = &self.entities[z as usize];
-            if !(e.present && e.id.is_zombie() && self.board.player_adjacent(e.x, e.y)) {
-                continue;
-            }
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    let n = self.board.get_offset(e.x, e.y, dx, dy);
-                    if n.is_player() {
-                        bitten.push(n.number);
-                    }
-                }
-            }
+        let mut bitten = std::mem::take(&mut self.bitten);
+        self.board.players_next_to_zombies(&mut bitten);
+        for &(x, y) in &bitten {
+            let player = self.board.get(x, y);
+            self.change_kind(player.number, Id::ZOMBIE, 0);
         }
-        for &p in &bitten {
-            // A player next to two zombies is listed twice; it turns once.
-            if self.entities[p as usize].present {
-                self.change_kind(p, Id::ZOMBIE, 0);
-            }
-        }
-        bitten.clear();
-        self.marked = bitten;
+        self.bitten = bitten;
     }
 
     /// Step 3: every entry that still has a living player scores the clock.
