@@ -106,14 +106,19 @@ struct Plan {
     /// Where it stands.
     x: u32,
     y: u32,
-    /// Where it tries to go (its own cell once sent back).
+    /// Where it tries to go.
     tx: u32,
     ty: u32,
+    /// The plan listed before it with the same target, when smaller than its own
+    /// index (see `Game::movement`).
+    next: u32,
+    /// Sent back by a conflict: it stays.
+    back: bool,
 }
 
 impl Plan {
     fn moving(&self) -> bool {
-        !self.id.is_empty() && (self.tx, self.ty) != (self.x, self.y)
+        !self.id.is_empty() && !self.back
     }
 }
 
@@ -183,6 +188,10 @@ pub struct Game {
     /// Claims per cell (`y * side + x`): between turns 1 on each occupied cell and 0
     /// elsewhere; the movement step moves each mover's claim to its target.
     claims: Vec<u8>,
+    /// The last plan listed with each cell (`y * side + x`) as its target, linking the
+    /// others through `Plan::next`; written by the movement step and never cleared (a
+    /// stale index fails the check in `Game::movement`).
+    heads: Vec<u32>,
     /// This turn's plans of those that move, in decision order; valid while `planning`.
     plans: Vec<Plan>,
     /// True from the decision step until the movement step has used the plans.
@@ -235,6 +244,7 @@ impl Game {
             marked: Vec::new(),
             shots: Vec::new(),
             claims: vec![0; (side as usize) * (side as usize)],
+            heads: vec![NO_PLAN; (side as usize) * (side as usize)],
             plans: Vec::new(),
             planning: false,
             queue: Vec::new(),
@@ -513,7 +523,7 @@ impl Game {
             let (tx, ty) = self.board.step(e.x, e.y, dx, dy);
             if (tx, ty) != (e.x, e.y) {
                 self.entities[number as usize].plan = self.plans.len() as u32;
-                self.plans.push(Plan { id: e.id, x: e.x, y: e.y, tx, ty });
+                self.plans.push(Plan { id: e.id, x: e.x, y: e.y, tx, ty, next: NO_PLAN, back: false });
             }
         }
     }
@@ -609,10 +619,14 @@ impl Game {
         }
         let side = self.board.side();
         let cell = |x: u32, y: u32| (y * side + x) as usize;
-        // Every occupant claims its cell; a mover moves its claim to its target.
-        for p in self.plans.iter().filter(|p| p.moving()) {
+        // Every occupant claims its cell; a mover moves its claim to its target, and
+        // joins the list of that target's claimants.
+        for (i, p) in self.plans.iter_mut().enumerate().filter(|(_, p)| p.moving()) {
+            let target = cell(p.tx, p.ty);
             self.claims[cell(p.x, p.y)] -= 1;
-            self.claims[cell(p.tx, p.ty)] += 1;
+            self.claims[target] += 1;
+            p.next = self.heads[target];
+            self.heads[target] = i as u32;
         }
         self.queue.clear();
         for p in self.plans.iter().filter(|p| p.moving()) {
@@ -621,29 +635,29 @@ impl Game {
             }
         }
         while let Some((cx, cy)) = self.queue.pop() {
-            if self.claims[cell(cx, cy)] < 2 {
+            let target = cell(cx, cy);
+            if self.claims[target] < 2 {
                 continue;
             }
-            // Every claimant stands in the 8-neighbourhood: send back all movers aimed here.
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    let o = self.board.get_offset(cx, cy, dx, dy);
-                    if (dx, dy) == (0, 0) || o.is_empty() || o.is_dead_body() {
-                        continue;
-                    }
-                    let Some(plan) = self.plan_of(o.number) else { continue };
-                    let p = &mut self.plans[plan];
-                    if p.moving() && (p.tx, p.ty) == (cx, cy) {
-                        (p.tx, p.ty) = (p.x, p.y);
-                        self.claims[cell(cx, cy)] -= 1;
-                        // It claims its own cell again: a conflict if anyone aims there.
-                        let own = cell(p.x, p.y);
-                        self.claims[own] += 1;
-                        if self.claims[own] >= 2 {
-                            self.queue.push((p.x, p.y));
-                        }
+            // Send back every mover aimed here.
+            let mut i = self.heads[target];
+            while let Some(p) = self.plans.get_mut(i as usize).filter(|p| (p.tx, p.ty) == (cx, cy)) {
+                if p.moving() {
+                    p.back = true;
+                    self.claims[target] -= 1;
+                    // It claims its own cell again: a conflict if anyone aims there.
+                    let own = cell(p.x, p.y);
+                    self.claims[own] += 1;
+                    if self.claims[own] >= 2 {
+                        self.queue.push((p.x, p.y));
                     }
                 }
+                // Links point to earlier plans; any other value is left from an
+                // earlier turn.
+                if p.next >= i {
+                    break;
+                }
+                i = p.next;
             }
         }
         // All moves at once: first every mover leaves its cell, then every mover lands
