@@ -1,8 +1,11 @@
 //! Property tests of the engine's invariants over random games.
 
+use std::collections::HashMap;
+
 use proptest::prelude::*;
+use zombies::abi::{Action, Context, Direction, Id};
 use zombies::bot::Bot;
-use zombies::zombies::{Game, GameConfig};
+use zombies::zombies::{Game, GameConfig, Kind};
 
 use crate::util::{names, random_bot, untimed};
 
@@ -46,6 +49,79 @@ proptest! {
             prop_assert_eq!(fingerprint(&a), fingerprint(&b));
         }
         prop_assert_eq!(untimed(a.outcome()), untimed(b.outcome()));
+    }
+}
+
+/// The spec's movement, written plainly: every entity claims its target (one that
+/// stays, its own cell); while some cell is claimed twice, every mover aimed at such a
+/// cell goes back. Returns where each id ends.
+fn movement_reference(start: &HashMap<Id, (u32, u32)>, targets: &HashMap<Id, (u32, u32)>) -> HashMap<Id, (u32, u32)> {
+    let mut aim: HashMap<Id, (u32, u32)> =
+        start.iter().map(|(id, &at)| (*id, targets.get(id).copied().unwrap_or(at))).collect();
+    loop {
+        let mut claims: HashMap<(u32, u32), u32> = HashMap::new();
+        for &cell in aim.values() {
+            *claims.entry(cell).or_default() += 1;
+        }
+        let back: Vec<Id> =
+            aim.iter().filter(|(id, cell)| claims[*cell] >= 2 && start[*id] != **cell).map(|(id, _)| *id).collect();
+        if back.is_empty() {
+            return aim;
+        }
+        for id in back {
+            aim.insert(id, start[&id]);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    /// The movement step ends where the plain reading of the spec does, on crowded
+    /// small boards where conflicts chain, swap and cycle (players move at random,
+    /// dead bodies block).
+    #[test]
+    fn movement_matches_the_plain_spec(seed in any::<u64>(), side in 17u32..24, crowd in 40usize..200) {
+        let mut g = Game::empty(names(1), side, seed);
+        let mut rng = seed | 1;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        for i in 0..crowd {
+            let (x, y) = ((next() % u64::from(side)) as u32, (next() % u64::from(side)) as u32);
+            if g.at(x, y).is_none() {
+                if i % 5 == 0 { g.place_body(x, y, 0); } else { g.place_player(0, x, y, 0); }
+            }
+        }
+        let start: HashMap<Id, (u32, u32)> = g.entities().map(|e| (e.id, (e.x, e.y))).collect();
+        let chosen = std::rc::Rc::new(std::cell::RefCell::new(HashMap::new()));
+        let record = chosen.clone();
+        let bot = move |ctx: &Context<'_>| {
+            let d = Direction::ALL[(ctx.random.next_u64() % 9) as usize];
+            record.borrow_mut().insert(ctx.id, d);
+            Action::go(d)
+        };
+        let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(bot)];
+        g.decide(&mut bots);
+        g.movement();
+        g.check_invariants().map_err(TestCaseError::fail)?;
+        let targets: HashMap<Id, (u32, u32)> = chosen
+            .borrow()
+            .iter()
+            .map(|(id, d)| {
+                let (dx, dy) = d.delta();
+                let (x, y) = start[id];
+                (*id, ((x as i32 + dx).rem_euclid(side as i32) as u32, (y as i32 + dy).rem_euclid(side as i32) as u32))
+            })
+            .collect();
+        let expected = movement_reference(&start, &targets);
+        for e in g.entities() {
+            prop_assert_eq!(Some(&(e.x, e.y)), expected.get(&e.id), "{:?} ({:?})", e.id, e.kind);
+            prop_assert!(e.kind != Kind::DeadBody || start[&e.id] == (e.x, e.y));
+        }
     }
 }
 
