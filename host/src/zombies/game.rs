@@ -510,22 +510,26 @@ impl Game {
         self.movers.shuffle(&mut self.rng);
         self.marked.clear();
         self.shots.clear();
-        self.plans.clear();
         self.planning = true;
         self.board.view_columns(&mut self.view_columns);
         let owned = Arc::clone(&self.names);
         let names: Vec<RStr<'_>> = owned.iter().map(|n| RStr::from_str(n)).collect();
+        // Every mover's plan is written at the next free place, which only those that
+        // move take (no branch on a random choice); stale ones are cut off at the end.
+        let filler = Plan { id: Id::EMPTY, x: 0, y: 0, tx: 0, ty: 0, next: NO_PLAN, back: false };
+        self.plans.resize(self.movers.len(), filler);
+        let mut planned = 0;
         for i in 0..self.movers.len() {
             let number = self.movers[i];
             let e = self.entities[number as usize];
             let (dx, dy) =
                 if e.id.is_zombie() { self.zombie_step(e.x, e.y) } else { self.player_step(bots, &names, number) };
             let (tx, ty) = self.board.step(e.x, e.y, dx, dy);
-            if (tx, ty) != (e.x, e.y) {
-                self.entities[number as usize].plan = self.plans.len() as u32;
-                self.plans.push(Plan { id: e.id, x: e.x, y: e.y, tx, ty, next: NO_PLAN, back: false });
-            }
+            self.entities[number as usize].plan = planned as u32;
+            self.plans[planned] = Plan { id: e.id, x: e.x, y: e.y, tx, ty, next: NO_PLAN, back: false };
+            planned += usize::from((tx, ty) != (e.x, e.y));
         }
+        self.plans.truncate(planned);
     }
 
     /// A zombie's step: toward the nearest living player in its view (Chebyshev; ties
