@@ -220,3 +220,28 @@ fn isolated_games_add_every_game_to_the_script_logs() {
     assert_eq!(log.lines().filter(|l| l.starts_with("player\t")).count() as u64, calls);
     assert!(log.lines().all(|l| l.starts_with("player\t")), "{log}");
 }
+
+#[test]
+fn bench_reports_turns_per_second_and_the_time_of_each_step() {
+    let plugins = tempfile::tempdir().unwrap();
+    for name in ["standstill", "random-walker"] {
+        let lib = crate::util::plugin_lib(name);
+        std::fs::copy(&lib, plugins.path().join(lib.file_name().unwrap())).unwrap();
+    }
+    let scripts = tempfile::tempdir().unwrap();
+    let args = ["bench", "--seconds", "0", "--only", "W20 native", "--games", "0", "--steps"];
+    let text = stdout(&zombies(plugins.path(), scripts.path(), &args));
+    let row = |after: &str| -> Vec<f64> {
+        let tail = &text[text.find(after).unwrap_or_else(|| panic!("{text}"))..];
+        let line = tail.lines().find(|l| l.starts_with("W20 native")).unwrap_or_else(|| panic!("{text}"));
+        line["W20 native".len()..].split_whitespace().map(|v| v.parse().unwrap()).collect()
+    };
+    // workload, games, turns, calls, turns/s, us/call, peak MiB
+    let whole = row("turns/s");
+    assert_eq!(whole.len(), 6, "{text}");
+    assert!(whole[0] >= 1.0 && whole[1] > 0.0 && whole[3] > 0.0, "{text}");
+    // One column per step of the turn.
+    let steps = row("microseconds per turn");
+    assert_eq!(steps.len(), 8, "{text}");
+    assert!(steps.iter().sum::<f64>() > 0.0, "{text}");
+}

@@ -108,3 +108,20 @@ fn the_leaderboard_has_median_ci_mean_min_max_and_call_stats() {
         "rank,name,median,median_ci_low,median_ci_high,mean,min,max,calls,mean_call_micros,errors,overruns"
     ));
 }
+
+/// The step profile of `zombies bench --steps` plays the same games as a plain run (its
+/// steps in the rules' order), and every step is timed.
+#[test]
+fn the_step_profile_plays_the_same_games_as_a_plain_run() {
+    use std::time::Duration;
+    use zombies::bench::{STEPS, Workload, measure, step_profile};
+    let workload = Workload { name: "test".into(), entries: entries() };
+    // A zero budget plays exactly one game (seed 0) each.
+    let plain = measure(&workload, Duration::ZERO);
+    let profile = step_profile(&workload, Duration::ZERO);
+    assert_eq!(plain.games, 1);
+    assert_eq!(profile.turns, plain.turns);
+    assert!(profile.turns > 0);
+    let total: f64 = (0..STEPS.len()).map(|i| profile.micros_per_turn(i)).sum();
+    assert!(total > 0.0 && profile.micros_per_turn(STEPS.iter().position(|s| *s == "decide").unwrap()) > 0.0);
+}
