@@ -535,7 +535,6 @@ impl Game {
     /// A zombie's step: toward the nearest living player in its view (Chebyshev; ties
     /// to the first met scanning columns x = -8..8, rows y = -8..8 in each), else a
     /// uniformly random one of the nine moves.
-    #[inline(never)]
     fn zombie_step(&mut self, x: u32, y: u32) -> (i32, i32) {
         let seen = self.board.sees_player(&self.view_columns, x, y).then(|| nearest_player(&self.board, x, y));
         match seen.flatten() {
@@ -545,7 +544,6 @@ impl Game {
     }
 
     /// Calls the bot of player `number` and applies a shot; returns the planned step.
-    #[inline(never)]
     fn player_step(&mut self, bots: &mut [Box<dyn Bot + '_>], names: &[RStr<'_>], number: u32) -> (i32, i32) {
         let e = self.entities[number as usize];
         let owner = e.id.owner as usize;
