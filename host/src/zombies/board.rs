@@ -157,13 +157,12 @@ impl Board {
     /// rows around it, spread one column each way, meet the row's players.
     pub fn players_next_to_zombies(&self, out: &mut Vec<(u32, u32)>) {
         out.clear();
-        let w = self.words as usize;
+        let (w, m) = (self.words as usize, MARGIN as usize);
+        let zombies = |py: usize, i: usize| self.zombies[py * w + i];
         for y in 0..self.side as usize {
             // Stored rows y + 7, y + 8 (the board row) and y + 9.
-            let row = |py: usize, i: usize| self.zombies[py * w + i];
-            let m = MARGIN as usize;
-            let around = |i: usize| row(y + m - 1, i) | row(y + m, i) | row(y + m + 1, i);
-            let players = &self.players[(y + MARGIN as usize) * w..][..w];
+            let around = |i: usize| zombies(y + m - 1, i) | zombies(y + m, i) | zombies(y + m + 1, i);
+            let players = &self.players[(y + m) * w..][..w];
             let (mut before, mut here) = (0, around(0));
             for (i, (&players, &inner)) in players.iter().zip(&self.inner).enumerate() {
                 let after = if i + 1 < w { around(i + 1) } else { 0 };
@@ -292,30 +291,17 @@ pub struct Batch<'a> {
 }
 
 impl Batch<'_> {
-    /// Writes `id` to cell `(x, y)` only (not its copies) and sets its player bit.
-    #[inline]
-    fn put(&mut self, x: u32, y: u32, id: Id) {
-        let b = &mut *self.board;
-        let (px, py) = (x + MARGIN, y + MARGIN);
-        b.cells[(py * b.stride + px) as usize] = id;
-        let (word, bit) = ((py * b.words + px / 64) as usize, px % 64);
-        let p = &mut b.players[word];
-        *p = (*p & !(1 << bit)) | (u64::from(id.is_player()) << bit);
-        let z = &mut b.zombies[word];
-        *z = (*z & !(1 << bit)) | (u64::from(id.is_zombie()) << bit);
-    }
-
-    /// Empties `(x, y)`.
+    /// Empties `(x, y)` (not its copies).
     #[inline]
     pub fn remove(&mut self, x: u32, y: u32) {
-        self.put(x, y, Id::EMPTY);
+        self.board.put(x + MARGIN, y + MARGIN, Id::EMPTY);
     }
 
-    /// Puts `id` on the empty cell `(x, y)`.
+    /// Puts `id` on the empty cell `(x, y)` (not on its copies).
     #[inline]
     pub fn place(&mut self, x: u32, y: u32, id: Id) {
         debug_assert!(self.board.get(x, y).is_empty());
-        self.put(x, y, id);
+        self.board.put(x + MARGIN, y + MARGIN, id);
     }
 }
 
