@@ -414,7 +414,8 @@ fn bench(discovery: &Discovery, seconds: f64, only: Option<&str>, games: u64, st
         "{:<14} {:>6} {:>8} {:>11} {:>9} {:>12} {:>9}",
         "workload", "games", "turns", "calls", "turns/s", "us/call", "peak MiB"
     );
-    for w in workloads.iter().filter(|w| only.is_none_or(|o| w.name.contains(o))) {
+    let selected: Vec<_> = workloads.iter().filter(|w| only.is_none_or(|o| w.name.contains(o))).collect();
+    for w in &selected {
         let m = measure(w, time);
         println!(
             "{:<14} {:>6} {:>8} {:>11} {:>9.0} {:>12.3} {:>9.1}",
@@ -424,7 +425,7 @@ fn bench(discovery: &Discovery, seconds: f64, only: Option<&str>, games: u64, st
     if steps {
         println!("\nmicroseconds per turn, step by step:");
         println!("{:<14} {}", "workload", STEPS.map(|s| format!("{s:>9}")).concat());
-        for w in workloads.iter().filter(|w| only.is_none_or(|o| w.name.contains(o))) {
+        for w in &selected {
             let p = step_profile(w, time);
             let cols: String = (0..STEPS.len()).map(|i| format!("{:>9.2}", p.micros_per_turn(i))).collect();
             println!("{:<14} {cols}", p.name);
