@@ -3,13 +3,10 @@
 
 function do_turn(ctx)
   local best, bx, by = 99, 0, 0
-  for dx = -8, 8 do
-    for dy = -8, 8 do
-      local who = ctx:look(dx, dy)
-      if who and who.name == "Zombie" then
-        local d = math.max(math.abs(dx), math.abs(dy))
-        if d < best then best, bx, by = d, dx, dy end
-      end
+  for _, seen in ipairs(ctx:visible()) do
+    if seen.id.name == "Zombie" then
+      local d = math.max(math.abs(seen.dx), math.abs(seen.dy))
+      if d < best then best, bx, by = d, seen.dx, seen.dy end
     end
   end
   if best == 99 then return "STAY" end

@@ -6,7 +6,6 @@
 -- players coordinate through them: a zombie one player shot at this turn is not shot at
 -- again, and a cell one player moves into this turn is not chosen by another.
 
-local RANGE = 8
 local shot_at = {}     -- zombie number -> true, for the current turn
 local claimed = {}     -- "x,y" -> true: cells our players move into this turn
 local turn = -1
@@ -28,20 +27,17 @@ function do_turn(ctx)
 
   -- What we see: zombies, other living players and corpses, as offsets.
   local zombies, people, corpses = {}, {}, {}
-  for dx = -RANGE, RANGE do
-    for dy = -RANGE, RANGE do
-      local who = ctx:look(dx, dy)
-      if who then
-        local name = who.name
-        if name == "Zombie" then
-          zombies[#zombies + 1] = {dx, dy, who}
-        elseif name == "DeadBody" then
-          if dist(dx, dy) <= 1 then emptied[who.number] = true end
-          corpses[#corpses + 1] = {dx, dy, who}
-        elseif dx ~= 0 or dy ~= 0 then
-          people[#people + 1] = {dx, dy}
-        end
-      end
+  for _, seen in ipairs(ctx:visible()) do
+    local dx, dy, who = seen.dx, seen.dy, seen.id
+    local name = who.name
+    if name == "Zombie" then
+      zombies[#zombies + 1] = {dx, dy, who}
+    elseif name == "DeadBody" then
+      if dist(dx, dy) <= 1 then emptied[who.number] = true end
+      corpses[#corpses + 1] = {dx, dy, who}
+    elseif (dx ~= 0 or dy ~= 0) and dist(dx, dy) <= 2 then
+      -- Only those next to a cell we could step to can crowd it.
+      people[#people + 1] = {dx, dy}
     end
   end
 

@@ -122,6 +122,61 @@ fn the_api_is_the_same_in_both_languages() {
 }
 
 #[test]
+fn visible_lists_every_look_that_is_not_empty_in_scan_order_in_both_languages() {
+    let lua = script(
+        "viewer.lua",
+        r#"
+        function do_turn(ctx)
+          local seen, n = ctx:visible(), 0
+          for dx = -8, 8 do
+            for dy = -8, 8 do
+              local who = ctx:look(dx, dy)
+              if who then
+                n = n + 1
+                local v = seen[n]
+                assert(v and v.dx == dx and v.dy == dy and v.id == who, "entry " .. n .. " is " .. dx .. "," .. dy)
+              end
+            end
+          end
+          assert(#seen == n, "as many entries as looks")
+          assert(n > 1, "a crowded board shows more than me")
+          return random_move()
+        end"#,
+    );
+    let rhai = script(
+        "viewer.rhai",
+        r#"
+        fn do_turn(ctx) {
+            let seen = ctx.visible();
+            let n = 0;
+            for dx in -8..=8 {
+                for dy in -8..=8 {
+                    let who = ctx.look(dx, dy);
+                    if who != () {
+                        let v = seen[n];
+                        if v.dx != dx || v.dy != dy || v.id != who { throw `entry ${n} is ${dx},${dy}`; }
+                        n += 1;
+                    }
+                }
+            }
+            if seen.len() != n { throw "as many entries as looks"; }
+            if n <= 1 { throw "a crowded board shows more than me"; }
+            random_move()
+        }"#,
+    );
+    for entry in [lua, rhai] {
+        // 4 entries of 50 on a 58x58 board: every view holds others.
+        let entries: Vec<Entry> = (0..4).map(|i| entry.renamed(format!("v{i}"))).collect();
+        let config = GameConfig { players_per_entry: 50, max_turns: Some(3) };
+        let out = play_game(&entries, 9, config);
+        for s in &out.stats {
+            assert!(s.calls > 0);
+            assert_eq!((s.errors, s.overruns), (0, 0), "{:?}: {:?}", entry.kind, s.messages);
+        }
+    }
+}
+
+#[test]
 fn shoot_returns_a_shot_in_both_languages() {
     // Every player shoots itself at once: the entry scores 0.
     for (file, src) in [

@@ -366,9 +366,20 @@ impl<'a> Context<'a> {
     /// The entities this player can shoot: every id within Chebyshev distance 5,
     /// itself, zombies and dead bodies included, with their offsets `(dx, dy)`.
     pub fn shootable(&self) -> impl Iterator<Item = (i32, i32, Id)> + '_ {
-        (-SHOOT_RANGE..=SHOOT_RANGE).flat_map(move |dx| {
-            (-SHOOT_RANGE..=SHOOT_RANGE).filter_map(move |dy| self.look(dx, dy).map(|id| (dx, dy, id)))
-        })
+        self.within(SHOOT_RANGE)
+    }
+
+    /// Every entity in the 17x17 view, itself included, with its offset `(dx, dy)`:
+    /// the `look`s that are not empty, in the order columns dx = -8..8, rows dy = -8..8
+    /// in each.
+    pub fn visible(&self) -> impl Iterator<Item = (i32, i32, Id)> + '_ {
+        self.within(VISION_RANGE)
+    }
+
+    /// The entities within Chebyshev distance `range` (at most 8), columns first.
+    fn within(&self, range: i32) -> impl Iterator<Item = (i32, i32, Id)> + '_ {
+        (-range..=range)
+            .flat_map(move |dx| (-range..=range).filter_map(move |dy| self.look(dx, dy).map(|id| (dx, dy, id))))
     }
 
     /// A uniform integer in `0..n` from the game's generator.

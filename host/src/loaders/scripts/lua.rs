@@ -124,7 +124,7 @@ impl Ids {
 }
 
 /// `ctx`: one table per VM whose fields are refreshed at every call, with the methods
-/// `look` and `shootable`.
+/// `look`, `shootable` and `visible`.
 fn make_ctx(lua: &Lua, slot: &Rc<Slot>, ids: &Ids) -> mlua::Result<Table> {
     let ctx = lua.create_table()?;
     let (s, i) = (Rc::clone(slot), ids.clone());
@@ -152,6 +152,49 @@ fn make_ctx(lua: &Lua, slot: &Rc<Slot>, ids: &Ids) -> mlua::Result<Table> {
                 list.raw_set(n + 1, i.value(lua, &s, id)?)?;
             }
             Ok(list)
+        })?,
+    )?;
+    let (s, i) = (Rc::clone(slot), ids.clone());
+    ctx.raw_set(
+        "visible",
+        lua.create_function(move |lua, _: Value| {
+            let ctx = s.ctx().map_err(mlua::Error::runtime)?;
+            let seen: Vec<(i32, i32, Id)> = ctx.visible().collect();
+            loop {
+                let missing = Cell::new(None);
+                // SAFETY: the closure runs in mlua's protected call with the id cache as
+                // its one argument, on top of this function's own stack. It builds the
+                // list above the cache with plain table operations and leaves only the
+                // list; on an id not in the cache it drops what it pushed, the cache
+                // included, and returns (the id is made below and the list built again).
+                let list = unsafe {
+                    lua.exec_raw::<Value>(&i.cache, |state| {
+                        use mlua::ffi;
+                        let cache = ffi::lua_gettop(state);
+                        ffi::lua_createtable(state, seen.len() as i32, 0);
+                        for (n, &(dx, dy, id)) in seen.iter().enumerate() {
+                            ffi::lua_createtable(state, 0, 3);
+                            ffi::lua_pushinteger(state, dx.into());
+                            ffi::lua_setfield(state, -2, c"dx".as_ptr());
+                            ffi::lua_pushinteger(state, dy.into());
+                            ffi::lua_setfield(state, -2, c"dy".as_ptr());
+                            if ffi::lua_rawgeti(state, cache, id.number.into()) == ffi::LUA_TNIL {
+                                missing.set(Some(id));
+                                ffi::lua_settop(state, cache - 1);
+                                return;
+                            }
+                            ffi::lua_setfield(state, -2, c"id".as_ptr());
+                            ffi::lua_rawseti(state, -2, n as ffi::lua_Integer + 1);
+                        }
+                        // The list is the one result.
+                        ffi::lua_remove(state, cache);
+                    })
+                }?;
+                match missing.get() {
+                    Some(id) => i.value(lua, &s, id).map(drop)?,
+                    None => return Ok(list),
+                }
+            }
         })?,
     )?;
     Ok(ctx)

@@ -200,6 +200,17 @@ fn engine(script: &Script, slot: &Rc<Slot>, mem_base: &Rc<Cell<isize>>) -> Engin
     engine.register_fn("shootable", move |_: &mut RhaiCtx| -> Fallible<Array> {
         Ok(s.ctx()?.shootable().map(|(_, _, id)| Dynamic::from(ScriptId(id))).collect())
     });
+    let s = Rc::clone(slot);
+    engine.register_fn("visible", move |_: &mut RhaiCtx| -> Fallible<Array> {
+        let seen = |(dx, dy, id): (i32, i32, Id)| {
+            let mut map = Map::new();
+            map.insert("dx".into(), Dynamic::from(i64::from(dx)));
+            map.insert("dy".into(), Dynamic::from(i64::from(dy)));
+            map.insert("id".into(), Dynamic::from(ScriptId(id)));
+            Dynamic::from_map(map)
+        };
+        Ok(s.ctx()?.visible().map(seen).collect())
+    });
 
     let s = Rc::clone(slot);
     engine.register_get("name", move |id: &mut ScriptId| -> ImmutableString { s.name_of(id.0).into() });
