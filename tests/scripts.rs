@@ -47,6 +47,14 @@ fn small_game(entries: &[Entry], seed: u64) -> GameOutcome {
     play_game(entries, seed, GameConfig { players_per_entry: 5, max_turns: Some(40) })
 }
 
+/// Every entry was called, and made no error and no overrun.
+fn assert_played_cleanly(entries: &[Entry], out: &GameOutcome) {
+    for (e, s) in entries.iter().zip(&out.stats) {
+        assert!(s.calls > 0, "{} was never called", e.name);
+        assert_eq!((s.errors, s.overruns), (0, 0), "{}: {:?}", e.name, s.messages);
+    }
+}
+
 /// Stats of a fixture played alone for a short game.
 fn stats_of(file: &str) -> CallStats {
     let entry = fixture(file).unwrap_or_else(|e| panic!("{file} should load: {e}"));
@@ -70,10 +78,7 @@ fn every_rhai_and_lua_file_is_an_entry_named_after_its_stem() {
         ]
     );
     let out = play_game(&found.entries, 2, GameConfig::default());
-    for (e, s) in found.entries.iter().zip(&out.stats) {
-        assert!(s.calls > 0);
-        assert_eq!((s.errors, s.overruns), (0, 0), "{}: {:?}", e.name, s.messages);
-    }
+    assert_played_cleanly(&found.entries, &out);
 }
 
 /// The same API in both languages: a bot that checks the context and answers per clock.
@@ -114,10 +119,8 @@ fn the_api_is_the_same_in_both_languages() {
         }"#,
     );
     for entry in [lua, rhai] {
-        let out = small_game(std::slice::from_ref(&entry), 4);
-        let s = &out.stats[0];
-        assert!(s.calls > 0);
-        assert_eq!((s.errors, s.overruns), (0, 0), "{:?}: {:?}", entry.kind, s.messages);
+        let entries = std::slice::from_ref(&entry);
+        assert_played_cleanly(entries, &small_game(entries, 4));
     }
 }
 
@@ -168,11 +171,7 @@ fn visible_lists_every_look_that_is_not_empty_in_scan_order_in_both_languages() 
         // 4 entries of 50 on a 58x58 board: every view holds others.
         let entries: Vec<Entry> = (0..4).map(|i| entry.renamed(format!("v{i}"))).collect();
         let config = GameConfig { players_per_entry: 50, max_turns: Some(3) };
-        let out = play_game(&entries, 9, config);
-        for s in &out.stats {
-            assert!(s.calls > 0);
-            assert_eq!((s.errors, s.overruns), (0, 0), "{:?}: {:?}", entry.kind, s.messages);
-        }
+        assert_played_cleanly(&entries, &play_game(&entries, 9, config));
     }
 }
 
