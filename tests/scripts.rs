@@ -176,6 +176,35 @@ fn visible_lists_every_look_that_is_not_empty_in_scan_order_in_both_languages() 
 }
 
 #[test]
+fn look_beyond_the_view_is_an_error_that_names_the_range_in_both_languages() {
+    let lua = script(
+        "peek.lua",
+        r#"
+        function do_turn(ctx)
+          assert(ctx:look(1.0, -2) == ctx:look(1, -2), "whole-number floats are offsets too")
+          if ctx.clock == 0 then return ctx:look(9, 0) end
+          return "STAY"
+        end"#,
+    );
+    let rhai = script(
+        "peek.rhai",
+        r#"
+        fn do_turn(ctx) {
+            if ctx.clock == 0 { return ctx.look(0, -9); }
+            "STAY"
+        }"#,
+    );
+    for entry in [lua, rhai] {
+        let out = small_game(std::slice::from_ref(&entry), 4);
+        let s = &out.stats[0];
+        // Every player's first call fails (5 players), the later ones do not.
+        assert_eq!(s.errors, 5, "{:?}: {:?}", entry.kind, s.messages);
+        assert!(s.calls > 5);
+        assert!(s.messages.iter().any(|m| m.contains("offsets go from -8 to 8")), "{:?}", s.messages);
+    }
+}
+
+#[test]
 fn shoot_returns_a_shot_in_both_languages() {
     // Every player shoots itself at once: the entry scores 0.
     for (file, src) in [

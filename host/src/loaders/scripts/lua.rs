@@ -128,20 +128,33 @@ impl Ids {
 fn make_ctx(lua: &Lua, slot: &Rc<Slot>, ids: &Ids) -> mlua::Result<Table> {
     let ctx = lua.create_table()?;
     let (s, i) = (Rc::clone(slot), ids.clone());
-    ctx.raw_set(
-        "look",
-        lua.create_function(move |lua, (_, dx, dy): (Value, i64, i64)| {
-            let r = i64::from(VISION_RANGE);
-            if !(-r..=r).contains(&dx) || !(-r..=r).contains(&dy) {
-                return Err(mlua::Error::runtime(format!("look({dx}, {dy}): offsets go from -8 to 8")));
-            }
-            let ctx = s.ctx().map_err(mlua::Error::runtime)?;
-            match ctx.look(dx as i32, dy as i32) {
-                Some(id) => i.value(lua, &s, id),
-                None => Ok(Value::Nil),
-            }
-        })?,
-    )?;
+    let full_look = lua.create_function(move |lua, (_, dx, dy): (Value, i64, i64)| {
+        let r = i64::from(VISION_RANGE);
+        if !(-r..=r).contains(&dx) || !(-r..=r).contains(&dy) {
+            return Err(mlua::Error::runtime(format!("look({dx}, {dy}): offsets go from -8 to 8")));
+        }
+        let ctx = s.ctx().map_err(mlua::Error::runtime)?;
+        match ctx.look(dx as i32, dy as i32) {
+            Some(id) => i.value(lua, &s, id),
+            None => Ok(Value::Nil),
+        }
+    })?;
+    // SAFETY: runs in mlua's protected call with ctx, the full look and the id cache as
+    // its arguments; it sets `ctx.look` (ctx has no metatable) to a C closure over the
+    // slot, the cache and the full look, and leaves the stack as it found it. The slot
+    // outlives the closure: the state holds an `Rc` of it as app data until it closes.
+    unsafe {
+        lua.exec_raw::<()>((&ctx, &full_look, &ids.cache), |state| {
+            use mlua::ffi;
+            let top = ffi::lua_gettop(state);
+            ffi::lua_pushlightuserdata(state, Rc::as_ptr(slot).cast_mut().cast());
+            ffi::lua_pushvalue(state, top);
+            ffi::lua_pushvalue(state, top - 1);
+            ffi::lua_pushcclosure(state, quick_look, 3);
+            ffi::lua_setfield(state, top - 2, c"look".as_ptr());
+            ffi::lua_settop(state, top - 3);
+        })?;
+    }
     let (s, i) = (Rc::clone(slot), ids.clone());
     ctx.raw_set(
         "shootable",
@@ -198,6 +211,42 @@ fn make_ctx(lua: &Lua, slot: &Rc<Slot>, ids: &Ids) -> mlua::Result<Table> {
         })?,
     )?;
     Ok(ctx)
+}
+
+/// `ctx:look(dx, dy)` without leaving C for the usual case: two integer offsets in
+/// range, during a call, an empty cell or an id already cached. Anything else (a bad
+/// argument, which raises the error, or an id seen for the first time) is handed to
+/// the full version. Upvalues: the slot, the id cache, the full look.
+unsafe extern "C-unwind" fn quick_look(state: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+    use mlua::ffi;
+    // SAFETY: Lua calls this with the upvalues `make_ctx` gave it; the slot pointer is
+    // valid while the state lives. Nothing here needs dropping, so an error raised by
+    // the full version may unwind (longjmp) through this frame.
+    unsafe {
+        let slot = &*ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)).cast::<Slot>();
+        if ffi::lua_gettop(state) == 3 && ffi::lua_isinteger(state, 2) != 0 && ffi::lua_isinteger(state, 3) != 0 {
+            let (dx, dy) = (ffi::lua_tointeger(state, 2), ffi::lua_tointeger(state, 3));
+            let r = ffi::lua_Integer::from(VISION_RANGE);
+            if let (true, Ok(ctx)) = ((-r..=r).contains(&dx) && (-r..=r).contains(&dy), slot.ctx()) {
+                match ctx.look(dx as i32, dy as i32) {
+                    None => {
+                        ffi::lua_pushnil(state);
+                        return 1;
+                    }
+                    Some(id) => {
+                        if ffi::lua_rawgeti(state, ffi::lua_upvalueindex(2), id.number.into()) == ffi::LUA_TTABLE {
+                            return 1;
+                        }
+                        ffi::lua_pop(state, 1);
+                    }
+                }
+            }
+        }
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(3));
+        ffi::lua_insert(state, 1);
+        ffi::lua_call(state, ffi::lua_gettop(state) - 1, 1);
+        1
+    }
 }
 
 struct LuaBot {
