@@ -10,7 +10,9 @@
 //!
 //! A call is the hot path of every script game: `ctx` is one long-lived table per VM
 //! whose fields are written, and `do_turn` called, through the raw Lua C API inside one
-//! protected call (`LuaBot::call`); ids are tables cached per entity number.
+//! protected call (`LuaBot::call`); ids are tables cached per entity number. The view is
+//! read the same way: `ctx:look` is a C closure for the usual case (`quick_look`), and
+//! `ctx:visible()` builds its list with raw table operations.
 
 use std::cell::Cell;
 use std::rc::Rc;
