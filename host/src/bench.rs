@@ -163,8 +163,7 @@ pub fn games_per_sec(workload: &Workload, games: u64, jobs: usize) -> f64 {
     games as f64 / start.elapsed().as_secs_f64()
 }
 
-/// The steps of a turn, in the rules' order, as [`step_profile`] reports them.
-pub const STEPS: [&str; 8] = ["spawn", "bite", "score", "decide", "shoot", "movement", "scavenge", "clock"];
+pub use crate::zombies::STEPS;
 
 /// Where a workload's turns spend their time, step by step.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -195,27 +194,11 @@ pub fn step_profile(workload: &Workload, min_time: Duration) -> StepProfile {
         let mut game = Game::new(names, games, GameConfig::default());
         while !game.is_over() {
             let mut t = Instant::now();
-            let mut lap = |i: usize| {
+            game.turn_observed(&mut bots, |i| {
                 let now = Instant::now();
                 nanos[i] += (now - t).as_nanos() as u64;
                 t = now;
-            };
-            game.spawn();
-            lap(0);
-            game.bite();
-            lap(1);
-            game.score();
-            lap(2);
-            game.decide(&mut bots);
-            lap(3);
-            game.shoot();
-            lap(4);
-            game.movement();
-            lap(5);
-            game.scavenge();
-            lap(6);
-            game.advance_clock();
-            lap(7);
+            });
             turns += 1;
         }
         games += 1;

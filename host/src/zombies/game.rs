@@ -33,6 +33,9 @@ pub const DENSITY: f64 = 0.06;
 /// Smallest board side: the view width.
 pub const MIN_SIDE: u32 = 17;
 
+/// The eight steps of a turn, in the rules' order.
+pub const STEPS: [&str; 8] = ["spawn", "bite", "score", "decide", "shoot", "movement", "scavenge", "clock"];
+
 /// The generator behind every random choice of a game.
 pub type GameRng = rand_pcg::Pcg64Mcg;
 
@@ -441,14 +444,28 @@ impl Game {
 
     /// Plays one turn: the eight steps of the rules, in order.
     pub fn turn(&mut self, bots: &mut [Box<dyn Bot + '_>]) {
+        self.turn_observed(bots, |_| {});
+    }
+
+    /// [`Game::turn`], calling `after(i)` once step `i` of [`STEPS`] is done (for
+    /// timing each step).
+    pub fn turn_observed(&mut self, bots: &mut [Box<dyn Bot + '_>], mut after: impl FnMut(usize)) {
         self.spawn();
+        after(0);
         self.bite();
+        after(1);
         self.score();
+        after(2);
         self.decide(bots);
+        after(3);
         self.shoot();
+        after(4);
         self.movement();
+        after(5);
         self.scavenge();
+        after(6);
         self.advance_clock();
+        after(7);
     }
 
     /// Plays turns until no living player is left at the start of a turn (or the

@@ -8,6 +8,6 @@ pub mod game;
 
 pub use board::Board;
 pub use game::{
-    EntityInfo, Game, GameConfig, GameOutcome, GameRng, Kind, PLAYERS_PER_ENTRY, STARTING_BULLETS, ShotRecord,
+    EntityInfo, Game, GameConfig, GameOutcome, GameRng, Kind, PLAYERS_PER_ENTRY, STARTING_BULLETS, STEPS, ShotRecord,
     board_side, random_source,
 };
