@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 use crate::util::{data, root};
 
 fn zombies(plugins: &Path, scripts: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zombies"))
+    Command::new(env!("CARGO_BIN_EXE_arena"))
         .arg("--plugins")
         .arg(plugins)
         .arg("--scripts")
@@ -125,7 +125,7 @@ fn ctrl_c_stops_after_the_games_in_flight_and_keeps_the_finished_ones() {
     let scripts = scripts_dir();
     let d = scripts.path();
     let out_json = d.join("out.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_zombies"))
+    let child = Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(["--plugins"])
         .arg(d)
         .arg("--scripts")

@@ -60,7 +60,7 @@ fn a_tournament_with_every_broken_bot_completes_and_reports_each_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let (plugins, scripts) = corpus(dir.path());
     let json = dir.path().join("results.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_zombies"))
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
         .arg("--plugins")
         .arg(&plugins)
         .arg("--scripts")
@@ -137,12 +137,12 @@ fn a_tournament_with_every_broken_bot_completes_and_reports_each_in_one_line() {
 
 #[test]
 fn an_entry_that_spends_its_time_bank_is_out_of_the_game_and_says_so() {
+    use arena::abi::{Action, Context};
+    use arena::bot::Entry;
+    use arena::games::zombies::GameConfig;
+    use arena::limits::TimeBank;
+    use arena::tournament::{Plan, play_here};
     use std::time::Duration;
-    use zombies::abi::{Action, Context};
-    use zombies::bot::Entry;
-    use zombies::limits::TimeBank;
-    use zombies::tournament::{Plan, play_here};
-    use zombies::zombies::GameConfig;
 
     let invoked = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let counter = invoked.clone();

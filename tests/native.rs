@@ -1,15 +1,16 @@
 //! Native bots: the real example plugins, a C bot built here, and broken libraries.
 
+use arena::games::zombies::Zombies;
 use std::path::{Path, PathBuf};
 
-use zombies::bot::EntryKind;
-use zombies::loaders::{Discovery, ScriptLimits, SearchPaths, discover};
-use zombies::tournament::play_game;
-use zombies::zombies::GameConfig;
+use arena::bot::EntryKind;
+use arena::games::zombies::GameConfig;
+use arena::loaders::{Discovery, ScriptLimits, SearchPaths, discover};
+use arena::tournament::play_game;
 
 use crate::util::{compile_c, data, lib_name, plugin_lib, root, tournament, untimed};
 
-fn discover_plugins(dir: &Path) -> Discovery {
+fn discover_plugins(dir: &Path) -> Discovery<Zombies> {
     discover(&SearchPaths { plugins: vec![dir.to_owned()], scripts: vec![] }, &ScriptLimits::default())
 }
 
@@ -19,7 +20,7 @@ fn copy_in(dir: &Path, lib: &Path, as_name: &str) -> PathBuf {
     to
 }
 
-fn reason_for<'a>(found: &'a Discovery, file: &str) -> &'a str {
+fn reason_for<'a>(found: &'a Discovery<Zombies>, file: &str) -> &'a str {
     found
         .skipped
         .iter()
@@ -55,11 +56,11 @@ fn a_c_bot_is_compiled_with_the_system_compiler_loaded_and_played() {
     assert_eq!(found.entries.len(), 1);
     let entry = &found.entries[0];
     assert_eq!((entry.name.as_str(), entry.kind), ("Wanderer", EntryKind::NativeC));
-    let out = play_game(&found.entries, 3, GameConfig::default());
+    let out = play_game(&found.entries, 3, &GameConfig::default());
     assert!(out.turns > 0 && out.stats[0].calls > 0);
     assert_eq!(out.stats[0].errors, 0, "{:?}", out.stats[0].messages);
     // The C bot draws from the game's generator: the game replays exactly.
-    assert_eq!(untimed(out), untimed(play_game(&found.entries, 3, GameConfig::default())));
+    assert_eq!(untimed(out), untimed(play_game(&found.entries, 3, &GameConfig::default())));
 }
 
 #[test]
@@ -96,7 +97,7 @@ fn broken_libraries_are_skipped_with_one_line_naming_the_reason() {
     assert!(reason_for(&found, &lib_name("wrong_abi_rust")).contains("ABI version 2"));
 
     // And they play.
-    let out = play_game(&found.entries, 1, GameConfig::default());
+    let out = play_game(&found.entries, 1, &GameConfig::default());
     assert_eq!(out.scores.len(), 2);
 }
 

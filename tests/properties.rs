@@ -1,16 +1,17 @@
 //! Property tests of the engine's invariants over random games.
 
+use arena::games::zombies::Zombies;
 use std::collections::HashMap;
 
+use arena::abi::{Action, Context, Direction, Id};
+use arena::bot::Bot;
+use arena::games::zombies::{Game, GameConfig, Kind};
 use proptest::prelude::*;
-use zombies::abi::{Action, Context, Direction, Id};
-use zombies::bot::Bot;
-use zombies::zombies::{Game, GameConfig, Kind};
 
 use crate::util::{names, random_bot, untimed};
 
-fn random_bots(n: usize) -> Vec<Box<dyn Bot>> {
-    (0..n).map(|_| Box::new(random_bot()) as Box<dyn Bot>).collect()
+fn random_bots(n: usize) -> Vec<Box<dyn Bot<Zombies>>> {
+    (0..n).map(|_| Box::new(random_bot()) as Box<dyn Bot<Zombies>>).collect()
 }
 
 /// Everything observable of a game's position, to compare two games.
@@ -104,7 +105,7 @@ proptest! {
             record.borrow_mut().insert(ctx.id, d);
             Action::go(d)
         };
-        let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(bot)];
+        let mut bots: Vec<Box<dyn Bot<Zombies>>> = vec![Box::new(bot)];
         g.decide(&mut bots);
         g.movement();
         g.check_invariants().map_err(TestCaseError::fail)?;
@@ -176,7 +177,7 @@ proptest! {
         for x in 0..side {
             for y in 0..side {
                 let expected = scan_reference(&g, x, y);
-                prop_assert_eq!(zombies::zombies::game::nearest_player(g.board(), x, y), expected, "at ({}, {})", x, y);
+                prop_assert_eq!(arena::games::zombies::game::nearest_player(g.board(), x, y), expected, "at ({}, {})", x, y);
                 // The one-read blind test agrees: a view holds a player iff the scan finds one.
                 prop_assert_eq!(g.board().sees_player(&columns, x, y), expected.is_some(), "sees at ({}, {})", x, y);
             }

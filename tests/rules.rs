@@ -1,8 +1,9 @@
 //! One test per rule of `shared/rules/zombies.md`, each on a hand-made position.
 
-use zombies::abi::{Action, Context, Direction, Id};
-use zombies::bot::Bot;
-use zombies::zombies::{Game, GameConfig, Kind, board_side};
+use arena::abi::{Action, Context, Direction, Id};
+use arena::bot::Bot;
+use arena::games::zombies::Zombies;
+use arena::games::zombies::{Game, GameConfig, Kind, board_side};
 
 use crate::util::{names, stay_bots};
 
@@ -13,12 +14,12 @@ fn game(entries: usize) -> Game {
 }
 
 /// Bots that answer with `f` for every player of every entry.
-fn bots_all(entries: usize, f: impl Fn(&Context<'_>) -> Action + Clone + 'static) -> Vec<Box<dyn Bot>> {
-    (0..entries).map(|_| Box::new(f.clone()) as Box<dyn Bot>).collect()
+fn bots_all(entries: usize, f: impl Fn(&Context<'_>) -> Action + Clone + 'static) -> Vec<Box<dyn Bot<Zombies>>> {
+    (0..entries).map(|_| Box::new(f.clone()) as Box<dyn Bot<Zombies>>).collect()
 }
 
 /// Runs steps 4 to 7 (decide, shoot, move, scavenge) with the given bots.
-fn act(g: &mut Game, bots: &mut [Box<dyn Bot>]) {
+fn act(g: &mut Game, bots: &mut [Box<dyn Bot<Zombies>>]) {
     g.decide(bots);
     g.shoot();
     g.movement();
@@ -190,10 +191,10 @@ fn score_is_the_last_clock_at_which_the_entry_had_a_living_player() {
 fn an_entry_that_shoots_itself_at_once_scores_0_in_a_full_game() {
     let suicidal = |ctx: &Context<'_>| Action::shoot(ctx.id);
     let entries = vec![
-        zombies::bot::Entry::builtin("Emo", move || suicidal),
-        zombies::bot::Entry::builtin("Still", || |_: &Context<'_>| Action::stay()),
+        arena::bot::Entry::builtin("Emo", move || suicidal),
+        arena::bot::Entry::builtin("Still", || |_: &Context<'_>| Action::stay()),
     ];
-    let out = zombies::tournament::play_game(&entries, 9, GameConfig::default());
+    let out = arena::tournament::play_game(&entries, 9, &GameConfig::default());
     assert_eq!(out.scores[0], 0);
     assert!(out.scores[1] > 0);
 }
@@ -222,7 +223,7 @@ fn context_view_is_indexed_x_then_y_centred_on_the_player() {
         flag.set(true);
         Action::stay()
     };
-    let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(bot)];
+    let mut bots: Vec<Box<dyn Bot<Zombies>>> = vec![Box::new(bot)];
     g.decide(&mut bots);
     assert!(seen.get());
 }
@@ -243,7 +244,7 @@ fn shootable_set_is_every_id_within_5_including_self_zombies_and_corpses() {
         }
         Action::stay()
     };
-    let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(bot), Box::new(bot)];
+    let mut bots: Vec<Box<dyn Bot<Zombies>>> = vec![Box::new(bot), Box::new(bot)];
     g.decide(&mut bots);
 }
 
@@ -260,7 +261,7 @@ fn every_living_player_is_called_once_per_turn_through_one_shared_bot_per_entry(
         log.borrow_mut().push(ctx.id.number);
         Action::stay()
     };
-    let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(bot0), Box::new(|_: &Context<'_>| Action::stay())];
+    let mut bots: Vec<Box<dyn Bot<Zombies>>> = vec![Box::new(bot0), Box::new(|_: &Context<'_>| Action::stay())];
     g.decide(&mut bots);
     let mut numbers = calls.borrow().clone();
     assert_eq!(numbers.len(), 5);
@@ -358,7 +359,7 @@ fn mutual_shooting_kills_both() {
     let mut g = game(2);
     let a = g.place_player(0, 5, 5, 3);
     let b = g.place_player(1, 7, 5, 3);
-    let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(shoot_at(b)), Box::new(shoot_at(a))];
+    let mut bots: Vec<Box<dyn Bot<Zombies>>> = vec![Box::new(shoot_at(b)), Box::new(shoot_at(a))];
     act(&mut g, &mut bots);
     assert_eq!(g.alive(), &[0, 0]);
     for (x, y) in [(5, 5), (7, 5)] {
@@ -384,7 +385,7 @@ fn an_out_of_range_shot_wastes_a_bullet() {
     let mut g = game(2);
     let a = g.place_player(0, 5, 5, 3);
     let b = g.place_player(1, 11, 5, 3); // distance 6
-    let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(shoot_at(b)), Box::new(|_: &Context<'_>| Action::stay())];
+    let mut bots: Vec<Box<dyn Bot<Zombies>>> = vec![Box::new(shoot_at(b)), Box::new(|_: &Context<'_>| Action::stay())];
     act(&mut g, &mut bots);
     assert!(g.entity(b).is_some());
     assert_eq!(g.entity(a).unwrap().bullets, 2);
@@ -412,7 +413,7 @@ fn a_shot_with_no_bullets_does_nothing() {
     let mut g = game(2);
     let a = g.place_player(0, 5, 5, 0);
     let b = g.place_player(1, 6, 5, 3);
-    let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(shoot_at(b)), Box::new(|_: &Context<'_>| Action::stay())];
+    let mut bots: Vec<Box<dyn Bot<Zombies>>> = vec![Box::new(shoot_at(b)), Box::new(|_: &Context<'_>| Action::stay())];
     act(&mut g, &mut bots);
     assert!(g.entity(b).is_some());
     assert_eq!(g.entity(a).map(|e| (e.x, e.y, e.bullets)), Some((5, 5, 0)));
@@ -437,7 +438,7 @@ fn a_shot_player_does_not_move_and_two_shots_at_one_target_kill_it_once() {
     let target = g.place_player(1, 10, 10, 3);
     g.place_player(0, 8, 10, 3);
     g.place_player(0, 12, 10, 3);
-    let mut bots: Vec<Box<dyn Bot>> =
+    let mut bots: Vec<Box<dyn Bot<Zombies>>> =
         vec![Box::new(shoot_at(target)), Box::new(|_: &Context<'_>| Action::go(Direction::S))];
     act(&mut g, &mut bots);
     assert_eq!(kind_at(&g, 10, 10), Some(Kind::DeadBody));
@@ -461,7 +462,7 @@ fn a_shot_corpse_gets_a_new_id() {
 
 // ----- step 6: movement --------------------------------------------------------------------
 
-fn moves(plan: Vec<(Id, Direction)>) -> Vec<Box<dyn Bot>> {
+fn moves(plan: Vec<(Id, Direction)>) -> Vec<Box<dyn Bot<Zombies>>> {
     let bot = move |ctx: &Context<'_>| {
         let d = plan.iter().find(|(id, _)| *id == ctx.id).map_or(Direction::Stay, |(_, d)| *d);
         Action::go(d)

@@ -1,16 +1,17 @@
 //! Tournaments: the same results for any thread count, shards that merge into the
 //! one-machine result, interruption that keeps finished games.
 
+use arena::games::zombies::Zombies;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use zombies::abi::{Action, Context};
-use zombies::bot::Entry;
-use zombies::tournament::{GameRecord, Plan, Shard, TournamentResult, merge, run};
-use zombies::zombies::GameConfig;
+use arena::abi::{Action, Context};
+use arena::bot::Entry;
+use arena::games::zombies::GameConfig;
+use arena::tournament::{GameRecord, Plan, Shard, TournamentResult, merge, run};
 
 use crate::util::random_bot;
 
-fn entries() -> Vec<Entry> {
+fn entries() -> Vec<Entry<Zombies>> {
     vec![
         Entry::builtin("Random", random_bot),
         Entry::builtin("Still", || |_: &Context<'_>| Action::stay()),
@@ -18,7 +19,7 @@ fn entries() -> Vec<Entry> {
     ]
 }
 
-fn plan(jobs: usize, shard: Shard) -> Plan {
+fn plan(jobs: usize, shard: Shard) -> Plan<Zombies> {
     Plan { shard, jobs, config: GameConfig { players_per_entry: 20, max_turns: None }, ..Plan::new(11, 12) }
 }
 
@@ -102,7 +103,7 @@ fn the_leaderboard_has_median_ci_mean_min_max_and_call_stats() {
     assert!(first.min as f64 <= first.median && first.median <= first.max as f64);
     assert!(first.stats.calls > 0 && first.stats.timed_calls > 0 && first.mean_call_micros > 0.0);
     assert!(r.leaderboard.windows(2).all(|w| w[0].median >= w[1].median), "ranked by median");
-    let csv = zombies::tournament::leaderboard_csv(&r);
+    let csv = arena::tournament::leaderboard_csv(&r);
     assert_eq!(csv.lines().count(), 4);
     assert!(csv.starts_with(
         "rank,name,median,median_ci_low,median_ci_high,mean,min,max,calls,mean_call_micros,errors,overruns"
@@ -113,8 +114,8 @@ fn the_leaderboard_has_median_ci_mean_min_max_and_call_stats() {
 /// steps in the rules' order), and every step is timed.
 #[test]
 fn the_step_profile_plays_the_same_games_as_a_plain_run() {
+    use arena::bench::{STEPS, Workload, measure, step_profile};
     use std::time::Duration;
-    use zombies::bench::{STEPS, Workload, measure, step_profile};
     let workload = Workload { name: "test".into(), entries: entries() };
     // A zero budget plays exactly one game (seed 0) each.
     let plain = measure(&workload, Duration::ZERO);

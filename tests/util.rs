@@ -1,9 +1,10 @@
 //! Helpers shared by the integration tests.
 
+use arena::games::zombies::Zombies;
 use std::path::PathBuf;
 
-use zombies::abi::{Action, Context};
-use zombies::bot::Bot;
+use arena::abi::{Action, Context};
+use arena::bot::Bot;
 
 /// Entry names `P0`, `P1`, ...
 pub fn names(n: usize) -> Vec<String> {
@@ -11,8 +12,8 @@ pub fn names(n: usize) -> Vec<String> {
 }
 
 /// One bot per entry, all of whose players always stay.
-pub fn stay_bots(n: usize) -> Vec<Box<dyn Bot>> {
-    (0..n).map(|_| Box::new(|_: &Context<'_>| Action::stay()) as Box<dyn Bot>).collect()
+pub fn stay_bots(n: usize) -> Vec<Box<dyn Bot<Zombies>>> {
+    (0..n).map(|_| Box::new(|_: &Context<'_>| Action::stay()) as Box<dyn Bot<Zombies>>).collect()
 }
 
 /// A bot that moves at random and sometimes shoots what it sees, using the game's
@@ -77,15 +78,19 @@ pub fn lib_name(stem: &str) -> String {
 }
 
 /// Plays a whole tournament on one thread.
-pub fn tournament(entries: &[zombies::bot::Entry], seed: u64, rounds: u64) -> zombies::tournament::TournamentResult {
-    use zombies::tournament::{Plan, run};
+pub fn tournament(
+    entries: &[arena::bot::Entry<Zombies>],
+    seed: u64,
+    rounds: u64,
+) -> arena::tournament::TournamentResult {
+    use arena::tournament::{Plan, run};
     let plan = Plan::new(seed, rounds);
     run(entries, &plan, &std::sync::atomic::AtomicBool::new(false), |_, _| {})
 }
 
 /// An outcome without its wall-clock timings (which differ from run to run), for
 /// comparing two plays of one game.
-pub fn untimed(mut o: zombies::zombies::GameOutcome) -> zombies::zombies::GameOutcome {
+pub fn untimed(mut o: arena::games::zombies::GameOutcome) -> arena::games::zombies::GameOutcome {
     for s in &mut o.stats {
         (s.timed_calls, s.timed_nanos) = (0, 0);
     }
@@ -93,6 +98,6 @@ pub fn untimed(mut o: zombies::zombies::GameOutcome) -> zombies::zombies::GameOu
 }
 
 /// An entry whose players always stay.
-pub fn tournament_entry_still() -> zombies::bot::Entry {
-    zombies::bot::Entry::builtin("Still", || |_: &Context<'_>| Action::stay())
+pub fn tournament_entry_still() -> arena::bot::Entry<Zombies> {
+    arena::bot::Entry::builtin("Still", || |_: &Context<'_>| Action::stay())
 }

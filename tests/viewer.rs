@@ -1,27 +1,32 @@
 //! Replays and the HTML viewer: recording, the file format, robustness against corrupt
 //! files, size, and the page in a real browser (headless Chromium through WebDriver).
 
+use arena::games::zombies::Zombies;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
+use arena::abi::{Action, Context, Direction};
+use arena::bot::Entry;
+use arena::games::zombies::replay::Call;
+use arena::games::zombies::viewer as html;
+use arena::replay::{Header, ReplayError, play_recorded};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use zombies::abi::{Action, Context, Direction};
-use zombies::bot::Entry;
-use zombies::replay::{Call, Header, Replay, ReplayError, html, play_recorded};
-use zombies::tournament::play_game;
-use zombies::zombies::GameConfig;
+
+type Replay = arena::replay::Replay<Zombies>;
+use arena::games::zombies::GameConfig;
+use arena::tournament::play_game;
 
 use crate::util::{random_bot, root, untimed};
 
-fn entries() -> Vec<Entry> {
+fn entries() -> Vec<Entry<Zombies>> {
     let (_dir, mut found) = {
         let dir = tempfile::tempdir().unwrap();
         for f in ["gunslinger.lua", "sentinel.rhai"] {
             std::fs::copy(root().join("scripts").join(f), dir.path().join(f)).unwrap();
         }
-        let found = zombies::loaders::discover(
-            &zombies::loaders::SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        let found = arena::loaders::discover(
+            &arena::loaders::SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
             &Default::default(),
         );
         (dir, found.entries)
@@ -38,21 +43,21 @@ fn small() -> GameConfig {
 #[test]
 fn a_recorded_game_is_the_same_game_and_replays_to_the_same_result() {
     let entries = entries();
-    let (outcome, replay) = play_recorded(&entries, 21, small());
-    assert_eq!(untimed(outcome.clone()), untimed(play_game(&entries, 21, small())), "recording changes nothing");
+    let (outcome, replay) = play_recorded(&entries, 21, &small());
+    assert_eq!(untimed(outcome.clone()), untimed(play_game(&entries, 21, &small())), "recording changes nothing");
     assert!(replay.calls.iter().any(|c| c.action.kind == Action::SHOOT), "the scripts shoot");
     assert!(replay.calls.iter().any(|c| c.draws > 0), "the random bot draws");
     let bytes = replay.to_bytes();
     let back = Replay::from_bytes(&bytes).unwrap();
     assert_eq!(back, replay);
-    let again = back.replay(|_| {}).unwrap();
+    let again = html::replay_turns(&back, |_| {}).unwrap();
     assert_eq!((again.turns, again.scores), (outcome.turns, outcome.scores));
 }
 
 #[test]
 fn replay_files_are_compact() {
     // A real game: a few bytes per turn.
-    let (outcome, replay) = play_recorded(&entries(), 3, GameConfig::default());
+    let (outcome, replay) = play_recorded(&entries(), 3, &GameConfig::default());
     let size = replay.to_bytes().len();
     assert!(size < 200 * outcome.turns as usize + 2000, "{size} bytes for {} turns", outcome.turns);
 
@@ -68,23 +73,24 @@ fn replay_files_are_compact() {
         })
         .collect();
     let names = (0..20).map(|i| format!("Entry{i}")).collect();
-    let header = Header { seed: 1, names, players_per_entry: 50, max_turns: None, turns: 3000, scores: vec![2999; 20] };
+    let config = serde_json::json!({"players_per_entry": 50, "max_turns": null}).as_object().unwrap().clone();
+    let header = Header { game: "zombies".into(), seed: 1, names, turns: 3000, scores: vec![2999; 20], config };
     let size = Replay { header, calls }.to_bytes().len();
     assert!(size <= 2 << 20, "{size} bytes");
 }
 
 #[test]
 fn corrupt_or_truncated_replays_give_one_line_errors() {
-    let (_, replay) = play_recorded(&entries(), 4, small());
+    let (_, replay) = play_recorded(&entries(), 4, &small());
     let bytes = replay.to_bytes();
-    let err = |b: &[u8]| Replay::from_bytes(b).and_then(|r| r.replay(|_| {}).map(|_| r)).unwrap_err();
+    let err = |b: &[u8]| Replay::from_bytes(b).and_then(|r| html::replay_turns(&r, |_| {}).map(|_| r)).unwrap_err();
     assert_eq!(err(b"hello world"), ReplayError::NotAReplay);
     assert_eq!(err(b"ZR"), ReplayError::Truncated("in the signature"));
     assert!(matches!(err(&bytes[..10]), ReplayError::Truncated(_)));
     assert!(matches!(err(&bytes[..bytes.len() / 2]), ReplayError::Truncated(_) | ReplayError::Corrupt(_)));
     let mut other = bytes.clone();
     other[4] = 9;
-    assert!(matches!(err(&other), ReplayError::Version(9, _)));
+    assert!(matches!(err(&other), ReplayError::Version(9, _, _)));
     // Fewer calls than the game needs: caught by re-playing.
     let mut short = replay.clone();
     short.calls.truncate(short.calls.len() / 2);
@@ -107,7 +113,7 @@ proptest! {
             if let Some(x) = b.get_mut(at) { *x ^= v; }
         }
         b.extend(&junk);
-        let _ = Replay::from_bytes(&b).and_then(|r| r.replay(|_| {}));
+        let _ = Replay::from_bytes(&b).and_then(|r| html::replay_turns(&r, |_| {}));
         let _ = Replay::from_bytes(&junk);
     }
 }
@@ -117,14 +123,14 @@ fn fuzz_base() -> Vec<u8> {
     BASE.get_or_init(|| {
         let entries =
             vec![Entry::builtin("Random", random_bot), Entry::builtin("Emo", || |c: &Context<'_>| Action::shoot(c.id))];
-        play_recorded(&entries, 2, GameConfig { players_per_entry: 5, max_turns: None }).1.to_bytes()
+        play_recorded(&entries, 2, &GameConfig { players_per_entry: 5, max_turns: None }).1.to_bytes()
     })
     .clone()
 }
 
 #[test]
 fn the_page_is_self_contained_and_holds_every_turn() {
-    let (outcome, replay) = play_recorded(&entries(), 6, small());
+    let (outcome, replay) = play_recorded(&entries(), 6, &small());
     let page = html::render(&replay).unwrap();
     for outside in ["http://", "https://", "src=", "href=", "@import", "url("] {
         assert!(!page.contains(outside), "the page loads nothing from outside: {outside}");
@@ -189,20 +195,19 @@ impl Driver {
 #[test]
 fn the_viewer_steps_with_the_arrow_key_in_headless_chromium() {
     let Some(driver) = Driver::start() else { return };
-    let (outcome, replay) = play_recorded(&entries(), 8, small());
+    let (outcome, replay) = play_recorded(&entries(), 8, &small());
     assert!(outcome.turns > 12);
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("replay.html");
     std::fs::write(&page, html::render(&replay).unwrap()).unwrap();
     // What the page should show at turn 12: the engine's own count of entities.
     let mut expected = None;
-    replay
-        .replay(|g| {
-            if g.clock() == 12 {
-                expected = Some(g.entities().count() as u64);
-            }
-        })
-        .unwrap();
+    html::replay_turns(&replay, |g| {
+        if g.clock() == 12 {
+            expected = Some(g.entities().count() as u64);
+        }
+    })
+    .unwrap();
 
     let session = driver.post(
         "/session",
@@ -237,5 +242,8 @@ fn the_viewer_steps_with_the_arrow_key_in_headless_chromium() {
 }
 
 fn replay_side(replay: &Replay) -> u32 {
-    zombies::zombies::board_side(replay.header.names.len(), replay.header.players_per_entry)
+    arena::games::zombies::board_side(
+        replay.header.names.len(),
+        replay.header.config::<Zombies>().unwrap().players_per_entry,
+    )
 }

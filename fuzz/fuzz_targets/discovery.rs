@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use zombies::loaders::{ScriptLimits, SearchPaths, discover};
+use arena::loaders::{ScriptLimits, SearchPaths, discover};
 
 fuzz_target!(|data: &[u8]| {
     let dir = tempfile::tempdir().unwrap();

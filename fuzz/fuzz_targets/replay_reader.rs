@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use zombies::replay::Replay;
+use arena::replay::Replay;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(replay) = Replay::from_bytes(data) {

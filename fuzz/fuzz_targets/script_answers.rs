@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use zombies::bench::with_sample_context;
-use zombies::loaders::{ScriptLimits, SearchPaths, discover};
+use arena::bench::with_sample_context;
+use arena::loaders::{ScriptLimits, SearchPaths, discover};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(expr) = std::str::from_utf8(data) else { return };

@@ -9,11 +9,11 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use arena::abi::{Action, Context};
+use arena::bench::with_sample_context;
+use arena::bot::{Bot, Entry};
+use arena::loaders::{ScriptLimits, SearchPaths, discover, native};
 use criterion::{Criterion, criterion_group, criterion_main};
-use zombies::abi::{Action, Context};
-use zombies::bench::with_sample_context;
-use zombies::bot::{Bot, Entry};
-use zombies::loaders::{ScriptLimits, SearchPaths, discover, native};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
@@ -53,7 +53,7 @@ fn script_bot(dir: &Path, file: &str, source: &str) -> Entry {
 fn calls(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let closure = Entry::builtin("closure", || {
-        |ctx: &Context<'_>| if ctx.bullets > 100 { Action::go(zombies::abi::Direction::N) } else { Action::stay() }
+        |ctx: &Context<'_>| if ctx.bullets > 100 { Action::go(arena::abi::Direction::N) } else { Action::stay() }
     });
     let lua = script_bot(
         dir.path(),

@@ -9,10 +9,14 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use crate::bot::{CallStats, Entry};
+use crate::bot::CallStats;
+use crate::games::zombies::Zombies;
+use crate::games::zombies::{Board, Game, GameConfig, GameRng, random_source};
 use crate::loaders::{ScriptLimits, SearchPaths, discover};
 use crate::tournament::{self, Plan, make_bots, play_game};
-use crate::zombies::{Board, Game, GameConfig, GameRng, random_source};
+
+/// A zombies entry (the workloads below are zombies games).
+type Entry = crate::bot::Entry<Zombies>;
 use rand::SeedableRng;
 use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
 use zombies_plugin_abi::{Context, Id};
@@ -134,7 +138,7 @@ pub fn measure(workload: &Workload, min_time: Duration) -> Measurement {
     while games == 0 || start.elapsed() < min_time {
         let base = crate::alloc_meter::thread_net();
         crate::alloc_meter::reset_peak();
-        let outcome = play_game(&workload.entries, games, GameConfig::default());
+        let outcome = play_game(&workload.entries, games, &GameConfig::default());
         peak = peak.max(crate::alloc_meter::peak_since_reset() - base);
         games += 1;
         turns += u64::from(outcome.turns);
@@ -163,7 +167,7 @@ pub fn games_per_sec(workload: &Workload, games: u64, jobs: usize) -> f64 {
     games as f64 / start.elapsed().as_secs_f64()
 }
 
-pub use crate::zombies::STEPS;
+pub use crate::games::zombies::STEPS;
 
 /// Where a workload's turns spend their time, step by step.
 #[derive(Debug, Clone, serde::Serialize)]

@@ -1,9 +1,9 @@
 //! The one bot interface inside the host, and the entries that make bots.
 //!
-//! Every kind of bot (native abi_stable, native C, Rhai, Lua, Rust bots in tests) sits
-//! behind [`Bot`]; an [`Entry`] is a named source of fresh bots, one per game. This
-//! module is about *calling* bots; it does not load files (see `loaders`) and does not
-//! know the rules (see `zombies`).
+//! Every kind of bot (native abi_stable, native C, Rhai, Lua, programs, Rust bots in
+//! tests) sits behind [`Bot`], generic over the [`Game`] it plays; an [`Entry`] is a
+//! named source of fresh bots, one per game. This module is about *calling* bots; it
+//! does not load files (see `loaders`) and knows no rules (see `games`).
 //!
 //! **Architecture Invariant:** a bot is created inside the thread that plays its game and
 //! never leaves it, so script VMs need not be `Send`; only entries cross threads.
@@ -12,7 +12,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use zombies_plugin_abi::{Action, Context, Direction, Id};
+use crate::game::Game;
 
 /// Why a call gave no usable answer. The player stays; the entry's stats count it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,16 +45,11 @@ impl BotError {
     }
 }
 
-/// A bot: one instance per entry per game, called once per living player per turn.
-pub trait Bot {
+/// A bot of game `G`: one instance per entry per game, called once per living player
+/// (or unit) of its entry per turn.
+pub trait Bot<G: Game> {
     /// Decides for the player described by `ctx`.
-    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError>;
-}
-
-impl<F: FnMut(&Context<'_>) -> Action> Bot for F {
-    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
-        Ok(self(ctx))
-    }
+    fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError>;
 }
 
 /// Where an entry comes from.
@@ -69,6 +64,8 @@ pub enum EntryKind {
     Rhai,
     /// A Lua script.
     Lua,
+    /// A program in any language speaking the game's text protocol.
+    Program,
     /// A bot compiled into the host (tests, benchmarks).
     Builtin,
 }
@@ -80,36 +77,47 @@ impl fmt::Display for EntryKind {
             EntryKind::NativeC => "native (C ABI)",
             EntryKind::Rhai => "rhai",
             EntryKind::Lua => "lua",
+            EntryKind::Program => "program",
             EntryKind::Builtin => "builtin",
         })
     }
 }
 
 /// Makes a fresh bot for each game. Shared across the threads that play games.
-pub trait BotFactory: Send + Sync {
+pub trait BotFactory<G: Game>: Send + Sync {
     /// A new bot, made in the thread that will play with it.
-    fn create(&self) -> Result<Box<dyn Bot>, BotError>;
+    fn create(&self) -> Result<Box<dyn Bot<G>>, BotError>;
 }
 
-impl<F: Fn() -> Result<Box<dyn Bot>, BotError> + Send + Sync> BotFactory for F {
-    fn create(&self) -> Result<Box<dyn Bot>, BotError> {
+impl<G: Game, F: Fn() -> Result<Box<dyn Bot<G>>, BotError> + Send + Sync> BotFactory<G> for F {
+    fn create(&self) -> Result<Box<dyn Bot<G>>, BotError> {
         self()
     }
 }
 
-/// A named competitor.
-#[derive(Clone)]
-pub struct Entry {
+/// A named competitor in game `G`.
+pub struct Entry<G: Game> {
     /// Unique name (also the name of its players' ids).
     pub name: String,
     /// What kind of bot it is.
     pub kind: EntryKind,
     /// The file it was loaded from (empty for builtin bots).
     pub source: PathBuf,
-    factory: Arc<dyn BotFactory>,
+    factory: Arc<dyn BotFactory<G>>,
 }
 
-impl fmt::Debug for Entry {
+impl<G: Game> Clone for Entry<G> {
+    fn clone(&self) -> Self {
+        Entry {
+            name: self.name.clone(),
+            kind: self.kind,
+            source: self.source.clone(),
+            factory: Arc::clone(&self.factory),
+        }
+    }
+}
+
+impl<G: Game> fmt::Debug for Entry<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Entry")
             .field("name", &self.name)
@@ -119,26 +127,26 @@ impl fmt::Debug for Entry {
     }
 }
 
-impl Entry {
+impl<G: Game> Entry<G> {
     /// An entry of any kind.
-    pub fn new(name: impl Into<String>, kind: EntryKind, source: PathBuf, factory: Arc<dyn BotFactory>) -> Entry {
+    pub fn new(name: impl Into<String>, kind: EntryKind, source: PathBuf, factory: Arc<dyn BotFactory<G>>) -> Self {
         Entry { name: name.into(), kind, source, factory }
     }
 
     /// A builtin entry whose bots are made by `make` (Rust bots for tests and benchmarks).
-    pub fn builtin<B: Bot + 'static>(name: impl Into<String>, make: impl Fn() -> B + Send + Sync + 'static) -> Entry {
-        let factory = move || Ok(Box::new(make()) as Box<dyn Bot>);
+    pub fn builtin<B: Bot<G> + 'static>(name: impl Into<String>, make: impl Fn() -> B + Send + Sync + 'static) -> Self {
+        let factory = move || Ok(Box::new(make()) as Box<dyn Bot<G>>);
         Entry::new(name, EntryKind::Builtin, PathBuf::new(), Arc::new(factory))
     }
 
     /// The same bots under another name (to field one bot as several entries, as the
     /// benchmarks do).
-    pub fn renamed(&self, name: impl Into<String>) -> Entry {
+    pub fn renamed(&self, name: impl Into<String>) -> Self {
         Entry { name: name.into(), ..self.clone() }
     }
 
     /// A fresh bot for a new game.
-    pub fn create_bot(&self) -> Result<Box<dyn Bot>, BotError> {
+    pub fn create_bot(&self) -> Result<Box<dyn Bot<G>>, BotError> {
         self.factory.create()
     }
 }
@@ -147,8 +155,8 @@ impl Entry {
 #[derive(Debug)]
 pub struct BrokenBot(pub BotError);
 
-impl Bot for BrokenBot {
-    fn turn(&mut self, _ctx: &Context<'_>) -> Result<Action, BotError> {
+impl<G: Game> Bot<G> for BrokenBot {
+    fn turn(&mut self, _ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
         Err(self.0.clone())
     }
 }

@@ -21,10 +21,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::bot::{BotError, Entry, EntryKind};
+use crate::bot::{BotError, Entry};
+use crate::game::{Game, Outcome};
 use crate::limits::{BlamePage, Cut, TimeBank};
+use crate::loaders::native::LibraryInfo;
 use crate::replay::Replay;
-use crate::zombies::{GameConfig, GameOutcome};
 
 /// How to start workers.
 #[derive(Debug, Clone)]
@@ -44,19 +45,14 @@ pub struct Isolation {
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct WorkerReport {
     /// The game's outcome.
-    pub outcome: GameOutcome,
+    pub outcome: Outcome,
 }
 
 /// What a probe writes about one library.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum ProbeReport {
-    /// It is a bot with this name and kind.
-    Bot {
-        /// The entry's name.
-        name: String,
-        /// Rust or C ABI.
-        kind: EntryKind,
-    },
+    /// It is a bot library: its name, kind and game.
+    Bot(LibraryInfo),
     /// It is not, and why.
     Skipped(String),
 }
@@ -98,7 +94,7 @@ pub fn describe_exit(status: ExitStatus) -> String {
 
 /// Loads a library in a child process and says what it is, without the host ever
 /// running the library's code.
-pub fn probe(iso: &Isolation, path: &Path) -> Result<Entry, String> {
+pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> {
     let out = scratch_file(&iso.scratch, "probe");
     let mut child = Command::new(&iso.program)
         .args(["__probe"])
@@ -134,9 +130,10 @@ pub fn probe(iso: &Isolation, path: &Path) -> Result<Entry, String> {
         .and_then(|b| serde_json::from_slice(&b).ok())
         .ok_or_else(|| "the probe wrote no report".to_owned())?;
     match report {
-        ProbeReport::Bot { name, kind } => {
+        ProbeReport::Bot(info) => {
+            crate::loaders::native::check_game::<G>(&info.game)?;
             let factory = || Err(BotError::Failed("an isolated entry plays only in a worker process".into()));
-            Ok(Entry::new(name, kind, path.to_owned(), Arc::new(factory)))
+            Ok(Entry::new(info.name, info.kind, path.to_owned(), Arc::new(factory)))
         }
         ProbeReport::Skipped(reason) => Err(reason),
     }
@@ -145,13 +142,14 @@ pub fn probe(iso: &Isolation, path: &Path) -> Result<Entry, String> {
 /// Plays one game in worker processes, cutting off entries that crash or hang, and
 /// records the replay to `replay` if asked. `Err` only when a worker fails outside any
 /// bot's call (nobody to blame).
-pub fn play(
+pub fn play<G: Game>(
     iso: &Isolation,
-    entries: &[Entry],
+    entries: &[Entry<G>],
     seed: u64,
-    config: GameConfig,
+    config: &G::Config,
     replay: bool,
-) -> Result<(GameOutcome, Option<Replay>), String> {
+) -> Result<(Outcome, Option<Replay<G>>), String> {
+    let config = serde_json::to_string(config).map_err(|e| format!("cannot write the game's options: {e}"))?;
     let mut cuts: Vec<Cut> = Vec::new();
     loop {
         let blame_path = scratch_file(&iso.scratch, "blame");
@@ -166,17 +164,15 @@ pub fn play(
         let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
         let mut cmd = Command::new(&iso.program);
         cmd.args(&iso.args)
+            .args(["--game", G::NAME])
             .arg("__worker")
-            .args(["--seed", &seed.to_string(), "--players", &config.players_per_entry.to_string()])
+            .args(["--seed", &seed.to_string(), "--config", &config])
             .arg("--blame")
             .arg(&blame_path)
             .arg("--out")
             .arg(&out)
             .args(["--bank-ms", &iso.bank.initial.as_millis().to_string()])
             .args(["--bank-per-turn-ms", &iso.bank.per_turn.as_millis().to_string()]);
-        if let Some(m) = config.max_turns {
-            cmd.args(["--max-turns", &m.to_string()]);
-        }
         if let Some(p) = &replay_path {
             cmd.arg("--replay").arg(p);
         }

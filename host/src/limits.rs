@@ -10,9 +10,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use zombies_plugin_abi::{Action, Context};
-
 use crate::bot::{Bot, BotError};
+use crate::game::Game;
 
 /// A wall-clock allowance per entry and game: `initial` at the start, plus `per_turn`
 /// for every turn (in the spirit of 30 s + 1 s per turn).
@@ -119,8 +118,8 @@ impl BlamePage {
 }
 
 /// A bot with a time bank, an optional cut-off and an optional blame page.
-pub struct Guarded<'a> {
-    inner: Box<dyn Bot>,
+pub struct Guarded<'a, G: Game> {
+    inner: Box<dyn Bot<G>>,
     entry: usize,
     calls: u64,
     used: Duration,
@@ -131,7 +130,7 @@ pub struct Guarded<'a> {
     out: Option<String>,
 }
 
-impl std::fmt::Debug for Guarded<'_> {
+impl<G: Game> std::fmt::Debug for Guarded<'_, G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Guarded")
             .field("entry", &self.entry)
@@ -141,10 +140,10 @@ impl std::fmt::Debug for Guarded<'_> {
     }
 }
 
-impl<'a> Guarded<'a> {
+impl<'a, G: Game> Guarded<'a, G> {
     /// Wraps the bot of entry number `entry`.
     pub fn new(
-        inner: Box<dyn Bot>,
+        inner: Box<dyn Bot<G>>,
         entry: usize,
         bank: Option<TimeBank>,
         cut: Option<Cut>,
@@ -154,8 +153,9 @@ impl<'a> Guarded<'a> {
     }
 }
 
-impl Bot for Guarded<'_> {
-    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
+impl<G: Game> Bot<G> for Guarded<'_, G> {
+    fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
+        let clock = G::clock(ctx);
         if let Some(reason) = &self.out {
             return Err(BotError::Disqualified(reason.clone()));
         }
@@ -163,7 +163,7 @@ impl Bot for Guarded<'_> {
             self.out = Some(cut.reason.clone());
             return Err(BotError::Disqualified(cut.reason.clone()));
         }
-        let left = self.bank.map(|b| b.allowance(ctx.clock).saturating_sub(self.used));
+        let left = self.bank.map(|b| b.allowance(clock).saturating_sub(self.used));
         if let Some(blame) = self.blame {
             blame.enter(self.entry, self.calls, left.map(|l| SystemTime::now() + l));
         }
@@ -179,9 +179,9 @@ impl Bot for Guarded<'_> {
             if spent > left {
                 let reason = format!(
                     "ran out of its time bank at turn {} ({:.1} s used of {:.1} s)",
-                    ctx.clock,
+                    clock,
                     self.used.as_secs_f64(),
-                    bank.allowance(ctx.clock).as_secs_f64()
+                    bank.allowance(clock).as_secs_f64()
                 );
                 self.out = Some(reason.clone());
                 return Err(BotError::Disqualified(reason));

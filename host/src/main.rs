@@ -1,6 +1,7 @@
-//! The `zombies` command: a thin CLI over the `zombies` library (discover entries,
-//! play one game or a tournament, print and write results). Errors become `anyhow`
-//! messages here and nowhere else.
+//! The `arena` command: a thin CLI over the `arena` library (discover the entries of a
+//! game, play one game or a tournament, print and write results). Every command is
+//! written once, generic over the game (`--game`), and dispatched through the games
+//! registry. Errors become `anyhow` messages here and nowhere else.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -9,20 +10,25 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
+use arena::bot::{Entry, EntryKind};
+use arena::game::Game;
+use arena::isolate::{Isolation, ProbeReport, WorkerReport};
+use arena::limits::{BlamePage, Cut, Guarded, TimeBank};
+use arena::loaders::{self, Discovery, ScriptLimits, SearchPaths};
+use arena::tournament::{self, Plan, Shard, TournamentResult};
+use arena::with_game;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use zombies::bot::EntryKind;
-use zombies::isolate::{Isolation, ProbeReport, WorkerReport};
-use zombies::limits::{BlamePage, Cut, Guarded, TimeBank};
-use zombies::loaders::{self, Discovery, ScriptLimits, SearchPaths};
-use zombies::tournament::{self, Plan, Shard, TournamentResult};
-use zombies::zombies::GameConfig;
 
-/// An arena for the zombie survival king-of-the-hill: native (.so/.dll/.dylib), Rhai
-/// and Lua bots, one game or whole tournaments.
+/// An arena for king-of-the-hill bot games: native (.so/.dll/.dylib), Rhai, Lua and
+/// program bots in any language; one game or whole tournaments.
 #[derive(Debug, Parser)]
-#[command(name = "zombies", version, about)]
+#[command(name = "arena", version, about)]
 struct Cli {
+    /// The game to play: zombies, eggs.
+    #[arg(long, value_name = "GAME", default_value = "zombies", global = true,
+          value_parser = clap::builder::PossibleValuesParser::new(arena::games::NAMES))]
+    game: String,
     #[command(flatten)]
     sources: Sources,
     #[command(subcommand)]
@@ -34,7 +40,8 @@ struct Sources {
     /// Directory of native bot libraries (repeatable; replaces the default ./plugins).
     #[arg(long = "plugins", value_name = "DIR", global = true)]
     plugins: Vec<PathBuf>,
-    /// Directory of Rhai and Lua bots (repeatable; replaces the default ./scripts).
+    /// Directory of Rhai, Lua and program bots, searched with its subdirectory named
+    /// after the game (repeatable; replaces the default ./scripts).
     #[arg(long = "scripts", value_name = "DIR", global = true)]
     scripts: Vec<PathBuf>,
     /// Rhai operations / Lua instructions a script may use per call.
@@ -53,9 +60,13 @@ struct Sources {
 
 #[derive(Debug, Args)]
 struct GameOptions {
-    /// Stop a game after this many turns even if players live (the rules have no limit).
+    /// Stop a game after this many turns (zombies: the rules have no limit).
     #[arg(long, value_name = "N")]
     max_turns: Option<u32>,
+    /// Set one of the game's options, KEY=VALUE (repeatable; e.g. players_per_entry=10
+    /// for zombies). An unknown key is an error that lists the game's options.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
     /// Each entry's wall-clock time bank per game, in seconds, at the start...
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     time_bank: f64,
@@ -66,8 +77,29 @@ struct GameOptions {
 }
 
 impl GameOptions {
-    fn config(&self) -> GameConfig {
-        GameConfig { max_turns: self.max_turns, ..GameConfig::default() }
+    /// The game's options: its defaults, with `--max-turns` and each `--set` applied.
+    fn config<G: Game>(&self) -> Result<G::Config> {
+        let serde_json::Value::Object(mut map) = serde_json::to_value(G::Config::default())? else {
+            bail!("{}: its options are not a map", G::NAME);
+        };
+        let known: Vec<String> = map.keys().cloned().collect();
+        let mut set = |key: &str, value: serde_json::Value| -> Result<()> {
+            if !map.contains_key(key) {
+                bail!("{} has no option {key:?} (its options: {})", G::NAME, known.join(", "));
+            }
+            map.insert(key.to_owned(), value);
+            Ok(())
+        };
+        if let Some(m) = self.max_turns {
+            set("max_turns", m.into())?;
+        }
+        for kv in &self.set {
+            let (k, v) = kv.split_once('=').with_context(|| format!("--set {kv:?}: expected KEY=VALUE"))?;
+            let value =
+                serde_json::from_str(v.trim()).unwrap_or_else(|_| serde_json::Value::String(v.trim().to_owned()));
+            set(k.trim(), value)?;
+        }
+        serde_json::from_value(serde_json::Value::Object(map)).context("bad game option")
     }
 
     fn bank(&self) -> Result<TimeBank> {
@@ -186,10 +218,9 @@ enum Command {
     Worker {
         #[arg(long)]
         seed: u64,
+        /// The game's options as JSON.
         #[arg(long)]
-        players: u32,
-        #[arg(long)]
-        max_turns: Option<u32>,
+        config: String,
         #[arg(long)]
         blame: PathBuf,
         #[arg(long)]
@@ -224,50 +255,53 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    if let Err(err) = run(Cli::parse()) {
+    let cli = Cli::parse();
+    let game = cli.game.clone();
+    let result = with_game!(game.as_str(), G => run::<G>(cli), _ => Err(anyhow::anyhow!("unknown game {game:?}")));
+    if let Err(err) = result {
         eprintln!("error: {err:#}");
         std::process::exit(1);
     }
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run<G: Game>(cli: Cli) -> Result<()> {
     match cli.command {
         Command::List { isolate } => {
             let iso = isolation(&cli.sources, isolate, TimeBank::default())?;
-            list(&discover(&cli.sources, iso.as_deref()));
+            list(&discover::<G>(&cli.sources, iso.as_deref()));
             if let Some(iso) = &iso {
                 let _ = std::fs::remove_dir_all(&iso.scratch);
             }
             Ok(())
         }
-        Command::Worker { seed, players, max_turns, blame, out, bank_ms, bank_per_turn_ms, replay, entries, cuts } => {
-            let config = GameConfig { players_per_entry: players, max_turns };
+        Command::Worker { seed, config, blame, out, bank_ms, bank_per_turn_ms, replay, entries, cuts } => {
+            let config: G::Config = serde_json::from_str(&config).context("bad --config")?;
             let bank =
                 TimeBank { initial: Duration::from_millis(bank_ms), per_turn: Duration::from_millis(bank_per_turn_ms) };
-            worker(&cli.sources, seed, config, &blame, &out, bank, replay.as_deref(), &entries, &cuts)
+            worker::<G>(&cli.sources, seed, &config, &blame, &out, bank, replay.as_deref(), &entries, &cuts)
         }
         Command::Probe { file, out } => {
-            let report = match zombies::loaders::native::load(&file) {
-                Ok(entry) => ProbeReport::Bot { name: entry.name, kind: entry.kind },
+            let report = match arena::loaders::native::inspect(&file) {
+                Ok(info) => ProbeReport::Bot(info),
                 Err(reason) => ProbeReport::Skipped(reason),
             };
             std::fs::write(&out, serde_json::to_vec(&report)?).with_context(|| format!("{}", out.display()))
         }
         Command::Play { seed, replay, isolate, game } => {
             let iso = isolation(&cli.sources, isolate, game.bank()?)?;
-            let found = playable(discover(&cli.sources, iso.as_deref()))?;
+            let found = playable(discover::<G>(&cli.sources, iso.as_deref()))?;
             if iso.is_some() {
                 start_logs(&cli.sources, &found.entries);
             }
             let plan = Plan {
-                config: game.config(),
+                config: game.config::<G>()?,
                 record: replay.is_some(),
                 bank: Some(game.bank()?),
                 isolation: iso,
                 ..Plan::new(0, 1)
             };
             let (outcome, recorded) = match &plan.isolation {
-                Some(iso) => zombies::isolate::play(iso, &found.entries, seed, plan.config, plan.record)
+                Some(iso) => arena::isolate::play(iso, &found.entries, seed, &plan.config, plan.record)
                     .map_err(anyhow::Error::msg)?,
                 None => tournament::play_here(&found.entries, &plan, seed),
             };
@@ -290,7 +324,7 @@ fn run(cli: Cli) -> Result<()> {
                 bail!("{}: the plot is drawn as SVG; give a file name ending in .svg", p.display());
             }
             let iso = isolation(&cli.sources, isolate, game.bank()?)?;
-            let found = playable(discover(&cli.sources, iso.as_deref()))?;
+            let found = playable(discover::<G>(&cli.sources, iso.as_deref()))?;
             if iso.is_some() {
                 start_logs(&cli.sources, &found.entries);
             }
@@ -300,7 +334,7 @@ fn run(cli: Cli) -> Result<()> {
                 rounds,
                 shard,
                 jobs,
-                config: game.config(),
+                config: game.config::<G>()?,
                 record: replay_dir.is_some(),
                 bank: Some(game.bank()?),
                 isolation: iso,
@@ -345,7 +379,7 @@ fn run(cli: Cli) -> Result<()> {
                 if result.played < total { " -- interrupted" } else { "" }
             );
             if let Some(path) = plot {
-                let svg = zombies::plot::score_boxplot_svg(&result).map_err(anyhow::Error::msg)?;
+                let svg = arena::plot::score_boxplot_svg(&result).map_err(anyhow::Error::msg)?;
                 write_atomically(&path, svg.as_bytes())?;
                 println!("plot written to {}", path.display());
             }
@@ -357,22 +391,12 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Replay { file, html } => {
             let bytes = std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
-            let replay = zombies::replay::Replay::from_bytes(&bytes).with_context(|| file.display().to_string())?;
-            let page = zombies::replay::html::render(&replay).with_context(|| file.display().to_string())?;
-            write_atomically(&html, page.as_bytes())?;
-            let h = &replay.header;
-            println!(
-                "{}: seed {}, {} entries, {} turns; viewer written to {}",
-                file.display(),
-                h.seed,
-                h.names.len(),
-                h.turns,
-                html.display()
-            );
-            Ok(())
+            let game = arena::replay::game_of(&bytes).with_context(|| file.display().to_string())?;
+            with_game!(game.as_str(), R => replay_page::<R>(&file, &bytes, &html),
+                _ => bail!("{}: a replay of {game:?}, a game this program does not know", file.display()))
         }
         Command::Bench { seconds, only, games, steps } => {
-            bench(&discover(&cli.sources, None), seconds, only.as_deref(), games, steps)
+            bench::<G>(&cli.sources, seconds, only.as_deref(), games, steps)
         }
         Command::Merge { inputs, json, csv } => {
             let parts = inputs
@@ -397,8 +421,40 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-fn bench(discovery: &Discovery, seconds: f64, only: Option<&str>, games: u64, steps: bool) -> Result<()> {
-    use zombies::bench::{STEPS, field, games_per_sec, measure, native_pair, script_pairs, step_profile};
+/// Writes the viewer page of a replay of game `G`.
+fn replay_page<G: Game>(file: &Path, bytes: &[u8], html: &Path) -> Result<()> {
+    let replay = arena::replay::Replay::<G>::from_bytes(bytes).with_context(|| file.display().to_string())?;
+    let page = G::viewer_page(&replay).with_context(|| file.display().to_string())?;
+    write_atomically(html, page.as_bytes())?;
+    let h = &replay.header;
+    println!(
+        "{}: {} replay, seed {}, {} entries, {} turns; viewer written to {}",
+        file.display(),
+        h.game,
+        h.seed,
+        h.names.len(),
+        h.turns,
+        html.display()
+    );
+    Ok(())
+}
+
+/// The performance workloads of game `G` (docs/performance.md).
+fn bench<G: Game>(sources: &Sources, seconds: f64, only: Option<&str>, games: u64, steps: bool) -> Result<()> {
+    match G::NAME {
+        "zombies" => zombies_bench(&discover(sources, None), seconds, only, games, steps),
+        other => bail!("no benchmark workloads for {other} yet"),
+    }
+}
+
+fn zombies_bench(
+    discovery: &Discovery<arena::games::zombies::Zombies>,
+    seconds: f64,
+    only: Option<&str>,
+    games: u64,
+    steps: bool,
+) -> Result<()> {
+    use arena::bench::{STEPS, field, games_per_sec, measure, native_pair, script_pairs, step_profile};
     let (stay, walk) = native_pair(&discovery.entries).map_err(anyhow::Error::msg)?;
     let dir = std::env::temp_dir().join(format!("zombies-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
@@ -494,7 +550,7 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(total: u64, entries: &[zombies::bot::Entry]) -> Progress {
+    fn new<G: Game>(total: u64, entries: &[Entry<G>]) -> Progress {
         let bar = std::io::stdout().is_terminal().then(|| {
             let bar = ProgressBar::new(total);
             bar.set_style(
@@ -557,17 +613,17 @@ fn script_limits(sources: &Sources) -> ScriptLimits {
 }
 
 /// Empties the scripts' logs before isolated games, whose workers append to them.
-fn start_logs(sources: &Sources, entries: &[zombies::bot::Entry]) {
-    for e in entries.iter().filter(|e| matches!(e.kind, EntryKind::Rhai | EntryKind::Lua)) {
+fn start_logs<G: Game>(sources: &Sources, entries: &[Entry<G>]) {
+    for e in entries.iter().filter(|e| matches!(e.kind, EntryKind::Rhai | EntryKind::Lua | EntryKind::Program)) {
         let _ = std::fs::remove_file(sources.logs.join(format!("{}.log", e.name)));
     }
 }
 
 /// The entries; with isolation, native libraries are only probed in child processes.
-fn discover(sources: &Sources, iso: Option<&Isolation>) -> Discovery {
+fn discover<G: Game>(sources: &Sources, iso: Option<&Isolation>) -> Discovery<G> {
     let (paths, limits) = (search_paths(sources), script_limits(sources));
     match iso {
-        Some(iso) => loaders::discover_with(&paths, &limits, &|p| zombies::isolate::probe(iso, p)),
+        Some(iso) => loaders::discover_with(&paths, &limits, &|p| arena::isolate::probe::<G>(iso, p)),
         None => loaders::discover(&paths, &limits),
     }
 }
@@ -604,10 +660,10 @@ fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Opti
 /// The `__worker` command: plays one game of the isolating host's entries, with the
 /// time bank, the cuts and the blame page, and writes the outcome.
 #[allow(clippy::too_many_arguments)]
-fn worker(
+fn worker<G: Game>(
     sources: &Sources,
     seed: u64,
-    config: GameConfig,
+    config: &G::Config,
     blame: &Path,
     out: &Path,
     bank: TimeBank,
@@ -623,9 +679,11 @@ fn worker(
         .iter()
         .map(|f| {
             let loaded = if loaders::native::is_library_name(f) {
-                loaders::native::load(f)
+                loaders::native::load::<G>(f)
+            } else if loaders::scripts::is_script_name(f) {
+                loaders::scripts::load::<G>(f, &limits).unwrap_or_else(|| Err("not a bot file".to_owned()))
             } else {
-                loaders::scripts::load(f, &limits).unwrap_or_else(|| Err("not a bot file".to_owned()))
+                loaders::declared_game(f).and_then(|d| loaders::program::load::<G>(f, &limits, d.persistent))
             };
             loaded.map_err(|reason| anyhow::anyhow!("{}: {reason}", f.display()))
         })
@@ -643,11 +701,11 @@ fn worker(
     let blame = BlamePage::open(blame).with_context(|| format!("{}: cannot open the blame page", blame.display()))?;
     let wrap = |i: usize, bot| {
         let cut = cuts.iter().find(|c| c.entry == i).cloned();
-        Box::new(Guarded::new(bot, i, Some(bank), cut, Some(&blame))) as Box<dyn zombies::bot::Bot + '_>
+        Box::new(Guarded::new(bot, i, Some(bank), cut, Some(&blame))) as Box<dyn arena::bot::Bot<G> + '_>
     };
     let outcome = match replay {
         Some(path) => {
-            let (outcome, recorded) = zombies::replay::play_recorded_with(&entries, seed, config, wrap);
+            let (outcome, recorded) = arena::replay::play_recorded_with(&entries, seed, config, wrap);
             write_atomically(path, &recorded.to_bytes())?;
             outcome
         }
@@ -657,18 +715,22 @@ fn worker(
 }
 
 /// Reports skipped files (one line each) and insists on at least one entry.
-fn playable(discovery: Discovery) -> Result<Discovery> {
+fn playable<G: Game>(discovery: Discovery<G>) -> Result<Discovery<G>> {
     for s in &discovery.skipped {
         eprintln!("skipped {s}");
     }
     if discovery.entries.is_empty() {
-        bail!("no entries found (see `zombies list`; use --plugins DIR / --scripts DIR)");
+        bail!(
+            "no entries found for {} (see `arena --game {} list`; use --plugins DIR / --scripts DIR)",
+            G::NAME,
+            G::NAME
+        );
     }
     Ok(discovery)
 }
 
-fn list(discovery: &Discovery) {
-    println!("{} entries:", discovery.entries.len());
+fn list<G: Game>(discovery: &Discovery<G>) {
+    println!("{} entries ({}):", discovery.entries.len(), G::NAME);
     for e in &discovery.entries {
         println!("  {:<24} {:<18} {}", e.name, e.kind.to_string(), e.source.display());
     }

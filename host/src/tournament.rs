@@ -1,5 +1,6 @@
 //! Tournaments: many games with the same entries, each with a seed derived from the
-//! tournament's seed and the game's index, played in parallel, ranked by median score.
+//! tournament's seed and the game's index, played in parallel, ranked as the game says
+//! (zombies by median score, eggs by mean). Written once for every [`Game`].
 //!
 //! This module plays games, and summarises and merges results; it does not load
 //! entries, print, or write files (the CLI does).
@@ -17,10 +18,13 @@ use std::sync::mpsc;
 use rand::{RngExt, SeedableRng};
 
 use crate::bot::{Bot, BotError, BrokenBot, CallStats, Entry};
+use crate::game::{Game, Outcome, Ranking};
 use crate::isolate::Isolation;
 use crate::limits::{Guarded, TimeBank};
 use crate::replay::Replay;
-use crate::zombies::{Game, GameConfig, GameOutcome, GameRng};
+
+/// The generator of the bootstrap (the games' own generator type).
+type StatsRng = rand_pcg::Pcg64Mcg;
 
 /// The seed of game `index` of a tournament seeded with `seed` (SplitMix64 mixing, so
 /// neighbouring indices give unrelated games).
@@ -37,16 +41,19 @@ fn splitmix64(x: u64) -> u64 {
 
 /// Plays one game: fresh bots for every entry (an entry whose bot cannot be made plays
 /// with players that always stay, and the failure is counted), then the game.
-pub fn play_game(entries: &[Entry], seed: u64, config: GameConfig) -> GameOutcome {
+pub fn play_game<G: Game>(entries: &[Entry<G>], seed: u64, config: &G::Config) -> Outcome {
     play_game_with(entries, seed, config, |_, bot| bot)
 }
 
 /// The bots of a game, and the entries (by index) whose bot could not be made.
-pub type Bots<'a> = (Vec<Box<dyn Bot + 'a>>, Vec<(usize, BotError)>);
+pub type Bots<'a, G> = (Vec<Box<dyn Bot<G> + 'a>>, Vec<(usize, BotError)>);
 
 /// Fresh bots for every entry, each passed through `wrap` (with its entry index), and
 /// the failures of those that could not be made.
-pub fn make_bots<'a>(entries: &[Entry], wrap: impl Fn(usize, Box<dyn Bot>) -> Box<dyn Bot + 'a>) -> Bots<'a> {
+pub fn make_bots<'a, G: Game>(
+    entries: &[Entry<G>],
+    wrap: impl Fn(usize, Box<dyn Bot<G>>) -> Box<dyn Bot<G> + 'a>,
+) -> Bots<'a, G> {
     let mut failures = Vec::new();
     let bots = entries
         .iter()
@@ -63,15 +70,15 @@ pub fn make_bots<'a>(entries: &[Entry], wrap: impl Fn(usize, Box<dyn Bot>) -> Bo
 }
 
 /// [`play_game`] with every bot passed through `wrap` (limits, recording, ...).
-pub fn play_game_with<'a>(
-    entries: &[Entry],
+pub fn play_game_with<'a, G: Game>(
+    entries: &[Entry<G>],
     seed: u64,
-    config: GameConfig,
-    wrap: impl Fn(usize, Box<dyn Bot>) -> Box<dyn Bot + 'a>,
-) -> GameOutcome {
+    config: &G::Config,
+    wrap: impl Fn(usize, Box<dyn Bot<G>>) -> Box<dyn Bot<G> + 'a>,
+) -> Outcome {
     let (mut bots, failures) = make_bots(entries, wrap);
-    let names = entries.iter().map(|e| e.name.clone()).collect();
-    let mut outcome = Game::new(names, seed, config).play(&mut bots);
+    let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+    let mut outcome = G::play(&names, seed, config, &mut bots);
     for (i, err) in failures {
         outcome.stats[i].record_error(&err);
     }
@@ -113,7 +120,7 @@ impl std::str::FromStr for Shard {
 
 /// What to play.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct Plan<G: Game> {
     /// The tournament's seed.
     pub seed: u64,
     /// Games in the whole tournament (all shards).
@@ -123,7 +130,7 @@ pub struct Plan {
     /// Games played at once (threads).
     pub jobs: usize,
     /// Game options.
-    pub config: GameConfig,
+    pub config: G::Config,
     /// Record a replay of every game (handed to the `on_game` callback).
     pub record: bool,
     /// Each entry's time bank per game (`None`: unlimited).
@@ -132,16 +139,16 @@ pub struct Plan {
     pub isolation: Option<Arc<Isolation>>,
 }
 
-impl Plan {
+impl<G: Game> Plan<G> {
     /// All `rounds` games of the tournament `seed` on one thread, in this process,
     /// without replays or time bank.
-    pub fn new(seed: u64, rounds: u64) -> Plan {
+    pub fn new(seed: u64, rounds: u64) -> Plan<G> {
         Plan {
             seed,
             rounds,
             shard: Shard::ALL,
             jobs: 1,
-            config: GameConfig::default(),
+            config: G::Config::default(),
             record: false,
             bank: None,
             isolation: None,
@@ -165,7 +172,7 @@ pub struct FailedGame {
 pub struct GameRecord {
     /// Index of the game in its tournament.
     pub index: u64,
-    /// The game's seed: `zombies play --seed` replays it.
+    /// The game's seed: `arena play --seed` plays it again.
     pub seed: u64,
     /// Turns played.
     pub turns: u32,
@@ -177,7 +184,7 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    fn new(index: u64, names: &[String], outcome: GameOutcome) -> GameRecord {
+    fn new(index: u64, names: &[String], outcome: Outcome) -> GameRecord {
         GameRecord {
             index,
             seed: outcome.seed,
@@ -205,6 +212,9 @@ pub struct Standing {
     pub min: u32,
     /// Highest score.
     pub max: u32,
+    /// Sum of the scores over the games.
+    #[serde(default)]
+    pub total: u64,
     /// Mean duration of a bot call, in microseconds (sampled).
     pub mean_call_micros: f64,
     /// Bot call counters over all games.
@@ -212,9 +222,19 @@ pub struct Standing {
     pub stats: CallStats,
 }
 
+fn zombies_name() -> String {
+    "zombies".to_owned()
+}
+
 /// A tournament's results (possibly of one shard, or interrupted).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TournamentResult {
+    /// The game played (results written before games had names are zombies').
+    #[serde(default = "zombies_name")]
+    pub game: String,
+    /// How the leaderboard is ranked.
+    #[serde(default = "median_ranking")]
+    pub ranking: Ranking,
     /// The tournament's seed.
     pub seed: u64,
     /// Games in the whole tournament.
@@ -223,30 +243,34 @@ pub struct TournamentResult {
     pub played: u64,
     /// Every finished game, by index.
     pub games: Vec<GameRecord>,
-    /// Entries ranked by median score (then mean, then name).
+    /// Entries ranked by the game's ranking (see [`rank`]).
     pub leaderboard: Vec<Standing>,
     /// Games that could not be played.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<FailedGame>,
 }
 
+fn median_ranking() -> Ranking {
+    Ranking::Median
+}
+
 /// Plays one game of a plan: in worker processes if the plan isolates, else here.
-fn play_one(entries: &[Entry], plan: &Plan, seed: u64) -> Result<(GameOutcome, Option<Replay>), String> {
+fn play_one<G: Game>(entries: &[Entry<G>], plan: &Plan<G>, seed: u64) -> Result<(Outcome, Option<Replay<G>>), String> {
     match &plan.isolation {
-        Some(iso) => crate::isolate::play(iso, entries, seed, plan.config, plan.record),
+        Some(iso) => crate::isolate::play(iso, entries, seed, &plan.config, plan.record),
         None => Ok(play_here(entries, plan, seed)),
     }
 }
 
 /// Plays one game of a plan in this process, with the plan's time bank and recording.
-pub fn play_here(entries: &[Entry], plan: &Plan, seed: u64) -> (GameOutcome, Option<Replay>) {
+pub fn play_here<G: Game>(entries: &[Entry<G>], plan: &Plan<G>, seed: u64) -> (Outcome, Option<Replay<G>>) {
     let bank = plan.bank;
-    let wrap = move |i, bot| Box::new(Guarded::new(bot, i, bank, None, None)) as Box<dyn Bot>;
+    let wrap = move |i, bot| Box::new(Guarded::new(bot, i, bank, None, None)) as Box<dyn Bot<G>>;
     if plan.record {
-        let (outcome, replay) = crate::replay::play_recorded_with(entries, seed, plan.config, wrap);
+        let (outcome, replay) = crate::replay::play_recorded_with(entries, seed, &plan.config, wrap);
         (outcome, Some(replay))
     } else {
-        (play_game_with(entries, seed, plan.config, wrap), None)
+        (play_game_with(entries, seed, &plan.config, wrap), None)
     }
 }
 
@@ -256,16 +280,16 @@ pub fn play_here(entries: &[Entry], plan: &Plan, seed: u64) -> (GameOutcome, Opt
 /// (in completion order) on the calling thread, with its replay when `plan.record` is
 /// set. The result holds the finished games in index order, so it is the same for
 /// every thread count.
-pub fn run(
-    entries: &[Entry],
-    plan: &Plan,
+pub fn run<G: Game>(
+    entries: &[Entry<G>],
+    plan: &Plan<G>,
     stop: &AtomicBool,
-    mut on_game: impl FnMut(&GameRecord, Option<Replay>),
+    mut on_game: impl FnMut(&GameRecord, Option<Replay<G>>),
 ) -> TournamentResult {
     let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
     let indices: Vec<u64> = (0..plan.rounds).filter(|&i| plan.shard.has(i)).collect();
     let next = AtomicU64::new(0);
-    let (send, receive) = mpsc::channel::<Result<(GameRecord, Option<Replay>), FailedGame>>();
+    let (send, receive) = mpsc::channel::<Result<(GameRecord, Option<Replay<G>>), FailedGame>>();
     let mut games = Vec::with_capacity(indices.len());
     let mut failed = Vec::new();
     std::thread::scope(|scope| {
@@ -297,12 +321,19 @@ pub fn run(
         }
     });
     failed.sort_by_key(|f| f.index);
-    TournamentResult { failed, ..summarise(&names, plan.seed, plan.rounds, games) }
+    TournamentResult { failed, ..summarise(G::NAME, G::RANKING, &names, plan.seed, plan.rounds, games) }
 }
 
 /// Builds the results of a set of finished games (in any order; duplicates by index
 /// are kept once). Entry names come from `names`, then from the games.
-pub fn summarise(names: &[String], seed: u64, rounds: u64, mut games: Vec<GameRecord>) -> TournamentResult {
+pub fn summarise(
+    game: &str,
+    ranking: Ranking,
+    names: &[String],
+    seed: u64,
+    rounds: u64,
+    mut games: Vec<GameRecord>,
+) -> TournamentResult {
     games.sort_by_key(|g| g.index);
     games.dedup_by_key(|g| g.index);
     let mut all_names: Vec<String> = names.to_vec();
@@ -332,13 +363,23 @@ pub fn summarise(names: &[String], seed: u64, rounds: u64, mut games: Vec<GameRe
                 mean: mean(&scores),
                 min: scores.iter().copied().min().unwrap_or(0),
                 max: scores.iter().copied().max().unwrap_or(0),
+                total: scores.iter().map(|&s| u64::from(s)).sum(),
                 mean_call_micros: stats.mean_micros(),
                 stats,
             }
         })
         .collect();
-    rank(&mut leaderboard);
-    TournamentResult { seed, rounds, played: games.len() as u64, games, leaderboard, failed: Vec::new() }
+    rank(&mut leaderboard, ranking);
+    TournamentResult {
+        game: game.to_owned(),
+        ranking,
+        seed,
+        rounds,
+        played: games.len() as u64,
+        games,
+        leaderboard,
+        failed: Vec::new(),
+    }
 }
 
 /// Why results files cannot be merged.
@@ -366,7 +407,7 @@ pub enum MergeError {
 /// single run of all their games gives.
 pub fn merge(parts: Vec<TournamentResult>) -> Result<TournamentResult, MergeError> {
     let first = parts.first().ok_or(MergeError::Empty)?;
-    let (seed, rounds) = (first.seed, first.rounds);
+    let (seed, rounds, game, ranking) = (first.seed, first.rounds, first.game.clone(), first.ranking);
     let names: Vec<String> = first.leaderboard.iter().map(|s| s.name.clone()).collect();
     let mut sorted_names = names.clone();
     sorted_names.sort();
@@ -375,6 +416,9 @@ pub fn merge(parts: Vec<TournamentResult>) -> Result<TournamentResult, MergeErro
     for part in parts {
         failed.extend(part.failed.into_iter().map(|f| (f.index, f)));
         let mismatch = |what, a: String, b: String| MergeError::Mismatch { what, a, b };
+        if part.game != game {
+            return Err(mismatch("games", game.clone(), part.game.clone()));
+        }
         if part.seed != seed {
             return Err(mismatch("seeds", seed.to_string(), part.seed.to_string()));
         }
@@ -400,7 +444,7 @@ pub fn merge(parts: Vec<TournamentResult>) -> Result<TournamentResult, MergeErro
     }
     failed.retain(|index, _| !games.contains_key(index));
     // The entry order of a run is its discovery order; ranking does not depend on it.
-    let result = summarise(&names, seed, rounds, games.into_values().collect());
+    let result = summarise(&game, ranking, &names, seed, rounds, games.into_values().collect());
     Ok(TournamentResult { failed: failed.into_values().collect(), ..result })
 }
 
@@ -419,7 +463,7 @@ pub fn bootstrap_median_ci(values: &[u32], seed: u64) -> (f64, f64) {
         1 => return (f64::from(values[0]), f64::from(values[0])),
         _ => {}
     }
-    let mut rng = GameRng::seed_from_u64(seed);
+    let mut rng = StatsRng::seed_from_u64(seed);
     let mut sample = vec![0u32; values.len()];
     let mut medians: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
         .map(|_| {
@@ -434,10 +478,16 @@ pub fn bootstrap_median_ci(values: &[u32], seed: u64) -> (f64, f64) {
     (at(0.025), at(0.975))
 }
 
-/// Sorts standings best first: median, then mean (both descending), then name.
-pub fn rank(standings: &mut [Standing]) {
+/// Sorts standings best first by the game's ranking (each key descending), then name:
+/// median then mean, mean then median, or total then mean.
+pub fn rank(standings: &mut [Standing], ranking: Ranking) {
     standings.sort_by(|a, b| {
-        b.median.total_cmp(&a.median).then(b.mean.total_cmp(&a.mean)).then_with(|| a.name.cmp(&b.name))
+        let keys = match ranking {
+            Ranking::Median => b.median.total_cmp(&a.median).then(b.mean.total_cmp(&a.mean)),
+            Ranking::Mean => b.mean.total_cmp(&a.mean).then(b.median.total_cmp(&a.median)),
+            Ranking::Total => b.total.cmp(&a.total).then(b.mean.total_cmp(&a.mean)),
+        };
+        keys.then_with(|| a.name.cmp(&b.name))
     });
 }
 

@@ -20,6 +20,8 @@
 //! version, and the host then rejects older plugins with a one-line reason.
 #![deny(missing_docs)]
 
+pub mod eggs;
+
 use core::ffi::c_void;
 use core::marker::PhantomData;
 
@@ -34,8 +36,13 @@ use abi_stable::{
 
 /// The version of this contract, checked by the host for both native paths.
 ///
-/// It equals the major version of this crate.
+/// It equals the major version of this crate. Minor versions only append (1.1 added
+/// the game a library plays and the Easter Egg Hunt bots), so 1.0 plugins still load.
 pub const ABI_VERSION: u32 = 1;
+
+/// The games a library can play, as named in [`BotModule::game`] and the C table's
+/// `game`: a library without a name (ABI 1.0) plays `zombies`.
+pub const GAMES: [&str; 2] = ["zombies", "eggs"];
 
 /// How far a player sees in each direction: the view is `2 * VISION_RANGE + 1` cells wide.
 pub const VISION_RANGE: i32 = 8;
@@ -427,9 +434,17 @@ pub struct BotModule {
     pub abi_version: u32,
     /// The entry's name: unique, non-empty, not `Zombie` nor `DeadBody`.
     pub name: RStr<'static>,
-    /// Creates a fresh bot for a new game (an `RErr` if its constructor failed).
+    /// Creates a fresh zombies bot for a new game (an `RErr` if its constructor
+    /// failed, or if the library plays another game).
     #[sabi(last_prefix_field)]
     pub new_bot: extern "C" fn() -> RResult<BotBox, RString>,
+    /// (1.1) The game this library plays, one of [`GAMES`]; absent in 1.0 libraries,
+    /// which play `zombies`.
+    #[sabi(missing_field(option))]
+    pub game: RStr<'static>,
+    /// (1.1) Creates a fresh Easter Egg Hunt bot (libraries whose game is `eggs`).
+    #[sabi(missing_field(option))]
+    pub new_eggs_bot: extern "C" fn() -> RResult<eggs::EggsBotBox, RString>,
 }
 
 impl RootModule for BotModuleRef {
@@ -457,6 +472,17 @@ pub struct CBotTable {
     pub turn: Option<extern "C" fn(bot: *mut c_void, ctx: &Context<'_>) -> Action>,
     /// Frees a bot at the end of its game.
     pub destroy: Option<extern "C" fn(bot: *mut c_void)>,
+    /// (1.1) NUL-terminated name of the game the library plays (one of [`GAMES`]);
+    /// a table without it (a 1.0 library, by `struct_size`) or with null plays
+    /// `zombies`.
+    pub game: *const core::ffi::c_char,
+    /// (1.1) One eggs turn: writes the answer (which holds the previous memory).
+    pub eggs_turn: Option<extern "C" fn(bot: *mut c_void, ctx: &eggs::EggsContext<'_>, answer: &mut eggs::EggsAnswer)>,
+}
+
+impl CBotTable {
+    /// Size of a 1.0 table (without `game` and `eggs_turn`).
+    pub const V1_0_SIZE: u32 = 40;
 }
 
 /// The name of the symbol a C bot library exports: `const zb_bot_table *zombies_bot_entry(void)`.
@@ -471,7 +497,7 @@ const _: () = {
     assert!(core::mem::offset_of!(Context<'_>, view) == 32);
     assert!(core::mem::offset_of!(Context<'_>, names) == 56);
     assert!(core::mem::offset_of!(Context<'_>, random) == 72);
-    assert!(core::mem::size_of::<CBotTable>() == 40);
+    assert!(core::mem::size_of::<CBotTable>() == 56);
 };
 
 /// What a Rust bot implements; [`export_bot!`] turns it into a plugin.
@@ -541,6 +567,38 @@ pub mod __private {
         }
     }
 
+    /// Runs a Rust eggs bot behind the stable trait, never letting a panic unwind out.
+    #[derive(Debug)]
+    pub struct GuardedEggs<B>(pub B);
+
+    impl<B: eggs::EggBot> eggs::EggsBot for GuardedEggs<B> {
+        fn turn(&mut self, ctx: &eggs::EggsContext<'_>, answer: &mut eggs::EggsAnswer) -> RResult<(), RString> {
+            match catch_unwind(AssertUnwindSafe(|| self.0.turn(ctx, answer))) {
+                Ok(()) => ROk(()),
+                Err(payload) => RErr(describe(payload)),
+            }
+        }
+    }
+
+    /// The `new_eggs_bot` of an exported eggs module.
+    pub extern "C" fn new_eggs_bot<B: eggs::EggBot>() -> RResult<eggs::EggsBotBox, RString> {
+        quiet_panics();
+        match catch_unwind(B::new) {
+            Ok(bot) => ROk(eggs::EggsBot_TO::from_value(GuardedEggs(bot), TD_Opaque)),
+            Err(payload) => RErr(describe(payload)),
+        }
+    }
+
+    /// The zombies constructor of a library that plays eggs.
+    pub extern "C" fn plays_eggs() -> RResult<BotBox, RString> {
+        RErr(RString::from("this library plays eggs, not zombies"))
+    }
+
+    /// The eggs constructor of a library that plays zombies.
+    pub extern "C" fn plays_zombies() -> RResult<eggs::EggsBotBox, RString> {
+        RErr(RString::from("this library plays zombies, not eggs"))
+    }
+
     /// The `new_bot` of an exported module.
     pub extern "C" fn new_bot<B: ZombieBot>() -> RResult<BotBox, RString> {
         quiet_panics();
@@ -570,6 +628,34 @@ macro_rules! export_bot {
                 abi_version: $crate::ABI_VERSION,
                 name: $crate::abi_stable::std_types::RStr::from_str(<$bot as $crate::ZombieBot>::NAME),
                 new_bot: $crate::__private::new_bot::<$bot>,
+                game: $crate::abi_stable::std_types::RStr::from_str("zombies"),
+                new_eggs_bot: $crate::__private::plays_zombies,
+            }
+            .leak_into_prefix()
+        }
+    };
+}
+
+/// Exports an [`EggBot`](eggs::EggBot) as an Easter Egg Hunt plugin:
+/// `export_eggs_bot!(MyBot);` in a `cdylib` crate (which must depend on `abi_stable`
+/// 0.11 too, as for [`export_bot!`]).
+///
+/// The library declares that it plays `eggs`: a zombies tournament skips it with one
+/// line, and the reverse. A panic inside the bot never crosses into the host: the
+/// player stays for that turn, keeps its memory, and the entry counts an error.
+#[macro_export]
+macro_rules! export_eggs_bot {
+    ($bot:ty) => {
+        /// The plugin's root module, read by the arena host.
+        #[$crate::abi_stable::export_root_module]
+        pub fn zombies_bot_root_module() -> $crate::BotModuleRef {
+            use $crate::abi_stable::prefix_type::PrefixTypeTrait;
+            $crate::BotModule {
+                abi_version: $crate::ABI_VERSION,
+                name: $crate::abi_stable::std_types::RStr::from_str(<$bot as $crate::eggs::EggBot>::NAME),
+                new_bot: $crate::__private::plays_eggs,
+                game: $crate::abi_stable::std_types::RStr::from_str("eggs"),
+                new_eggs_bot: $crate::__private::new_eggs_bot::<$bot>,
             }
             .leak_into_prefix()
         }

@@ -1,9 +1,18 @@
-//! Finding and loading entries: native libraries from the plugin directories, scripts
-//! from the script directories.
+//! Finding and loading the entries of one game: native libraries from the plugin
+//! directories; scripts and programs from the bot directories.
 //!
 //! Each loader turns one file into an [`Entry`] or into a one-line reason it was
 //! skipped; [`discover`] walks the directories, checks the names and never fails as a
-//! whole. This module knows how bots are loaded, not how the game is played.
+//! whole. This module knows how bots are loaded, not how any game is played: each
+//! game makes its own bots from what is loaded (`Game::native_bots`, ...).
+//!
+//! Which game a file plays: a library says so itself; a script or program says so in
+//! an `arena: <game>` line among its first five lines (a comment in any language), or
+//! by living in a directory named after its game (`scripts/eggs/hunter.py`). A bot
+//! directory is searched, and so is its subdirectory named after the game being
+//! played. A file without either plays zombies, the arena's first game. A file of
+//! another game is skipped with one line ("plays eggs; this is a zombies tournament"),
+//! so a bot is never loaded into a game it was not written for.
 //!
 //! **Architecture Invariant:** a bad file costs only itself: it becomes one [`Skipped`]
 //! line (file and reason) and every other entry still plays.
@@ -13,14 +22,13 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::bot::Entry;
+use crate::game::Game;
 
 pub mod native;
+pub mod program;
 pub mod scripts;
 
 pub use scripts::ScriptLimits;
-
-/// Names no entry may take: the names of zombies' and dead bodies' ids.
-pub const RESERVED_NAMES: [&str; 2] = ["Zombie", "DeadBody"];
 
 /// A file (or directory) that gave no entry, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -38,12 +46,18 @@ impl fmt::Display for Skipped {
 }
 
 /// The entries found, in discovery order, and the files skipped.
-#[derive(Debug, Default)]
-pub struct Discovery {
+#[derive(Debug)]
+pub struct Discovery<G: Game> {
     /// Entries that will play.
-    pub entries: Vec<Entry>,
+    pub entries: Vec<Entry<G>>,
     /// Files that will not, each with its reason.
     pub skipped: Vec<Skipped>,
+}
+
+impl<G: Game> Default for Discovery<G> {
+    fn default() -> Self {
+        Discovery { entries: Vec::new(), skipped: Vec::new() }
+    }
 }
 
 /// Where to look for entries.
@@ -51,25 +65,27 @@ pub struct Discovery {
 pub struct SearchPaths {
     /// Directories of native libraries.
     pub plugins: Vec<PathBuf>,
-    /// Directories of Rhai and Lua scripts.
+    /// Directories of script and program bots (each also through its subdirectory
+    /// named after the game).
     pub scripts: Vec<PathBuf>,
 }
 
-/// Loads every entry in `paths`. Directories are read in sorted file-name order, plugin
-/// directories first, so the entry order (and thus every game) is reproducible.
-pub fn discover(paths: &SearchPaths, limits: &ScriptLimits) -> Discovery {
-    discover_with(paths, limits, &native::load)
+/// Loads every entry of game `G` in `paths`. Directories are read in sorted file-name
+/// order, plugin directories first, so the entry order (and thus every game) is
+/// reproducible.
+pub fn discover<G: Game>(paths: &SearchPaths, limits: &ScriptLimits) -> Discovery<G> {
+    discover_with(paths, limits, &native::load::<G>)
 }
 
 /// [`discover`] with another loader for native libraries (isolation probes them in a
 /// child process instead of loading them here).
-pub fn discover_with(
+pub fn discover_with<G: Game>(
     paths: &SearchPaths,
     limits: &ScriptLimits,
-    load_native: &dyn Fn(&Path) -> Result<Entry, String>,
-) -> Discovery {
+    load_native: &dyn Fn(&Path) -> Result<Entry<G>, String>,
+) -> Discovery<G> {
     let mut found = Discovery::default();
-    let mut candidates: Vec<(PathBuf, Result<Entry, String>)> = Vec::new();
+    let mut candidates: Vec<(PathBuf, Result<Entry<G>, String>)> = Vec::new();
     for dir in &paths.plugins {
         for path in files_in(dir, &mut found.skipped) {
             if native::is_library_name(&path) {
@@ -79,15 +95,38 @@ pub fn discover_with(
         }
     }
     for dir in &paths.scripts {
-        for path in files_in(dir, &mut found.skipped) {
-            if let Some(result) = scripts::load(&path, limits) {
-                candidates.push((path, result));
+        let mut files = files_in(dir, &mut found.skipped);
+        let own = dir.join(G::NAME);
+        if own.is_dir() {
+            files.extend(files_in(&own, &mut found.skipped));
+        }
+        for path in files {
+            let is_script = scripts::is_script_name(&path);
+            if !is_script && !program::is_program(&path) {
+                continue;
             }
+            let declared = match declared_game(&path) {
+                Ok(game) => game,
+                Err(reason) => {
+                    candidates.push((path, Err(reason)));
+                    continue;
+                }
+            };
+            if let Err(reason) = native::check_game::<G>(&declared.game) {
+                candidates.push((path, Err(reason)));
+                continue;
+            }
+            let result = if is_script {
+                scripts::load::<G>(&path, limits).unwrap_or_else(|| Err("not a bot file".to_owned()))
+            } else {
+                program::load::<G>(&path, limits, declared.persistent)
+            };
+            candidates.push((path, result));
         }
     }
     let mut names = HashSet::new();
     for (path, result) in candidates {
-        match result.and_then(|entry| check_name(&entry.name, &names).map(|()| entry)) {
+        match result.and_then(|entry| check_name::<G>(&entry.name, &names).map(|()| entry)) {
             Ok(entry) => {
                 names.insert(entry.name.clone());
                 found.entries.push(entry);
@@ -98,11 +137,47 @@ pub fn discover_with(
     found
 }
 
+/// What a script or program file says of itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declaration {
+    /// The game it plays.
+    pub game: String,
+    /// Whether a program keeps running for the whole game (`arena: eggs persistent`).
+    pub persistent: bool,
+}
+
+/// The game a script or program plays: its `arena: <game> [persistent]` line among the
+/// first five, else the name of its directory if that is a game, else zombies.
+pub fn declared_game(path: &Path) -> Result<Declaration, String> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(1024);
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read the file: {e}"))?;
+    file.take(1024).read_to_end(&mut head).map_err(|e| format!("cannot read the file: {e}"))?;
+    let text = String::from_utf8_lossy(&head);
+    for line in text.lines().take(5) {
+        let Some(at) = line.find("arena:") else { continue };
+        let mut words =
+            line[at + "arena:".len()..].split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty());
+        let game = words.next().unwrap_or("").to_owned();
+        if !zombies_plugin_abi::GAMES.contains(&game.as_str()) {
+            return Err(format!(
+                "its `arena:` line names the game {game:?}, which this host does not know (it plays {})",
+                zombies_plugin_abi::GAMES.join(", ")
+            ));
+        }
+        let persistent = words.any(|w| w == "persistent");
+        return Ok(Declaration { game, persistent });
+    }
+    let dir = path.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("");
+    let game = if zombies_plugin_abi::GAMES.contains(&dir) { dir } else { "zombies" };
+    Ok(Declaration { game: game.to_owned(), persistent: false })
+}
+
 /// Checks an entry name against the rules: non-empty, not reserved, not taken.
-pub fn check_name(name: &str, taken: &HashSet<String>) -> Result<(), String> {
+pub fn check_name<G: Game>(name: &str, taken: &HashSet<String>) -> Result<(), String> {
     if name.trim().is_empty() {
         Err("the entry's name is empty".to_owned())
-    } else if RESERVED_NAMES.contains(&name) {
+    } else if G::reserved_names().contains(&name) {
         Err(format!("the entry's name {name:?} is reserved"))
     } else if taken.contains(name) {
         Err(format!("an entry named {name:?} was already loaded"))

@@ -1,32 +1,137 @@
 //! Native bots: shared libraries exporting either the abi_stable root module (Rust bots
-//! built with `export_bot!`) or the plain C table of `zombies_bot.h`.
+//! built with `export_bot!` / `export_eggs_bot!`) or the plain C table of
+//! `zombies_bot.h`.
 //!
 //! Loading a library: open it with immediate symbol binding (so a library with an
 //! unresolved symbol is rejected here instead of killing the host on its first call),
-//! then look for the C entry symbol, else the abi_stable root module, and check the ABI
-//! version, the layouts and the name. Libraries are never unloaded: function pointers
-//! and statics from them stay valid for the whole process.
+//! then look for the C entry symbol, else the abi_stable root module, check the ABI
+//! version, the layouts and the name, and read the game the library declares (1.0
+//! libraries play zombies). A library of another game is skipped with one line; one of
+//! this game is handed to the game ([`Game::native_bots`]) as a [`NativeModule`].
+//! Libraries are never unloaded: function pointers and statics from them stay valid
+//! for the whole process.
 //!
-//! This module loads and wraps bots; it does not isolate them (a native bot runs in
-//! the host process and can crash it).
+//! This module loads libraries; it does not isolate them (a native bot runs in the
+//! host process and can crash it) and does not call bots (each game wraps its own).
 
-use std::ffi::{CStr, c_void};
+use std::ffi::CStr;
 use std::path::Path;
-use std::sync::Arc;
 
 use zombies_plugin_abi::abi_stable::library::{LibraryError, RootModule, lib_header_from_path};
-use zombies_plugin_abi::abi_stable::std_types::{RErr, ROk};
-use zombies_plugin_abi::{ABI_VERSION, Action, BotBox, BotModuleRef, C_ENTRY_SYMBOL, CBotTable, Context};
+use zombies_plugin_abi::{ABI_VERSION, BotModuleRef, C_ENTRY_SYMBOL, CBotTable, GAMES};
 
-use crate::bot::{Bot, BotError, Entry, EntryKind};
+use crate::bot::{Entry, EntryKind};
+use crate::game::Game;
+
+/// A loaded library that plays the game asking for it: what the game makes bots from.
+#[derive(Clone, Copy)]
+#[allow(missing_debug_implementations)]
+pub enum NativeModule {
+    /// A Rust library's abi_stable root module.
+    Rust(BotModuleRef),
+    /// A C library's table.
+    C(CTable),
+}
+
+/// A C library's table, read only up to the size the library declared (fields of a
+/// newer minor version are absent from older libraries' tables).
+#[derive(Debug, Clone, Copy)]
+pub struct CTable {
+    ptr: *const CBotTable,
+    size: u32,
+}
+
+impl CTable {
+    /// Field `f` (at `offset`) if the library's table is long enough to hold it.
+    fn field<T: Copy>(&self, offset: usize, f: impl FnOnce(*const CBotTable) -> *const T) -> Option<T> {
+        // SAFETY: the library's table holds `size` bytes (checked at load to be at least
+        // the 1.0 fields), so a field that ends within them can be read.
+        (offset + std::mem::size_of::<T>() <= self.size as usize).then(|| unsafe { f(self.ptr).read() })
+    }
+
+    /// The NUL-terminated name (1.0).
+    pub fn name(&self) -> *const std::ffi::c_char {
+        self.field(std::mem::offset_of!(CBotTable, name), |t| unsafe { &raw const (*t).name })
+            .unwrap_or(std::ptr::null())
+    }
+
+    /// `create` (1.0).
+    pub fn create(&self) -> Option<extern "C" fn() -> *mut std::ffi::c_void> {
+        self.field(std::mem::offset_of!(CBotTable, create), |t| unsafe { &raw const (*t).create }).flatten()
+    }
+
+    /// The zombies `turn` (1.0).
+    pub fn turn(
+        &self,
+    ) -> Option<extern "C" fn(*mut std::ffi::c_void, &zombies_plugin_abi::Context<'_>) -> zombies_plugin_abi::Action>
+    {
+        self.field(std::mem::offset_of!(CBotTable, turn), |t| unsafe { &raw const (*t).turn }).flatten()
+    }
+
+    /// `destroy` (1.0).
+    pub fn destroy(&self) -> Option<extern "C" fn(*mut std::ffi::c_void)> {
+        self.field(std::mem::offset_of!(CBotTable, destroy), |t| unsafe { &raw const (*t).destroy }).flatten()
+    }
+
+    /// The NUL-terminated game name (1.1), null when absent.
+    pub fn game(&self) -> *const std::ffi::c_char {
+        self.field(std::mem::offset_of!(CBotTable, game), |t| unsafe { &raw const (*t).game })
+            .unwrap_or(std::ptr::null())
+    }
+
+    /// The eggs `turn` (1.1).
+    pub fn eggs_turn(
+        &self,
+    ) -> Option<
+        extern "C" fn(
+            *mut std::ffi::c_void,
+            &zombies_plugin_abi::eggs::EggsContext<'_>,
+            &mut zombies_plugin_abi::eggs::EggsAnswer,
+        ),
+    > {
+        self.field(std::mem::offset_of!(CBotTable, eggs_turn), |t| unsafe { &raw const (*t).eggs_turn }).flatten()
+    }
+}
+
+/// What a library is, before any bot is made: its name, kind and game.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LibraryInfo {
+    /// The entry's name.
+    pub name: String,
+    /// Rust or C ABI.
+    pub kind: EntryKind,
+    /// The game it plays.
+    pub game: String,
+}
+
+/// Loads one library and says what it is (the probe of isolation reports this).
+pub fn inspect(path: &Path) -> Result<LibraryInfo, String> {
+    let (module, kind) = open(path)?;
+    let (name, game) = identify(&module)?;
+    Ok(LibraryInfo { name, kind, game })
+}
 
 /// True for a file name a native library has on this platform.
 pub fn is_library_name(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()) == Some(std::env::consts::DLL_EXTENSION)
 }
 
-/// Loads one library as an entry, or says in one line why not.
-pub fn load(path: &Path) -> Result<Entry, String> {
+/// Loads one library as an entry of game `G`, or says in one line why not (a library
+/// of another game: "plays eggs; this is a zombies tournament").
+pub fn load<G: Game>(path: &Path) -> Result<Entry<G>, String> {
+    let (module, kind) = open(path)?;
+    let (name, game) = identify(&module)?;
+    check_game::<G>(&game)?;
+    Ok(Entry::new(name, kind, path.to_owned(), G::native_bots(&module)?))
+}
+
+/// The one-line reason a library of `game` is not an entry of `G`, if it is not.
+pub fn check_game<G: Game>(game: &str) -> Result<(), String> {
+    if game == G::NAME { Ok(()) } else { Err(format!("plays {game}; this is a {} tournament", G::NAME)) }
+}
+
+/// Opens a library and finds its module.
+fn open(path: &Path) -> Result<(NativeModule, EntryKind), String> {
     let lib = open_now(path)?;
     // SAFETY: the symbol, if present, has the type the C header declares.
     let c_entry = unsafe { lib.get::<extern "C" fn() -> *const CBotTable>(c_symbol().as_bytes()) };
@@ -34,13 +139,43 @@ pub fn load(path: &Path) -> Result<Entry, String> {
         Ok(entry) => {
             let entry = *entry;
             std::mem::forget(lib); // never unloaded
-            load_c(path, entry)
+            Ok((c_table(entry)?, EntryKind::NativeC))
         }
         Err(_) => {
             std::mem::forget(lib); // keeps the immediate binding done above
-            load_abi_stable(path)
+            Ok((NativeModule::Rust(rust_module(path)?), EntryKind::Native))
         }
     }
+}
+
+/// The name and the game a module declares.
+fn identify(module: &NativeModule) -> Result<(String, String), String> {
+    let (name, game) = match *module {
+        NativeModule::Rust(m) => (m.name().as_str().to_owned(), m.game().map_or("zombies", |g| g.as_str()).to_owned()),
+        NativeModule::C(table) => {
+            if table.name().is_null() {
+                return Err("its bot table has no name".to_owned());
+            }
+            // SAFETY: the header requires a NUL-terminated string.
+            let name = unsafe { CStr::from_ptr(table.name()) }
+                .to_str()
+                .map_err(|_| "its name is not UTF-8".to_owned())?
+                .to_owned();
+            let game = match table.game() {
+                p if p.is_null() => "zombies".to_owned(),
+                // SAFETY: as for the name.
+                p => unsafe { CStr::from_ptr(p) }.to_str().map_err(|_| "its game is not UTF-8")?.to_owned(),
+            };
+            (name, game)
+        }
+    };
+    if !GAMES.contains(&game.as_str()) {
+        return Err(format!(
+            "declares the game {game:?}, which this host does not know (it plays {})",
+            GAMES.join(", ")
+        ));
+    }
+    Ok((name, game))
 }
 
 fn c_symbol() -> String {
@@ -62,19 +197,13 @@ fn open_now(path: &Path) -> Result<libloading::Library, String> {
     unsafe { libloading::Library::new(path) }.map_err(|e| format!("not a loadable library ({})", error_chain(&e)))
 }
 
-fn load_abi_stable(path: &Path) -> Result<Entry, String> {
+fn rust_module(path: &Path) -> Result<BotModuleRef, String> {
     let header = lib_header_from_path(path).map_err(|e| describe(&e))?;
     let module = header.init_root_module::<BotModuleRef>().map_err(|e| describe(&e))?;
     if module.abi_version() != ABI_VERSION {
         return Err(format!("built for bot ABI version {}, this host speaks {ABI_VERSION}", module.abi_version()));
     }
-    let name = module.name().as_str().to_owned();
-    let new_bot = module.new_bot();
-    let factory = move || match new_bot() {
-        ROk(bot) => Ok(Box::new(NativeBot(bot)) as Box<dyn Bot>),
-        RErr(msg) => Err(BotError::Failed(format!("constructor failed: {msg}"))),
-    };
-    Ok(Entry::new(name, EntryKind::Native, path.to_owned(), Arc::new(factory)))
+    Ok(module)
 }
 
 /// One line for an abi_stable loading error (some are pages long).
@@ -120,28 +249,7 @@ fn one_line(s: &str) -> String {
     }
 }
 
-/// A Rust bot behind the abi_stable trait object.
-struct NativeBot(BotBox);
-
-impl Bot for NativeBot {
-    #[inline]
-    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
-        match self.0.turn(ctx) {
-            ROk(action) => Ok(action),
-            RErr(msg) => Err(BotError::Failed(msg.into_string())),
-        }
-    }
-}
-
-/// The checked C table of a library.
-#[derive(Clone, Copy)]
-struct CFns {
-    create: extern "C" fn() -> *mut c_void,
-    turn: extern "C" fn(*mut c_void, &Context<'_>) -> Action,
-    destroy: extern "C" fn(*mut c_void),
-}
-
-fn load_c(path: &Path, entry: extern "C" fn() -> *const CBotTable) -> Result<Entry, String> {
+fn c_table(entry: extern "C" fn() -> *const CBotTable) -> Result<NativeModule, String> {
     let table = entry();
     if table.is_null() {
         return Err(format!("`{C_ENTRY_SYMBOL}` returned no table"));
@@ -155,50 +263,11 @@ fn load_c(path: &Path, entry: extern "C" fn() -> *const CBotTable) -> Result<Ent
     if version != ABI_VERSION {
         return Err(format!("built for bot ABI version {version}, this host speaks {ABI_VERSION}"));
     }
-    if (size as usize) < std::mem::size_of::<CBotTable>() {
+    if size < CBotTable::V1_0_SIZE {
         return Err(format!(
-            "its bot table is {size} bytes, version {ABI_VERSION} needs {}",
-            std::mem::size_of::<CBotTable>()
+            "its bot table is {size} bytes, version {ABI_VERSION} needs at least {}",
+            CBotTable::V1_0_SIZE
         ));
     }
-    // SAFETY: version and size say the table has every field of `CBotTable`.
-    let table = unsafe { &*table };
-    if table.name.is_null() {
-        return Err("its bot table has no name".to_owned());
-    }
-    // SAFETY: the header requires a NUL-terminated string.
-    let name =
-        unsafe { CStr::from_ptr(table.name) }.to_str().map_err(|_| "its name is not UTF-8".to_owned())?.to_owned();
-    let (Some(create), Some(turn), Some(destroy)) = (table.create, table.turn, table.destroy) else {
-        return Err("its bot table lacks create, turn or destroy".to_owned());
-    };
-    let fns = CFns { create, turn, destroy };
-    let factory = move || {
-        let state = (fns.create)();
-        if state.is_null() {
-            Err(BotError::Failed("create() returned NULL".to_owned()))
-        } else {
-            Ok(Box::new(CBot { fns, state }) as Box<dyn Bot>)
-        }
-    };
-    Ok(Entry::new(name, EntryKind::NativeC, path.to_owned(), Arc::new(factory)))
-}
-
-/// A C bot instance; destroyed with its game.
-struct CBot {
-    fns: CFns,
-    state: *mut c_void,
-}
-
-impl Bot for CBot {
-    #[inline]
-    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
-        Ok((self.fns.turn)(self.state, ctx))
-    }
-}
-
-impl Drop for CBot {
-    fn drop(&mut self) {
-        (self.fns.destroy)(self.state);
-    }
+    Ok(NativeModule::C(CTable { ptr: table, size }))
 }

@@ -1,39 +1,26 @@
-//! Lua 5.4 bots: one VM per entry per game, sandboxed and limited.
+//! The Lua 5.4 VM every game's Lua bots run in: one VM per entry per game, sandboxed
+//! and limited. A game's bindings (`games/<game>/lua.rs`) add what `ctx` offers and
+//! read the answers; this module owns the sandbox, the budgets and the call.
 //!
 //! The script defines a global `do_turn(ctx)`; its globals persist for the game and are
 //! shared by all of the entry's players. Only the table, string and math libraries are
 //! opened, and `load`, `loadfile`, `dofile`, `require`, `collectgarbage` and
-//! `string.dump` are removed; `print` goes to the entry's log; `math.random` draws from
-//! the game's generator. Each call has an instruction budget enforced by a count hook
-//! that `pcall`/`xpcall` cannot swallow, plus a wall-clock deadline; the VM has a
-//! memory cap (mlua's allocator limit).
-//!
-//! A call is the hot path of every script game: `ctx` is one long-lived table per VM
-//! whose fields are written, and `do_turn` called, through the raw Lua C API inside one
-//! protected call (`LuaBot::call`); ids are tables cached per entity number. The view is
-//! read the same way: `ctx:look` is a C closure for the usual case (`quick_look`), and
-//! `ctx:visible()` builds its list with raw table operations.
+//! `string.dump` are removed; `print` goes to the entry's log; `random(n)` and
+//! `math.random` draw from the game's generator. Each call has an instruction budget
+//! enforced by a count hook that `pcall`/`xpcall` cannot swallow, plus a wall-clock
+//! deadline; the VM has a memory cap (mlua's allocator limit).
 
 use std::cell::Cell;
 use std::rc::Rc;
-use std::sync::Arc;
 
-use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, UserData, Value, VmState};
-use zombies_plugin_abi::{Action, Context, Direction, Id, VISION_RANGE};
+use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
+use zombies_plugin_abi::Random;
 
-use super::{Script, Slot, first_line, parse_move};
-use crate::bot::{Bot, BotError, Entry, EntryKind};
+use super::{Script, Slot, first_line};
+use crate::bot::BotError;
 
 /// Instructions between two runs of the count hook.
 const HOOK_STEP: u32 = 1000;
-
-/// Checks the script now (syntax, top-level code, `do_turn`) and makes its entry.
-pub(super) fn entry(script: Script) -> Result<Entry, String> {
-    LuaBot::new(&script)?;
-    let (name, path) = (script.name.clone(), script.path.clone());
-    let factory = move || LuaBot::new(&script).map(|b| Box::new(b) as Box<dyn Bot>).map_err(BotError::Failed);
-    Ok(Entry::new(name, EntryKind::Lua, path, Arc::new(factory)))
-}
 
 /// Why the hook stopped a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,225 +37,31 @@ struct Budget {
     stopped: Cell<Option<Stop>>,
 }
 
-/// What `shoot(id)` returns.
-#[derive(Debug, Clone, Copy)]
-struct Shot(Id);
-
-impl UserData for Shot {}
-
-/// The slot of the VM running a host function.
-fn slot_of(lua: &Lua) -> mlua::Result<Rc<Slot>> {
-    lua.app_data_ref::<Rc<Slot>>().map(|s| Rc::clone(&s)).ok_or_else(|| mlua::Error::runtime("no bot slot"))
-}
-
-/// Ids are plain Lua tables `{name = ..., number = ...}`, one per entity number and VM
-/// (cached for the game), so that reading `id.name` costs no call into the host and
-/// the same entity is the same table. They share a metatable with `__eq` and
-/// `__tostring`.
-#[derive(Debug, Clone)]
-struct Ids {
-    cache: Table,
-    meta: Table,
-    /// Owner names as Lua strings, by owner index; then "Zombie" and "DeadBody".
-    names: Table,
-}
-
-impl Ids {
-    fn new(lua: &Lua) -> mlua::Result<Ids> {
-        // Strong, not weak: a weak cache lets the collector drop the id of every player
-        // between two of its calls, and rebuilding it costs more than the whole call.
-        // Entities are at most a few thousand per game.
-        let cache = lua.create_table()?;
-        let meta = lua
-            .load(
-                r##"return {
-                  __eq = function(a, b) return a.number == b.number and a.name == b.name end,
-                  __tostring = function(id) return tostring(id.name) .. "#" .. tostring(id.number) end,
-                }"##,
-            )
-            .set_name("=ids")
-            .eval::<Table>()?;
-        Ok(Ids { cache, meta, names: lua.create_table()? })
-    }
-
-    /// The table of `id`.
-    fn value(&self, lua: &Lua, slot: &Slot, id: Id) -> mlua::Result<Value> {
-        if let Value::Table(t) = self.cache.raw_get::<Value>(id.number)? {
-            return Ok(Value::Table(t));
-        }
-        let name = match self.names.raw_get::<Value>(id.owner)? {
-            Value::String(s) => s,
-            _ => {
-                let s = lua.create_string(slot.name_of(id))?;
-                self.names.raw_set(id.owner, &s)?;
-                s
-            }
-        };
-        let t = lua.create_table_with_capacity(0, 2)?;
-        t.raw_set("name", name)?;
-        t.raw_set("number", id.number)?;
-        t.set_metatable(Some(self.meta.clone()))?;
-        self.cache.raw_set(id.number, &t)?;
-        Ok(Value::Table(t))
-    }
-
-    /// The id a script's table names (a made-up one resolves to no entity).
-    fn resolve(slot: &Slot, t: &Table) -> mlua::Result<Id> {
-        let name: String = t.raw_get("name")?;
-        let number: u32 = t.raw_get("number")?;
-        let owner = match name.as_str() {
-            "Zombie" => Id::ZOMBIE,
-            "DeadBody" => Id::DEAD_BODY,
-            n => slot.names.borrow().iter().position(|e| e == n).map_or(u32::MAX - 2, |i| i as u32),
-        };
-        Ok(Id { owner, number })
-    }
-}
-
-/// `ctx`: one table per VM whose fields are refreshed at every call, with the methods
-/// `look`, `shootable` and `visible`.
-fn make_ctx(lua: &Lua, slot: &Rc<Slot>, ids: &Ids) -> mlua::Result<Table> {
-    let ctx = lua.create_table()?;
-    let (s, i) = (Rc::clone(slot), ids.clone());
-    let full_look = lua.create_function(move |lua, (_, dx, dy): (Value, i64, i64)| {
-        let r = i64::from(VISION_RANGE);
-        if !(-r..=r).contains(&dx) || !(-r..=r).contains(&dy) {
-            return Err(mlua::Error::runtime(format!("look({dx}, {dy}): offsets go from -8 to 8")));
-        }
-        let ctx = s.ctx().map_err(mlua::Error::runtime)?;
-        match ctx.look(dx as i32, dy as i32) {
-            Some(id) => i.value(lua, &s, id),
-            None => Ok(Value::Nil),
-        }
-    })?;
-    // SAFETY: runs in mlua's protected call with ctx, the full look and the id cache as
-    // its arguments; it sets `ctx.look` (ctx has no metatable) to a C closure over the
-    // slot, the cache and the full look, and leaves the stack as it found it. The slot
-    // outlives the closure: the state holds an `Rc` of it as app data until it closes.
-    unsafe {
-        lua.exec_raw::<()>((&ctx, &full_look, &ids.cache), |state| {
-            use mlua::ffi;
-            let top = ffi::lua_gettop(state);
-            ffi::lua_pushlightuserdata(state, Rc::as_ptr(slot).cast_mut().cast());
-            ffi::lua_pushvalue(state, top);
-            ffi::lua_pushvalue(state, top - 1);
-            ffi::lua_pushcclosure(state, quick_look, 3);
-            ffi::lua_setfield(state, top - 2, c"look".as_ptr());
-            ffi::lua_settop(state, top - 3);
-        })?;
-    }
-    let (s, i) = (Rc::clone(slot), ids.clone());
-    ctx.raw_set(
-        "shootable",
-        lua.create_function(move |lua, _: Value| {
-            let ctx = s.ctx().map_err(mlua::Error::runtime)?;
-            let list = lua.create_table()?;
-            for (n, (_, _, id)) in ctx.shootable().enumerate() {
-                list.raw_set(n + 1, i.value(lua, &s, id)?)?;
-            }
-            Ok(list)
-        })?,
-    )?;
-    let (s, i) = (Rc::clone(slot), ids.clone());
-    ctx.raw_set(
-        "visible",
-        lua.create_function(move |lua, _: Value| {
-            let ctx = s.ctx().map_err(mlua::Error::runtime)?;
-            let seen: Vec<(i32, i32, Id)> = ctx.visible().collect();
-            loop {
-                let missing = Cell::new(None);
-                // SAFETY: the closure runs in mlua's protected call with the id cache as
-                // its one argument, on top of this function's own stack. It builds the
-                // list above the cache with plain table operations and leaves only the
-                // list; on an id not in the cache it drops what it pushed, the cache
-                // included, and returns (the id is made below and the list built again).
-                let list = unsafe {
-                    lua.exec_raw::<Value>(&i.cache, |state| {
-                        use mlua::ffi;
-                        let cache = ffi::lua_gettop(state);
-                        ffi::lua_createtable(state, seen.len() as i32, 0);
-                        for (n, &(dx, dy, id)) in seen.iter().enumerate() {
-                            ffi::lua_createtable(state, 0, 3);
-                            ffi::lua_pushinteger(state, dx.into());
-                            ffi::lua_setfield(state, -2, c"dx".as_ptr());
-                            ffi::lua_pushinteger(state, dy.into());
-                            ffi::lua_setfield(state, -2, c"dy".as_ptr());
-                            if ffi::lua_rawgeti(state, cache, id.number.into()) == ffi::LUA_TNIL {
-                                missing.set(Some(id));
-                                ffi::lua_settop(state, cache - 1);
-                                return;
-                            }
-                            ffi::lua_setfield(state, -2, c"id".as_ptr());
-                            ffi::lua_rawseti(state, -2, n as ffi::lua_Integer + 1);
-                        }
-                        // The list is the one result.
-                        ffi::lua_remove(state, cache);
-                    })
-                }?;
-                match missing.get() {
-                    Some(id) => i.value(lua, &s, id).map(drop)?,
-                    None => return Ok(list),
-                }
-            }
-        })?,
-    )?;
-    Ok(ctx)
-}
-
-/// `ctx:look(dx, dy)` without leaving C for the usual case: two integer offsets in
-/// range, during a call, an empty cell or an id already cached. Anything else (a bad
-/// argument, which raises the error, or an id seen for the first time) is handed to
-/// the full version. Upvalues: the slot, the id cache, the full look.
-unsafe extern "C-unwind" fn quick_look(state: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
-    use mlua::ffi;
-    // SAFETY: Lua calls this with the upvalues `make_ctx` gave it; the slot pointer is
-    // valid while the state lives. Nothing here needs dropping, so an error raised by
-    // the full version may unwind (longjmp) through this frame.
-    unsafe {
-        let slot = &*ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)).cast::<Slot>();
-        if ffi::lua_gettop(state) == 3 && ffi::lua_isinteger(state, 2) != 0 && ffi::lua_isinteger(state, 3) != 0 {
-            let (dx, dy) = (ffi::lua_tointeger(state, 2), ffi::lua_tointeger(state, 3));
-            let r = ffi::lua_Integer::from(VISION_RANGE);
-            if let (true, Ok(ctx)) = ((-r..=r).contains(&dx) && (-r..=r).contains(&dy), slot.ctx()) {
-                match ctx.look(dx as i32, dy as i32) {
-                    None => {
-                        ffi::lua_pushnil(state);
-                        return 1;
-                    }
-                    Some(id) => {
-                        if ffi::lua_rawgeti(state, ffi::lua_upvalueindex(2), id.number.into()) == ffi::LUA_TTABLE {
-                            return 1;
-                        }
-                        ffi::lua_pop(state, 1);
-                    }
-                }
-            }
-        }
-        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(3));
-        ffi::lua_insert(state, 1);
-        ffi::lua_call(state, ffi::lua_gettop(state) - 1, 1);
-        1
-    }
-}
-
-struct LuaBot {
-    lua: Lua,
-    do_turn: Function,
-    ctx: Table,
-    ids: Ids,
-    slot: Rc<Slot>,
+/// A script's VM: the sandboxed state, its `do_turn`, and the slot its host functions
+/// read the call's context from.
+#[allow(missing_debug_implementations)]
+pub struct LuaVm<T: 'static> {
+    /// The state.
+    pub lua: Lua,
+    /// The script's `do_turn`.
+    pub do_turn: Function,
+    /// The slot of this VM.
+    pub slot: Rc<Slot<T>>,
     budget: Rc<Budget>,
-    /// The clock of the last call: `ctx.clock` and `ctx.board_size` change only with it.
-    clock: u32,
-    script: Script,
+    /// The script.
+    pub script: Script,
 }
 
-impl LuaBot {
-    fn new(script: &Script) -> Result<LuaBot, String> {
+impl<T: 'static> LuaVm<T> {
+    /// A sandboxed VM with the game's `api` installed (globals, before the script
+    /// runs), the script's top-level code run under the call limits, and `do_turn`
+    /// found. Errors are one line naming the file.
+    pub fn new(script: &Script, api: impl FnOnce(&Lua, &Rc<Slot<T>>) -> mlua::Result<()>) -> Result<Self, String> {
         let file = script.file_name();
         let slot = Rc::new(Slot::new());
         let budget = Rc::new(Budget { used: Cell::new(0), limit: script.limits.op_budget, stopped: Cell::new(None) });
         let lua = sandbox(script, &slot, &budget).map_err(|e| format!("{file}: cannot set up Lua: {e}"))?;
+        api(&lua, &slot).map_err(|e| format!("{file}: cannot set up Lua: {e}"))?;
         budget.used.set(0);
         slot.start_clock(script.limits.call_timeout);
         let chunk = lua.load(&*script.source).set_name(format!("={file}"));
@@ -285,13 +78,26 @@ impl LuaBot {
             Ok(Value::Function(f)) => f,
             _ => return Err(format!("{file}: defines no global function do_turn(ctx)")),
         };
-        let setup = || -> mlua::Result<(Ids, Table)> {
-            let ids = Ids::new(&lua)?;
-            let ctx = make_ctx(&lua, &slot, &ids)?;
-            Ok((ids, ctx))
-        };
-        let (ids, ctx) = setup().map_err(|e| format!("{file}: cannot set up Lua: {e}"))?;
-        Ok(LuaBot { lua, do_turn, ctx, ids, slot, budget, clock: u32::MAX, script: script.clone() })
+        Ok(LuaVm { lua, do_turn, slot, budget, script: script.clone() })
+    }
+
+    /// One call: the budget and the deadline start afresh, the slot holds `ctx` and
+    /// `random` while `f` runs, and a failure becomes the [`BotError`] it is (budget,
+    /// time, memory, output flood, or the script's error in one line).
+    pub fn call<C, R>(&self, ctx: &C, random: Random<'_>, f: impl FnOnce() -> mlua::Result<R>) -> Result<R, BotError> {
+        self.budget.used.set(0);
+        self.budget.stopped.set(None);
+        let result = self.slot.with_call(ctx, random, self.script.limits.call_timeout, f);
+        if let Some(err) = self.slot.output_error() {
+            return Err(err);
+        }
+        result.map_err(|e| classify(&e, &self.budget).unwrap_or_else(|| BotError::Failed(first_line(&e.to_string()))))
+    }
+}
+
+impl<T: 'static> Drop for LuaVm<T> {
+    fn drop(&mut self) {
+        self.script.log.append(&self.slot.output());
     }
 }
 
@@ -313,108 +119,9 @@ fn is_memory_error(err: &mlua::Error) -> bool {
     }
 }
 
-impl Bot for LuaBot {
-    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
-        // Lua's own incremental collector keeps memory flat; an explicit step per turn
-        // and VM cost half the time of a 20-entry game.
-        let new_turn = ctx.clock != self.clock;
-        if new_turn {
-            self.clock = ctx.clock;
-        }
-        self.budget.used.set(0);
-        self.budget.stopped.set(None);
-        let result = self.slot.with_call(ctx, self.script.limits.call_timeout, || self.call(ctx, new_turn));
-        if let Some(err) = self.slot.output_error() {
-            return Err(err);
-        }
-        let answer = result
-            .map_err(|e| classify(&e, &self.budget).unwrap_or_else(|| BotError::Failed(first_line(&e.to_string()))))?;
-        match answer {
-            Answer::Move(d) => Ok(Action::go(d)),
-            Answer::Other(Value::String(s)) => match std::str::from_utf8(&s.as_bytes()) {
-                Ok(text) => parse_move(text),
-                Err(_) => Err(BotError::Invalid("do_turn returned a string that is not UTF-8".to_owned())),
-            },
-            Answer::Other(Value::UserData(ud)) if ud.is::<Shot>() => {
-                let Shot(id) = *ud.borrow::<Shot>().map_err(|e| BotError::Failed(e.to_string()))?;
-                Ok(Action::shoot(id))
-            }
-            Answer::Other(other) => {
-                Err(BotError::Invalid(format!("do_turn returned a {}, not a move or shoot(id)", other.type_name())))
-            }
-        }
-    }
-}
-
-/// What `do_turn` returned: a move spelled exactly (read without leaving Lua), or any
-/// other value.
-enum Answer {
-    Move(Direction),
-    Other(Value),
-}
-
-impl LuaBot {
-    /// Fills `ctx` and calls `do_turn` through the raw Lua API: one protected call, no
-    /// per-field round trips through mlua's references.
-    fn call(&self, ctx: &Context<'_>, new_turn: bool) -> mlua::Result<Answer> {
-        let (number, bullets, x, y) = (ctx.id.number.into(), ctx.bullets.into(), ctx.x.into(), ctx.y.into());
-        let (clock, side) = (ctx.clock.into(), ctx.board_size.into());
-        loop {
-            let (missed, quick) = (Cell::new(false), Cell::new(None));
-            // SAFETY: the closure runs in mlua's protected call with the three arguments on
-            // the stack (do_turn, ctx, the id cache). It looks the player's id up in the
-            // cache (on a miss it empties the stack and returns: the id is made below and
-            // the call tried again), sets plain fields of ctx (a table without a
-            // metatable), calls do_turn, and reads a string answer in place.
-            let answer = unsafe {
-                self.lua.exec_raw::<Value>((&self.do_turn, &self.ctx, &self.ids.cache), |state| {
-                    use mlua::ffi;
-                    if ffi::lua_rawgeti(state, 3, number) == ffi::LUA_TNIL {
-                        missed.set(true);
-                        ffi::lua_settop(state, 0);
-                        return;
-                    }
-                    ffi::lua_setfield(state, 2, c"id".as_ptr());
-                    ffi::lua_settop(state, 2);
-                    ffi::lua_pushinteger(state, bullets);
-                    ffi::lua_setfield(state, 2, c"bullets".as_ptr());
-                    ffi::lua_pushinteger(state, x);
-                    ffi::lua_setfield(state, 2, c"x".as_ptr());
-                    ffi::lua_pushinteger(state, y);
-                    ffi::lua_setfield(state, 2, c"y".as_ptr());
-                    if new_turn {
-                        ffi::lua_pushinteger(state, clock);
-                        ffi::lua_setfield(state, 2, c"clock".as_ptr());
-                        ffi::lua_pushinteger(state, side);
-                        ffi::lua_setfield(state, 2, c"board_size".as_ptr());
-                    }
-                    ffi::lua_call(state, 1, 1);
-                    if ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
-                        let mut len = 0;
-                        let text = ffi::lua_tolstring(state, -1, &mut len);
-                        let text = std::slice::from_raw_parts(text.cast::<u8>(), len);
-                        if let Some(d) = Direction::ALL.into_iter().find(|d| d.name().as_bytes() == text) {
-                            quick.set(Some(d));
-                            ffi::lua_settop(state, 0);
-                        }
-                    }
-                })
-            }?;
-            if let Some(d) = quick.get() {
-                return Ok(Answer::Move(d));
-            }
-            if !missed.get() {
-                return Ok(Answer::Other(answer));
-            }
-            self.ids.value(&self.lua, &self.slot, ctx.id)?;
-        }
-    }
-}
-
-impl Drop for LuaBot {
-    fn drop(&mut self) {
-        self.script.log.append(&self.slot.output.borrow());
-    }
+/// The slot of the VM running a host function.
+pub fn slot_of<T: 'static>(lua: &Lua) -> mlua::Result<Rc<Slot<T>>> {
+    lua.app_data_ref::<Rc<Slot<T>>>().map(|s| Rc::clone(&s)).ok_or_else(|| mlua::Error::runtime("no bot slot"))
 }
 
 /// Lua code run before the script: closes what the count hook cannot watch.
@@ -429,8 +136,8 @@ setmetatable = function(t, mt)
 end
 "#;
 
-/// A Lua state with only the safe libraries and the bot API.
-fn sandbox(script: &Script, slot: &Rc<Slot>, budget: &Rc<Budget>) -> mlua::Result<Lua> {
+/// A Lua state with only the safe libraries and the API every game shares.
+fn sandbox<T: 'static>(script: &Script, slot: &Rc<Slot<T>>, budget: &Rc<Budget>) -> mlua::Result<Lua> {
     let lua = Lua::new_with(StdLib::TABLE | StdLib::STRING | StdLib::MATH, LuaOptions::new())?;
     lua.set_app_data(Rc::clone(slot));
     let g = lua.globals();
@@ -445,37 +152,20 @@ fn sandbox(script: &Script, slot: &Rc<Slot>, budget: &Rc<Budget>) -> mlua::Resul
         lua.create_function(|lua, args: MultiValue| {
             let parts: Vec<String> =
                 args.iter().map(|v| v.to_string().unwrap_or_else(|_| v.type_name().to_owned())).collect();
-            slot_of(lua)?.print(&parts.join("\t"));
+            slot_of::<T>(lua)?.print(&parts.join("\t"));
             Ok(())
-        })?,
-    )?;
-    g.raw_set(
-        "shoot",
-        lua.create_function(|lua, id: Value| match id {
-            Value::Table(t) => Ok(Shot(Ids::resolve(&*slot_of(lua)?, &t)?)),
-            other => Err(mlua::Error::runtime(format!("shoot(id) needs an id, got a {}", other.type_name()))),
         })?,
     )?;
     let s = Rc::clone(slot);
     g.raw_set("random", lua.create_function(move |_, n: i64| s.random(n).map_err(mlua::Error::runtime))?)?;
-    g.raw_set("random_move", {
-        // The nine answers, made once: no string is built per call.
-        let names: Vec<mlua::LuaString> =
-            Direction::ALL.iter().map(|d| lua.create_string(d.name())).collect::<mlua::Result<_>>()?;
-        let s = Rc::clone(slot);
-        lua.create_function(move |_, ()| {
-            let ctx = s.ctx().map_err(mlua::Error::runtime)?;
-            Ok(names[ctx.random_move() as usize].clone())
-        })?
-    })?;
     let math: Table = g.get("math")?;
     let math_slot = Rc::clone(slot);
     math.raw_set(
         "random",
         lua.create_function(move |_, (m, n): (Option<i64>, Option<i64>)| -> mlua::Result<Value> {
-            let ctx = math_slot.ctx().map_err(mlua::Error::runtime)?;
+            let random = math_slot.random_source().map_err(mlua::Error::runtime)?;
             let (lo, hi) = match (m, n) {
-                (None, _) => return Ok(Value::Number((ctx.random.next_u64() >> 11) as f64 / (1u64 << 53) as f64)),
+                (None, _) => return Ok(Value::Number((random.next_u64() >> 11) as f64 / (1u64 << 53) as f64)),
                 (Some(m), None) => (1, m),
                 (Some(m), Some(n)) => (m, n),
             };
@@ -483,7 +173,7 @@ fn sandbox(script: &Script, slot: &Rc<Slot>, budget: &Rc<Budget>) -> mlua::Resul
             if hi < lo || span > i64::from(u32::MAX) {
                 return Err(mlua::Error::runtime(format!("math.random: bad interval [{lo}, {hi}]")));
             }
-            Ok(Value::Integer(lo + i64::from(ctx.random(span as u32))))
+            Ok(Value::Integer(lo + i64::from(random.below(span as u32))))
         })?,
     )?;
     math.raw_set("randomseed", lua.create_function(|_, _: MultiValue| Ok(()))?)?;

@@ -1,10 +1,11 @@
 //! Script bots: Rhai (`*.rhai`) and Lua (`*.lua`) files, each an entry named after its
-//! file stem, with the same API in both languages (see `docs/scripting.md`).
+//! file stem. Each game has the same API in both languages (see `docs/scripting.md`).
 //!
-//! What both languages share lives here: the limits, the per-call slot through which
-//! script functions reach the current [`Context`] without copying it, the conversion of
-//! a script's answer into an [`Action`], and the per-entry log that `print` writes to.
-//! Each language's VM set-up and sandbox is in its own module.
+//! What every game and both languages share lives here: the limits, the per-call slot
+//! through which script functions reach the current context without copying it, and
+//! the per-entry log that `print` writes to. `lua` and `rhai` hold each language's VM:
+//! the sandbox, the budgets and the call. A game's bindings (what `ctx` offers, how
+//! an answer reads) are the game's own, in `games/<game>/`.
 //!
 //! **Architecture Invariant:** a script can only reach the context of the call in
 //! progress: the slot is filled for the duration of one `do_turn` and emptied after it,
@@ -17,12 +18,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use zombies_plugin_abi::{Action, Context, Direction, Id};
+use zombies_plugin_abi::Random;
 
-use crate::bot::{BotError, Entry};
+use crate::bot::{BotError, Entry, EntryKind};
+use crate::game::Game;
 
-mod lua;
-mod rhai;
+pub mod lua;
+pub mod rhai;
 
 /// Limits that apply to every script bot.
 #[derive(Debug, Clone)]
@@ -52,8 +54,13 @@ impl Default for ScriptLimits {
     }
 }
 
-/// Loads a script as an entry; `None` when the file is not a script.
-pub fn load(path: &Path, limits: &ScriptLimits) -> Option<Result<Entry, String>> {
+/// True for a file name a script bot has (`*.rhai`, `*.lua`).
+pub fn is_script_name(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("rhai" | "lua"))
+}
+
+/// Loads a script as an entry of game `G`; `None` when the file is not a script.
+pub fn load<G: Game>(path: &Path, limits: &ScriptLimits) -> Option<Result<Entry<G>, String>> {
     let ext = path.extension().and_then(|e| e.to_str())?;
     if ext != "rhai" && ext != "lua" {
         return None;
@@ -62,25 +69,36 @@ pub fn load(path: &Path, limits: &ScriptLimits) -> Option<Result<Entry, String>>
         let name = path.file_stem().and_then(|s| s.to_str()).ok_or("the file name is not UTF-8")?.to_owned();
         let source = std::fs::read_to_string(path).map_err(|e| format!("cannot read the file: {e}"))?;
         let log = Arc::new(EntryLog::new(limits.log_dir.as_deref(), &name, limits.log_append));
-        let script = Script { name, path: path.to_owned(), source: source.into(), limits: limits.clone(), log };
-        if ext == "rhai" { rhai::entry(script) } else { lua::entry(script) }
+        let script =
+            Script { name: name.clone(), path: path.to_owned(), source: source.into(), limits: limits.clone(), log };
+        let (kind, factory) = if ext == "rhai" {
+            (EntryKind::Rhai, G::rhai_bots(script)?)
+        } else {
+            (EntryKind::Lua, G::lua_bots(script)?)
+        };
+        Ok(Entry::new(name, kind, path.to_owned(), factory))
     })();
     Some(result)
 }
 
 /// A script file read at discovery, from which each game makes a fresh VM.
 #[derive(Debug, Clone)]
-struct Script {
-    name: String,
-    path: PathBuf,
-    source: Arc<str>,
-    limits: ScriptLimits,
-    log: Arc<EntryLog>,
+pub struct Script {
+    /// The entry's name (the file stem).
+    pub name: String,
+    /// The file.
+    pub path: PathBuf,
+    /// Its text.
+    pub source: Arc<str>,
+    /// The limits of its VMs.
+    pub limits: ScriptLimits,
+    /// Its `print` log.
+    pub log: Arc<EntryLog>,
 }
 
 impl Script {
     /// The file name used in error messages (`bot.lua:3: ...`).
-    fn file_name(&self) -> String {
+    pub fn file_name(&self) -> String {
         self.path.file_name().map_or_else(|| self.path.display().to_string(), |f| f.to_string_lossy().into_owned())
     }
 }
@@ -97,13 +115,14 @@ impl EntryLog {
     /// Bytes one entry may write to its log over a whole run.
     pub const CAP: u64 = 16 << 20;
 
-    fn new(dir: Option<&Path>, name: &str, append: bool) -> EntryLog {
+    /// The log of entry `name` in `dir` (`None`: output is dropped).
+    pub fn new(dir: Option<&Path>, name: &str, append: bool) -> EntryLog {
         EntryLog { path: dir.map(|d| d.join(format!("{name}.log"))), append, state: Mutex::new((None, 0)) }
     }
 
     /// Appends one game's output (the file is created, or emptied unless appending, on
     /// first use; each game's output goes out in one write).
-    fn append(&self, text: &str) {
+    pub fn append(&self, text: &str) {
         let Some(path) = &self.path else { return };
         if text.is_empty() {
             return;
@@ -139,19 +158,23 @@ impl EntryLog {
     }
 }
 
-/// What one bot's VM shares with the host functions it calls.
+/// What one bot's VM shares with the host functions it calls. `T` is the game's
+/// context type with its lifetime erased (`Context<'static>`): the slot holds a
+/// pointer to the context of the call in progress, valid only during the call.
 #[derive(Debug)]
-struct Slot {
+pub struct Slot<T> {
     /// The context of the call in progress, or null between calls.
-    ctx: Cell<*const Context<'static>>,
+    ctx: Cell<*const T>,
+    /// The call's random numbers (from the game's generator).
+    random: Cell<Option<Random<'static>>>,
     /// When the call in progress must end: set at the first check of a call (a hook or
     /// progress callback runs only every few hundred operations, so this costs a trivial
     /// call nothing and shifts the deadline by microseconds).
     deadline: Cell<Option<Instant>>,
     /// The time a call may take.
     timeout: Cell<Duration>,
-    /// Entry names, by owner (filled at the first call; fixed for a game).
-    names: RefCell<Vec<String>>,
+    /// Entry names, by entry index (filled by the game's bindings; fixed for a game).
+    pub names: RefCell<Vec<String>>,
     /// This game's `print` output, written to the entry's log when the bot is dropped.
     output: RefCell<String>,
     /// Set when the output first went over [`Slot::OUTPUT_CAP`] (reported once).
@@ -159,15 +182,17 @@ struct Slot {
 }
 
 /// Error text of a script function used outside `do_turn`.
-const OUTSIDE_CALL: &str = "the context and random numbers exist only during do_turn";
+pub const OUTSIDE_CALL: &str = "the context and random numbers exist only during do_turn";
 
-impl Slot {
+impl<T> Slot<T> {
     /// `print` output kept per game before it goes to the log.
     const OUTPUT_CAP: usize = 1 << 20;
 
-    fn new() -> Slot {
+    /// An empty slot.
+    pub fn new() -> Slot<T> {
         Slot {
             ctx: Cell::new(std::ptr::null()),
+            random: Cell::new(None),
             deadline: Cell::new(None),
             timeout: Cell::new(Duration::ZERO),
             names: RefCell::new(Vec::new()),
@@ -176,38 +201,44 @@ impl Slot {
         }
     }
 
-    /// Runs `f` with the slot holding `ctx`, emptied again afterwards even on panic.
-    fn with_call<R>(&self, ctx: &Context<'_>, timeout: Duration, f: impl FnOnce() -> R) -> R {
-        struct Clear<'a>(&'a Cell<*const Context<'static>>);
-        impl Drop for Clear<'_> {
+    /// Runs `f` with the slot holding `ctx` (a context of the game, whatever its
+    /// lifetime: it is read only during `f`) and its random numbers, emptied again
+    /// afterwards even on panic.
+    pub fn with_call<C, R>(&self, ctx: &C, random: Random<'_>, timeout: Duration, f: impl FnOnce() -> R) -> R {
+        struct Clear<'a, T>(&'a Slot<T>);
+        impl<T> Drop for Clear<'_, T> {
             fn drop(&mut self) {
-                self.0.set(std::ptr::null());
+                self.0.ctx.set(std::ptr::null());
+                self.0.random.set(None);
             }
         }
-        if self.names.borrow().len() != ctx.names.len() {
-            *self.names.borrow_mut() = ctx.names.iter().map(|n| n.as_str().to_owned()).collect();
-        }
-        self.ctx.set((ctx as *const Context<'_>).cast());
+        const { assert!(std::mem::size_of::<C>() == std::mem::size_of::<T>()) };
+        self.ctx.set((ctx as *const C).cast());
+        // SAFETY: the lifetime is erased only for the duration of `f`; `Clear` empties
+        // the cell before `random`'s borrow ends.
+        self.random.set(Some(unsafe { std::mem::transmute::<Random<'_>, Random<'static>>(random) }));
         self.start_clock(timeout);
-        let _clear = Clear(&self.ctx);
+        let _clear = Clear(self);
         f()
     }
 
     /// The context of the call in progress.
-    fn ctx(&self) -> Result<&Context<'static>, &'static str> {
+    pub fn ctx(&self) -> Result<&T, &'static str> {
         let p = self.ctx.get();
-        // SAFETY: non-null only inside `with_call`, while the context it points to lives;
-        // the reference does not escape the host function that asked for it.
+        // SAFETY: non-null only inside `with_call`, while the context it points to lives
+        // (`T` is that context's type with its lifetime erased); the reference does not
+        // escape the host function that asked for it.
         if p.is_null() { Err(OUTSIDE_CALL) } else { Ok(unsafe { &*p }) }
     }
 
     /// Starts the time of a call (or of a script's top-level code) afresh.
-    fn start_clock(&self, timeout: Duration) {
+    pub fn start_clock(&self, timeout: Duration) {
         self.timeout.set(timeout);
         self.deadline.set(None);
     }
 
-    fn timed_out(&self) -> bool {
+    /// True once the call has run past its time.
+    pub fn timed_out(&self) -> bool {
         let now = Instant::now();
         match self.deadline.get() {
             Some(deadline) => now > deadline,
@@ -218,16 +249,8 @@ impl Slot {
         }
     }
 
-    /// An id's owner name: an entry's name, `Zombie` or `DeadBody`.
-    fn name_of(&self, id: Id) -> String {
-        match id.owner {
-            Id::ZOMBIE => "Zombie".to_owned(),
-            Id::DEAD_BODY => "DeadBody".to_owned(),
-            i => self.names.borrow().get(i as usize).cloned().unwrap_or_default(),
-        }
-    }
-
-    fn print(&self, text: &str) {
+    /// Adds a line to this game's output.
+    pub fn print(&self, text: &str) {
         let mut out = self.output.borrow_mut();
         if out.len() + text.len() < Self::OUTPUT_CAP {
             out.push_str(text);
@@ -238,40 +261,41 @@ impl Slot {
         }
     }
 
+    /// This game's output so far.
+    pub fn output(&self) -> std::cell::Ref<'_, String> {
+        self.output.borrow()
+    }
+
     /// The error of the call in which the output first went over its cap, once.
-    fn output_error(&self) -> Option<BotError> {
+    pub fn output_error(&self) -> Option<BotError> {
         (self.overflowed.get() == Some(true)).then(|| {
             self.overflowed.set(Some(false));
             BotError::Failed("printed more than 1 MiB in this game; the rest of its output is dropped".into())
         })
     }
 
-    fn random(&self, n: i64) -> Result<i64, String> {
-        let ctx = self.ctx()?;
+    /// The random numbers of the call in progress.
+    pub fn random_source(&self) -> Result<Random<'static>, &'static str> {
+        self.random.get().ok_or(OUTSIDE_CALL)
+    }
+
+    /// A uniform integer in `0..n` (`1 <= n <= u32::MAX`) from the game's generator.
+    pub fn random(&self, n: i64) -> Result<i64, String> {
+        let random = self.random_source()?;
         if !(1..=i64::from(u32::MAX)).contains(&n) {
             return Err(format!("random(n) needs 1 <= n <= {}, got {n}", u32::MAX));
         }
-        Ok(i64::from(ctx.random(n as u32)))
-    }
-
-    fn random_move(&self) -> Result<&'static str, &'static str> {
-        Ok(self.ctx()?.random_move().name())
+        Ok(i64::from(random.below(n as u32)))
     }
 }
 
-/// The move a script names (`"N"`, `"ne"`, `"STAY"`, ...).
-fn parse_move(text: &str) -> Result<Action, BotError> {
-    if let Some(d) = Direction::ALL.into_iter().find(|d| d.name() == text) {
-        return Ok(Action::go(d));
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot::new()
     }
-    Direction::ALL
-        .into_iter()
-        .find(|d| d.name().eq_ignore_ascii_case(text.trim()))
-        .map(Action::go)
-        .ok_or_else(|| BotError::Invalid(format!("unknown move {text:?}")))
 }
 
 /// The first line of an error message, without Lua's traceback.
-fn first_line(text: &str) -> String {
+pub fn first_line(text: &str) -> String {
     text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("error").chars().take(300).collect()
 }

@@ -1,65 +1,55 @@
-//! Rhai bots: one `Engine` per entry per game, sandboxed and limited.
+//! The Rhai engine every game's Rhai bots run in: one `Engine` per entry per game,
+//! sandboxed and limited. A game's bindings (`games/<game>/rhai.rs`) register what
+//! `ctx` offers and read the answers; this module owns the sandbox, the limits and the
+//! call.
 //!
 //! The script defines `fn do_turn(ctx)`; inside it `this` is the entry's persistent
 //! object map. No file or module access exists in Rhai's standard packages, `import`
 //! is compiled out and `eval` is disabled. Each call has an operation budget, a
 //! wall-clock deadline checked from `on_progress`, and the entry a memory cap measured
-//! by the host's allocation meter.
+//! by the host's allocation meter. `print` goes to the entry's log and `random(n)`
+//! draws from the game's generator.
 
 use std::cell::Cell;
 use std::rc::Rc;
-use std::sync::Arc;
 
-use rhai::{AST, Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Scope};
-use zombies_plugin_abi::{Action, Context, Id, VISION_RANGE};
+use rhai::{AST, CallFnOptions, Dynamic, Engine, EvalAltResult, Map, Scope};
+use zombies_plugin_abi::Random;
 
-use super::{Script, Slot, first_line, parse_move};
+use super::{Script, Slot, first_line};
 use crate::alloc_meter;
-use crate::bot::{Bot, BotError, Entry, EntryKind};
-
-/// `ctx` inside a Rhai script: reads go to the call in progress.
-#[derive(Debug, Clone, Copy)]
-struct RhaiCtx;
-
-/// An id inside a Rhai script.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct ScriptId(Id);
-
-/// What `shoot(id)` returns.
-#[derive(Debug, Clone, Copy)]
-struct Shot(Id);
-
-/// Checks the script now (syntax, top-level code, `do_turn`) and makes its entry.
-pub(super) fn entry(script: Script) -> Result<Entry, String> {
-    RhaiBot::new(&script)?;
-    let (name, path) = (script.name.clone(), script.path.clone());
-    let factory = move || RhaiBot::new(&script).map(|b| Box::new(b) as Box<dyn Bot>).map_err(BotError::Failed);
-    Ok(Entry::new(name, EntryKind::Rhai, path, Arc::new(factory)))
-}
+use crate::bot::BotError;
 
 /// Markers `on_progress` terminates a call with.
 const TIMEOUT: &str = "timeout";
 const MEMORY: &str = "memory";
 
-struct RhaiBot {
+/// A script's engine, compiled script, persistent state and slot.
+#[allow(missing_debug_implementations)]
+pub struct RhaiVm<T: 'static> {
     engine: Engine,
     ast: AST,
     scope: Scope<'static>,
     /// The entry's `this`.
     state: Dynamic,
-    slot: Rc<Slot>,
+    /// The slot of this VM.
+    pub slot: Rc<Slot<T>>,
     /// `alloc_meter::thread_net()` minus the bytes this VM holds, during a call.
     mem_base: Rc<Cell<isize>>,
     /// Bytes this VM held after its last call (as the meter saw them).
     retained: isize,
-    script: Script,
+    /// The script.
+    pub script: Script,
 }
 
-impl RhaiBot {
-    fn new(script: &Script) -> Result<RhaiBot, String> {
+impl<T: 'static> RhaiVm<T> {
+    /// Compiles the script with the game's `api` registered, checks for `do_turn(ctx)`
+    /// and runs the top-level statements (once per game, under the call limits).
+    pub fn new(script: &Script, api: impl FnOnce(&mut Engine, &Rc<Slot<T>>)) -> Result<Self, String> {
         let slot = Rc::new(Slot::new());
         let mem_base = Rc::new(Cell::new(alloc_meter::thread_net()));
-        let engine = engine(script, &slot, &mem_base);
+        let mut engine = engine(script, &slot, &mem_base);
+        api(&mut engine, &slot);
         let file = script.file_name();
         let ast = engine.compile(&*script.source).map_err(|e| {
             let line = e.1.line().map_or(String::new(), |l| format!("{l}:"));
@@ -69,10 +59,9 @@ impl RhaiBot {
             return Err(format!("{file}: defines no `fn do_turn(ctx)`"));
         }
         let mut scope = Scope::new();
-        // Top-level statements run once per game, under the same limits as a call.
         slot.start_clock(script.limits.call_timeout);
         engine.run_ast_with_scope(&mut scope, &ast).map_err(|e| format!("{file}: at load: {}", describe(&e)))?;
-        Ok(RhaiBot {
+        Ok(RhaiVm {
             engine,
             ast,
             scope,
@@ -82,6 +71,22 @@ impl RhaiBot {
             retained: 0,
             script: script.clone(),
         })
+    }
+
+    /// Calls `do_turn(arg)` with the slot holding `ctx` and `random`; a failure becomes
+    /// the [`BotError`] it is.
+    pub fn call<C>(&mut self, ctx: &C, random: Random<'_>, arg: Dynamic) -> Result<Dynamic, BotError> {
+        self.mem_base.set(alloc_meter::thread_net() - self.retained);
+        let slot = Rc::clone(&self.slot);
+        let result = slot.with_call(ctx, random, self.script.limits.call_timeout, || {
+            let options = CallFnOptions::new().eval_ast(false).rewind_scope(true).bind_this_ptr(&mut self.state);
+            self.engine.call_fn_with_options::<Dynamic>(options, &mut self.scope, &self.ast, "do_turn", (arg,))
+        });
+        self.retained = (alloc_meter::thread_net() - self.mem_base.get()).max(0);
+        if let Some(err) = self.slot.output_error() {
+            return Err(err);
+        }
+        result.map_err(|e| self.error(&e))
     }
 
     fn error(&self, err: &EvalAltResult) -> BotError {
@@ -97,47 +102,26 @@ impl RhaiBot {
     }
 }
 
+impl<T: 'static> Drop for RhaiVm<T> {
+    fn drop(&mut self) {
+        self.script.log.append(&self.slot.output());
+    }
+}
+
 fn describe(err: &EvalAltResult) -> String {
     first_line(&err.to_string())
 }
 
-impl Bot for RhaiBot {
-    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
-        self.mem_base.set(alloc_meter::thread_net() - self.retained);
-        let slot = Rc::clone(&self.slot);
-        let result = slot.with_call(ctx, self.script.limits.call_timeout, || {
-            let options = CallFnOptions::new().eval_ast(false).rewind_scope(true).bind_this_ptr(&mut self.state);
-            self.engine.call_fn_with_options::<Dynamic>(options, &mut self.scope, &self.ast, "do_turn", (RhaiCtx,))
-        });
-        self.retained = (alloc_meter::thread_net() - self.mem_base.get()).max(0);
-        if let Some(err) = self.slot.output_error() {
-            return Err(err);
-        }
-        let answer = result.map_err(|e| self.error(&e))?;
-        if let Some(text) = answer.clone().try_cast::<ImmutableString>() {
-            parse_move(&text)
-        } else if let Some(Shot(id)) = answer.clone().try_cast::<Shot>() {
-            Ok(Action::shoot(id))
-        } else {
-            Err(BotError::Invalid(format!("do_turn returned {}, not a move or shoot(id)", answer.type_name())))
-        }
-    }
-}
+/// A script function's result.
+pub type Fallible<T> = Result<T, Box<EvalAltResult>>;
 
-impl Drop for RhaiBot {
-    fn drop(&mut self) {
-        self.script.log.append(&self.slot.output.borrow());
-    }
-}
-
-type Fallible<T> = Result<T, Box<EvalAltResult>>;
-
-fn fail<T>(msg: impl Into<String>) -> Fallible<T> {
+/// A script function's error.
+pub fn fail<T>(msg: impl Into<String>) -> Fallible<T> {
     Err(msg.into().into())
 }
 
-/// A sandboxed engine with the bot API registered.
-fn engine(script: &Script, slot: &Rc<Slot>, mem_base: &Rc<Cell<isize>>) -> Engine {
+/// A sandboxed engine with the API every game shares.
+fn engine<T: 'static>(script: &Script, slot: &Rc<Slot<T>>, mem_base: &Rc<Cell<isize>>) -> Engine {
     let limits = &script.limits;
     let mut engine = Engine::new();
     engine
@@ -166,68 +150,7 @@ fn engine(script: &Script, slot: &Rc<Slot>, mem_base: &Rc<Cell<isize>>) -> Engin
             None
         }
     });
-
-    engine.register_type_with_name::<RhaiCtx>("Context");
-    engine.register_type_with_name::<ScriptId>("Id");
-    engine.register_type_with_name::<Shot>("Shot");
-
-    macro_rules! ctx_field {
-        ($name:literal, $get:expr) => {{
-            let s = Rc::clone(slot);
-            engine.register_get($name, move |_: &mut RhaiCtx| -> Fallible<Dynamic> {
-                let ctx = s.ctx()?;
-                Ok($get(ctx))
-            });
-        }};
-    }
-    ctx_field!("id", |c: &Context<'_>| Dynamic::from(ScriptId(c.id)));
-    ctx_field!("bullets", |c: &Context<'_>| Dynamic::from(i64::from(c.bullets)));
-    ctx_field!("clock", |c: &Context<'_>| Dynamic::from(i64::from(c.clock)));
-    ctx_field!("x", |c: &Context<'_>| Dynamic::from(i64::from(c.x)));
-    ctx_field!("y", |c: &Context<'_>| Dynamic::from(i64::from(c.y)));
-    ctx_field!("board_size", |c: &Context<'_>| Dynamic::from(i64::from(c.board_size)));
-
-    let s = Rc::clone(slot);
-    engine.register_fn("look", move |_: &mut RhaiCtx, dx: i64, dy: i64| -> Fallible<Dynamic> {
-        let ctx = s.ctx()?;
-        let r = i64::from(VISION_RANGE);
-        if !(-r..=r).contains(&dx) || !(-r..=r).contains(&dy) {
-            return fail(format!("look({dx}, {dy}): offsets go from -8 to 8"));
-        }
-        Ok(ctx.look(dx as i32, dy as i32).map_or(Dynamic::UNIT, |id| Dynamic::from(ScriptId(id))))
-    });
-    let s = Rc::clone(slot);
-    engine.register_fn("shootable", move |_: &mut RhaiCtx| -> Fallible<Array> {
-        Ok(s.ctx()?.shootable().map(|(_, _, id)| Dynamic::from(ScriptId(id))).collect())
-    });
-    let s = Rc::clone(slot);
-    engine.register_fn("visible", move |_: &mut RhaiCtx| -> Fallible<Array> {
-        let seen = |(dx, dy, id): (i32, i32, Id)| {
-            let mut map = Map::new();
-            map.insert("dx".into(), Dynamic::from(i64::from(dx)));
-            map.insert("dy".into(), Dynamic::from(i64::from(dy)));
-            map.insert("id".into(), Dynamic::from(ScriptId(id)));
-            Dynamic::from_map(map)
-        };
-        Ok(s.ctx()?.visible().map(seen).collect())
-    });
-
-    let s = Rc::clone(slot);
-    engine.register_get("name", move |id: &mut ScriptId| -> ImmutableString { s.name_of(id.0).into() });
-    engine.register_get("number", |id: &mut ScriptId| -> i64 { i64::from(id.0.number) });
-    engine.register_fn("==", |a: ScriptId, b: ScriptId| a == b);
-    engine.register_fn("!=", |a: ScriptId, b: ScriptId| a != b);
-    let s = Rc::clone(slot);
-    engine.register_fn("to_string", move |id: &mut ScriptId| format!("{}#{}", s.name_of(id.0), id.0.number));
-    let s = Rc::clone(slot);
-    engine.register_fn("to_debug", move |id: &mut ScriptId| format!("{}#{}", s.name_of(id.0), id.0.number));
-
-    engine.register_fn("shoot", |id: ScriptId| Shot(id.0));
     let s = Rc::clone(slot);
     engine.register_fn("random", move |n: i64| -> Fallible<i64> { s.random(n).map_err(Into::into) });
-    let s = Rc::clone(slot);
-    engine.register_fn("random_move", move || -> Fallible<ImmutableString> {
-        s.random_move().map(Into::into).map_err(Into::into)
-    });
     engine
 }

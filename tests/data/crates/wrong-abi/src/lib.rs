@@ -12,5 +12,12 @@ extern "C" fn new_bot() -> RResult<BotBox, RString> {
 /// The root module, one ABI version ahead.
 #[export_root_module]
 pub fn root() -> BotModuleRef {
-    BotModule { abi_version: ABI_VERSION + 1, name: RStr::from_str("FutureBot"), new_bot }.leak_into_prefix()
+    BotModule {
+        abi_version: ABI_VERSION + 1,
+        name: RStr::from_str("FutureBot"),
+        new_bot,
+        game: RStr::from_str("zombies"),
+        new_eggs_bot: zombies_plugin_abi::__private::plays_zombies,
+    }
+    .leak_into_prefix()
 }

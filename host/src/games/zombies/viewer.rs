@@ -6,12 +6,47 @@
 //! bullet changes, shots, living players per entry). The page's script and style are in
 //! `viewer.html`, a template compiled into the binary.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use serde_json::{Value, json};
 
-use super::{Replay, ReplayError};
-use crate::zombies::{EntityInfo, Game, Kind};
+use super::{EntityInfo, Game, Kind, Zombies};
+use crate::bot::Bot;
+use crate::game::{Game as _, Outcome};
+use crate::replay::{Replay, ReplayError};
+
+/// Plays a replay again turn by turn, calling `each_turn` with the game before the
+/// first turn and after every turn, and checks that it ends as recorded.
+pub fn replay_turns(replay: &Replay<Zombies>, mut each_turn: impl FnMut(&Game)) -> Result<Outcome, ReplayError> {
+    let h = &replay.header;
+    if h.scores.len() != h.names.len() || h.names.is_empty() {
+        return Err(ReplayError::Corrupt("the header's names and scores do not match".into()));
+    }
+    let config = h.config::<Zombies>()?;
+    let players = u64::from(config.players_per_entry) * h.names.len() as u64;
+    if config.players_per_entry == 0 || players > 200_000 {
+        return Err(ReplayError::Corrupt("implausible game size in the header".into()));
+    }
+    let tape = Rc::new(RefCell::new((0, replay.calls.clone())));
+    let mut bots: Vec<Box<dyn Bot<Zombies>>> = h.names.iter().map(|_| Zombies::playback(Rc::clone(&tape))).collect();
+    let mut game = Game::new(h.names.clone(), h.seed, config);
+    each_turn(&game);
+    while !game.is_over() && config.max_turns.is_none_or(|m| game.clock() < m) {
+        if game.clock() > h.turns {
+            return Err(ReplayError::Mismatch(format!("still playing after turn {}", h.turns)));
+        }
+        game.turn(&mut bots);
+        each_turn(&game);
+        if game.stats().iter().any(|s| s.errors > 0) {
+            return Err(ReplayError::Mismatch(format!("calls ran out in turn {}", game.clock())));
+        }
+    }
+    let outcome = game.outcome();
+    replay.check(&outcome, tape.borrow().0)?;
+    Ok(outcome)
+}
 
 const TEMPLATE: &str = include_str!("viewer.html");
 const DATA_MARK: &str = "/*REPLAY_DATA*/null";
@@ -33,13 +68,13 @@ fn snapshot(game: &Game) -> BTreeMap<u32, EntityInfo> {
 }
 
 /// The page's data: the start, then one frame of changes per turn.
-pub fn viewer_data(replay: &Replay) -> Result<Value, ReplayError> {
+pub fn viewer_data(replay: &Replay<Zombies>) -> Result<Value, ReplayError> {
     let mut side = 0;
     let mut start = Vec::new();
     let mut frames = Vec::new();
     let mut alive = Vec::new();
     let mut prev: BTreeMap<u32, EntityInfo> = BTreeMap::new();
-    replay.replay(|game| {
+    replay_turns(replay, |game| {
         let now = snapshot(game);
         alive.push(json!(game.alive()));
         if game.clock() == 0 {
@@ -95,7 +130,7 @@ pub fn viewer_data(replay: &Replay) -> Result<Value, ReplayError> {
 }
 
 /// The self-contained viewer page of a replay.
-pub fn render(replay: &Replay) -> Result<String, ReplayError> {
+pub fn render(replay: &Replay<Zombies>) -> Result<String, ReplayError> {
     let data = serde_json::to_string(&viewer_data(replay)?).expect("JSON values serialise");
     // Inside <script>, "</" could end the element early; JSON allows "<\/" instead.
     let data = data.replace("</", "<\\/");

@@ -22,6 +22,7 @@ use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
 use zombies_plugin_abi::{Action, Context, Direction, Id, Random, SHOOT_RANGE, VISION_RANGE};
 
 use super::board::Board;
+use super::{GameOutcome, Zombies};
 use crate::bot::{Bot, BotError, CallStats};
 
 /// Players each entry starts with.
@@ -125,19 +126,6 @@ impl Plan {
     }
 }
 
-/// The result of a finished game.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct GameOutcome {
-    /// The game's seed.
-    pub seed: u64,
-    /// Turns played (the final clock).
-    pub turns: u32,
-    /// Score per entry, indexed like the names: the last clock at which it was scored.
-    pub scores: Vec<u32>,
-    /// Bot call counters per entry.
-    pub stats: Vec<CallStats>,
-}
-
 /// A shot fired this turn (for replays): from the shooter's cell toward its target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShotRecord {
@@ -150,7 +138,7 @@ pub struct ShotRecord {
 }
 
 /// Options of a game beyond the rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameConfig {
     /// Players per entry (50 in the rules; smaller values help tests).
     pub players_per_entry: u32,
@@ -443,13 +431,13 @@ impl Game {
     // ----- the turn --------------------------------------------------------------
 
     /// Plays one turn: the eight steps of the rules, in order.
-    pub fn turn(&mut self, bots: &mut [Box<dyn Bot + '_>]) {
+    pub fn turn(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>]) {
         self.turn_observed(bots, |_| {});
     }
 
     /// [`Game::turn`], calling `after(i)` once step `i` of [`STEPS`] is done (for
     /// timing each step).
-    pub fn turn_observed(&mut self, bots: &mut [Box<dyn Bot + '_>], mut after: impl FnMut(usize)) {
+    pub fn turn_observed(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>], mut after: impl FnMut(usize)) {
         self.spawn();
         after(0);
         self.bite();
@@ -470,7 +458,7 @@ impl Game {
 
     /// Plays turns until no living player is left at the start of a turn (or the
     /// configured turn limit), and returns the outcome.
-    pub fn play(mut self, bots: &mut [Box<dyn Bot + '_>]) -> GameOutcome {
+    pub fn play(mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>]) -> GameOutcome {
         assert_eq!(bots.len(), self.names.len(), "one bot per entry");
         while !self.is_over() && self.max_turns.is_none_or(|m| self.clock < m) {
             self.turn(bots);
@@ -521,7 +509,7 @@ impl Game {
     /// Step 4: in a random order, every zombie picks its step and every living player's
     /// bot is called; shots spend bullets and mark their targets. The board is not
     /// changed here, so every decision sees the same snapshot.
-    pub fn decide(&mut self, bots: &mut [Box<dyn Bot + '_>]) {
+    pub fn decide(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>]) {
         let entities = &mut self.entities;
         self.movers.retain(|&n| entities[n as usize].present);
         self.movers.shuffle(&mut self.rng);
@@ -561,7 +549,7 @@ impl Game {
     }
 
     /// Calls the bot of player `number` and applies a shot; returns the planned step.
-    fn player_step(&mut self, bots: &mut [Box<dyn Bot + '_>], names: &[RStr<'_>], number: u32) -> (i32, i32) {
+    fn player_step(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>], names: &[RStr<'_>], number: u32) -> (i32, i32) {
         let e = self.entities[number as usize];
         let owner = e.id.owner as usize;
         let ctx = Context {

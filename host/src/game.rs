@@ -1,0 +1,112 @@
+//! The game boundary: what a game must provide so that the host's plumbing
+//! (discovery, tournaments, parallel play, shards and merge, time banks, isolation,
+//! replays, results files and the CLI) works for it unchanged.
+//!
+//! A game (`games::zombies`, `games::eggs`) is one module implementing [`Game`]: its
+//! rules, what its bots see and answer, how each kind of bot plays it (native ABI,
+//! Rhai, Lua, program protocol), what its replays record, and how its viewer draws.
+//! This module holds the trait and the types every game shares; it has no rules.
+//!
+//! **Architecture Invariant:** nothing outside `games/` names a particular game, except
+//! the registry in `games/mod.rs` that maps a name to its type (and the CLI, which
+//! dispatches through it).
+
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::bot::{Bot, BotFactory, CallStats};
+use crate::loaders::native::NativeModule;
+use crate::loaders::program::Program;
+use crate::loaders::scripts::Script;
+use crate::replay::{Replay, ReplayError};
+
+/// How a tournament ranks entries by their per-game scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ranking {
+    /// Median score, then mean (zombies: the seed's rule).
+    Median,
+    /// Mean score, then median (eggs: the seed's rule).
+    Mean,
+    /// Total score, then mean (target: points summed over games).
+    Total,
+}
+
+/// The result of one finished game.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Outcome {
+    /// The game's seed.
+    pub seed: u64,
+    /// Turns played.
+    pub turns: u32,
+    /// Score per entry, indexed like the entry names.
+    pub scores: Vec<u32>,
+    /// Bot call counters per entry.
+    pub stats: Vec<CallStats>,
+}
+
+/// The calls a recording bot writes (shared by the entries of one game, in call order).
+pub type Tape<C> = Rc<RefCell<Vec<C>>>;
+/// The calls a playback bot reads: the next index and the calls.
+pub type PlaybackTape<C> = Rc<RefCell<(usize, Vec<C>)>>;
+
+/// A game the arena can host. See the module doc for what belongs here.
+pub trait Game: Sized + 'static {
+    /// The game's name on the command line, in replays and in libraries (`zombies`).
+    const NAME: &'static str;
+    /// How its tournaments rank entries.
+    const RANKING: Ranking;
+    /// Version of how the engine plays a seed: bumped whenever the same seed and
+    /// answers would make another game; replays re-play only under the same.
+    const RULES_VERSION: u16;
+    /// What a bot sees for one call.
+    type Ctx<'a>;
+    /// What a bot answers.
+    type Answer;
+    /// The game's options beyond its rules (sent to workers, stored in replays).
+    type Config: Clone + fmt::Debug + Default + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static;
+    /// One bot call as a replay stores it.
+    type Call: Clone + fmt::Debug + PartialEq + Send + 'static;
+
+    /// The turn a call belongs to (a time bank grows by one allowance per turn).
+    fn clock(ctx: &Self::Ctx<'_>) -> u32;
+
+    /// Plays one game with one bot per entry (indexed like `names`) to its end.
+    fn play(names: &[String], seed: u64, config: &Self::Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome;
+
+    /// Checks a set of entry names (non-empty, unique are checked by the loaders):
+    /// names this game reserves for itself.
+    fn reserved_names() -> &'static [&'static str] {
+        &[]
+    }
+
+    // ----- bots of each kind ---------------------------------------------------------
+
+    /// The bots of a native library that declares this game.
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String>;
+    /// The bots of a Rhai script.
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String>;
+    /// The bots of a Lua script.
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String>;
+    /// The bots of a program speaking this game's text protocol.
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String>;
+
+    // ----- replays -------------------------------------------------------------------
+
+    /// Wraps a bot so that each of its calls is appended to `tape` as the engine
+    /// applies it (a failed call as what the engine does instead).
+    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<Self::Call>) -> Box<dyn Bot<Self> + 'a>;
+    /// A bot that answers each call with the next call of `tape`.
+    fn playback(tape: PlaybackTape<Self::Call>) -> Box<dyn Bot<Self>>;
+    /// The calls as bytes (before compression).
+    fn write_calls(calls: &[Self::Call], out: &mut Vec<u8>);
+    /// The calls from bytes; never panics.
+    fn read_calls(bytes: &[u8]) -> Result<Vec<Self::Call>, ReplayError>;
+    /// The replay as one self-contained HTML page.
+    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError>;
+}

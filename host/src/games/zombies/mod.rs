@@ -1,0 +1,126 @@
+//! The zombie survival game "Save the last bullet for yourself": its board and rules
+//! (`board`, `game`), and how each kind of bot plays it (`native`, `rhai`, `lua`,
+//! `program`), what its replays record (`replay`) and how its viewer draws (`viewer`).
+//!
+//! Loading files, limiting bots and running tournaments are not here (see `loaders`,
+//! `limits`, `tournament`). The spec is `shared/rules/zombies.md`; `docs/games/zombies.md`
+//! tells it for bot authors.
+
+pub mod board;
+pub mod game;
+mod lua;
+mod native;
+pub mod program;
+pub mod replay;
+mod rhai;
+pub mod viewer;
+
+use std::sync::Arc;
+
+pub use board::Board;
+pub use game::{
+    EntityInfo, Game, GameConfig, GameRng, Kind, PLAYERS_PER_ENTRY, STARTING_BULLETS, STEPS, ShotRecord, board_side,
+    random_source,
+};
+use zombies_plugin_abi::{Action, Context, Direction, Id};
+
+use crate::bot::{Bot, BotError, BotFactory};
+use crate::game::{Outcome, PlaybackTape, Ranking, Tape};
+use crate::loaders::native::NativeModule;
+use crate::loaders::program::Program;
+use crate::loaders::scripts::Script;
+use crate::replay::{Replay, ReplayError};
+
+/// The result of a zombies game (the arena's common outcome).
+pub type GameOutcome = Outcome;
+
+/// The zombies game, as the host's plumbing sees it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Zombies;
+
+impl crate::game::Game for Zombies {
+    const NAME: &'static str = "zombies";
+    const RANKING: Ranking = Ranking::Median;
+    /// 2: bitten players are turned row by row.
+    const RULES_VERSION: u16 = 2;
+    type Ctx<'a> = Context<'a>;
+    type Answer = Action;
+    type Config = GameConfig;
+    type Call = replay::Call;
+
+    fn clock(ctx: &Context<'_>) -> u32 {
+        ctx.clock
+    }
+
+    fn play(names: &[String], seed: u64, config: &GameConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
+        Game::new(names.to_vec(), seed, *config).play(bots)
+    }
+
+    fn reserved_names() -> &'static [&'static str] {
+        &["Zombie", "DeadBody"]
+    }
+
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
+    }
+
+    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
+        Box::new(replay::Recording { inner, tape })
+    }
+
+    fn playback(tape: PlaybackTape<replay::Call>) -> Box<dyn Bot<Self>> {
+        Box::new(replay::Playback { tape })
+    }
+
+    fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
+        replay::write_calls(calls, out)
+    }
+
+    fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, ReplayError> {
+        replay::read_calls(bytes)
+    }
+
+    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
+        viewer::render(replay)
+    }
+}
+
+/// Test and benchmark bots are closures from a context to an action.
+impl<F: FnMut(&Context<'_>) -> Action> Bot<Zombies> for F {
+    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
+        Ok(self(ctx))
+    }
+}
+
+/// An id's owner name: an entry's name (by index in `names`), `Zombie` or `DeadBody`.
+pub(crate) fn name_of(names: &[String], id: Id) -> String {
+    match id.owner {
+        Id::ZOMBIE => "Zombie".to_owned(),
+        Id::DEAD_BODY => "DeadBody".to_owned(),
+        i => names.get(i as usize).cloned().unwrap_or_default(),
+    }
+}
+
+/// The move a script or program names (`"N"`, `"ne"`, `"STAY"`, ...).
+pub(crate) fn parse_move(text: &str) -> Result<Action, BotError> {
+    if let Some(d) = Direction::ALL.into_iter().find(|d| d.name() == text) {
+        return Ok(Action::go(d));
+    }
+    Direction::ALL
+        .into_iter()
+        .find(|d| d.name().eq_ignore_ascii_case(text.trim()))
+        .map(Action::go)
+        .ok_or_else(|| BotError::Invalid(format!("unknown move {text:?}")))
+}

@@ -1,0 +1,124 @@
+//! The zombies game's Rhai bindings: what `ctx` offers a Rhai bot (`id`, `bullets`,
+//! `clock`, `x`, `y`, `board_size`, `look`, `shootable`, `visible`), ids, `shoot(id)`
+//! and `random_move()`, and how its answer reads. The sandbox and limits are
+//! `loaders::scripts::rhai`'s.
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
+use zombies_plugin_abi::{Action, Context, Id, VISION_RANGE};
+
+use super::{Zombies, name_of, parse_move};
+use crate::bot::{Bot, BotError, BotFactory};
+use crate::loaders::scripts::rhai::{Fallible, RhaiVm, fail};
+use crate::loaders::scripts::{Script, Slot};
+
+type ZSlot = Slot<Context<'static>>;
+
+/// `ctx` inside a Rhai script: reads go to the call in progress.
+#[derive(Debug, Clone, Copy)]
+struct RhaiCtx;
+
+/// An id inside a Rhai script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ScriptId(Id);
+
+/// What `shoot(id)` returns.
+#[derive(Debug, Clone, Copy)]
+struct Shot(Id);
+
+/// Checks the script now (syntax, top-level code, `do_turn`) and makes its bots.
+pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<Zombies>>, String> {
+    RhaiVm::new(&script, api)?;
+    let factory = move || {
+        RhaiVm::new(&script, api).map(|vm| Box::new(RhaiBot(vm)) as Box<dyn Bot<Zombies>>).map_err(BotError::Failed)
+    };
+    Ok(Arc::new(factory))
+}
+
+struct RhaiBot(RhaiVm<Context<'static>>);
+
+impl Bot<Zombies> for RhaiBot {
+    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
+        if self.0.slot.names.borrow().len() != ctx.names.len() {
+            *self.0.slot.names.borrow_mut() = ctx.names.iter().map(|n| n.as_str().to_owned()).collect();
+        }
+        let answer = self.0.call(ctx, ctx.random, Dynamic::from(RhaiCtx))?;
+        if let Some(text) = answer.clone().try_cast::<ImmutableString>() {
+            parse_move(&text)
+        } else if let Some(Shot(id)) = answer.clone().try_cast::<Shot>() {
+            Ok(Action::shoot(id))
+        } else {
+            Err(BotError::Invalid(format!("do_turn returned {}, not a move or shoot(id)", answer.type_name())))
+        }
+    }
+}
+
+/// Registers the zombies API.
+fn api(engine: &mut Engine, slot: &Rc<ZSlot>) {
+    engine.register_type_with_name::<RhaiCtx>("Context");
+    engine.register_type_with_name::<ScriptId>("Id");
+    engine.register_type_with_name::<Shot>("Shot");
+
+    macro_rules! ctx_field {
+        ($name:literal, $get:expr) => {{
+            let s = Rc::clone(slot);
+            engine.register_get($name, move |_: &mut RhaiCtx| -> Fallible<Dynamic> {
+                let ctx = s.ctx()?;
+                Ok($get(ctx))
+            });
+        }};
+    }
+    ctx_field!("id", |c: &Context<'_>| Dynamic::from(ScriptId(c.id)));
+    ctx_field!("bullets", |c: &Context<'_>| Dynamic::from(i64::from(c.bullets)));
+    ctx_field!("clock", |c: &Context<'_>| Dynamic::from(i64::from(c.clock)));
+    ctx_field!("x", |c: &Context<'_>| Dynamic::from(i64::from(c.x)));
+    ctx_field!("y", |c: &Context<'_>| Dynamic::from(i64::from(c.y)));
+    ctx_field!("board_size", |c: &Context<'_>| Dynamic::from(i64::from(c.board_size)));
+
+    let s = Rc::clone(slot);
+    engine.register_fn("look", move |_: &mut RhaiCtx, dx: i64, dy: i64| -> Fallible<Dynamic> {
+        let ctx = s.ctx()?;
+        let r = i64::from(VISION_RANGE);
+        if !(-r..=r).contains(&dx) || !(-r..=r).contains(&dy) {
+            return fail(format!("look({dx}, {dy}): offsets go from -8 to 8"));
+        }
+        Ok(ctx.look(dx as i32, dy as i32).map_or(Dynamic::UNIT, |id| Dynamic::from(ScriptId(id))))
+    });
+    let s = Rc::clone(slot);
+    engine.register_fn("shootable", move |_: &mut RhaiCtx| -> Fallible<Array> {
+        Ok(s.ctx()?.shootable().map(|(_, _, id)| Dynamic::from(ScriptId(id))).collect())
+    });
+    let s = Rc::clone(slot);
+    engine.register_fn("visible", move |_: &mut RhaiCtx| -> Fallible<Array> {
+        let seen = |(dx, dy, id): (i32, i32, Id)| {
+            let mut map = Map::new();
+            map.insert("dx".into(), Dynamic::from(i64::from(dx)));
+            map.insert("dy".into(), Dynamic::from(i64::from(dy)));
+            map.insert("id".into(), Dynamic::from(ScriptId(id)));
+            Dynamic::from_map(map)
+        };
+        Ok(s.ctx()?.visible().map(seen).collect())
+    });
+
+    let s = Rc::clone(slot);
+    engine
+        .register_get("name", move |id: &mut ScriptId| -> ImmutableString { name_of(&s.names.borrow(), id.0).into() });
+    engine.register_get("number", |id: &mut ScriptId| -> i64 { i64::from(id.0.number) });
+    engine.register_fn("==", |a: ScriptId, b: ScriptId| a == b);
+    engine.register_fn("!=", |a: ScriptId, b: ScriptId| a != b);
+    let s = Rc::clone(slot);
+    engine.register_fn("to_string", move |id: &mut ScriptId| {
+        format!("{}#{}", name_of(&s.names.borrow(), id.0), id.0.number)
+    });
+    let s = Rc::clone(slot);
+    engine.register_fn("to_debug", move |id: &mut ScriptId| {
+        format!("{}#{}", name_of(&s.names.borrow(), id.0), id.0.number)
+    });
+
+    engine.register_fn("shoot", |id: ScriptId| Shot(id.0));
+    let s = Rc::clone(slot);
+    engine
+        .register_fn("random_move", move || -> Fallible<ImmutableString> { Ok(s.ctx()?.random_move().name().into()) });
+}
