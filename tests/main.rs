@@ -6,8 +6,12 @@
 //! - `cli`: the `zombies` binary end to end.
 
 mod cli;
+mod eggs_bots;
+mod eggs_rules;
+mod eggs_viewer;
 mod hardening;
 mod native;
+mod programs;
 mod properties;
 mod rules;
 mod scripts;

@@ -12,9 +12,13 @@
 //! dispatches through it).
 
 use std::cell::RefCell;
+use std::ffi::c_void;
 use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
+
+use rand::Rng;
+use zombies_plugin_abi::Random;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -109,4 +113,41 @@ pub trait Game: Sized + 'static {
     fn read_calls(bytes: &[u8]) -> Result<Vec<Self::Call>, ReplayError>;
     /// The replay as one self-contained HTML page.
     fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError>;
+}
+
+/// The generator behind every random choice of a game (PCG, seeded once per game).
+pub type GameRng = rand_pcg::Pcg64Mcg;
+
+/// The bots' view of a generator: a [`Random`] that draws from `rng` for as long as the
+/// borrow lasts.
+pub fn random_source(rng: &mut GameRng) -> Random<'_> {
+    // SAFETY: `rng` is exclusively borrowed for the Random's lifetime, and `next_u64`
+    // casts the pointer back to the same type.
+    unsafe { Random::from_raw((rng as *mut GameRng).cast::<c_void>(), next_u64) }
+}
+
+extern "C" fn next_u64(state: *mut c_void) -> u64 {
+    // SAFETY: `state` is the `GameRng` a `Random` was made from (see `random_source`).
+    let rng = unsafe { &mut *state.cast::<GameRng>() };
+    rng.next_u64()
+}
+
+/// Runs `f` with a [`Random`] that draws from `random` and counts the draws (replays
+/// record how many numbers each call drew, so that playback draws as many).
+pub fn count_draws<R>(random: Random<'_>, f: impl FnOnce(Random<'_>) -> R) -> (R, u32) {
+    struct Counter<'a> {
+        inner: Random<'a>,
+        draws: u32,
+    }
+    extern "C" fn counted(state: *mut c_void) -> u64 {
+        // SAFETY: `state` is the `Counter` below, alive for the whole of `f`.
+        let counter = unsafe { &mut *state.cast::<Counter<'_>>() };
+        counter.draws += 1;
+        counter.inner.next_u64()
+    }
+    let mut counter = Counter { inner: random, draws: 0 };
+    // SAFETY: the counter outlives `f`, and only the Random given to `f` uses it.
+    let counting = unsafe { Random::from_raw((&mut counter as *mut Counter<'_>).cast::<c_void>(), counted) };
+    let result = f(counting);
+    (result, counter.draws)
 }

@@ -2,10 +2,11 @@
 //! name to its type. Everything else in the host is written once over
 //! [`crate::game::Game`].
 
+pub mod eggs;
 pub mod zombies;
 
 /// The names of the games, as `--game` takes them.
-pub const NAMES: [&str; 1] = ["zombies"];
+pub const NAMES: [&str; 2] = ["zombies", "eggs"];
 
 /// Runs `$body` with `$g` bound to the game type named `$name` (a `&str`), or
 /// evaluates `$unknown` for a name no game has.
@@ -15,6 +16,10 @@ macro_rules! with_game {
         match $name {
             "zombies" => {
                 type $g = $crate::games::zombies::Zombies;
+                $body
+            }
+            "eggs" => {
+                type $g = $crate::games::eggs::EggHunt;
                 $body
             }
             _ => $unknown,

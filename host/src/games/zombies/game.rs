@@ -13,13 +13,12 @@
 //! cell; an entity that changes kind gets a new record with a new number and its old
 //! record is marked absent (numbers index `entities` and are never reused).
 
-use std::ffi::c_void;
 use std::sync::Arc;
 use std::time::Instant;
 
-use rand::{Rng, RngExt, SeedableRng, seq::SliceRandom};
+use rand::{RngExt, SeedableRng, seq::SliceRandom};
 use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
-use zombies_plugin_abi::{Action, Context, Direction, Id, Random, SHOOT_RANGE, VISION_RANGE};
+use zombies_plugin_abi::{Action, Context, Direction, Id, SHOOT_RANGE, VISION_RANGE};
 
 use super::board::Board;
 use super::{GameOutcome, Zombies};
@@ -38,7 +37,7 @@ pub const MIN_SIDE: u32 = 17;
 pub const STEPS: [&str; 8] = ["spawn", "bite", "score", "decide", "shoot", "movement", "scavenge", "clock"];
 
 /// The generator behind every random choice of a game.
-pub type GameRng = rand_pcg::Pcg64Mcg;
+pub use crate::game::{GameRng, random_source};
 
 /// Side of the board for `entries` entries of `players_per_entry` players:
 /// `max(17, ceil(sqrt(players / 0.06)))`, computed in `f64` as the original did.
@@ -789,18 +788,4 @@ fn validate(action: Action) -> Result<Decision, BotError> {
         Action::SHOOT => Ok(Decision::Shoot(action.target)),
         k => Err(BotError::Invalid(format!("unknown action kind {k}"))),
     }
-}
-
-/// The bots' view of a generator: a [`Random`] that draws from `rng` for as long as the
-/// borrow lasts.
-pub fn random_source(rng: &mut GameRng) -> Random<'_> {
-    // SAFETY: `rng` is exclusively borrowed for the Random's lifetime, and `next_u64`
-    // casts the pointer back to the same type.
-    unsafe { Random::from_raw((rng as *mut GameRng).cast::<c_void>(), next_u64) }
-}
-
-extern "C" fn next_u64(state: *mut c_void) -> u64 {
-    // SAFETY: `state` is the `GameRng` a `Context` was built with (see `player_step`).
-    let rng = unsafe { &mut *state.cast::<GameRng>() };
-    rng.next_u64()
 }

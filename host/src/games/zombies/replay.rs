@@ -6,13 +6,11 @@
 //! draws, 15 meaning a varint of draws - 15 follows), then for a shot the target's
 //! owner and number as varints. The file around the calls is `replay`'s.
 
-use std::ffi::c_void;
-
-use zombies_plugin_abi::{Action, Context, Direction, Id, Random};
+use zombies_plugin_abi::{Action, Context, Direction, Id};
 
 use super::Zombies;
 use crate::bot::{Bot, BotError};
-use crate::game::{PlaybackTape, Tape};
+use crate::game::{PlaybackTape, Tape, count_draws};
 use crate::replay::{ReplayError, get_varint, put_varint};
 
 /// One bot call: the action the engine applied and the random numbers drawn.
@@ -24,19 +22,6 @@ pub struct Call {
     pub draws: u32,
 }
 
-/// Counts the draws a bot makes through the context it is given.
-struct Counter<'a> {
-    inner: Random<'a>,
-    draws: u32,
-}
-
-extern "C" fn counted(state: *mut c_void) -> u64 {
-    // SAFETY: `state` is the `Counter` of the call in progress (see `Recording::turn`).
-    let counter = unsafe { &mut *state.cast::<Counter<'_>>() };
-    counter.draws += 1;
-    counter.inner.next_u64()
-}
-
 /// Wraps a bot and writes each call to the shared tape.
 pub(super) struct Recording<'a> {
     pub(super) inner: Box<dyn Bot<Zombies> + 'a>,
@@ -45,11 +30,8 @@ pub(super) struct Recording<'a> {
 
 impl Bot<Zombies> for Recording<'_> {
     fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
-        let mut counter = Counter { inner: ctx.random, draws: 0 };
-        // SAFETY: the counter outlives the call, and only this call uses it.
-        let random = unsafe { Random::from_raw((&mut counter as *mut Counter<'_>).cast::<c_void>(), counted) };
-        let answer = self.inner.turn(&Context { random, ..*ctx });
-        self.tape.borrow_mut().push(Call { action: super::game::applied(&answer), draws: counter.draws });
+        let (answer, draws) = count_draws(ctx.random, |random| self.inner.turn(&Context { random, ..*ctx }));
+        self.tape.borrow_mut().push(Call { action: super::game::applied(&answer), draws });
         answer
     }
 }

@@ -1,0 +1,205 @@
+//! Easter Egg Hunt: its rules (`rules`), the host's play loop around them (memories,
+//! validation, counters), and how each kind of bot plays it (`native`, `rhai`, `lua`,
+//! `program`), what its replays record (`replay`) and how its viewer draws (`viewer`).
+//!
+//! The spec is `shared/rules/eggs.md`; `docs/games/eggs.md` tells it for bot authors.
+//! Loading files, limiting bots and running tournaments are not here.
+
+mod lua;
+mod native;
+pub mod program;
+pub mod replay;
+mod rhai;
+pub mod rules;
+pub mod viewer;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use zombies_plugin_abi::abi_stable::std_types::RSlice;
+use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, MEMORY_CAP, NOTHING};
+
+use crate::bot::{Bot, BotError, BotFactory, CallStats};
+use crate::game::{Outcome, PlaybackTape, Ranking, Tape, random_source};
+use crate::loaders::native::NativeModule;
+use crate::loaders::program::Program;
+use crate::loaders::scripts::Script;
+use crate::replay::{Replay, ReplayError};
+
+/// The Easter Egg Hunt, as the host's plumbing sees it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EggHunt;
+
+/// Options of an eggs game beyond its rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EggsConfig {
+    /// End the game after at most this many turns (the rules: `25 n`).
+    pub max_turns: Option<u32>,
+}
+
+impl crate::game::Game for EggHunt {
+    const NAME: &'static str = "eggs";
+    /// The seed's rule: mean eggs per game, ties by median.
+    const RANKING: Ranking = Ranking::Mean;
+    const RULES_VERSION: u16 = 1;
+    type Ctx<'a> = EggsContext<'a>;
+    type Answer = EggsAnswer;
+    type Config = EggsConfig;
+    type Call = replay::Call;
+
+    fn clock(ctx: &EggsContext<'_>) -> u32 {
+        ctx.turn
+    }
+
+    fn play(names: &[String], seed: u64, config: &EggsConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
+        play(names.len(), seed, config, bots, |_| {})
+    }
+
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
+    }
+
+    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
+        Box::new(replay::Recording { inner, tape })
+    }
+
+    fn playback(tape: PlaybackTape<replay::Call>) -> Box<dyn Bot<Self>> {
+        Box::new(replay::Playback { tape })
+    }
+
+    fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
+        replay::write_calls(calls, out)
+    }
+
+    fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, ReplayError> {
+        replay::read_calls(bytes)
+    }
+
+    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
+        viewer::render(replay)
+    }
+}
+
+/// Test and benchmark bots are closures from a context to an answer.
+impl<F: FnMut(&EggsContext<'_>) -> EggsAnswer> Bot<EggHunt> for F {
+    fn turn(&mut self, ctx: &EggsContext<'_>) -> Result<EggsAnswer, BotError> {
+        Ok(self(ctx))
+    }
+}
+
+/// Plays a game of `entries` players (one per entry) to its end, calling `each_turn`
+/// with the game before the first turn and after every turn. Step 1 of a turn is here:
+/// every player's bot answers on the same snapshot, with its memory from the previous
+/// turn; an answer that is not valid (or a failed call) makes the player stand still
+/// with `N` and keeps its memory.
+pub fn play(
+    entries: usize,
+    seed: u64,
+    config: &EggsConfig,
+    bots: &mut [Box<dyn Bot<EggHunt> + '_>],
+    mut each_turn: impl FnMut(&rules::Eggs),
+) -> Outcome {
+    let mut stats = vec![CallStats::default(); entries];
+    let mut game = match rules::Eggs::new(entries, seed) {
+        Ok(game) => game,
+        Err(err) => {
+            for s in &mut stats {
+                s.record_error(&BotError::Disqualified(format!("no game: {err}")));
+            }
+            return Outcome { seed, turns: 0, scores: vec![0; entries], stats };
+        }
+    };
+    if let Some(m) = config.max_turns {
+        game.limit_turns(m);
+    }
+    let mut memories = vec![EggsAnswer::default(); entries];
+    let mut answers = vec![rules::Answer::STAY; entries];
+    each_turn(&game);
+    while !game.is_over() {
+        for (p, answer) in answers.iter_mut().enumerate() {
+            let (turn, max_turns, view) = (game.turn(), game.max_turns(), game.view(p));
+            let ctx = EggsContext {
+                view,
+                player: p as u32,
+                turn,
+                max_turns,
+                memory: RSlice::from_slice(memories[p].memory()),
+                random: random_source(game.rng()),
+            };
+            let s = &mut stats[p];
+            s.calls += 1;
+            let result = if s.calls % CallStats::TIMING_PERIOD == 0 {
+                let start = Instant::now();
+                let result = bots[p].turn(&ctx);
+                s.timed_calls += 1;
+                s.timed_nanos += start.elapsed().as_nanos() as u64;
+                result
+            } else {
+                bots[p].turn(&ctx)
+            };
+            *answer = match result.and_then(|a| validate(&a).map(|v| (v, a))) {
+                Ok((valid, given)) => {
+                    memories[p].set_memory(given.memory());
+                    valid
+                }
+                Err(err) => {
+                    stats[p].record_error(&err);
+                    rules::Answer::STAY
+                }
+            };
+        }
+        game.play_turn(&answers);
+        each_turn(&game);
+    }
+    Outcome { seed, turns: game.turn(), scores: game.scores().to_vec(), stats }
+}
+
+/// The rules' answer for a bot's answer, or why it is not one.
+pub fn validate(answer: &EggsAnswer) -> Result<rules::Answer, BotError> {
+    if !(1..=9).contains(&answer.direction) {
+        return Err(BotError::Invalid(format!("direction {} is not 1..9", answer.direction)));
+    }
+    let act = match answer.action {
+        ATTACK => rules::Act::Attack,
+        COUNTER => rules::Act::Counter,
+        NOTHING | 0 | 0x20 => rules::Act::Nothing,
+        other => {
+            let shown =
+                char::from_u32(other).filter(|c| !c.is_control()).map_or(format!("{other}"), |c| format!("{c:?}"));
+            return Err(BotError::Invalid(format!("action {shown} is not A, C or N")));
+        }
+    };
+    if answer.memory_len as usize > MEMORY_CAP {
+        return Err(BotError::Invalid(format!("memory length {} is over {MEMORY_CAP}", answer.memory_len)));
+    }
+    Ok(rules::Answer { dir: answer.direction as u8, act })
+}
+
+/// An answer from its parts, the memory cut to [`MEMORY_CAP`] bytes.
+pub fn answer(direction: u32, action: u32, memory: &[u8]) -> EggsAnswer {
+    let mut a = EggsAnswer { direction, action, ..EggsAnswer::default() };
+    a.set_memory(memory);
+    a
+}
+
+/// The action letter of a script's or program's answer: `A`, `C`, `N`, or blank for `N`.
+pub fn action_code(text: &str) -> Result<u32, BotError> {
+    match text.trim() {
+        "A" => Ok(ATTACK),
+        "C" => Ok(COUNTER),
+        "N" | "" => Ok(NOTHING),
+        other => Err(BotError::Invalid(format!("action {other:?} is not A, C or N"))),
+    }
+}

@@ -1,0 +1,1 @@
+//! The eggs replay viewer: the page is self-contained and draws every turn.
