@@ -1,1 +1,142 @@
-//! Program bots: the process layer (limits, deadlines, late answers, no leaks) and each game's text protocol.
+//! Program bots: the process layer (limits, deadlines, late answers, no leaks) and each
+//! game's text protocol, end to end through discovery and games.
+
+mod common;
+mod process;
+mod run_once;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use arena::abi::eggs::EggsAnswer;
+use arena::bot::EntryKind;
+use arena::games::eggs::{EggHunt, EggsConfig};
+use arena::games::zombies::{GameConfig, Zombies};
+use arena::loaders::{ScriptLimits, SearchPaths, discover};
+use arena::tournament::play_game;
+
+/// Writes an executable script `name` into `dir`.
+fn program(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn limits(timeout_ms: u64) -> ScriptLimits {
+    ScriptLimits { call_timeout: std::time::Duration::from_millis(timeout_ms), ..ScriptLimits::default() }
+}
+
+fn python() -> Option<&'static str> {
+    ["/usr/bin/python3", "/usr/local/bin/python3"].into_iter().find(|p| Path::new(p).exists())
+}
+
+const SEED_BOT: &str = r#"import sys
+view = [sys.stdin.readline().rstrip("\n") for _ in range(5)]
+memory = sys.stdin.readline().rstrip("\n")
+n = int(memory or "0") + 1
+print(4 if n % 2 else 8)
+print("N")
+print(n)
+"#;
+
+#[test]
+fn an_eggs_program_plays_the_seed_protocol_once_per_turn_and_keeps_its_memory() {
+    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let dir = tempfile::tempdir().unwrap();
+    program(dir.path(), "counter.py", &format!("#!{py}\n# arena: eggs\n{SEED_BOT}"));
+    let found =
+        discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(2000));
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    assert_eq!(found.entries[0].kind, EntryKind::Program);
+    let out = play_game(&found.entries, 5, &EggsConfig { max_turns: Some(6) });
+    assert_eq!(out.turns, 6);
+    assert_eq!((out.stats[0].calls, out.stats[0].errors), (6, 0), "{:?}", out.stats[0].messages);
+}
+
+#[test]
+fn a_persistent_eggs_program_answers_three_lines_per_call() {
+    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let dir = tempfile::tempdir().unwrap();
+    let body = r#"import sys
+while True:
+    rows = [sys.stdin.readline() for _ in range(6)]
+    if not rows[-1]:
+        break
+    print("9"); print("C"); print(rows[5].strip() + "x")
+"#;
+    program(dir.path(), "steady.py", &format!("#!{py}\n# arena: eggs persistent\n{body}"));
+    let found =
+        discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(2000));
+    let out = play_game(&found.entries, 1, &EggsConfig { max_turns: Some(20) });
+    assert_eq!((out.stats[0].calls, out.stats[0].errors), (20, 0), "{:?}", out.stats[0].messages);
+}
+
+#[test]
+fn eggs_programs_that_hang_crash_or_print_garbage_cost_one_error_per_call() {
+    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let dir = tempfile::tempdir().unwrap();
+    program(dir.path(), "sleepy.py", &format!("#!{py}\n# arena: eggs\nimport time\ntime.sleep(5)\n"));
+    program(dir.path(), "crashy.py", &format!("#!{py}\n# arena: eggs\nraise SystemExit(3)\n"));
+    program(dir.path(), "garbage.py", &format!("#!{py}\n# arena: eggs\nprint('hello')\n"));
+    let found =
+        discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(300));
+    assert_eq!(found.entries.len(), 3, "{:?}", found.skipped);
+    let started = std::time::Instant::now();
+    let out = play_game(&found.entries, 2, &EggsConfig { max_turns: Some(3) });
+    assert!(started.elapsed().as_secs() < 10, "each hung call costs its limit only");
+    for (e, s) in found.entries.iter().zip(&out.stats) {
+        assert_eq!(s.calls, 3, "{}", e.name);
+        assert_eq!(s.errors + s.overruns, 3, "{}: {:?}", e.name, s.messages);
+    }
+    let messages =
+        |name: &str| out.stats[found.entries.iter().position(|e| e.name == name).unwrap()].messages.join(" | ");
+    assert!(messages("crashy").contains("exit status 3"), "{}", messages("crashy"));
+    assert!(messages("garbage").contains("hello"), "{}", messages("garbage"));
+}
+
+#[test]
+fn a_zombies_program_bot_enters_the_zombie_game_and_shoots() {
+    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let dir = tempfile::tempdir().unwrap();
+    let body = r#"import sys
+for line in sys.stdin:
+    f = [int(v) for v in line.split()]
+    owner, bullets, k = f[1], f[5], f[7]
+    seen = [f[8 + 4 * i: 12 + 4 * i] for i in range(k)]
+    zombies = [s for s in seen if s[2] == -1 and max(abs(s[0]), abs(s[1])) <= 5]
+    if zombies and bullets > 0:
+        print("SHOOT", zombies[0][3])
+    else:
+        print("STAY")
+    sys.stdout.flush()
+"#;
+    program(dir.path(), "marksman.py", &format!("#!{py}\n{body}"));
+    let found =
+        discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(2000));
+    assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
+    let out = play_game(&found.entries, 3, &GameConfig { players_per_entry: 10, max_turns: Some(60) });
+    let s = &out.stats[0];
+    assert!(s.calls > 20, "{s:?}");
+    assert_eq!(s.errors + s.overruns, 0, "{:?}", s.messages);
+}
+
+#[test]
+fn a_program_of_another_game_is_skipped_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    program(dir.path(), "hunter.sh", "#!/bin/sh\n# arena: eggs\necho 9\n");
+    let found =
+        discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(500));
+    assert!(found.entries.is_empty());
+    assert_eq!(found.skipped.len(), 1);
+    assert!(found.skipped[0].reason.contains("plays eggs; this is a zombies tournament"), "{}", found.skipped[0]);
+}
+
+#[test]
+fn the_eggs_request_is_the_five_view_rows_and_the_memory() {
+    let ctx_answer = arena::games::eggs::program::read_answer(&["5".into()]).unwrap();
+    assert_eq!((ctx_answer.direction, ctx_answer.action, ctx_answer.memory()), (5, u32::from(b'N'), &b""[..]));
+    let a: EggsAnswer = arena::games::eggs::program::read_answer(&["2".into(), "A".into(), "abc".into()]).unwrap();
+    assert_eq!((a.direction, a.action, a.memory()), (2, u32::from(b'A'), &b"abc"[..]));
+    assert!(arena::games::eggs::program::read_answer(&["0".into()]).is_err());
+    assert!(arena::games::eggs::program::read_answer(&["3".into(), "X".into()]).is_err());
+}

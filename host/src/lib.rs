@@ -12,6 +12,7 @@ pub mod isolate;
 pub mod limits;
 pub mod loaders;
 pub mod plot;
+pub mod process;
 pub mod replay;
 pub mod tournament;
 

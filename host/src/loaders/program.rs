@@ -13,8 +13,9 @@ use std::sync::Arc;
 
 use super::ScriptLimits;
 use super::scripts::EntryLog;
-use crate::bot::{Entry, EntryKind};
+use crate::bot::{BotError, Entry, EntryKind};
 use crate::game::Game;
+use crate::process::{CallError, Limits, Process, ProgramSpec, run_once};
 
 /// A program bot as loaded: how to start it and under which limits.
 #[derive(Debug, Clone)]
@@ -34,6 +35,25 @@ pub struct Program {
 }
 
 impl Program {
+    /// How to start it: the command, in the file's directory.
+    pub fn spec(&self) -> ProgramSpec {
+        ProgramSpec { command: self.command.clone(), dir: self.path.parent().map(Path::to_owned), env: Vec::new() }
+    }
+
+    /// The limits every program bot runs under, set before it starts (`setrlimit`):
+    /// 2 GiB of address space, 64 open files, files of at most 16 MiB; answers of at
+    /// most 64 KiB and 64 KiB of standard error kept per process.
+    pub fn process_limits(&self) -> Limits {
+        Limits {
+            address_space: Some(2 << 30),
+            open_files: Some(64),
+            file_size: Some(16 << 20),
+            max_answer_bytes: 64 << 10,
+            stderr_cap: 64 << 10,
+            ..Limits::default()
+        }
+    }
+
     /// The file name used in messages.
     pub fn file_name(&self) -> String {
         self.path.file_name().map_or_else(|| self.path.display().to_string(), |f| f.to_string_lossy().into_owned())
@@ -70,4 +90,69 @@ pub fn load<G: Game>(path: &Path, limits: &ScriptLimits, persistent: bool) -> Re
         log,
     };
     Ok(Entry::new(name, EntryKind::Program, path, G::program_bots(program)?))
+}
+
+/// Talks to a program bot for one game: one process for the whole game (persistent),
+/// or a fresh process per call (the seed protocols'). A persistent process that died is
+/// started again at the next call (its state is lost, and the failed call counted).
+#[derive(Debug)]
+pub struct Talker {
+    program: Program,
+    process: Option<Process>,
+}
+
+impl Talker {
+    /// Nothing is started until the first call.
+    pub fn new(program: Program) -> Talker {
+        Talker { program, process: None }
+    }
+
+    /// The program.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Sends `request` and reads the answer's `lines` lines (a once-per-call program may
+    /// print fewer: it ends, and what it printed is the answer), within the per-call
+    /// time limit. Every failure is one [`BotError`] for this call.
+    pub fn ask(&mut self, request: &[u8], lines: usize) -> Result<Vec<String>, BotError> {
+        let timeout = self.program.limits.call_timeout;
+        let result = if self.program.persistent {
+            if self.process.as_ref().is_none_or(Process::has_ended) {
+                let sink = Box::new(LogSink(Arc::clone(&self.program.log)));
+                let process = Process::spawn(&self.program.spec(), &self.program.process_limits(), sink)
+                    .map_err(|e| error(&self.program, e))?;
+                self.process = Some(process);
+            }
+            let process = self.process.as_mut().expect("started above");
+            process.ask(request, lines, timeout)
+        } else {
+            let mut sink = LogSink(Arc::clone(&self.program.log));
+            run_once(&self.program.spec(), &self.program.process_limits(), request, lines, timeout, &mut sink)
+        };
+        result.map_err(|e| error(&self.program, e))
+    }
+}
+
+/// A call's failure as the entry's stats count it.
+fn error(program: &Program, err: CallError) -> BotError {
+    match err {
+        CallError::Timeout => BotError::Timeout,
+        CallError::Flood | CallError::Garbage(_) => BotError::Invalid(format!("{}: {err}", program.file_name())),
+        _ => BotError::Failed(format!("{}: {err}", program.file_name())),
+    }
+}
+
+/// Standard error of a program, into its entry's log.
+struct LogSink(Arc<EntryLog>);
+
+impl std::io::Write for LogSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.append(&String::from_utf8_lossy(buf));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

@@ -1,13 +1,84 @@
-//! The zombies text protocol for program bots (any language). See
-//! `docs/games/zombies.md`.
+//! The zombies text protocol for program bots (any language), one line per call.
+//!
+//! One process plays the whole game for its entry (the entry's shared instance: it is
+//! asked once per living player per turn, and may keep state to coordinate them). Each
+//! call is one line of space-separated integers:
+//!
+//! `clock owner number x y bullets side k` then, `k` times, `dx dy owner number`
+//!
+//! for the player being decided (its entry index `owner`, its `number`, position,
+//! bullets, the board's side) and every entity in its 17x17 view (itself included),
+//! columns `dx = -8..8`, rows `dy = -8..8` in each, where `owner` is an entry index,
+//! `-1` for a zombie or `-2` for a dead body. The answer is one line: a move (`N`,
+//! `NE`, `E`, `SE`, `S`, `SW`, `W`, `NW`, `STAY`) or `SHOOT <number>` naming an entity
+//! in view. Programs must flush standard output after each answer.
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
-use super::Zombies;
-use crate::bot::BotFactory;
-use crate::loaders::program::Program;
+use zombies_plugin_abi::{Action, Context, Id};
 
-/// The bots of a program.
+use super::{Zombies, parse_move};
+use crate::bot::{Bot, BotError, BotFactory};
+use crate::loaders::program::{Program, Talker};
+
+/// The bots of a program (always one process per game).
 pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<Zombies>>, String> {
-    Err(format!("{}: program bots are not wired yet", program.file_name()))
+    let program = Program { persistent: true, ..program };
+    let factory = move || Ok(Box::new(ProgramBot(Talker::new(program.clone()))) as Box<dyn Bot<Zombies>>);
+    Ok(Arc::new(factory))
+}
+
+struct ProgramBot(Talker);
+
+fn owner_code(id: Id) -> i64 {
+    match id.owner {
+        Id::ZOMBIE => -1,
+        Id::DEAD_BODY => -2,
+        o => i64::from(o),
+    }
+}
+
+/// The request line of a call.
+pub fn request(ctx: &Context<'_>) -> String {
+    let seen: Vec<(i32, i32, Id)> = ctx.visible().collect();
+    let mut line = format!(
+        "{} {} {} {} {} {} {} {}",
+        ctx.clock,
+        ctx.id.owner,
+        ctx.id.number,
+        ctx.x,
+        ctx.y,
+        ctx.bullets,
+        ctx.board_size,
+        seen.len()
+    );
+    for (dx, dy, id) in &seen {
+        let _ = write!(line, " {dx} {dy} {} {}", owner_code(*id), id.number);
+    }
+    line.push('\n');
+    line
+}
+
+/// The action in an answer line.
+pub fn read_answer(ctx: &Context<'_>, line: &str) -> Result<Action, BotError> {
+    let line = line.trim();
+    if let Some(rest) = line.strip_prefix("SHOOT").or_else(|| line.strip_prefix("shoot")) {
+        let number: u32 =
+            rest.trim().parse().map_err(|_| BotError::Invalid(format!("{line:?}: SHOOT needs an entity number")))?;
+        let target = ctx
+            .visible()
+            .find(|(_, _, id)| id.number == number)
+            .map(|(_, _, id)| id)
+            .ok_or_else(|| BotError::Invalid(format!("{line:?}: no entity {number} in view")))?;
+        return Ok(Action::shoot(target));
+    }
+    parse_move(line)
+}
+
+impl Bot<Zombies> for ProgramBot {
+    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
+        let lines = self.0.ask(request(ctx).as_bytes(), 1)?;
+        read_answer(ctx, lines.first().map_or("", String::as_str))
+    }
 }
