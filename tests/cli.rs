@@ -27,7 +27,7 @@ fn stdout(out: &Output) -> String {
 fn scripts_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for f in ["coward.lua", "sentinel.rhai"] {
-        std::fs::copy(root().join("scripts").join(f), dir.path().join(f)).unwrap();
+        std::fs::copy(root().join("scripts/zombies").join(f), dir.path().join(f)).unwrap();
     }
     std::fs::copy(data("scripts/syntax_error.lua"), dir.path().join("syntax_error.lua")).unwrap();
     dir

@@ -51,7 +51,7 @@ fn corpus(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     ] {
         std::fs::copy(data(&format!("scripts/{f}")), scripts.join(f)).unwrap();
     }
-    std::fs::copy(root().join("scripts/coward.lua"), scripts.join("coward.lua")).unwrap();
+    std::fs::copy(root().join("scripts/zombies/coward.lua"), scripts.join("coward.lua")).unwrap();
     (plugins, scripts)
 }
 

@@ -246,8 +246,8 @@ fn state_persists_between_calls_and_is_fresh_for_each_game() {
 fn script_games_replay_exactly_from_their_seed() {
     let (_d, found) = discover_files(
         &[
-            &root().join("scripts/drifter.rhai"),
-            &root().join("scripts/gunslinger.lua"),
+            &root().join("scripts/zombies/drifter.rhai"),
+            &root().join("scripts/zombies/gunslinger.lua"),
             &data("scripts/returns_number.lua"),
         ],
         &ScriptLimits::default(),
@@ -264,7 +264,11 @@ fn script_games_replay_exactly_from_their_seed() {
 #[test]
 fn a_syntax_error_skips_the_entry_with_file_and_line() {
     let (_d, found) = discover_files(
-        &[&data("scripts/syntax_error.lua"), &data("scripts/syntax_error.rhai"), &root().join("scripts/coward.lua")],
+        &[
+            &data("scripts/syntax_error.lua"),
+            &data("scripts/syntax_error.rhai"),
+            &root().join("scripts/zombies/coward.lua"),
+        ],
         &limits(),
     );
     assert_eq!(found.entries.len(), 1, "the good one plays");

@@ -23,7 +23,7 @@ fn entries() -> Vec<Entry<Zombies>> {
     let (_dir, mut found) = {
         let dir = tempfile::tempdir().unwrap();
         for f in ["gunslinger.lua", "sentinel.rhai"] {
-            std::fs::copy(root().join("scripts").join(f), dir.path().join(f)).unwrap();
+            std::fs::copy(root().join("scripts/zombies").join(f), dir.path().join(f)).unwrap();
         }
         let found = arena::loaders::discover(
             &arena::loaders::SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },

@@ -5,6 +5,7 @@
 //! `cargo bench -p zombies --bench calls`. Overhead of a path = its time minus the
 //! baseline's.
 
+use arena::games::zombies::Zombies;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,7 +21,7 @@ fn root() -> PathBuf {
 }
 
 /// The C bot, compiled with the system compiler into `dir`.
-fn c_bot(dir: &Path) -> Entry {
+fn c_bot(dir: &Path) -> Entry<Zombies> {
     let out = dir.join(format!("{}cstay{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX));
     let status = std::process::Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
         .args(["-O2", "-shared", "-fPIC", "-I"])
@@ -35,13 +36,13 @@ fn c_bot(dir: &Path) -> Entry {
 }
 
 /// The StandStill example plugin, built by cargo as a dev-dependency.
-fn rust_bot() -> Entry {
+fn rust_bot() -> Entry<Zombies> {
     let deps = std::env::current_exe().unwrap().parent().unwrap().to_owned();
     let file = format!("{}standstill{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
     native::load(&deps.join(file)).unwrap()
 }
 
-fn script_bot(dir: &Path, file: &str, source: &str) -> Entry {
+fn script_bot(dir: &Path, file: &str, source: &str) -> Entry<Zombies> {
     let sub = dir.join(file.replace('.', "_"));
     std::fs::create_dir_all(&sub).unwrap();
     std::fs::write(sub.join(file), source).unwrap();
@@ -66,7 +67,7 @@ fn calls(c: &mut Criterion) {
         "stay.rhai",
         "fn do_turn(ctx) { if ctx.bullets > 100 || ctx.look(1, 0) == () { \"N\" } else { \"STAY\" } }",
     );
-    let bots: Vec<(&str, Entry)> = vec![
+    let bots: Vec<(&str, Entry<Zombies>)> = vec![
         ("rust closure (baseline)", closure),
         ("native rust (abi_stable)", rust_bot()),
         ("native c (C table)", c_bot(dir.path())),
@@ -78,7 +79,7 @@ fn calls(c: &mut Criterion) {
     group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
     with_sample_context(|ctx| {
         for (name, entry) in &bots {
-            let mut bot: Box<dyn Bot> = entry.create_bot().unwrap();
+            let mut bot: Box<dyn Bot<Zombies>> = entry.create_bot().unwrap();
             assert_eq!(bot.turn(ctx), Ok(Action::stay()), "{name}");
             group.bench_function(*name, |b| b.iter(|| black_box(bot.turn(black_box(ctx)))));
         }

@@ -209,3 +209,58 @@ pub fn step_profile(workload: &Workload, min_time: Duration) -> StepProfile {
     }
     StepProfile { name: workload.name.clone(), turns, nanos }
 }
+
+/// Easter Egg Hunt workloads (`arena --game eggs bench`).
+pub mod eggs {
+    use std::time::{Duration, Instant};
+
+    use crate::bot::Entry;
+    use crate::games::eggs::{EggHunt, EggsConfig};
+    use crate::process::{Limits, Process, ProgramSpec, run_once};
+    use crate::tournament::play_game;
+
+    /// Whole games of `entries` (one player each) for at least `min_time`: games,
+    /// player-turns, and player-turns per second.
+    pub fn player_turns_per_sec(entries: &[Entry<EggHunt>], min_time: Duration) -> (u64, u64, f64) {
+        let (mut games, mut turns) = (0u64, 0u64);
+        let started = Instant::now();
+        while games == 0 || started.elapsed() < min_time {
+            let outcome = play_game(entries, games, &EggsConfig::default());
+            turns += u64::from(outcome.turns) * entries.len() as u64;
+            games += 1;
+        }
+        (games, turns, turns as f64 / started.elapsed().as_secs_f64())
+    }
+
+    /// Median and 99th percentile, in microseconds, of `n` round trips (write one line,
+    /// read one line) to a persistent `command` that echoes lines.
+    pub fn round_trip_micros(command: &[&str], n: usize) -> Result<(f64, f64), String> {
+        let spec = ProgramSpec::new(command.iter().copied());
+        let mut p = Process::spawn(&spec, &Limits::default(), Box::new(std::io::sink())).map_err(|e| e.to_string())?;
+        let mut times = Vec::with_capacity(n);
+        for i in 0..n {
+            let line = format!("{i}\n");
+            let start = Instant::now();
+            p.ask(line.as_bytes(), 1, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+            times.push(start.elapsed().as_secs_f64() * 1e6);
+        }
+        times.sort_by(f64::total_cmp);
+        Ok((times[n / 2], times[(n * 99 / 100).min(n - 1)]))
+    }
+
+    /// Median time, in milliseconds, of one once-per-turn call of `command` (start the
+    /// process, send six lines, read its answer, end it), over `n` calls.
+    pub fn once_per_turn_millis(command: &[&str], n: usize) -> Result<f64, String> {
+        let spec = ProgramSpec::new(command.iter().copied());
+        let input = b"#####\n#o * \n  *  \n     \n#####\n\n";
+        let mut times = Vec::with_capacity(n);
+        for _ in 0..n {
+            let start = Instant::now();
+            run_once(&spec, &Limits::default(), input, 3, Duration::from_secs(5), &mut std::io::sink())
+                .map_err(|e| e.to_string())?;
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        times.sort_by(f64::total_cmp);
+        Ok(times[n / 2])
+    }
+}

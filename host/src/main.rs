@@ -443,8 +443,65 @@ fn replay_page<G: Game>(file: &Path, bytes: &[u8], html: &Path) -> Result<()> {
 fn bench<G: Game>(sources: &Sources, seconds: f64, only: Option<&str>, games: u64, steps: bool) -> Result<()> {
     match G::NAME {
         "zombies" => zombies_bench(&discover(sources, None), seconds, only, games, steps),
+        "eggs" => eggs_bench(&discover(sources, None), seconds, only),
         other => bail!("no benchmark workloads for {other} yet"),
     }
+}
+
+/// Eggs: the engine with native bots (player-turns per second), and program bots'
+/// round trips (persistent) and calls (once per turn, the seed's protocol).
+fn eggs_bench(discovery: &Discovery<arena::games::eggs::EggHunt>, seconds: f64, only: Option<&str>) -> Result<()> {
+    use arena::bench::eggs::{once_per_turn_millis, player_turns_per_sec, round_trip_micros};
+    use arena::games::eggs::{EggHunt, answer};
+    let time = Duration::from_secs_f64(seconds);
+    // The engine's speed with a native bot that costs nearly nothing: the random one.
+    let natives = || discovery.entries.iter().filter(|e| e.kind == EntryKind::Native);
+    let native = natives().find(|e| e.name.to_lowercase().contains("random")).or_else(|| natives().next()).cloned();
+    let builtin = Entry::<EggHunt>::builtin("RustRandom", || {
+        |ctx: &arena::abi::eggs::EggsContext<'_>| answer(1 + ctx.random(9), [65, 67, 78][ctx.random(3) as usize], b"")
+    });
+    let mut bots = vec![("builtin Rust closure", builtin)];
+    if let Some(n) = native {
+        bots.push(("native plugin", n));
+    } else {
+        println!("(no native eggs plugin found: build with `cargo build --release`, add --plugins target/release)");
+    }
+    println!("{:<36} {:>7} {:>14} {:>18}", "workload", "games", "player-turns", "player-turns/s");
+    for (what, entry) in &bots {
+        for players in [7usize, 50] {
+            let name = format!("E{players} {what} ({})", entry.name);
+            if only.is_some_and(|o| !name.contains(o)) {
+                continue;
+            }
+            let entries: Vec<_> = (0..players).map(|i| entry.renamed(format!("P{i}"))).collect();
+            let (games, turns, rate) = player_turns_per_sec(&entries, time);
+            println!("{name:<36} {games:>7} {turns:>14} {rate:>18.0}");
+        }
+    }
+    if only.is_none_or(|o| "programs".contains(o)) {
+        println!("\nprogram bots (median over many calls):");
+        // The system's interpreter: a `python3` found through PATH may be a shell shim
+        // (pyenv) that costs ~100 ms more per start.
+        let python = ["/usr/bin/python3", "python3"].into_iter().find(|p| !p.starts_with('/') || Path::new(p).exists());
+        let python = python.unwrap_or("python3");
+        let echo = "import sys\nfor l in sys.stdin: print(l, end='')";
+        for (what, cmd) in
+            [("cat (persistent)", vec!["cat"]), ("python3 echo (persistent)", vec![python, "-u", "-c", echo])]
+        {
+            match round_trip_micros(&cmd, 20_000) {
+                Ok((median, p99)) => println!("  round trip, {what}: median {median:.1} us, p99 {p99:.1} us"),
+                Err(e) => println!("  round trip, {what}: {e}"),
+            }
+        }
+        let seed_bot = "import sys\nrows=[sys.stdin.readline() for _ in range(6)]\nprint(9);print('N');print('')";
+        for (what, cmd) in [("/bin/cat", vec!["/bin/cat"]), (python, vec![python, "-c", seed_bot])] {
+            match once_per_turn_millis(&cmd, 100) {
+                Ok(ms) => println!("  once-per-turn call (the seed's protocol), {what}: median {ms:.2} ms"),
+                Err(e) => println!("  once-per-turn call, {what}: {e}"),
+            }
+        }
+    }
+    Ok(())
 }
 
 fn zombies_bench(
