@@ -3,6 +3,8 @@
 //! [`crate::game::Game`].
 
 pub mod eggs;
+pub mod hex;
+pub mod target;
 pub mod zombies;
 
 /// The names of the games, as `--game` takes them.
