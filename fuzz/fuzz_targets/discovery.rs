@@ -1,8 +1,10 @@
-//! Plugin and script discovery over arbitrary files (any bytes, named like a library, a
-//! Lua or a Rhai script) reports each bad file in one line, never panics.
+//! Plugin and script discovery, for every game, over arbitrary files (any bytes, named
+//! like a library, a Lua or a Rhai script) reports each bad file in one line, never panics.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use arena::games::eggs::EggHunt;
+use arena::games::zombies::Zombies;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 
 fuzz_target!(|data: &[u8]| {
@@ -15,8 +17,9 @@ fuzz_target!(|data: &[u8]| {
     };
     std::fs::write(dir.path().join(name), bytes).unwrap();
     let paths = SearchPaths { plugins: vec![dir.path().to_owned()], scripts: vec![dir.path().to_owned()] };
-    let found = discover(&paths, &ScriptLimits { op_budget: 10_000, ..ScriptLimits::default() });
-    for s in &found.skipped {
+    let limits = ScriptLimits { op_budget: 10_000, ..ScriptLimits::default() };
+    let skipped = [discover::<Zombies>(&paths, &limits).skipped, discover::<EggHunt>(&paths, &limits).skipped];
+    for s in skipped.iter().flatten() {
         assert!(!s.to_string().contains('\n'), "one line: {s}");
     }
 });

@@ -3,11 +3,17 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use arena::games::eggs::EggHunt;
+use arena::games::zombies::{Zombies, viewer::replay_turns};
 use arena::replay::Replay;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(replay) = Replay::from_bytes(data) {
-        let _ = replay.replay(|_| {});
+    if let Ok(replay) = Replay::<Zombies>::from_bytes(data) {
+        let _ = replay_turns(&replay, |_| {});
+        let _ = replay.to_bytes();
+    }
+    if let Ok(replay) = Replay::<EggHunt>::from_bytes(data) {
+        let _ = replay.verify();
         let _ = replay.to_bytes();
     }
 });

@@ -4,6 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use arena::bench::with_sample_context;
+use arena::games::zombies::Zombies;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 
 fuzz_target!(|data: &[u8]| {
@@ -12,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     std::fs::write(dir.path().join("f.lua"), format!("function do_turn(ctx)\nreturn {expr}\nend\n")).unwrap();
     std::fs::write(dir.path().join("g.rhai"), format!("fn do_turn(ctx) {{\n{expr}\n}}\n")).unwrap();
     let limits = ScriptLimits { op_budget: 10_000, memory: 8 << 20, ..ScriptLimits::default() };
-    let found = discover(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
+    let found = discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
     for entry in &found.entries {
         let Ok(mut bot) = entry.create_bot() else { continue };
         let _ = with_sample_context(|ctx| bot.turn(ctx));
