@@ -7,6 +7,7 @@
 
 mod cli;
 mod eggs_bots;
+mod eggs_cli;
 mod eggs_rules;
 mod eggs_viewer;
 mod hardening;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
 use arena::bot::{Entry, EntryKind};
-use arena::game::Game;
+use arena::game::{Game, Ranking};
 use arena::isolate::{Isolation, ProbeReport, WorkerReport};
 use arena::limits::{BlamePage, Cut, Guarded, TimeBank};
 use arena::loaders::{self, Discovery, ScriptLimits, SearchPaths};
@@ -597,6 +597,7 @@ fn stop_on_ctrl_c() -> Result<Arc<AtomicBool>> {
 
 /// Progress of a tournament: a bar on a terminal, plain lines otherwise.
 struct Progress {
+    ranking: Ranking,
     bar: Option<ProgressBar>,
     names: Vec<String>,
     scores: Vec<Vec<u32>>,
@@ -618,14 +619,30 @@ impl Progress {
         });
         let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
         let scores = vec![Vec::new(); names.len()];
-        Progress { bar, names, scores, done: 0, total, started: Instant::now(), last_line: Instant::now() }
+        Progress {
+            ranking: G::RANKING,
+            bar,
+            names,
+            scores,
+            done: 0,
+            total,
+            started: Instant::now(),
+            last_line: Instant::now(),
+        }
     }
 
+    /// The entry ahead so far, by the game's ranking key.
     fn leader(&self) -> String {
+        let key = |scores: &[u32]| match self.ranking {
+            Ranking::Median => tournament::median(scores),
+            Ranking::Mean => tournament::mean(scores),
+            Ranking::Total => scores.iter().map(|&s| f64::from(s)).sum(),
+        };
         let best = (0..self.names.len())
-            .map(|i| (tournament::median(&self.scores[i]), i))
+            .map(|i| (key(&self.scores[i]), i))
             .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-        best.map_or_else(String::new, |(m, i)| format!("{} (median {m})", self.names[i]))
+        let what = format!("{:?}", self.ranking).to_lowercase();
+        best.map_or_else(String::new, |(m, i)| format!("{} ({what} {m:.1})", self.names[i]))
     }
 
     fn game(&mut self, g: &tournament::GameRecord) {
@@ -822,7 +839,14 @@ fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)]) {
             s.stats.disqualified
         );
     }
-    println!("(out: games in which the entry was disqualified: it crashed, hung, or spent its time bank)");
+    let ranked = match result.ranking {
+        Ranking::Median => "median score, then mean",
+        Ranking::Mean => "mean score, then median",
+        Ranking::Total => "total score, then mean",
+    };
+    println!(
+        "(ranked by {ranked}; out: games in which the entry was disqualified: it crashed, hung, or spent its time bank)"
+    );
     for s in result.leaderboard.iter().filter(|s| s.stats.errors + s.stats.overruns + s.stats.disqualified > 0) {
         let file =
             sources.iter().find(|(n, _)| n == &s.name).map_or(String::new(), |(_, p)| format!(" ({})", p.display()));
