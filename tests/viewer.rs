@@ -247,3 +247,17 @@ fn replay_side(replay: &Replay) -> u32 {
         replay.header.config::<Zombies>().unwrap().players_per_entry,
     )
 }
+
+#[test]
+fn a_replay_written_before_games_had_names_still_replays_as_zombies() {
+    // Recorded by the `zombies` binary before the arena hosted several games: its
+    // header has no "game" and holds the zombies options at the top level.
+    let bytes = std::fs::read(crate::util::data("replays/zombies-before-games.zrpl")).unwrap();
+    assert_eq!(arena::replay::game_of(&bytes).unwrap(), "zombies");
+    let replay = Replay::from_bytes(&bytes).unwrap();
+    assert_eq!((replay.header.seed, replay.header.names.len(), replay.header.turns), (5, 8, 223));
+    let outcome = html::replay_turns(&replay, |_| {}).unwrap();
+    assert_eq!(outcome.scores, replay.header.scores);
+    let eggs = arena::replay::Replay::<arena::games::eggs::EggHunt>::from_bytes(&bytes).unwrap_err();
+    assert_eq!(eggs.to_string(), "a replay of zombies, not of eggs");
+}
