@@ -39,6 +39,10 @@ pub enum Ranking {
     Mean,
     /// Total score, then mean (target: points summed over games).
     Total,
+    /// Two-seat games played by every ordered pair (hex: the first seat plays humans):
+    /// match points per pair (win 1, draw 1/2, by mean score in the first seat against
+    /// each other), then the margin of those means, then the total of them.
+    Pairs,
 }
 
 /// The result of one finished game.
@@ -82,6 +86,21 @@ pub trait Game: Sized + 'static {
 
     /// Plays one game with one bot per entry (indexed like `names`) to its end.
     fn play(names: &[String], seed: u64, config: &Self::Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome;
+
+    /// Games in one round of a tournament of `entries` entries (default 1: every game
+    /// seats every entry). A tournament of `R` rounds plays `R * games_per_round` games.
+    fn games_per_round(entries: usize) -> u64 {
+        let _ = entries;
+        1
+    }
+
+    /// The entries (indices into the tournament's entries) seated in game `index`, in
+    /// seat order (default: all of them, in order). Game `index` is played with exactly
+    /// these entries, and its record names only them.
+    fn lineup(entries: usize, index: u64) -> Vec<usize> {
+        let _ = index;
+        (0..entries).collect()
+    }
 
     /// Checks a set of entry names (non-empty, unique are checked by the loaders):
     /// names this game reserves for itself.

@@ -329,6 +329,9 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
                 start_logs(&cli.sources, &found.entries);
             }
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            // Games in the whole tournament: rounds times the game's games per round
+            // (hex: every ordered pair of entries each round).
+            let rounds = rounds * G::games_per_round(found.entries.len());
             let plan = Plan {
                 seed,
                 rounds,
@@ -637,6 +640,7 @@ impl Progress {
             Ranking::Median => tournament::median(scores),
             Ranking::Mean => tournament::mean(scores),
             Ranking::Total => scores.iter().map(|&s| f64::from(s)).sum(),
+            Ranking::Pairs => tournament::mean(scores),
         };
         let best = (0..self.names.len())
             .map(|i| (key(&self.scores[i]), i))
@@ -822,6 +826,16 @@ fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)]) {
         "{:<4} {:<20} {:>7} {:>15} {:>8} {:>5} {:>5} {:>10} {:>8} {:>7} {:>8} {:>4}",
         "rank", "entry", "median", "95% CI", "mean", "min", "max", "calls", "us/call", "errors", "overruns", "out"
     );
+    if result.ranking == Ranking::Pairs {
+        println!(
+            "{:<4} {:<20} {:>6} {:>9} {:>9}   (survival as humans: mean over rounds, summed over opponents)",
+            "rank", "entry", "points", "margin", "survival"
+        );
+        for (rank, s) in result.leaderboard.iter().enumerate() {
+            println!("{:<4} {:<20} {:>6.1} {:>9.1} {:>9.1}", rank + 1, s.name, s.points, s.margin, s.survival);
+        }
+        println!();
+    }
     for (rank, s) in result.leaderboard.iter().enumerate() {
         println!(
             "{:<4} {:<20} {:>7.1} {:>15} {:>8.2} {:>5} {:>5} {:>10} {:>8.2} {:>7} {:>8} {:>4}",
@@ -843,6 +857,7 @@ fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)]) {
         Ranking::Median => "median score, then mean",
         Ranking::Mean => "mean score, then median",
         Ranking::Total => "total score, then mean",
+        Ranking::Pairs => "match points (per opponent: win 1, draw 1/2), then margin, then survival",
     };
     println!(
         "(ranked by {ranked}; out: games in which the entry was disqualified: it crashed, hung, or spent its time bank)"

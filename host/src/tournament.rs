@@ -181,11 +181,17 @@ pub struct GameRecord {
     /// Bot call counters of each entry.
     #[serde(default)]
     pub stats: BTreeMap<String, CallStats>,
+    /// The entries seated, in seat order, for games that seat only some of the
+    /// tournament's entries ([`Game::lineup`]; hex: humans, then zombies); empty when
+    /// every entry plays.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seats: Vec<String>,
 }
 
 impl GameRecord {
     fn new(index: u64, names: &[String], outcome: Outcome) -> GameRecord {
         GameRecord {
+            seats: Vec::new(),
             index,
             seed: outcome.seed,
             turns: outcome.turns,
@@ -215,6 +221,17 @@ pub struct Standing {
     /// Sum of the scores over the games.
     #[serde(default)]
     pub total: u64,
+    /// [`Ranking::Pairs`]: match points (per opponent: 1 for a win, 1/2 for a draw).
+    #[serde(default)]
+    pub points: f64,
+    /// [`Ranking::Pairs`]: the survival margin, over opponents B, of the mean score in
+    /// the first seat against B minus B's mean score in the first seat against it.
+    #[serde(default)]
+    pub margin: f64,
+    /// [`Ranking::Pairs`]: the total, over opponents, of its mean score in the first seat
+    /// (hex: survival as humans).
+    #[serde(default)]
+    pub survival: f64,
     /// Mean duration of a bot call, in microseconds (sampled).
     pub mean_call_micros: f64,
     /// Bot call counters over all games.
@@ -364,11 +381,17 @@ pub fn summarise(
                 min: scores.iter().copied().min().unwrap_or(0),
                 max: scores.iter().copied().max().unwrap_or(0),
                 total: scores.iter().map(|&s| u64::from(s)).sum(),
+                points: 0.0,
+                margin: 0.0,
+                survival: 0.0,
                 mean_call_micros: stats.mean_micros(),
                 stats,
             }
         })
         .collect();
+    if ranking == Ranking::Pairs {
+        pair_points(&mut leaderboard, &games);
+    }
     rank(&mut leaderboard, ranking);
     TournamentResult {
         game: game.to_owned(),
@@ -448,6 +471,44 @@ pub fn merge(parts: Vec<TournamentResult>) -> Result<TournamentResult, MergeErro
     Ok(TournamentResult { failed: failed.into_values().collect(), ..result })
 }
 
+/// [`Ranking::Pairs`]: fills each standing's match points, margin and survival from the
+/// two-seat games (`seats`: first seat, second seat; the first seat's score is the
+/// pair's measure, hex survival as humans). Per ordered pair (A, B), the mean of A's
+/// scores against B over the rounds; A and B are compared only once both orders were
+/// played (so the summary depends only on the set of games, and a merge of shards
+/// equals a one-machine run).
+fn pair_points(leaderboard: &mut [Standing], games: &[GameRecord]) {
+    let mut sums: BTreeMap<(&str, &str), (f64, u32)> = BTreeMap::new();
+    for g in games {
+        if let [a, b] = g.seats.as_slice() {
+            if let Some(&s) = g.scores.get(a) {
+                let e = sums.entry((a.as_str(), b.as_str())).or_insert((0.0, 0));
+                e.0 += f64::from(s);
+                e.1 += 1;
+            }
+        }
+    }
+    let mean = |a: &str, b: &str| sums.get(&(a, b)).map(|&(sum, n)| sum / f64::from(n));
+    // Opponents in name order, so that the sums do not depend on the entries' order.
+    let mut names: Vec<String> = leaderboard.iter().map(|s| s.name.clone()).collect();
+    names.sort();
+    for s in leaderboard.iter_mut() {
+        for other in names.iter().filter(|o| **o != s.name) {
+            if let Some(mine) = mean(&s.name, other) {
+                s.survival += mine;
+                if let Some(theirs) = mean(other, &s.name) {
+                    s.margin += mine - theirs;
+                    s.points += match mine.total_cmp(&theirs) {
+                        std::cmp::Ordering::Greater => 1.0,
+                        std::cmp::Ordering::Equal => 0.5,
+                        std::cmp::Ordering::Less => 0.0,
+                    };
+                }
+            }
+        }
+    }
+}
+
 fn hash_name(name: &str) -> u64 {
     name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
@@ -479,13 +540,19 @@ pub fn bootstrap_median_ci(values: &[u32], seed: u64) -> (f64, f64) {
 }
 
 /// Sorts standings best first by the game's ranking (each key descending), then name:
-/// median then mean, mean then median, or total then mean.
+/// median then mean, mean then median, total then mean, or match points then margin
+/// then survival.
 pub fn rank(standings: &mut [Standing], ranking: Ranking) {
     standings.sort_by(|a, b| {
         let keys = match ranking {
             Ranking::Median => b.median.total_cmp(&a.median).then(b.mean.total_cmp(&a.mean)),
             Ranking::Mean => b.mean.total_cmp(&a.mean).then(b.median.total_cmp(&a.median)),
             Ranking::Total => b.total.cmp(&a.total).then(b.mean.total_cmp(&a.mean)),
+            Ranking::Pairs => b
+                .points
+                .total_cmp(&a.points)
+                .then(b.margin.total_cmp(&a.margin))
+                .then(b.survival.total_cmp(&a.survival)),
         };
         keys.then_with(|| a.name.cmp(&b.name))
     });
@@ -510,8 +577,10 @@ pub fn mean(values: &[u32]) -> f64 {
 /// The leaderboard as CSV (a header line, then one line per entry, best first).
 pub fn leaderboard_csv(result: &TournamentResult) -> String {
     let mut out = String::from(
-        "rank,name,median,median_ci_low,median_ci_high,mean,min,max,calls,mean_call_micros,errors,overruns,disqualified\n",
+        "rank,name,median,median_ci_low,median_ci_high,mean,min,max,calls,mean_call_micros,errors,overruns,disqualified",
     );
+    let pairs = result.ranking == Ranking::Pairs;
+    out.push_str(if pairs { ",points,margin,survival\n" } else { "\n" });
     for (i, s) in result.leaderboard.iter().enumerate() {
         let name = if s.name.contains([',', '"', '\n']) {
             format!("\"{}\"", s.name.replace('"', "\"\""))
@@ -534,6 +603,10 @@ pub fn leaderboard_csv(result: &TournamentResult) -> String {
             s.stats.overruns,
             s.stats.disqualified
         ));
+        if pairs {
+            out.pop();
+            out.push_str(&format!(",{},{:.3},{:.3}\n", s.points, s.margin, s.survival));
+        }
     }
     out
 }
