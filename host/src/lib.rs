@@ -9,6 +9,7 @@ pub mod bot;
 pub mod game;
 pub mod games;
 pub mod isolate;
+pub mod kit;
 pub mod limits;
 pub mod loaders;
 pub mod plot;

@@ -206,6 +206,20 @@ enum Command {
         #[arg(long)]
         steps: bool,
     },
+    /// Write a starting bot into ./NAME/: a complete, commented bot for the game
+    /// (`--game`) in the language, with a README saying how to build and play it.
+    NewBot {
+        /// The bot's name: its directory, its files and its entry's name (a letter,
+        /// then letters, digits, `_` or `-`).
+        name: String,
+        /// The language: rust, c, rhai, lua or python.
+        #[arg(long, value_name = "LANG")]
+        lang: String,
+        /// (Rust) the arena's plugin-abi directory the crate depends on by path
+        /// (default: this arena's).
+        #[arg(long, value_name = "DIR")]
+        abi_path: Option<PathBuf>,
+    },
     /// List the entries found and the files skipped, with reasons.
     List {
         /// Load native libraries in child processes (a library that crashes while
@@ -280,6 +294,7 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
                 TimeBank { initial: Duration::from_millis(bank_ms), per_turn: Duration::from_millis(bank_per_turn_ms) };
             worker::<G>(&cli.sources, seed, &config, &blame, &out, bank, replay.as_deref(), &entries, &cuts)
         }
+        Command::NewBot { name, lang, abi_path } => new_bot(G::NAME, &name, &lang, abi_path.as_deref()),
         Command::Probe { file, out } => {
             let report = match arena::loaders::native::inspect(&file) {
                 Ok(info) => ProbeReport::Bot(info),
@@ -790,6 +805,20 @@ fn worker<G: Game>(
         None => tournament::play_game_with(&entries, seed, config, wrap),
     };
     write_atomically(out, &serde_json::to_vec(&WorkerReport { outcome })?)
+}
+
+/// `new-bot`: writes the bot and says how to build and play it.
+fn new_bot(game: &str, name: &str, lang: &str, abi_path: Option<&Path>) -> Result<()> {
+    let request = arena::kit::Request { name, lang, game, parent: Path::new("."), abi_path };
+    let written = arena::kit::new_bot(&request).map_err(anyhow::Error::msg)?;
+    println!("wrote {name}/ ({lang}, game {game}): {}", written.files.join(", "));
+    println!("next (README.md says more):");
+    if let Some(build) = &written.build {
+        println!("  cd {name} && {build} && cd ..");
+    }
+    println!("  arena --game {game} {} list", written.find);
+    println!("  arena --game {game} {} play --seed 1", written.find);
+    Ok(())
 }
 
 /// Reports skipped files (one line each) and insists on at least one entry.

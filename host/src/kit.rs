@@ -1,0 +1,229 @@
+//! The entrant's kit: `arena new-bot NAME --lang LANG [--game GAME]` writes a complete,
+//! commented starting bot into `./NAME/` that builds and plays as it is written.
+//!
+//! The templates are files under `host/templates/`, built into the binary:
+//! `<game>/<lang>/...` holds each game's bot, `common/<lang>/...` what every game's bot
+//! in that language shares (a README, Rust's `Cargo.toml`, C's `Makefile`); C bots get
+//! copies of the ABI headers (`plugin-abi/include/`), so their directory builds alone.
+//! Placeholders `{{NAME}}`, `{{GAME}}`, `{{CRATE}}`, `{{LIB}}`, `{{ABI_PATH}}` and
+//! `{{ARENA}}` are filled in when the files are written.
+//!
+//! A Rust bot is a cargo crate of its own (its own `[workspace]`), depending on the
+//! arena's `plugin-abi` crate by absolute path, so it builds wherever it is put: the
+//! ABI crate inherits nothing from the arena's workspace.
+
+use std::path::{Path, PathBuf};
+
+/// The languages `new-bot` writes.
+pub const LANGS: [&str; 5] = ["rust", "c", "rhai", "lua", "python"];
+
+/// The games `new-bot` has starting bots for (each in every language).
+pub const GAMES: [&str; 2] = ["zombies", "eggs"];
+
+/// Names a bot may not take: the zombies game's reserved names, and crates Rust
+/// already has.
+const RESERVED: [&str; 7] = ["Zombie", "DeadBody", "test", "std", "core", "alloc", "proc_macro"];
+
+/// One file of a template.
+struct File {
+    /// Its path in the bot's directory; `NAME` is replaced by the bot's name.
+    path: &'static str,
+    /// Its text, with placeholders.
+    text: &'static str,
+    /// Whether it is made executable (program bots).
+    executable: bool,
+}
+
+const fn file(path: &'static str, text: &'static str) -> File {
+    File { path, text, executable: false }
+}
+
+macro_rules! template {
+    ($path:literal) => {
+        include_str!(concat!("../templates/", $path))
+    };
+}
+
+const ZOMBIES_H: &str = include_str!("../../plugin-abi/include/zombies_bot.h");
+const EGGS_H: &str = include_str!("../../plugin-abi/include/eggs_bot.h");
+
+/// The files of the bot of `game` in `lang`, if there is one.
+fn files(game: &str, lang: &str) -> Option<Vec<File>> {
+    let readme = |text| file("README.md", text);
+    let files = match (game, lang) {
+        ("zombies", "rust") => vec![file("src/lib.rs", template!("zombies/rust/src/lib.rs"))],
+        ("eggs", "rust") => vec![file("src/lib.rs", template!("eggs/rust/src/lib.rs"))],
+        ("zombies", "c") => vec![file("NAME.c", template!("zombies/c/bot.c")), file("zombies_bot.h", ZOMBIES_H)],
+        ("eggs", "c") => vec![
+            file("NAME.c", template!("eggs/c/bot.c")),
+            file("zombies_bot.h", ZOMBIES_H),
+            file("eggs_bot.h", EGGS_H),
+        ],
+        ("zombies", "rhai") => vec![file("NAME.rhai", template!("zombies/rhai/bot.rhai"))],
+        ("eggs", "rhai") => vec![file("NAME.rhai", template!("eggs/rhai/bot.rhai"))],
+        ("zombies", "lua") => vec![file("NAME.lua", template!("zombies/lua/bot.lua"))],
+        ("eggs", "lua") => vec![file("NAME.lua", template!("eggs/lua/bot.lua"))],
+        ("zombies", "python") => {
+            vec![File { path: "NAME.py", text: template!("zombies/python/bot.py"), executable: true }]
+        }
+        ("eggs", "python") => vec![File { path: "NAME.py", text: template!("eggs/python/bot.py"), executable: true }],
+        _ => return None,
+    };
+    let common = match lang {
+        "rust" => vec![
+            file("Cargo.toml", template!("common/rust/Cargo.toml")),
+            file(".gitignore", template!("common/rust/gitignore")),
+            readme(template!("common/rust/README.md")),
+        ],
+        "c" => vec![file("Makefile", template!("common/c/Makefile")), readme(template!("common/c/README.md"))],
+        "rhai" => vec![readme(template!("common/rhai/README.md"))],
+        "lua" => vec![readme(template!("common/lua/README.md"))],
+        "python" => vec![readme(template!("common/python/README.md"))],
+        _ => return None,
+    };
+    Some(files.into_iter().chain(common).collect())
+}
+
+/// What to write: a bot named `name` of `game` in `lang`, into `parent/name/`.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    /// The bot's name: its directory, its file names and its entry's name.
+    pub name: &'a str,
+    /// One of [`LANGS`].
+    pub lang: &'a str,
+    /// One of [`GAMES`].
+    pub game: &'a str,
+    /// The directory the bot's directory is made in.
+    pub parent: &'a Path,
+    /// (Rust) the arena's `plugin-abi` directory; `None`: this arena's
+    /// ([`default_abi_path`]).
+    pub abi_path: Option<&'a Path>,
+}
+
+/// What was written.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The bot's directory.
+    pub dir: PathBuf,
+    /// Its files, relative to `dir`.
+    pub files: Vec<String>,
+    /// How to build it (a command run in `dir`), if it needs building.
+    pub build: Option<String>,
+    /// The options that make the arena find it, relative to `parent`
+    /// (`--plugins NAME/target/release`, `--scripts NAME`).
+    pub find: String,
+}
+
+/// The arena's own root directory, as it was when this binary was built.
+pub fn arena_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_owned)
+}
+
+/// This arena's `plugin-abi` directory (the ABI crate a Rust bot depends on).
+pub fn default_abi_path() -> PathBuf {
+    arena_root().join("plugin-abi")
+}
+
+/// Checks a bot's name: a letter, then letters, digits, `_` or `-` (at most 64), and
+/// not one of the reserved names.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let mut chars = name.chars();
+    let good = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name.len() <= 64;
+    if !good {
+        return Err(format!("{name:?} is not a bot name: use a letter, then letters, digits, '_' or '-' (at most 64)"));
+    }
+    if RESERVED.contains(&name) {
+        return Err(format!("{name:?} is reserved; choose another name"));
+    }
+    Ok(())
+}
+
+/// An absolute path without `.` and `..` parts (and without Windows' `\\?\`).
+fn clean_path(path: &Path) -> Result<String, String> {
+    let path = path.canonicalize().map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = path.to_str().ok_or_else(|| format!("{}: the path is not UTF-8", path.display()))?;
+    Ok(text.strip_prefix(r"\\?\").unwrap_or(text).to_owned())
+}
+
+/// The ABI crate's directory, checked: it must hold the `zombies-plugin-abi` crate.
+fn abi_dir(given: Option<&Path>) -> Result<String, String> {
+    let dir = given.map_or_else(default_abi_path, Path::to_owned);
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+    if !manifest.lines().any(|l| l.replace(' ', "") == "name=\"zombies-plugin-abi\"") {
+        return Err(match given {
+            Some(_) => {
+                format!("--abi-path {}: not the arena's plugin-abi directory (crate zombies-plugin-abi)", dir.display())
+            }
+            None => format!(
+                "cannot find the arena's plugin-abi at {} (this arena was built elsewhere); give --abi-path DIR",
+                dir.display()
+            ),
+        });
+    }
+    let text = clean_path(&dir)?;
+    if text.contains('\'') || text.contains('\n') {
+        return Err(format!("{text}: a path with a quote cannot go into Cargo.toml; give --abi-path DIR"));
+    }
+    Ok(text)
+}
+
+/// Writes the bot. Every refusal is one line: an unknown language or game, a bad name,
+/// an existing directory, a missing ABI crate (Rust).
+pub fn new_bot(req: &Request<'_>) -> Result<Written, String> {
+    if !LANGS.contains(&req.lang) {
+        return Err(format!("unknown language {:?}: new-bot writes {}", req.lang, LANGS.join(", ")));
+    }
+    let Some(files) = files(req.game, req.lang) else {
+        return Err(format!("no starting bot for the game {:?}: new-bot has {}", req.game, GAMES.join(", ")));
+    };
+    check_name(req.name)?;
+    let dir = req.parent.join(req.name);
+    if dir.symlink_metadata().is_ok() {
+        return Err(format!("{}: already exists; choose another name or remove it", dir.display()));
+    }
+    let abi = if req.lang == "rust" { abi_dir(req.abi_path)? } else { String::new() };
+    let arena = clean_path(&arena_root()).unwrap_or_else(|_| "path/to/arena".to_owned());
+    let lib = req.name.replace('-', "_");
+    let fill = |text: &str| {
+        text.replace("{{NAME}}", req.name)
+            .replace("{{GAME}}", req.game)
+            .replace("{{CRATE}}", req.name)
+            .replace("{{LIB}}", &lib)
+            .replace("{{ABI_PATH}}", &abi)
+            .replace("{{ARENA}}", &arena)
+    };
+
+    std::fs::create_dir(&dir).map_err(|e| format!("{}: cannot create the directory: {e}", dir.display()))?;
+    let mut written = Vec::new();
+    for f in &files {
+        let rel = f.path.replace("NAME", req.name);
+        if let Err(e) = write_file(&dir.join(&rel), &fill(f.text), f.executable) {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(format!("{}: cannot write: {e}", dir.join(&rel).display()));
+        }
+        written.push(rel);
+    }
+    let (build, find) = match req.lang {
+        "rust" => (Some("cargo build --release".to_owned()), format!("--plugins {}/target/release", req.name)),
+        "c" => (Some("make".to_owned()), format!("--plugins {}", req.name)),
+        _ => (None, format!("--scripts {}", req.name)),
+    };
+    Ok(Written { dir, files: written, build, find })
+}
+
+fn write_file(path: &Path, text: &str, executable: bool) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, text)?;
+    #[cfg(unix)]
+    if executable {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    #[cfg(not(unix))]
+    let _ = executable;
+    Ok(())
+}
