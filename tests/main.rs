@@ -13,6 +13,7 @@ mod eggs_viewer;
 mod hardening;
 mod hex_rules;
 mod hex_traces;
+mod kit;
 mod native;
 mod programs;
 mod properties;
