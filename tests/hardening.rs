@@ -107,7 +107,7 @@ fn a_tournament_with_every_broken_bot_completes_and_reports_each_in_one_line() {
     reported("Segfault", &lib_name("segfault"), "SIGSEGV");
     reported("Abort", &lib_name("abort"), "SIGABRT");
     reported("Overflow", &lib_name("stack_overflow"), "SIGABRT");
-    reported("Endless", &lib_name("endless_loop"), "hung in a call past its time bank");
+    reported("Endless", &lib_name("endless_loop"), "hung in a call past its time limit");
     reported("Panicky", &lib_name("panicky"), "panicked at");
     reported("runtime_error", "runtime_error.lua", "attempt to index a nil value");
     reported("endless_loop", "endless_loop.lua", "instruction budget");

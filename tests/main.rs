@@ -23,3 +23,4 @@ mod target_rules;
 mod tournaments;
 mod util;
 mod viewer;
+mod workers;

@@ -14,9 +14,12 @@ use arena::games::eggs::{EggHunt, EggsConfig};
 use arena::games::zombies::{GameConfig, Zombies};
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::tournament::play_game;
+use rand::SeedableRng;
 
-/// Writes an executable script `name` into `dir`.
+/// Writes an executable script `name` into `dir` (which it makes readable by all: as
+/// root, program bots run as `nobody`).
 fn program(dir: &Path, name: &str, text: &str) {
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -139,4 +142,100 @@ fn the_eggs_request_is_the_five_view_rows_and_the_memory() {
     assert_eq!((a.direction, a.action, a.memory()), (2, u32::from(b'A'), &b"abc"[..]));
     assert!(arena::games::eggs::program::read_answer(&["0".into()]).is_err());
     assert!(arena::games::eggs::program::read_answer(&["3".into(), "X".into()]).is_err());
+}
+
+/// Processes whose real uid is `uid`.
+fn processes_of(uid: u32) -> usize {
+    let mut n = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let status = std::fs::read_to_string(entry.path().join("status")).unwrap_or_default();
+        let real = status.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(1));
+        n += usize::from(real == Some(&uid.to_string()));
+    }
+    n
+}
+
+#[test]
+fn a_fork_bomb_in_a_python_bot_costs_that_bot_only_and_leaves_nothing_behind() {
+    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return eprintln!("skipped: the process limit needs the bots to run as a user of their own (root only)");
+    }
+    // A uid of its own: the limit counts every process of the user, and other tests'
+    // bots run as nobody.
+    const UID: u32 = 61_999;
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        break\nprint(9)\n";
+    program(dir.path(), "bomb.py", &format!("#!{py}\n# arena: eggs\n{bomb}"));
+    program(dir.path(), "calm.py", &format!("#!{py}\n# arena: eggs\n{SEED_BOT}"));
+    let limits = ScriptLimits { program_user: Some((UID, UID)), ..limits(2000) };
+    let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
+    assert_eq!(found.entries.len(), 2, "{:?}", found.skipped);
+    let out = play_game(&found.entries, 4, &EggsConfig { max_turns: Some(3) });
+    let calm = found.entries.iter().position(|e| e.name == "calm").unwrap();
+    assert_eq!(out.stats[calm].errors + out.stats[calm].overruns, 0, "{:?}", out.stats[calm].messages);
+    // Every process of the bomb's group was killed and reaped with its call.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while processes_of(UID) > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(processes_of(UID), 0, "processes left behind");
+}
+
+#[test]
+fn a_memory_bomb_in_a_python_bot_costs_that_call_only() {
+    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = "import sys\nrows = [sys.stdin.readline() for _ in range(6)]\nx = []\nwhile True:\n    x.append(bytearray(1 << 30))\n";
+    program(dir.path(), "hog.py", &format!("#!{py}\n# arena: eggs\n{bomb}"));
+    program(dir.path(), "calm.py", &format!("#!{py}\n# arena: eggs\n{SEED_BOT}"));
+    let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(3000));
+    let out = play_game(&found.entries, 4, &EggsConfig { max_turns: Some(2) });
+    let (hog, calm) = if found.entries[0].name == "hog" { (0, 1) } else { (1, 0) };
+    assert_eq!(out.stats[hog].errors, 2, "each call fails: {:?}", out.stats[hog].messages);
+    assert!(out.stats[hog].messages[0].contains("exit status"), "{:?}", out.stats[hog].messages);
+    assert_eq!(out.stats[calm].errors + out.stats[calm].overruns, 0);
+}
+
+#[test]
+fn the_bwrap_sandbox_keeps_a_program_off_the_network_and_the_file_system() {
+    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    if let Err(why) = arena::process::bwrap_available() {
+        return eprintln!("skipped: bwrap: {why}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let nosy = r#"import socket, sys
+rows = [sys.stdin.readline() for _ in range(6)]
+tries = []
+try:
+    socket.create_connection(("127.0.0.1", 9), timeout=0.2)
+    tries.append("net")
+except OSError:
+    pass
+try:
+    open("/etc/arena-sandbox-test", "w").write("x")
+    tries.append("fs")
+except OSError:
+    pass
+print(9); print("N"); print("escaped:" + ",".join(tries) if tries else "contained")
+"#;
+    program(dir.path(), "nosy.py", &format!("#!{py}\n# arena: eggs\n{nosy}"));
+    let limits = ScriptLimits { sandbox: arena::process::Sandbox::Bwrap { writable: vec![] }, ..limits(3000) };
+    let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
+    let bot = &found.entries[0];
+    let mut b = bot.create_bot().unwrap();
+    let view = [*b"#####", *b"#   #", *b"# * #", *b"#   #", *b"#####"];
+    let mut rng = arena::game::GameRng::seed_from_u64(1);
+    let ctx = arena::abi::eggs::EggsContext {
+        view,
+        player: 0,
+        turn: 0,
+        max_turns: 10,
+        memory: arena::abi::abi_stable::std_types::RSlice::from_slice(b""),
+        random: arena::game::random_source(&mut rng),
+    };
+    let answer = b.turn(&ctx).unwrap();
+    assert_eq!(answer.memory(), b"contained");
+    assert!(!Path::new("/etc/arena-sandbox-test").exists());
 }

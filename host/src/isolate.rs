@@ -1,29 +1,42 @@
-//! Isolation: native bots run in worker processes, so that a segfault, an abort, a
-//! stack overflow or an endless loop costs only the entry that caused it.
+//! Isolation: native bots (and Lua, whose C functions no hook can interrupt) run in
+//! long-lived worker processes, so that a segfault, an abort, a stack overflow or a call
+//! stuck in C code costs only the entry that caused it, and about its own limits.
 //!
 //! The host never loads a native library itself: at discovery a `__probe` child loads
-//! each library and reports its name; each game is played by a `__worker` child (this
-//! same executable) that loads the entries' files (only those that passed their probe),
-//! plays the whole game in-process at full speed, and writes the outcome to a file. Before every bot call the worker writes
-//! "entry e, call k, deadline d" to a shared [`BlamePage`]. If the worker dies, or a
-//! call outlives its deadline (the entry's time bank), the host knows whom to blame: it
-//! plays the game again from its seed with that entry cut off at that call (its players
-//! stay from then on; it is disqualified for that game, with the reason recorded).
-//! Everything before the cut is identical, because games are deterministic.
+//! each library and reports its name and game. Each tournament thread owns one
+//! [`Worker`]: a `__worker` child (this same executable) that loads every entry's file
+//! once (only those that passed their probe) and then plays game after game, each asked
+//! for as one JSON line on its standard input and answered as one JSON line on a pipe of
+//! its own (the worker points its standard output at its standard error, so that
+//! nothing a bot prints can reach it). Before every bot call the worker writes
+//! "entry e, call k, deadline d" to a shared [`BlamePage`]; the deadline is what is left
+//! of the entry's time bank, and at most its per-call limit.
 //!
-//! This module starts and watches processes; the worker's side is the CLI's hidden
-//! `__worker` and `__probe` commands, built on [`crate::limits`].
+//! The host watches: if the worker dies, or a call outlives its deadline by more than a
+//! grace, it kills the worker and knows whom to blame. It plays that game again from its
+//! seed, in a fresh worker, with that entry cut off at that call (its players stay from
+//! then on; it is disqualified for that game, with the reason). Everything before the
+//! cut is identical, because games are deterministic; the games before and after, in the
+//! old worker and the new, are not affected. A verdict the worker reaches itself (a bank
+//! spent between calls, a call answered late) is in its outcome: no second game.
+//!
+//! This module starts, talks to and watches processes, and holds the worker's side of
+//! the conversation ([`serve`]); the CLI's hidden `__worker` and `__probe` commands load
+//! the entries and call it.
 
 use std::ffi::OsString;
+use std::io::{BufRead, Write};
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
-use crate::bot::{BotError, Entry};
+use crate::bot::{Bot, BotError, Entry};
 use crate::game::{Game, Outcome};
-use crate::limits::{BlamePage, Cut, TimeBank};
+use crate::limits::{BlamePage, Cut, Guarded, TimeBank};
 use crate::loaders::native::LibraryInfo;
 use crate::replay::Replay;
 
@@ -37,15 +50,35 @@ pub struct Isolation {
     pub args: Vec<OsString>,
     /// Each entry's time bank per game.
     pub bank: TimeBank,
+    /// The longest one bot call may take (the watchdog kills a call stuck past it plus a
+    /// grace, wherever it is stuck).
+    pub call_limit: Duration,
     /// A directory for the workers' scratch files.
     pub scratch: PathBuf,
 }
 
-/// What a worker writes when its game is over.
+/// One game asked of a worker.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct WorkerReport {
-    /// The game's outcome.
-    pub outcome: Outcome,
+pub struct GameRequest {
+    /// The game's seed.
+    pub seed: u64,
+    /// The game's options.
+    pub config: serde_json::Value,
+    /// The entries that play, as indices into the worker's entries, in seat order.
+    pub seats: Vec<usize>,
+    /// Entries (by seat) cut off at a call.
+    pub cuts: Vec<Cut>,
+    /// Record the game's replay to this file.
+    pub replay: Option<PathBuf>,
+}
+
+/// A worker's answer to a [`GameRequest`].
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub enum GameResponse {
+    /// The game's outcome (its replay, if asked, is in the requested file).
+    Played(Outcome),
+    /// The game could not be played (a bad request: nobody's fault among the bots).
+    Failed(String),
 }
 
 /// What a probe writes about one library.
@@ -139,93 +172,260 @@ pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> 
     }
 }
 
-/// Plays one game in worker processes, cutting off entries that crash or hang, and
-/// records the replay to `replay` if asked. `Err` only when a worker fails outside any
-/// bot's call (nobody to blame).
-pub fn play<G: Game>(
-    iso: &Isolation,
-    entries: &[Entry<G>],
-    seed: u64,
-    config: &G::Config,
-    replay: bool,
-) -> Result<(Outcome, Option<Replay<G>>), String> {
-    let config = serde_json::to_string(config).map_err(|e| format!("cannot write the game's options: {e}"))?;
-    let mut cuts: Vec<Cut> = Vec::new();
-    loop {
+/// A long-lived worker process for one tournament thread, started at its first game
+/// and again only after it died or was killed.
+#[derive(Debug)]
+pub struct Worker<G: Game> {
+    iso: Arc<Isolation>,
+    /// Every entry's file, in entry order (the worker loads them all, once).
+    files: Vec<PathBuf>,
+    running: Option<Running>,
+    /// Workers started so far (1 unless some died).
+    pub started: u32,
+    _game: PhantomData<fn() -> G>,
+}
+
+/// A worker process and the host's ends of its pipes.
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    requests: ChildStdin,
+    answers: mpsc::Receiver<String>,
+    blame: BlamePage,
+    blame_path: PathBuf,
+    log: PathBuf,
+}
+
+impl Running {
+    /// Kills the worker and removes its scratch files; returns its last words.
+    fn end(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let last_words = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.blame_path);
+        let _ = std::fs::remove_file(&self.log);
+        last_words
+    }
+}
+
+/// How a game in a worker went, as the host saw it.
+enum Watched {
+    Answered(String),
+    /// The worker died or was killed: (whom to blame: entry, call, what), its exit.
+    Lost(Option<(usize, u64, String)>, ExitStatus),
+}
+
+impl<G: Game> Worker<G> {
+    /// A worker for `entries` (not started until its first game).
+    pub fn new(iso: Arc<Isolation>, entries: &[Entry<G>]) -> Worker<G> {
+        let files = entries.iter().map(|e| e.source.clone()).collect();
+        Worker { iso, files, running: None, started: 0, _game: PhantomData }
+    }
+
+    fn start(&mut self) -> Result<Running, String> {
+        let iso = &self.iso;
         let blame_path = scratch_file(&iso.scratch, "blame");
-        let out = scratch_file(&iso.scratch, "outcome");
         let log = scratch_file(&iso.scratch, "stderr");
-        let replay_path = replay.then(|| scratch_file(&iso.scratch, "replay"));
-        let cleanup = || {
-            for p in [Some(&blame_path), Some(&out), Some(&log), replay_path.as_ref()].into_iter().flatten() {
-                let _ = std::fs::remove_file(p);
-            }
-        };
         let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
         let mut cmd = Command::new(&iso.program);
         cmd.args(&iso.args)
             .args(["--game", G::NAME])
             .arg("__worker")
-            .args(["--seed", &seed.to_string(), "--config", &config])
             .arg("--blame")
             .arg(&blame_path)
-            .arg("--out")
-            .arg(&out)
             .args(["--bank-ms", &iso.bank.initial.as_millis().to_string()])
-            .args(["--bank-per-turn-ms", &iso.bank.per_turn.as_millis().to_string()]);
-        if let Some(p) = &replay_path {
-            cmd.arg("--replay").arg(p);
-        }
+            .args(["--bank-per-turn-ms", &iso.bank.per_turn.as_millis().to_string()])
+            .args(["--call-limit-ms", &iso.call_limit.as_millis().to_string()]);
         // The worker loads exactly these files (never the directories again: a file
         // that failed its probe must not be loaded by a worker either).
-        for e in entries {
-            cmd.arg("--entry").arg(&e.source);
-        }
-        for c in &cuts {
-            cmd.arg("--cut").arg(format!("{}:{}:{}", c.entry, c.after_calls, c.reason));
+        for f in &self.files {
+            cmd.arg("--entry").arg(f);
         }
         let stderr = std::fs::File::create(&log).map_err(|e| format!("cannot create a worker log: {e}"))?;
         let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
             .stderr(stderr)
             .spawn()
             .map_err(|e| format!("cannot start a worker process: {e}"))?;
-        let mut hung = None;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) => {}
-                Err(e) => return Err(format!("cannot watch the worker: {e}")),
-            }
-            if let Some((entry, call, Some(deadline))) = blame.current() {
-                if SystemTime::now() > deadline + GRACE {
-                    hung = Some((entry, call));
-                    let _ = child.kill();
+        let requests = child.stdin.take().ok_or("the worker has no stdin")?;
+        let out = child.stdout.take().ok_or("the worker has no stdout")?;
+        let (send, answers) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
                 }
             }
-            std::thread::sleep(Duration::from_millis(5));
-        };
-        if status.success() && hung.is_none() {
-            let report: Option<WorkerReport> = std::fs::read(&out).ok().and_then(|b| serde_json::from_slice(&b).ok());
-            let replay = replay_path.as_ref().and_then(|p| std::fs::read(p).ok()).map(|b| Replay::from_bytes(&b));
-            cleanup();
-            let report = report.ok_or("the worker wrote no outcome")?;
-            let replay = replay.transpose().map_err(|e| format!("the worker's replay: {e}"))?;
-            return Ok((report.outcome, replay));
-        }
-        let blamed = hung
-            .map(|(e, k)| (e, k, "hung in a call past its time bank".to_owned()))
-            .or_else(|| blame.current().map(|(e, k, _)| (e, k, format!("crashed ({})", describe_exit(status)))));
-        let last_words = std::fs::read_to_string(&log).unwrap_or_default();
-        cleanup();
-        let Some((entry, call, what)) = blamed else {
-            let line = last_words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
-            return Err(format!("the game worker failed outside any bot ({}): {line}", describe_exit(status)));
-        };
-        if entry >= entries.len() || cuts.iter().any(|c| c.entry == entry) || cuts.len() >= entries.len() {
-            return Err(format!("the game worker failed again and again (last: entry {entry}, {what})"));
-        }
-        cuts.push(Cut { entry, after_calls: call, reason: format!("{what} at its call {call}") });
+        });
+        self.started += 1;
+        Ok(Running { child, requests, answers, blame, blame_path, log })
     }
+
+    /// Plays one game with the entries `seats` (indices into this worker's entries, in
+    /// seat order), cutting off entries that crash or hang, and records its replay if
+    /// asked. `Err` only when the worker fails outside any bot's call (nobody to blame).
+    pub fn play(
+        &mut self,
+        seats: &[usize],
+        seed: u64,
+        config: &G::Config,
+        record: bool,
+    ) -> Result<(Outcome, Option<Replay<G>>), String> {
+        let config = serde_json::to_value(config).map_err(|e| format!("cannot write the game's options: {e}"))?;
+        let mut cuts: Vec<Cut> = Vec::new();
+        loop {
+            let running = match self.running.take() {
+                Some(r) => r,
+                None => self.start()?,
+            };
+            let replay = record.then(|| scratch_file(&self.iso.scratch, "replay"));
+            let request =
+                GameRequest { seed, config: config.clone(), seats: seats.to_vec(), cuts: cuts.clone(), replay: replay.clone() };
+            let (running, watched) = watch(running, &request);
+            match watched {
+                Watched::Answered(line) => {
+                    self.running = Some(running);
+                    let recorded = replay.as_ref().and_then(|p| {
+                        let bytes = std::fs::read(p).ok();
+                        let _ = std::fs::remove_file(p);
+                        bytes
+                    });
+                    return match serde_json::from_str::<GameResponse>(&line) {
+                        Ok(GameResponse::Played(outcome)) => {
+                            let replay = match (record, recorded) {
+                                (false, _) => None,
+                                (true, Some(b)) => {
+                                    Some(Replay::from_bytes(&b).map_err(|e| format!("the worker's replay: {e}"))?)
+                                }
+                                (true, None) => return Err("the worker wrote no replay".to_owned()),
+                            };
+                            Ok((outcome, replay))
+                        }
+                        Ok(GameResponse::Failed(reason)) => Err(reason),
+                        Err(e) => Err(format!("the worker answered nonsense ({e})")),
+                    };
+                }
+                Watched::Lost(blamed, status) => {
+                    if let Some(p) = &replay {
+                        let _ = std::fs::remove_file(p);
+                    }
+                    let last_words = running.end();
+                    let Some((entry, call, what)) = blamed else {
+                        let line = last_words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+                        return Err(format!("the game worker failed outside any bot ({}): {line}", describe_exit(status)));
+                    };
+                    if entry >= seats.len() || cuts.iter().any(|c| c.entry == entry) || cuts.len() >= seats.len() {
+                        return Err(format!("the game worker failed again and again (last: entry {entry}, {what})"));
+                    }
+                    cuts.push(Cut { entry, after_calls: call, reason: format!("{what} at its call {call}") });
+                }
+            }
+        }
+    }
+}
+
+impl<G: Game> Drop for Worker<G> {
+    fn drop(&mut self) {
+        if let Some(r) = self.running.take() {
+            // Closing its stdin ends the worker between games; it is killed anyway.
+            drop(r.requests);
+            let deadline = Instant::now() + Duration::from_millis(500);
+            let mut child = r.child;
+            while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = std::fs::remove_file(&r.blame_path);
+            let _ = std::fs::remove_file(&r.log);
+        }
+    }
+}
+
+/// Sends a request and waits for its answer, killing the worker when a call outlives
+/// its deadline by more than [`GRACE`].
+fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
+    let line = serde_json::to_string(request).expect("a request serialises") + "\n";
+    if r.requests.write_all(line.as_bytes()).and_then(|()| r.requests.flush()).is_err() {
+        let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
+        return (r, Watched::Lost(None, status));
+    }
+    loop {
+        match r.answers.recv_timeout(Duration::from_millis(5)) {
+            Ok(line) => return (r, Watched::Answered(line)),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
+                let blamed = r.blame.current().map(|(e, k, _)| (e, k, format!("crashed ({})", describe_exit(status))));
+                return (r, Watched::Lost(blamed, status));
+            }
+        }
+        if let Some((entry, call, Some(deadline))) = r.blame.current() {
+            if crate::limits::monotonic_nanos() > deadline + GRACE.as_nanos() as u64 {
+                let _ = r.child.kill();
+                let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
+                let what = "hung in a call past its time limit".to_owned();
+                return (r, Watched::Lost(Some((entry, call, what)), status));
+            }
+        }
+    }
+}
+
+/// The worker's side: plays each [`GameRequest`] read from `requests` with `entries`
+/// (each bot under its time bank and per-call limit, its calls announced on `blame`) and
+/// writes one [`GameResponse`] line per game to `answers`, until `requests` ends.
+pub fn serve<G: Game>(
+    entries: &[Entry<G>],
+    blame: &BlamePage,
+    bank: TimeBank,
+    call_limit: Duration,
+    requests: impl BufRead,
+    mut answers: impl Write,
+) -> std::io::Result<()> {
+    for line in requests.lines() {
+        let line = line?;
+        let response = match serde_json::from_str::<GameRequest>(&line) {
+            Ok(request) => play_request(entries, blame, bank, call_limit, &request),
+            Err(e) => GameResponse::Failed(format!("a bad request ({e})")),
+        };
+        let text = serde_json::to_string(&response).expect("a response serialises");
+        answers.write_all(text.as_bytes())?;
+        answers.write_all(b"\n")?;
+        answers.flush()?;
+    }
+    Ok(())
+}
+
+fn play_request<G: Game>(
+    entries: &[Entry<G>],
+    blame: &BlamePage,
+    bank: TimeBank,
+    call_limit: Duration,
+    request: &GameRequest,
+) -> GameResponse {
+    let Some(seated) = request.seats.iter().map(|&i| entries.get(i).cloned()).collect::<Option<Vec<_>>>() else {
+        return GameResponse::Failed(format!("seats {:?} out of range", request.seats));
+    };
+    let config: G::Config = match serde_json::from_value(request.config.clone()) {
+        Ok(c) => c,
+        Err(e) => return GameResponse::Failed(format!("bad game options ({e})")),
+    };
+    let wrap = |i: usize, bot| {
+        let cut = request.cuts.iter().find(|c| c.entry == i).cloned();
+        let guarded = Guarded::new(bot, i, Some(bank), cut, Some(blame)).with_call_limit(Some(call_limit));
+        Box::new(guarded) as Box<dyn Bot<G> + '_>
+    };
+    let outcome = match &request.replay {
+        Some(path) => {
+            let (outcome, recorded) = crate::replay::play_recorded_with(&seated, request.seed, &config, wrap);
+            if let Err(e) = std::fs::write(path, recorded.to_bytes()) {
+                return GameResponse::Failed(format!("{}: cannot write the replay: {e}", path.display()));
+            }
+            outcome
+        }
+        None => crate::tournament::play_game_with(&seated, request.seed, &config, wrap),
+    };
+    GameResponse::Played(outcome)
 }

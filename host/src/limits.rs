@@ -1,6 +1,6 @@
-//! Limits around one entry's bot in one game: a wall-clock time bank, a cut-off after a
-//! given call (set by the host after a crash), and the blame page that tells a watching
-//! process which entry is running.
+//! Limits around one entry's bot in one game: a wall-clock time bank, a limit per call,
+//! a cut-off after a given call (set by the host after a crash), and the blame page that
+//! tells a watching process which entry is running and until when it may.
 //!
 //! [`Guarded`] wraps any [`Bot`]; once the entry is out (bank spent, or cut), its
 //! players stay and the bot is not called again in this game. This module limits and
@@ -8,7 +8,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use crate::bot::{Bot, BotError};
 use crate::game::Game;
@@ -37,7 +37,7 @@ impl Default for TimeBank {
 }
 
 /// An entry taken out of a game at a given call (after a crash found by re-playing).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Cut {
     /// The entry's index.
     pub entry: usize,
@@ -51,8 +51,8 @@ pub struct Cut {
 /// progress, so that another process can tell whom to blame when it crashes or hangs.
 ///
 /// Layout (native-endian u64s): `[0]` entry index + 1 (0: no call in progress),
-/// `[1]` that entry's call index, `[2]` the call's deadline in nanoseconds since the
-/// Unix epoch (0: none).
+/// `[1]` that entry's call index, `[2]` the call's deadline on the monotonic clock
+/// ([`monotonic_nanos`], the same in every process; 0: none).
 #[derive(Debug)]
 pub struct BlamePage {
     map: memmap2::MmapMut,
@@ -91,12 +91,11 @@ impl BlamePage {
         unsafe { &*self.map.as_ptr().cast::<AtomicU64>().add(i) }
     }
 
-    /// Marks a call of `entry` in progress.
+    /// Marks a call of `entry` in progress, to end by `deadline` ([`monotonic_nanos`]).
     #[inline]
-    pub fn enter(&self, entry: usize, call: u64, deadline: Option<SystemTime>) {
-        let nanos = deadline.and_then(|d| d.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64);
+    pub fn enter(&self, entry: usize, call: u64, deadline: Option<u64>) {
         self.slot(1).store(call, Ordering::Relaxed);
-        self.slot(2).store(nanos, Ordering::Relaxed);
+        self.slot(2).store(deadline.unwrap_or(0), Ordering::Relaxed);
         self.slot(0).store(entry as u64 + 1, Ordering::Release);
     }
 
@@ -106,24 +105,47 @@ impl BlamePage {
         self.slot(0).store(0, Ordering::Release);
     }
 
-    /// The call in progress: `(entry, call index, deadline)`.
-    pub fn current(&self) -> Option<(usize, u64, Option<SystemTime>)> {
+    /// The call in progress: `(entry, call index, deadline)`, the deadline in
+    /// [`monotonic_nanos`].
+    pub fn current(&self) -> Option<(usize, u64, Option<u64>)> {
         let entry = self.slot(0).load(Ordering::Acquire);
         (entry > 0).then(|| {
             let nanos = self.slot(2).load(Ordering::Relaxed);
-            let deadline = (nanos > 0).then(|| UNIX_EPOCH + Duration::from_nanos(nanos));
-            (entry as usize - 1, self.slot(1).load(Ordering::Relaxed), deadline)
+            (entry as usize - 1, self.slot(1).load(Ordering::Relaxed), (nanos > 0).then_some(nanos))
         })
     }
 }
 
-/// A bot with a time bank, an optional cut-off and an optional blame page.
+/// Nanoseconds on the system's monotonic clock: the same clock in every process of the
+/// machine, so a worker's deadlines mean the same to the host that watches it.
+#[cfg(unix)]
+#[inline]
+pub fn monotonic_nanos() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec to write; CLOCK_MONOTONIC always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Nanoseconds since this process first asked (without isolation, the only use).
+#[cfg(not(unix))]
+pub fn monotonic_nanos() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_nanos() as u64
+}
+
+/// A bot with a time bank, a limit per call, an optional cut-off and an optional blame
+/// page.
 pub struct Guarded<'a, G: Game> {
     inner: Box<dyn Bot<G>>,
     entry: usize,
     calls: u64,
     used: Duration,
     bank: Option<TimeBank>,
+    /// The longest a call may take: a later answer is discarded (an overrun), and the
+    /// blame page's deadline is at most this far ahead, so that a watching process kills
+    /// a call stuck past it (plus a grace).
+    call_limit: Option<Duration>,
     cut: Option<Cut>,
     blame: Option<&'a BlamePage>,
     /// Why the entry is out of this game, once it is.
@@ -149,7 +171,13 @@ impl<'a, G: Game> Guarded<'a, G> {
         cut: Option<Cut>,
         blame: Option<&'a BlamePage>,
     ) -> Self {
-        Guarded { inner, entry, calls: 0, used: Duration::ZERO, bank, cut, blame, out: None }
+        Guarded { inner, entry, calls: 0, used: Duration::ZERO, bank, call_limit: None, cut, blame, out: None }
+    }
+
+    /// The same with a limit per call.
+    pub fn with_call_limit(mut self, limit: Option<Duration>) -> Self {
+        self.call_limit = limit;
+        self
     }
 }
 
@@ -164,17 +192,22 @@ impl<G: Game> Bot<G> for Guarded<'_, G> {
             return Err(BotError::Disqualified(cut.reason.clone()));
         }
         let left = self.bank.map(|b| b.allowance(clock).saturating_sub(self.used));
+        let allowed = match (left, self.call_limit) {
+            (Some(l), Some(c)) => Some(l.min(c)),
+            (l, c) => l.or(c),
+        };
+        // One clock read starts the call's timing and dates its deadline.
+        let start = allowed.map(|_| monotonic_nanos());
         if let Some(blame) = self.blame {
-            blame.enter(self.entry, self.calls, left.map(|l| SystemTime::now() + l));
+            blame.enter(self.entry, self.calls, start.zip(allowed).map(|(s, a)| s + a.as_nanos() as u64));
         }
         self.calls += 1;
-        let start = self.bank.map(|_| Instant::now());
         let answer = self.inner.turn(ctx);
         if let Some(blame) = self.blame {
             blame.leave();
         }
-        if let (Some(bank), Some(left), Some(start)) = (self.bank, left, start) {
-            let spent = start.elapsed();
+        let spent = start.map(|s| Duration::from_nanos(monotonic_nanos().saturating_sub(s)));
+        if let (Some(bank), Some(left), Some(spent)) = (self.bank, left, spent) {
             self.used += spent;
             if spent > left {
                 let reason = format!(
@@ -185,6 +218,13 @@ impl<G: Game> Bot<G> for Guarded<'_, G> {
                 );
                 self.out = Some(reason.clone());
                 return Err(BotError::Disqualified(reason));
+            }
+        }
+        if let (Some(limit), Some(spent)) = (self.call_limit, spent) {
+            if spent > limit && answer.is_ok() {
+                // A late answer is not taken (the bot's own limits, such as a script's
+                // deadline, usually answer with the overrun themselves).
+                return Err(BotError::Timeout);
             }
         }
         answer

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result, bail};
 use arena::bot::{Entry, EntryKind};
 use arena::game::{Game, Ranking};
-use arena::isolate::{Isolation, ProbeReport, WorkerReport};
-use arena::limits::{BlamePage, Cut, Guarded, TimeBank};
+use arena::isolate::{Isolation, ProbeReport, Worker};
+use arena::limits::{BlamePage, TimeBank};
 use arena::loaders::{self, Discovery, ScriptLimits, SearchPaths};
 use arena::tournament::{self, Plan, Shard, TournamentResult};
 use arena::with_game;
@@ -53,6 +53,10 @@ struct Sources {
     /// Memory cap of each script entry, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = ScriptLimits::default().memory >> 20, global = true)]
     memory_mib: usize,
+    /// Run program bots in a sandbox: `bwrap` (bubblewrap) gives them no network and a
+    /// read-only file system (see docs/hardening.md for what each mode protects).
+    #[arg(long, value_enum, default_value_t = SandboxMode::None, global = true)]
+    sandbox: SandboxMode,
     /// Directory of the scripts' `print` logs, one `<entry>.log` each.
     #[arg(long, value_name = "DIR", default_value = "logs", global = true)]
     logs: PathBuf,
@@ -113,13 +117,41 @@ impl GameOptions {
     }
 }
 
-/// Whether native bots run in worker processes.
+/// How program bots are sandboxed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SandboxMode {
+    /// Resource limits and (as root) the `nobody` user only.
+    None,
+    /// Also bubblewrap: no network, the file system read-only, a private /tmp.
+    Bwrap,
+}
+
+/// Whether games run in worker processes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Isolate {
-    /// Each game in a worker process: a crashing or hanging native bot costs only its entry.
+    /// Games in long-lived worker processes when a native or Lua bot plays (a crash, or
+    /// a call stuck in C code, then costs only its entry); else in this process.
+    Auto,
+    /// Games always in worker processes.
     On,
-    /// Everything in this process: fastest, but a native bot can crash or hang the host.
+    /// Everything in this process: fastest, but a native bot can crash or hang the host,
+    /// and a Lua call stuck in a C function (a pattern match) waits for its time bank.
     Off,
+}
+
+/// The isolation games need: workers when asked, or (auto) when an entry's code can
+/// crash the process or get stuck where no hook reaches it (native libraries, Lua).
+fn games_isolation<G: Game>(
+    isolate: Isolate,
+    iso: Option<Arc<Isolation>>,
+    entries: &[Entry<G>],
+) -> Option<Arc<Isolation>> {
+    let risky = |e: &Entry<G>| matches!(e.kind, EntryKind::Native | EntryKind::NativeC | EntryKind::Lua);
+    match isolate {
+        Isolate::On => iso,
+        Isolate::Auto => iso.filter(|_| entries.iter().any(risky)),
+        Isolate::Off => None,
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -164,9 +196,10 @@ enum Command {
         /// Draw each entry's score distribution to this SVG file.
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<PathBuf>,
-        /// Run native bots in worker processes (one per game): on by default, since
-        /// tournament entries are untrusted code (see docs/hardening.md for the cost).
-        #[arg(long, value_enum, default_value_t = Isolate::On)]
+        /// Run games in long-lived worker processes (one per job): by default (auto)
+        /// whenever a native or Lua bot plays, since tournament entries are untrusted
+        /// code (see docs/hardening.md).
+        #[arg(long, value_enum, default_value_t = Isolate::Auto)]
         isolate: Isolate,
         #[command(flatten)]
         game: GameOptions,
@@ -205,6 +238,11 @@ enum Command {
         /// Also time each step of the turn (µs per turn, step by step) for each workload.
         #[arg(long)]
         steps: bool,
+        /// Instead, measure what isolation costs: whole tournaments with workers and
+        /// without (zombies: 20 Lua entries, 100 games; 400 short native-only games),
+        /// checking that they play the same games.
+        #[arg(long)]
+        isolation: bool,
     },
     /// Write a starting bot into ./NAME/: a complete, commented bot for the game
     /// (`--game`) in the language, with a README saying how to build and play it.
@@ -227,30 +265,21 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Isolate::On)]
         isolate: Isolate,
     },
-    /// (internal) Play one game for an isolating host and write its outcome.
+    /// (internal) Serve games for an isolating host: one JSON request per line on
+    /// stdin, one answer per line on the original stdout.
     #[command(name = "__worker", hide = true)]
     Worker {
         #[arg(long)]
-        seed: u64,
-        /// The game's options as JSON.
-        #[arg(long)]
-        config: String,
-        #[arg(long)]
         blame: PathBuf,
-        #[arg(long)]
-        out: PathBuf,
         #[arg(long)]
         bank_ms: u64,
         #[arg(long)]
         bank_per_turn_ms: u64,
         #[arg(long)]
-        replay: Option<PathBuf>,
+        call_limit_ms: u64,
         /// The entries' files, in entry order.
         #[arg(long = "entry")]
         entries: Vec<PathBuf>,
-        /// `ENTRY:CALLS:REASON`
-        #[arg(long = "cut")]
-        cuts: Vec<String>,
     },
     /// (internal) Load one native library and report what it is.
     #[command(name = "__probe", hide = true)]
@@ -270,6 +299,12 @@ fn main() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    if cli.sources.sandbox == SandboxMode::Bwrap {
+        if let Err(why) = arena::process::bwrap_available() {
+            eprintln!("error: --sandbox bwrap: {why}");
+            std::process::exit(1);
+        }
+    }
     let game = cli.game.clone();
     let result = with_game!(game.as_str(), G => run::<G>(cli), _ => Err(anyhow::anyhow!("unknown game {game:?}")));
     if let Err(err) = result {
@@ -288,11 +323,10 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Worker { seed, config, blame, out, bank_ms, bank_per_turn_ms, replay, entries, cuts } => {
-            let config: G::Config = serde_json::from_str(&config).context("bad --config")?;
+        Command::Worker { blame, bank_ms, bank_per_turn_ms, call_limit_ms, entries } => {
             let bank =
                 TimeBank { initial: Duration::from_millis(bank_ms), per_turn: Duration::from_millis(bank_per_turn_ms) };
-            worker::<G>(&cli.sources, seed, &config, &blame, &out, bank, replay.as_deref(), &entries, &cuts)
+            worker::<G>(&cli.sources, &blame, bank, Duration::from_millis(call_limit_ms), &entries)
         }
         Command::NewBot { name, lang, abi_path } => new_bot(G::NAME, &name, &lang, abi_path.as_deref()),
         Command::Probe { file, out } => {
@@ -312,14 +346,14 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
                 config: game.config::<G>()?,
                 record: replay.is_some(),
                 bank: Some(game.bank()?),
-                isolation: iso,
+                call_limit: Some(Duration::from_millis(cli.sources.call_timeout_ms)),
+                isolation: games_isolation(isolate, iso, &found.entries),
                 ..Plan::new(0, 1)
             };
-            let (outcome, recorded) = match &plan.isolation {
-                Some(iso) => arena::isolate::play(iso, &found.entries, seed, &plan.config, plan.record)
-                    .map_err(anyhow::Error::msg)?,
-                None => tournament::play_here(&found.entries, &plan, seed),
-            };
+            let mut worker = plan.isolation.as_ref().map(|iso| Worker::new(Arc::clone(iso), &found.entries));
+            let seats: Vec<usize> = (0..found.entries.len()).collect();
+            let (outcome, recorded) = tournament::play_one(worker.as_mut(), &found.entries, &seats, &plan, seed)
+                .map_err(anyhow::Error::msg)?;
             if let (Some(path), Some(recorded)) = (&replay, recorded) {
                 write_atomically(path, &recorded.to_bytes())?;
                 println!("replay written to {}", path.display());
@@ -355,7 +389,8 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
                 config: game.config::<G>()?,
                 record: replay_dir.is_some(),
                 bank: Some(game.bank()?),
-                isolation: iso,
+                call_limit: Some(Duration::from_millis(cli.sources.call_timeout_ms)),
+                isolation: games_isolation(isolate, iso, &found.entries),
             };
             if let Some(dir) = &replay_dir {
                 std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
@@ -413,7 +448,8 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
             with_game!(game.as_str(), R => replay_page::<R>(&file, &bytes, &html),
                 _ => bail!("{}: a replay of {game:?}, a game this program does not know", file.display()))
         }
-        Command::Bench { seconds, only, games, steps } => {
+        Command::Bench { isolation: true, .. } => isolation_tax(&cli.sources),
+        Command::Bench { seconds, only, games, steps, isolation: false } => {
             bench::<G>(&cli.sources, seconds, only.as_deref(), games, steps)
         }
         Command::Merge { inputs, json, csv } => {
@@ -464,6 +500,57 @@ fn bench<G: Game>(sources: &Sources, seconds: f64, only: Option<&str>, games: u6
         "eggs" => eggs_bench(&discover(sources, None), seconds, only),
         other => bail!("no benchmark workloads for {other} yet"),
     }
+}
+
+/// What isolation costs, in wall time, on two zombies workloads played with long-lived
+/// workers and without; the games must be the same.
+fn isolation_tax(sources: &Sources) -> Result<()> {
+    use arena::games::zombies::{GameConfig, Zombies};
+    let iso = isolation(sources, Isolate::On, TimeBank::default())?.context("isolation is on")?;
+    let dir = std::env::temp_dir().join(format!("arena-tax-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    for i in 0..10 {
+        std::fs::write(dir.join(format!("Stay{i}.lua")), "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'N' end\n  return 'STAY'\nend\n")?;
+        std::fs::write(dir.join(format!("Walk{i}.lua")), "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'STAY' end\n  return random_move()\nend\n")?;
+    }
+    let limits = script_limits(sources);
+    let lua = loaders::discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.clone()] }, &limits).entries;
+    // Loaded here (for the games without workers; workers load the same files).
+    let natives: Vec<Entry<Zombies>> = discover::<Zombies>(sources, None)
+        .entries
+        .into_iter()
+        .filter(|e| matches!(e.kind, EntryKind::Native | EntryKind::NativeC))
+        .collect();
+    if natives.is_empty() {
+        bail!("no native zombies plugins found (cargo build --release; --plugins target/release)");
+    }
+    let workloads = [
+        ("W20 Lua, 100 games", lua, 100, GameConfig::default()),
+        ("native-only, 400 short games", natives, 400, GameConfig::default()),
+    ];
+    println!("{:<32} {:>10} {:>10} {:>8}  same games", "workload (--jobs 1)", "off (s)", "on (s)", "tax");
+    for (name, entries, rounds, config) in workloads {
+        let time = |isolation: Option<Arc<Isolation>>| {
+            let plan = Plan {
+                config,
+                bank: Some(TimeBank::default()),
+                call_limit: Some(iso.call_limit),
+                isolation,
+                ..Plan::new(7, rounds)
+            };
+            let started = Instant::now();
+            let result = tournament::run(&entries, &plan, &AtomicBool::new(false), |_, _| {});
+            (started.elapsed().as_secs_f64(), result)
+        };
+        let (off, a) = time(None);
+        let (on, b) = time(Some(Arc::clone(&iso)));
+        let same = a.games.iter().zip(&b.games).all(|(x, y)| (x.seed, x.turns, &x.scores) == (y.seed, y.turns, &y.scores))
+            && a.games.len() == b.games.len();
+        println!("{name:<32} {off:>10.2} {on:>10.2} {:>7.1}%  {same}", (on / off - 1.0) * 100.0);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&iso.scratch);
+    Ok(())
 }
 
 /// Eggs: the engine with native bots (player-turns per second), and program bots'
@@ -696,12 +783,18 @@ fn search_paths(sources: &Sources) -> SearchPaths {
 }
 
 fn script_limits(sources: &Sources) -> ScriptLimits {
+    let sandbox = match sources.sandbox {
+        SandboxMode::None => arena::process::Sandbox::None,
+        SandboxMode::Bwrap => arena::process::Sandbox::Bwrap { writable: Vec::new() },
+    };
     ScriptLimits {
+        sandbox,
         op_budget: sources.op_budget,
         call_timeout: Duration::from_millis(sources.call_timeout_ms),
         memory: sources.memory_mib << 20,
         log_dir: Some(sources.logs.clone()),
         log_append: false,
+        ..ScriptLimits::default()
     }
 }
 
@@ -739,6 +832,7 @@ fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Opti
             ("--op-budget", sources.op_budget.to_string()),
             ("--call-timeout-ms", sources.call_timeout_ms.to_string()),
             ("--memory-mib", sources.memory_mib.to_string()),
+            ("--sandbox", if sources.sandbox == SandboxMode::Bwrap { "bwrap" } else { "none" }.to_owned()),
         ]
         .into_iter()
         .flat_map(|(k, v)| [k.into(), v.into()]),
@@ -747,26 +841,19 @@ fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Opti
     let scratch = std::env::temp_dir().join(format!("zombies-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).with_context(|| format!("{}: cannot create", scratch.display()))?;
     let program = std::env::current_exe().context("cannot find this program to start workers")?;
-    Ok(Some(Arc::new(Isolation { program, args, bank, scratch })))
+    let call_limit = Duration::from_millis(sources.call_timeout_ms);
+    Ok(Some(Arc::new(Isolation { program, args, bank, call_limit, scratch })))
 }
 
-/// The `__worker` command: plays one game of the isolating host's entries, with the
-/// time bank, the cuts and the blame page, and writes the outcome.
-#[allow(clippy::too_many_arguments)]
-fn worker<G: Game>(
-    sources: &Sources,
-    seed: u64,
-    config: &G::Config,
-    blame: &Path,
-    out: &Path,
-    bank: TimeBank,
-    replay: Option<&Path>,
-    files: &[PathBuf],
-    cuts: &[String],
-) -> Result<()> {
+/// The `__worker` command: loads the isolating host's entries once, then plays the
+/// games it asks for until it closes the worker's stdin.
+fn worker<G: Game>(sources: &Sources, blame: &Path, bank: TimeBank, call_limit: Duration, files: &[PathBuf]) -> Result<()> {
     // Ctrl-C reaches the whole process group: the host decides when to stop, and a
     // worker dying of it would be blamed on whichever bot was running.
     ctrlc::set_handler(|| {}).context("cannot ignore Ctrl-C")?;
+    // Answers go out on the original stdout; from now on fd 1 is stderr, so that
+    // nothing a bot prints can be taken for an answer.
+    let answers = private_stdout().context("cannot set up the worker's answer pipe")?;
     let limits = ScriptLimits { log_append: true, ..script_limits(sources) };
     let entries = files
         .iter()
@@ -781,30 +868,29 @@ fn worker<G: Game>(
             loaded.map_err(|reason| anyhow::anyhow!("{}: {reason}", f.display()))
         })
         .collect::<Result<Vec<_>>>()?;
-    let cuts = cuts
-        .iter()
-        .map(|c| {
-            let mut parts = c.splitn(3, ':');
-            let (Some(e), Some(k), Some(reason)) = (parts.next(), parts.next(), parts.next()) else {
-                bail!("bad --cut {c:?}");
-            };
-            Ok(Cut { entry: e.parse()?, after_calls: k.parse()?, reason: reason.to_owned() })
-        })
-        .collect::<Result<Vec<_>>>()?;
     let blame = BlamePage::open(blame).with_context(|| format!("{}: cannot open the blame page", blame.display()))?;
-    let wrap = |i: usize, bot| {
-        let cut = cuts.iter().find(|c| c.entry == i).cloned();
-        Box::new(Guarded::new(bot, i, Some(bank), cut, Some(&blame))) as Box<dyn arena::bot::Bot<G> + '_>
-    };
-    let outcome = match replay {
-        Some(path) => {
-            let (outcome, recorded) = arena::replay::play_recorded_with(&entries, seed, config, wrap);
-            write_atomically(path, &recorded.to_bytes())?;
-            outcome
+    arena::isolate::serve(&entries, &blame, bank, call_limit, std::io::stdin().lock(), answers)?;
+    Ok(())
+}
+
+/// A writer on the process's original stdout, with fd 1 pointed at stderr instead.
+#[cfg(unix)]
+fn private_stdout() -> std::io::Result<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: plain descriptor calls on this process's own stdout and stderr, before
+    // any bot code runs; the duplicate is owned by the returned File alone.
+    unsafe {
+        let fd = libc::dup(1);
+        if fd < 0 || libc::dup2(2, 1) < 0 {
+            return Err(std::io::Error::last_os_error());
         }
-        None => tournament::play_game_with(&entries, seed, config, wrap),
-    };
-    write_atomically(out, &serde_json::to_vec(&WorkerReport { outcome })?)
+        Ok(std::fs::File::from_raw_fd(fd))
+    }
+}
+
+#[cfg(not(unix))]
+fn private_stdout() -> std::io::Result<std::io::Stdout> {
+    Ok(std::io::stdout())
 }
 
 /// `new-bot`: writes the bot and says how to build and play it.
@@ -851,10 +937,6 @@ fn list<G: Game>(discovery: &Discovery<G>) {
 
 fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)]) {
     println!();
-    println!(
-        "{:<4} {:<20} {:>7} {:>15} {:>8} {:>5} {:>5} {:>10} {:>8} {:>7} {:>8} {:>4}",
-        "rank", "entry", "median", "95% CI", "mean", "min", "max", "calls", "us/call", "errors", "overruns", "out"
-    );
     if result.ranking == Ranking::Pairs {
         println!(
             "{:<4} {:<20} {:>6} {:>9} {:>9}   (survival as humans: mean over rounds, summed over opponents)",
@@ -865,6 +947,10 @@ fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)]) {
         }
         println!();
     }
+    println!(
+        "{:<4} {:<20} {:>7} {:>15} {:>8} {:>5} {:>5} {:>10} {:>8} {:>7} {:>8} {:>4}",
+        "rank", "entry", "median", "95% CI", "mean", "min", "max", "calls", "us/call", "errors", "overruns", "out"
+    );
     for (rank, s) in result.leaderboard.iter().enumerate() {
         println!(
             "{:<4} {:<20} {:>7.1} {:>15} {:>8.2} {:>5} {:>5} {:>10} {:>8.2} {:>7} {:>8} {:>4}",

@@ -19,7 +19,7 @@ use rand::{RngExt, SeedableRng};
 
 use crate::bot::{Bot, BotError, BrokenBot, CallStats, Entry};
 use crate::game::{Game, Outcome, Ranking};
-use crate::isolate::Isolation;
+use crate::isolate::{Isolation, Worker};
 use crate::limits::{Guarded, TimeBank};
 use crate::replay::Replay;
 
@@ -135,6 +135,9 @@ pub struct Plan<G: Game> {
     pub record: bool,
     /// Each entry's time bank per game (`None`: unlimited).
     pub bank: Option<TimeBank>,
+    /// The longest one bot call may take (a later answer is discarded; with isolation,
+    /// a call stuck past it is killed).
+    pub call_limit: Option<std::time::Duration>,
     /// Play each game in worker processes (native bots cannot crash the host).
     pub isolation: Option<Arc<Isolation>>,
 }
@@ -151,6 +154,7 @@ impl<G: Game> Plan<G> {
             config: G::Config::default(),
             record: false,
             bank: None,
+            call_limit: None,
             isolation: None,
         }
     }
@@ -271,18 +275,30 @@ fn median_ranking() -> Ranking {
     Ranking::Median
 }
 
-/// Plays one game of a plan: in worker processes if the plan isolates, else here.
-fn play_one<G: Game>(entries: &[Entry<G>], plan: &Plan<G>, seed: u64) -> Result<(Outcome, Option<Replay<G>>), String> {
-    match &plan.isolation {
-        Some(iso) => crate::isolate::play(iso, entries, seed, &plan.config, plan.record),
-        None => Ok(play_here(entries, plan, seed)),
+/// Plays one game of a plan with the entries `seats` (indices into `entries`, in seat
+/// order): in the thread's worker process if the plan isolates, else here.
+pub fn play_one<G: Game>(
+    worker: Option<&mut Worker<G>>,
+    entries: &[Entry<G>],
+    seats: &[usize],
+    plan: &Plan<G>,
+    seed: u64,
+) -> Result<(Outcome, Option<Replay<G>>), String> {
+    match worker {
+        Some(worker) => worker.play(seats, seed, &plan.config, plan.record),
+        None => {
+            let seated: Vec<Entry<G>> = seats.iter().map(|&i| entries[i].clone()).collect();
+            Ok(play_here(&seated, plan, seed))
+        }
     }
 }
 
-/// Plays one game of a plan in this process, with the plan's time bank and recording.
+/// Plays one game of a plan in this process, with the plan's time bank, call limit
+/// and recording.
 pub fn play_here<G: Game>(entries: &[Entry<G>], plan: &Plan<G>, seed: u64) -> (Outcome, Option<Replay<G>>) {
-    let bank = plan.bank;
-    let wrap = move |i, bot| Box::new(Guarded::new(bot, i, bank, None, None)) as Box<dyn Bot<G>>;
+    let (bank, call_limit) = (plan.bank, plan.call_limit);
+    let wrap =
+        move |i, bot| Box::new(Guarded::new(bot, i, bank, None, None).with_call_limit(call_limit)) as Box<dyn Bot<G>>;
     if plan.record {
         let (outcome, replay) = crate::replay::play_recorded_with(entries, seed, &plan.config, wrap);
         (outcome, Some(replay))
@@ -314,11 +330,22 @@ pub fn run<G: Game>(
             let send = send.clone();
             let (indices, next, names) = (&indices, &next, &names);
             scope.spawn(move || {
+                // One long-lived worker per thread (started at its first game).
+                let mut worker = plan.isolation.as_ref().map(|iso| Worker::new(Arc::clone(iso), entries));
+                let everyone: Vec<usize> = (0..entries.len()).collect();
                 while !stop.load(Ordering::SeqCst) {
                     let Some(&index) = indices.get(next.fetch_add(1, Ordering::SeqCst) as usize) else { break };
                     let seed = game_seed(plan.seed, index);
-                    let result = play_one(entries, plan, seed)
-                        .map(|(outcome, replay)| (GameRecord::new(index, names, outcome), replay))
+                    // The game's lineup: every entry, or the game's choice (hex: a pair).
+                    let seats = G::lineup(entries.len(), index);
+                    let seated: Vec<String> = seats.iter().map(|&i| names[i].clone()).collect();
+                    // Games ranked by pairs, or seating a subset, record who sat where.
+                    let partial = seats != everyone || G::RANKING == Ranking::Pairs;
+                    let result = play_one(worker.as_mut(), entries, &seats, plan, seed)
+                        .map(|(outcome, replay)| {
+                            let record = GameRecord::new(index, &seated, outcome);
+                            (GameRecord { seats: if partial { seated.clone() } else { Vec::new() }, ..record }, replay)
+                        })
                         .map_err(|reason| FailedGame { index, seed, reason });
                     if send.send(result).is_err() {
                         break;

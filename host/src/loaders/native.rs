@@ -91,6 +91,7 @@ impl CTable {
     > {
         self.field(std::mem::offset_of!(CBotTable, eggs_turn), |t| unsafe { &raw const (*t).eggs_turn }).flatten()
     }
+
 }
 
 /// What a library is, before any bot is made: its name, kind and game.
@@ -127,7 +128,8 @@ pub fn load<G: Game>(path: &Path) -> Result<Entry<G>, String> {
 
 /// The one-line reason a library of `game` is not an entry of `G`, if it is not.
 pub fn check_game<G: Game>(game: &str) -> Result<(), String> {
-    if game == G::NAME { Ok(()) } else { Err(format!("plays {game}; this is a {} tournament", G::NAME)) }
+    let article = if G::NAME.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    if game == G::NAME { Ok(()) } else { Err(format!("plays {game}; this is {article} {} tournament", G::NAME)) }
 }
 
 /// Opens a library and finds its module.

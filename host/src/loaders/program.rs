@@ -35,22 +35,34 @@ pub struct Program {
 }
 
 impl Program {
-    /// How to start it: the command, in the file's directory.
+    /// How to start it: the command, in the file's directory. A program run as another
+    /// user gets the system's `PATH` (`/usr/local/bin:/usr/bin:/bin`): the host's may
+    /// hold directories that user cannot read (a pyenv shim under `/root`).
     pub fn spec(&self) -> ProgramSpec {
-        ProgramSpec { command: self.command.clone(), dir: self.path.parent().map(Path::to_owned), env: Vec::new() }
+        let env = match self.limits.program_user {
+            Some(_) => vec![("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into())],
+            None => Vec::new(),
+        };
+        ProgramSpec { command: self.command.clone(), dir: self.path.parent().map(Path::to_owned), env }
     }
 
     /// The limits every program bot runs under, set before it starts (`setrlimit`):
-    /// 2 GiB of address space, 64 open files, files of at most 16 MiB; answers of at
-    /// most 64 KiB and 64 KiB of standard error kept per process.
+    /// 2 GiB of address space, 64 open files, files of at most 16 MiB, 256 processes of
+    /// its user (when it runs as its own user: `nobody` if the host is root), and for a
+    /// process started per call its call limit in CPU seconds (rounded up, plus one);
+    /// answers of at most 64 KiB and 64 KiB of standard error kept per process.
     pub fn process_limits(&self) -> Limits {
+        let cpu = (!self.persistent).then(|| self.limits.call_timeout.as_secs() + 2);
         Limits {
             address_space: Some(2 << 30),
+            cpu_seconds: cpu,
+            processes: self.limits.program_user.map(|_| 256),
             open_files: Some(64),
             file_size: Some(16 << 20),
             max_answer_bytes: 64 << 10,
             stderr_cap: 64 << 10,
-            ..Limits::default()
+            sandbox: self.limits.sandbox.clone(),
+            run_as: self.limits.program_user,
         }
     }
 

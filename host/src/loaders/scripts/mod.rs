@@ -40,6 +40,11 @@ pub struct ScriptLimits {
     /// Append to the logs instead of starting them afresh (game workers do: the host
     /// starts them and every game adds to them).
     pub log_append: bool,
+    /// Program bots: the sandbox they run in.
+    pub sandbox: crate::process::Sandbox,
+    /// Program bots: the user they run as (by default `nobody` when the host is root,
+    /// so that the limit on processes applies to them; see `crate::process`).
+    pub program_user: Option<(u32, u32)>,
 }
 
 impl Default for ScriptLimits {
@@ -50,6 +55,8 @@ impl Default for ScriptLimits {
             memory: 64 << 20,
             log_dir: None,
             log_append: false,
+            sandbox: crate::process::Sandbox::None,
+            program_user: crate::process::default_run_as(),
         }
     }
 }

@@ -1,0 +1,133 @@
+//! Long-lived workers and limits enforced from outside: a call stuck where no hook
+//! reaches it (a Lua pattern, a C loop) costs about its call limit; a verdict the worker
+//! reaches itself costs no second game; a worker that dies is replaced and the other
+//! games are unchanged.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use crate::util::{compile_c, data, lib_name, root};
+
+fn arena(plugins: &Path, scripts: &Path, args: &[&str]) -> (Output, Duration) {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--plugins")
+        .arg(plugins)
+        .arg("--scripts")
+        .arg(scripts)
+        .arg("--logs")
+        .arg(scripts.join("logs"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out, started.elapsed())
+}
+
+fn results(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn standing<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap()
+}
+
+/// A scripts directory with `coward.lua` and `extra` files.
+fn scripts(dir: &Path, extra: &[(&str, &str)]) -> std::path::PathBuf {
+    let scripts = dir.join("scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    std::fs::copy(root().join("scripts/zombies/coward.lua"), scripts.join("coward.lua")).unwrap();
+    for (name, text) in extra {
+        std::fs::write(scripts.join(name), text).unwrap();
+    }
+    scripts
+}
+
+#[test]
+fn a_lua_pattern_bomb_costs_about_its_call_limit_not_its_time_bank() {
+    // The instruction hook never fires inside Lua's C pattern matcher.
+    let bomb = "function do_turn(ctx)\n  string.find(string.rep('a', 6000), '.-.-.-.-.-.-b')\n  return 'STAY'\nend\n";
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = scripts(dir.path(), &[("bomb.lua", bomb)]);
+    let json = dir.path().join("r.json");
+    let (_, took) = arena(
+        &dir.path().join("none"),
+        &scripts,
+        &["--call-timeout-ms", "400", "tournament", "--rounds", "1", "--set", "players_per_entry=3"]
+            .into_iter()
+            .chain(["--max-turns", "20", "--json", json.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    );
+    let v = results(&json);
+    let bomb = standing(&v, "bomb");
+    assert_eq!(bomb["disqualified"], 1, "{bomb}");
+    assert!(bomb["messages"][0].as_str().unwrap().contains("hung in a call past its time limit"), "{bomb}");
+    assert_eq!(standing(&v, "coward")["disqualified"], 0);
+    // 0.4 s + a 0.25 s grace, then the game again up to the cut: far from the 30 s bank.
+    assert!(took < Duration::from_secs(8), "{took:?}");
+}
+
+#[test]
+fn a_c_busy_loop_is_stopped_at_about_its_call_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    compile_c(&data("native/misbehave.c"), &plugins.join(lib_name("endless")), &["-DENDLESS_LOOP", "-DBOT_NAME=\"Endless\""]);
+    let scripts = scripts(dir.path(), &[]);
+    let json = dir.path().join("r.json");
+    let args = ["--call-timeout-ms", "300", "tournament", "--rounds", "2", "--max-turns", "15", "--json"];
+    let (_, took) = arena(&plugins, &scripts, &args.into_iter().chain([json.to_str().unwrap()]).collect::<Vec<_>>());
+    let v = results(&json);
+    let endless = standing(&v, "Endless");
+    assert_eq!(endless["disqualified"], 2, "once per game: {endless}");
+    assert!(endless["messages"][0].as_str().unwrap().contains("hung in a call past its time limit at its call 2"));
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn a_script_that_drains_its_bank_costs_one_game_not_two() {
+    // About 60 ms per call: the bank (2 s, nothing per turn) runs out between calls
+    // after some 33 calls, which the worker sees itself: no kill, no second game (which
+    // would take another 2 s).
+    let slow = "fn do_turn(ctx) {\n  let t = timestamp();\n  while t.elapsed < 0.06 {}\n  \"STAY\"\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = scripts(dir.path(), &[("slow.rhai", slow)]);
+    let json = dir.path().join("r.json");
+    let args = ["--isolate", "on", "--time-bank", "2", "--time-per-turn", "0", "--set", "players_per_entry=10"];
+    let args: Vec<&str> =
+        ["tournament", "--rounds", "1", "--jobs", "1"].into_iter().chain(args).chain(["--json", json.to_str().unwrap()]).collect();
+    let (_, took) = arena(&dir.path().join("none"), &scripts, &args);
+    let v = results(&json);
+    let slow = standing(&v, "slow");
+    assert_eq!(slow["disqualified"], 1, "{slow}");
+    assert!(slow["messages"][0].as_str().unwrap().contains("ran out of its time bank"), "{slow}");
+    assert!(took < Duration::from_millis(3600), "one game's worth of time, not two: {took:?}");
+}
+
+#[test]
+fn a_worker_that_crashes_is_replaced_and_the_other_games_are_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    compile_c(&data("native/misbehave.c"), &plugins.join(lib_name("segfault")), &["-DSEGFAULT", "-DBOT_NAME=\"Segfault\""]);
+    compile_c(&root().join("plugins/c-wanderer/wanderer.c"), &plugins.join(lib_name("wanderer")), &[]);
+    let scripts = scripts(dir.path(), &[]);
+    let json = dir.path().join("r.json");
+    let args = ["tournament", "--rounds", "4", "--seed", "11", "--jobs", "1", "--set", "players_per_entry=5", "--json"];
+    arena(&plugins, &scripts, &args.into_iter().chain([json.to_str().unwrap()]).collect::<Vec<_>>());
+    let v = results(&json);
+    assert_eq!(v["played"], 4);
+    assert_eq!(standing(&v, "Segfault")["disqualified"], 4, "it crashes in every game, its worker each time");
+    // Each game is the game `play --seed` plays alone, in a worker of its own.
+    for g in v["games"].as_array().unwrap() {
+        let seed = g["seed"].as_u64().unwrap().to_string();
+        let (out, _) = arena(&plugins, &scripts, &["play", "--set", "players_per_entry=5", "--isolate", "on", "--seed", &seed]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        for name in ["Wanderer", "coward", "Segfault"] {
+            let line = text.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("{text}"));
+            let score: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            assert_eq!(Some(score), g["scores"][name].as_u64(), "game {}: {name}", g["index"]);
+        }
+    }
+}
