@@ -261,3 +261,138 @@ fn a_replay_written_before_games_had_names_still_replays_as_zombies() {
     let eggs = arena::replay::Replay::<arena::games::eggs::EggHunt>::from_bytes(&bytes).unwrap_err();
     assert_eq!(eggs.to_string(), "a replay of zombies, not of eggs");
 }
+
+// ----- the score plot --------------------------------------------------------------
+
+/// A tournament summary over made-up games: entry `i` scores `scores[i][g]` in game `g`.
+fn made_up_results(names: &[&str], scores: &[Vec<u32>]) -> arena::tournament::TournamentResult {
+    let games = (0..scores[0].len())
+        .map(|g| arena::tournament::GameRecord {
+            index: g as u64,
+            seed: 100 + g as u64,
+            turns: 1000,
+            scores: names.iter().zip(scores).map(|(n, s)| (n.to_string(), s[g])).collect(),
+            stats: Default::default(),
+            seats: vec![],
+        })
+        .collect();
+    let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    arena::tournament::summarise("zombies", arena::game::Ranking::Median, &names, 7, scores[0].len() as u64, games)
+}
+
+/// The x position of each numeric tick label of a plotters SVG, with its value.
+fn svg_ticks(svg: &str) -> Vec<(f64, f64)> {
+    svg.split("<text x=\"")
+        .skip(1)
+        .filter_map(|t| {
+            let x: f64 = t[..t.find('"')?].parse().ok()?;
+            let label = t[t.find('>')? + 1..t.find("</text>")?].trim();
+            Some((x, label.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The `(x, colour)` of each short vertical line in the colour's stroke (the whisker
+/// caps), and the centre of each circle (the outliers) with its colour.
+fn svg_caps_and_points(svg: &str) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+    let attr = |el: &str, name: &str| -> Option<String> {
+        let at = el.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(el[at..at + el[at..].find('"')?].to_owned())
+    };
+    let (mut caps, mut points) = (vec![], vec![]);
+    for el in svg.split('<').filter(|e| e.starts_with("polyline") || e.starts_with("circle")) {
+        let colour = attr(el, "stroke").unwrap_or_default().to_lowercase();
+        if el.starts_with("circle") {
+            points.push((attr(el, "cx").unwrap().parse().unwrap(), colour));
+            continue;
+        }
+        let p: Vec<(f64, f64)> = attr(el, "points")
+            .unwrap()
+            .split_whitespace()
+            .map(|xy| {
+                let (x, y) = xy.split_once(',').unwrap();
+                (x.parse().unwrap(), y.parse().unwrap())
+            })
+            .collect();
+        // Caps: 14 pixels high, in an entry's colour (the median is black and 22 high).
+        if p.len() == 2 && p[0].0 == p[1].0 && (p[1].1 - p[0].1).abs() == 14.0 && colour != "#000000" {
+            caps.push((p[0].0, colour));
+        }
+    }
+    (caps, points)
+}
+
+#[test]
+fn the_box_plot_ends_whiskers_at_scores_and_draws_outliers_on_an_axis_near_the_data() {
+    use arena::plot::{box_stats, entry_colours, score_boxplot_svg};
+    // Steady: quartiles 407.5 and 442.5, fences 355 and 495; whiskers end at the scores
+    // 400 and 450, and 100 and 700 are outliers. Even: no outliers, whiskers at 300, 380.
+    let steady = vec![100, 400, 410, 420, 430, 440, 450, 700];
+    let even = vec![300, 310, 320, 330, 340, 350, 360, 380];
+    let result = made_up_results(&["Steady", "Even"], &[steady.clone(), even.clone()]);
+    let b = box_stats(&steady.iter().map(|&s| f64::from(s)).collect::<Vec<_>>()).unwrap();
+    assert_eq!((b.q1, b.median, b.q3, b.low, b.high), (407.5, 425.0, 442.5, 400.0, 450.0));
+    assert_eq!(b.outliers, vec![100.0, 700.0]);
+    let e = box_stats(&even.iter().map(|&s| f64::from(s)).collect::<Vec<_>>()).unwrap();
+    assert_eq!((e.low, e.high, e.outliers.len()), (300.0, 380.0, 0));
+
+    let svg = score_boxplot_svg(&result).unwrap();
+    // Pixels to scores, from the axis' own tick labels.
+    let ticks = svg_ticks(&svg);
+    assert!(ticks.len() >= 3, "{ticks:?}");
+    let ((xa, va), (xb, vb)) = (ticks[0], ticks[ticks.len() - 1]);
+    let score = |x: f64| va + (x - xa) * (vb - va) / (xb - xa);
+    let per_pixel = (vb - va) / (xb - xa);
+    // The axis starts near the lowest score, not at 0, and ends near the highest.
+    assert!(va > 0.0 && score(ticks[0].0) <= 100.0, "{ticks:?}");
+    let (caps, points) = svg_caps_and_points(&svg);
+    let colours = entry_colours(2);
+    let at = |colour: &str, list: &[(f64, String)]| -> Vec<f64> {
+        list.iter().filter(|(_, c)| c == colour).map(|&(x, _)| score(x)).collect()
+    };
+    // Steady has the better median: the first colour.
+    let near = |got: Vec<f64>, want: &[f64]| {
+        assert_eq!(got.len(), want.len(), "{got:?} vs {want:?}");
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() <= 1.5 * per_pixel, "drawn at {g}, the data says {w} ({got:?})");
+        }
+    };
+    near(at(&colours[0], &caps), &[400.0, 450.0]);
+    near(at(&colours[0], &points), &[100.0, 700.0]);
+    near(at(&colours[1], &caps), &[300.0, 380.0]);
+    assert!(at(&colours[1], &points).is_empty());
+    assert!(!svg.contains("<image") && svg.starts_with("<svg"), "SVG only");
+}
+
+#[test]
+fn thirteen_entries_get_thirteen_distinct_colours_none_the_hit_colour() {
+    use arena::plot::{HIT_COLOUR, entry_colours, score_boxplot_svg};
+    let rgb = |c: &str| {
+        let v = u32::from_str_radix(&c[1..], 16).unwrap();
+        [(v >> 16) as f64, ((v >> 8) & 255) as f64, (v & 255) as f64]
+    };
+    let dist = |a: &str, b: &str| rgb(a).iter().zip(rgb(b)).map(|(x, y)| (x - y).powi(2)).sum::<f64>().sqrt();
+    let colours = entry_colours(13);
+    for (i, a) in colours.iter().enumerate() {
+        assert!(dist(a, HIT_COLOUR) > 80.0, "entry {i}'s {a} looks like a hit");
+        for b in &colours[..i] {
+            assert!(dist(a, b) > 25.0, "{a} and {b} look alike");
+        }
+    }
+    let many = entry_colours(60);
+    assert_eq!(many.iter().collect::<std::collections::BTreeSet<_>>().len(), 60);
+    assert!(many.iter().all(|c| c.len() == 7 && c.starts_with('#')));
+
+    let names: Vec<String> = (0..13).map(|i| format!("Entry{i}")).collect();
+    let names: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+    let scores: Vec<Vec<u32>> = (0..13).map(|i| (0..5).map(|g| 100 * i + 7 * g).collect()).collect();
+    let svg = score_boxplot_svg(&made_up_results(&names, &scores)).unwrap().to_lowercase();
+    let boxes: std::collections::BTreeSet<&str> = svg
+        .split("<rect ")
+        .skip(2)
+        .filter_map(|r| r.split("fill=\"").nth(1)?.split('"').next())
+        .filter(|f| *f != "none")
+        .collect();
+    assert_eq!(boxes.len(), 13, "{boxes:?}");
+    assert!(!boxes.contains(HIT_COLOUR));
+}
