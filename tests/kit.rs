@@ -8,8 +8,13 @@ use std::time::Instant;
 
 use crate::util::root;
 
-/// The games with starting bots.
-const GAMES: [&str; 2] = ["zombies", "eggs"];
+/// The games with a starting bot in `lang` that this arena hosts.
+fn games(lang: &str) -> Vec<&'static str> {
+    arena::kit::GAMES
+        .into_iter()
+        .filter(|g| arena::games::NAMES.contains(g) && arena::kit::available(g, lang))
+        .collect()
+}
 
 /// Runs the arena in `dir`.
 fn arena(dir: &Path, args: &[&str]) -> Output {
@@ -76,8 +81,8 @@ fn script_and_program_bots_play_as_written() {
     let dir = outside();
     let empty = dir.path().join("no-plugins");
     std::fs::create_dir(&empty).unwrap();
-    for game in GAMES {
-        for lang in ["rhai", "lua", "python"] {
+    for lang in ["rhai", "lua", "python"] {
+        for game in games(lang) {
             if lang == "python" && !python() {
                 eprintln!("skipped the Python bots: no python3");
                 continue;
@@ -92,7 +97,7 @@ fn script_and_program_bots_play_as_written() {
 #[test]
 fn c_bots_build_with_their_readme_line_and_play() {
     let dir = outside();
-    for game in GAMES {
+    for game in games("c") {
         let name = format!("kit-{game}-c");
         let bot = new_bot(dir.path(), &name, "c", game);
         let lib = format!("lib{name}{}", std::env::consts::DLL_SUFFIX);
@@ -120,7 +125,7 @@ fn rust_bots_build_outside_the_repository_and_play() {
     let dir = outside();
     let target = root().join("target/kit-bots");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    for game in GAMES {
+    for game in games("rust") {
         let name = format!("kit-{game}-rust");
         let bot = new_bot(dir.path(), &name, "rust", game);
         let manifest = std::fs::read_to_string(bot.join("Cargo.toml")).unwrap();
@@ -159,7 +164,7 @@ fn new_bot_refuses_an_existing_directory_a_bad_name_and_an_unknown_language_with
     let dir = outside();
     std::fs::create_dir(dir.path().join("taken")).unwrap();
     std::fs::write(dir.path().join("taken/keep.txt"), "mine").unwrap();
-    let refusals = [
+    let mut refusals = vec![
         (vec!["new-bot", "taken", "--lang", "lua"], "already exists"),
         (vec!["new-bot", "9lives", "--lang", "lua"], "is not a bot name"),
         (vec!["new-bot", "../up", "--lang", "lua"], "is not a bot name"),
@@ -167,6 +172,10 @@ fn new_bot_refuses_an_existing_directory_a_bad_name_and_an_unknown_language_with
         (vec!["new-bot", "fine", "--lang", "cobol"], "unknown language \"cobol\""),
         (vec!["new-bot", "fine", "--lang", "rust", "--abi-path", "."], "not the arena's plugin-abi"),
     ];
+    if arena::games::NAMES.contains(&"hex") && !arena::kit::GAMES.contains(&"hex") {
+        refusals
+            .push((vec!["--game", "hex", "new-bot", "fine", "--lang", "lua"], "no starting bot for the game \"hex\""));
+    }
     for (args, why) in refusals {
         let out = arena(dir.path(), &args);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 /// The languages `new-bot` writes.
 pub const LANGS: [&str; 5] = ["rust", "c", "rhai", "lua", "python"];
 
-/// The games `new-bot` has starting bots for (each in every language).
-pub const GAMES: [&str; 2] = ["zombies", "eggs"];
+/// The games `new-bot` has starting bots for (in every language but target's C).
+pub const GAMES: [&str; 3] = ["zombies", "eggs", "target"];
 
 /// Names a bot may not take: the zombies game's reserved names, and crates Rust
 /// already has.
@@ -59,6 +59,12 @@ fn files(game: &str, lang: &str) -> Option<Vec<File>> {
             file("zombies_bot.h", ZOMBIES_H),
             file("eggs_bot.h", EGGS_H),
         ],
+        ("target", "rust") => vec![file("src/lib.rs", template!("target/rust/src/lib.rs"))],
+        ("target", "rhai") => vec![file("NAME.rhai", template!("target/rhai/bot.rhai"))],
+        ("target", "lua") => vec![file("NAME.lua", template!("target/lua/bot.lua"))],
+        ("target", "python") => {
+            vec![File { path: "NAME.py", text: template!("target/python/bot.py"), executable: true }]
+        }
         ("zombies", "rhai") => vec![file("NAME.rhai", template!("zombies/rhai/bot.rhai"))],
         ("eggs", "rhai") => vec![file("NAME.rhai", template!("eggs/rhai/bot.rhai"))],
         ("zombies", "lua") => vec![file("NAME.lua", template!("zombies/lua/bot.lua"))],
@@ -82,6 +88,11 @@ fn files(game: &str, lang: &str) -> Option<Vec<File>> {
         _ => return None,
     };
     Some(files.into_iter().chain(common).collect())
+}
+
+/// Whether `new-bot` has a starting bot of `game` in `lang`.
+pub fn available(game: &str, lang: &str) -> bool {
+    files(game, lang).is_some()
 }
 
 /// What to write: a bot named `name` of `game` in `lang`, into `parent/name/`.
@@ -176,6 +187,9 @@ pub fn new_bot(req: &Request<'_>) -> Result<Written, String> {
         return Err(format!("unknown language {:?}: new-bot writes {}", req.lang, LANGS.join(", ")));
     }
     let Some(files) = files(req.game, req.lang) else {
+        if GAMES.contains(&req.game) {
+            return Err(format!("no starting bot for {} in {} yet", req.game, req.lang));
+        }
         return Err(format!("no starting bot for the game {:?}: new-bot has {}", req.game, GAMES.join(", ")));
     };
     check_name(req.name)?;
