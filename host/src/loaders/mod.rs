@@ -17,7 +17,7 @@
 //! **Architecture Invariant:** a bad file costs only itself: it becomes one [`Skipped`]
 //! line (file and reason) and every other entry still plays.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -124,11 +124,11 @@ pub fn discover_with<G: Game>(
             candidates.push((path, result));
         }
     }
-    let mut names = HashSet::new();
+    let mut names = HashMap::new();
     for (path, result) in candidates {
         match result.and_then(|entry| check_name::<G>(&entry.name, &names).map(|()| entry)) {
             Ok(entry) => {
-                names.insert(entry.name.clone());
+                names.insert(entry.name.clone(), path);
                 found.entries.push(entry);
             }
             Err(reason) => found.skipped.push(Skipped { path, reason }),
@@ -173,14 +173,15 @@ pub fn declared_game(path: &Path) -> Result<Declaration, String> {
     Ok(Declaration { game: game.to_owned(), persistent: false })
 }
 
-/// Checks an entry name against the rules: non-empty, not reserved, not taken.
-pub fn check_name<G: Game>(name: &str, taken: &HashSet<String>) -> Result<(), String> {
+/// Checks an entry name against the rules: non-empty, not reserved, not taken (`taken`:
+/// each name loaded so far, with its file).
+pub fn check_name<G: Game>(name: &str, taken: &HashMap<String, PathBuf>) -> Result<(), String> {
     if name.trim().is_empty() {
         Err("the entry's name is empty".to_owned())
     } else if G::reserved_names().contains(&name) {
         Err(format!("the entry's name {name:?} is reserved"))
-    } else if taken.contains(name) {
-        Err(format!("an entry named {name:?} was already loaded"))
+    } else if let Some(first) = taken.get(name) {
+        Err(format!("an entry named {name:?} was already loaded, from {}", first.display()))
     } else {
         Ok(())
     }

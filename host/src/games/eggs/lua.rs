@@ -13,7 +13,7 @@ use zombies_plugin_abi::eggs::{EggsAnswer, EggsContext};
 
 use super::{EggHunt, action_code, answer};
 use crate::bot::{Bot, BotError, BotFactory};
-use crate::loaders::scripts::Script;
+use crate::loaders::scripts::{Script, with_article};
 use crate::loaders::scripts::lua::LuaVm;
 
 /// Checks the script now (syntax, top-level code, `do_turn`) and makes its bots.
@@ -90,8 +90,8 @@ fn read_answer(value: &Value) -> Result<EggsAnswer, BotError> {
         }
         Value::Integer(_) | Value::Number(_) => Ok(answer(direction(value)?, action_code("")?, b"")),
         other => Err(BotError::Invalid(format!(
-            "do_turn returned a {}, not {{dir = .., action = .., memory = ..}} or a direction",
-            other.type_name()
+            "do_turn returned {}, not {{dir = .., action = .., memory = ..}} or a direction",
+            with_article(other.type_name())
         ))),
     }
 }

@@ -17,7 +17,7 @@ use zombies_plugin_abi::{Action, Context, Direction, Id, VISION_RANGE};
 
 use super::{Zombies, name_of, parse_move};
 use crate::bot::{Bot, BotError, BotFactory};
-use crate::loaders::scripts::Script;
+use crate::loaders::scripts::{Script, with_article};
 use crate::loaders::scripts::lua::{LuaVm, slot_of};
 
 type Slot = crate::loaders::scripts::Slot<Context<'static>>;
@@ -269,7 +269,7 @@ impl Bot<Zombies> for LuaBot {
                 Ok(Action::shoot(id))
             }
             Answer::Other(other) => {
-                Err(BotError::Invalid(format!("do_turn returned a {}, not a move or shoot(id)", other.type_name())))
+                Err(BotError::Invalid(format!("do_turn returned {}, not a move or shoot(id)", with_article(other.type_name()))))
             }
         }
     }

@@ -67,7 +67,14 @@ impl<T: 'static> LuaVm<T> {
         let chunk = lua.load(&*script.source).set_name(format!("={file}"));
         if let Err(e) = chunk.exec() {
             return Err(match &e {
-                mlua::Error::SyntaxError { message, .. } => format!("syntax error: {}", first_line(message)),
+                // "f.lua:5: syntax error: ...", the form Rhai's errors take too.
+                mlua::Error::SyntaxError { message, .. } => {
+                    let message = first_line(message);
+                    match message.strip_prefix(&format!("{file}:")).and_then(|rest| rest.split_once(':')) {
+                        Some((line, what)) => format!("{file}:{line}: syntax error:{what}"),
+                        None => format!("{file}: syntax error: {message}"),
+                    }
+                }
                 _ => format!(
                     "at load: {}",
                     classify(&e, &budget).map_or_else(|| first_line(&e.to_string()), |b| b.to_string())

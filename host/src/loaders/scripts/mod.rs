@@ -302,6 +302,12 @@ impl<T> Default for Slot<T> {
     }
 }
 
+/// A noun with its indefinite article: "an integer", "a table".
+pub fn with_article(noun: &str) -> String {
+    let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{article} {noun}")
+}
+
 /// The first line of an error message, without Lua's traceback.
 pub fn first_line(text: &str) -> String {
     text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("error").chars().take(300).collect()
