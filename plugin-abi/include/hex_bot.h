@@ -1,0 +1,140 @@
+/*
+ * hex_bot.h -- the plain C ABI of the arena's hex humans vs zombies (ABI 1.1), for bots
+ * written in C, C++, Zig or anything that can export a C function from a shared library.
+ * The rules are shared/rules/hexzombies.md; docs/games/hex.md tells them for bot authors.
+ *
+ * A hex bot library exports `zombies_bot_entry` like any C bot (zombies_bot.h), with a
+ * table whose `game` is "hex", `turn`, `eggs_turn` and `target_turn` NULL and `hex_turn`
+ * set:
+ *
+ *     static const zb_bot_table TABLE = {
+ *         ZOMBIES_BOT_ABI_VERSION, sizeof(zb_bot_table), "MyHexBot",
+ *         my_create, NULL, my_destroy, "hex", NULL, NULL, my_hex_turn,
+ *     };
+ *
+ * One bot plays one side of one game (ctx->side says which). The host calls `create`
+ * once per game, `hex_turn` for every call of its side -- the humans' spawn call on
+ * half-turn 1, the zombies' spawn call on each zombie half-turn when a zombie can be
+ * spawned, then one call per living unit in id order -- and `destroy` at the end. The
+ * answer is a list of commands executed in order at once; a rejected one is skipped.
+ * Everything passed to `hex_turn` is valid only during the call.
+ *
+ * The layouts are exactly those of the Rust types of the `zombies-plugin-abi` crate's
+ * `hex` module (HexContext, HexAnswer, ...); both sides assert them.
+ *
+ * Build:   cc -O2 -shared -fPIC -I plugin-abi/include -o libmyhexbot.so myhexbot.c
+ * Use:     drop libmyhexbot.so into a plugins directory; `arena --game hex ...`.
+ */
+#ifndef HEX_BOT_H
+#define HEX_BOT_H
+
+#include "zombies_bot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { HB_HUMANS = 0, HB_ZOMBIES = 1 };                                    /* side */
+enum { HB_CALL_SPAWN_HUMANS = 0, HB_CALL_SPAWN_ZOMBIES = 1, HB_CALL_UNIT = 2 }; /* call */
+#define HB_AMMO 7u            /* crate / airdrop contents: ammo (weapons are 0..6) */
+#define HB_MAX_COMMANDS 16    /* per answer; a zombie's answer counts its first 4 */
+#define HB_NO_UNIT 0xffffffffu
+
+/* Weapons. */
+enum { HB_MEDICAL_KIT = 0, HB_SHOTGUN = 1, HB_GRENADE_LAUNCHER = 2, HB_ZOMBIE_ARMS = 3,
+       HB_CHAINSAW = 4, HB_PISTOL = 5, HB_FLAMETHROWER = 6 };
+
+/* Command kinds and the fields each uses (the unit is the call's). */
+enum {
+    HB_MOVE = 1,          /* humans: x, y (adjacent; a move) */
+    HB_ATTACK = 2,        /* id */
+    HB_ATTACK_GROUND = 3, /* x, y */
+    HB_GRAB = 4,          /* humans: id of a crate within 1 */
+    HB_GIVE = 5,          /* humans: id of a human, amount */
+    HB_THROW_WEAPON = 6,  /* humans: x, y */
+    HB_THROW_AMMO = 7,    /* humans: x, y, amount */
+    HB_BUILD = 8,         /* humans: x, y (adjacent; a move) */
+    HB_CALL_DROP = 9,     /* humans: x, y, id = weapon or HB_AMMO (needs a whole airdrop) */
+    HB_SPAWN_HUMAN = 10,  /* spawn call: x, y, id = weapon */
+    HB_SPAWN_ZOMBIE = 11, /* spawn call: id = zone 7..10, amount = facing 0..5 */
+    HB_FORWARD = 12,      /* zombies */
+    HB_TURN = 13,         /* zombies: amount = +1 (counter-clockwise) or -1 */
+    HB_EAT = 14           /* zombies: id of a zombie on its hex or its front hex */
+};
+
+typedef struct hb_human {
+    uint32_t id; int32_t x, y; uint32_t weapon, specialty; int32_t moves;
+    int64_t hp, ammo; double idle;
+} hb_human;
+
+typedef struct hb_zombie {
+    uint32_t id; int32_t x, y; uint32_t facing; int32_t moves; uint32_t reserved;
+    int64_t hp; double idle, scent;
+} hb_zombie;
+
+typedef struct hb_wall { uint32_t id; int32_t x, y; uint32_t reserved; int64_t hp, cap; } hb_wall;
+typedef struct hb_crate { uint32_t id; int32_t x, y; uint32_t contents; int64_t hp, cap; } hb_crate;
+typedef struct hb_airstrike { uint32_t id; int32_t x, y; int32_t delay; uint32_t contents, reserved; } hb_airstrike;
+
+/* A read-only array view (abi_stable's RSlice). */
+#define HB_SLICE(T) struct { const T *ptr; size_t len; }
+
+/* What a bot sees for one call (144 bytes on 64-bit targets). The lists are the side's
+ * sight, each in id order: all its own units, the other side's units and the walls in
+ * sight, and for the humans the crates and pending airdrops in sight. */
+typedef struct hb_context {
+    uint32_t call;             /* HB_CALL_... */
+    uint32_t side;             /* HB_HUMANS or HB_ZOMBIES */
+    uint32_t t;                /* half-turn 1..1000 (odd: humans) */
+    uint32_t unit;             /* the unit of a unit call, else HB_NO_UNIT */
+    uint32_t humans_to_spawn;  /* spawn call of the humans */
+    uint32_t zombies_to_spawn; /* zombies that can be spawned now */
+    uint32_t zombie_cap;
+    uint32_t unit_index;       /* the unit's index in humans (humans) or zombies (zombies) */
+    double airdrops_held, zombies_ready;
+    HB_SLICE(hb_human) humans;
+    HB_SLICE(hb_zombie) zombies;
+    HB_SLICE(hb_wall) walls;
+    HB_SLICE(hb_crate) crates;
+    HB_SLICE(hb_airstrike) airstrikes;
+    zb_random random;          /* the game's generator: use it to keep games reproducible */
+} hb_context;
+
+typedef struct hb_command { uint32_t kind, id; int32_t x, y; int64_t amount; } hb_command;
+
+typedef struct hb_answer {
+    uint32_t len, reserved;
+    hb_command commands[HB_MAX_COMMANDS];
+} hb_answer;
+
+/* Appends a command; 0 when the answer is full. */
+static inline int hb_push(hb_answer *a, uint32_t kind, uint32_t id, int32_t x, int32_t y, int64_t amount) {
+    if (a->len >= HB_MAX_COMMANDS) return 0;
+    hb_command c = { kind, id, x, y, amount };
+    a->commands[a->len++] = c;
+    return 1;
+}
+
+/* Hex distance (the rules' section 2). */
+static inline int32_t hb_distance(int32_t x1, int32_t y1, int32_t x2, int32_t y2) {
+    int32_t dx = x2 - x1, dy = y2 - y1, ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy;
+    if ((dx > 0 && dy > 0) || (dx < 0 && dy < 0)) return ax + ay;
+    return ax > ay ? ax : ay;
+}
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(hb_human) == 48, "hb_human layout");
+_Static_assert(sizeof(hb_zombie) == 48, "hb_zombie layout");
+_Static_assert(sizeof(hb_wall) == 32 && sizeof(hb_crate) == 32, "hb_wall / hb_crate layout");
+_Static_assert(sizeof(hb_airstrike) == 24 && sizeof(hb_command) == 24, "hb_airstrike / hb_command layout");
+_Static_assert(sizeof(hb_answer) == 8 + 24 * HB_MAX_COMMANDS, "hb_answer layout");
+_Static_assert(sizeof(void *) != 8 || offsetof(hb_context, humans) == 48, "hb_context layout");
+_Static_assert(sizeof(void *) != 8 || offsetof(hb_context, random) == 128, "hb_context layout");
+_Static_assert(sizeof(void *) != 8 || sizeof(hb_context) == 144, "hb_context size");
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HEX_BOT_H */
