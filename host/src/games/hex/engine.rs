@@ -134,6 +134,19 @@ impl Hex {
         if self.t == 1 { data::HUMANS_PER_GAME.saturating_sub(self.humans.len()) } else { 0 }
     }
 
+    /// How many humans, zombies, walls, crates and pending airstrikes there are, and the next id:
+    /// equal before and after a command unless it created or removed an object.
+    pub fn census(&self) -> [usize; 6] {
+        [
+            self.humans.len(),
+            self.zombies.len(),
+            self.walls.len(),
+            self.crates.len(),
+            self.airstrikes.len(),
+            self.slots.len(),
+        ]
+    }
+
     /// The next id the counter will hand out (spec 3).
     pub fn next_id(&self) -> u32 {
         self.slots.len() as u32

@@ -1,18 +1,642 @@
-//! Hex humans vs zombies ("Survive!", MegaMinerAI 3, 2009), not yet hosted as a game (issue: the
-//! two-sided game): the pure rules engine, built to
-//! `rules/hexzombies.md` sections 1–10 and checked against the original server's golden traces.
+//! Hex humans vs zombies ("Survive!", MegaMinerAI 3, 2009): the pure rules engine, built to
+//! `rules/hexzombies.md` sections 1–10 and checked against the original server's golden traces,
+//! and the host's play loop around it (spec section 11), with how each kind of bot plays it.
 //!
 //! What this is: the board (`board`), the static tables and the office map (`data`), the typed
-//! objects, commands and snapshots (`state`), the engine (`engine`: set-up, commands, boundary) and
-//! side visibility (`view`). What it is not: no bot calling, no clocks, no tournament (spec 11 is
-//! the host's job); no randomness: a game is a function of the commands.
+//! objects, commands and snapshots (`state`), the engine (`engine`: set-up, commands, boundary),
+//! side visibility (`view`); then the hosted game: the play loop (spawn calls, unit calls in id
+//! order, answers as ordered command lists, time banks as the original clocks), the bots
+//! (`native`, `rhai`, `lua`, `program`), replays (`replay`) and the viewer (`viewer`). The engine
+//! has no randomness: the game's seed only feeds the bots' random numbers.
+//!
+//! Seats: a hex game seats two entries, the first plays the humans, the second the zombies;
+//! a tournament plays every ordered pair ([`Game::lineup`]). A game of one entry plays it
+//! against itself (its one bot plays both sides); entries beyond two get no calls and score 0.
 
 pub mod board;
 pub mod data;
 pub mod engine;
+mod lua;
+mod native;
+pub mod program;
+pub mod replay;
+mod rhai;
 pub mod state;
 pub mod view;
+pub mod viewer;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rand::SeedableRng;
+use zombies_plugin_abi::abi_stable::std_types::RSlice;
+use zombies_plugin_abi::hex::{
+    self as abi, HexAirstrike, HexAnswer, HexCommand, HexContext, HexCrate, HexHuman, HexWall, HexZombie, cmd,
+};
 
 pub use engine::Hex;
 pub use state::{Airstrike, Command, Contents, Crate, Human, Side, State, Wall, Zombie};
 pub use view::View;
+
+use crate::bot::{Bot, BotError, BotFactory, CallStats};
+use crate::game::{Game, GameRng, Outcome, PlaybackTape, Ranking, Tape, random_source};
+use crate::loaders::native::NativeModule;
+use crate::loaders::program::Program;
+use crate::loaders::scripts::Script;
+use crate::replay::{Replay, ReplayError};
+
+/// Hex humans vs zombies, as the host's plumbing sees it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HexGame;
+
+/// Options of a hex game beyond its rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HexConfig {
+    /// End the game after this half-turn if the humans still live (they then score it);
+    /// the rules' limit is 1000. For quick tests and slow bots.
+    pub max_turns: Option<u32>,
+}
+
+impl Game for HexGame {
+    const NAME: &'static str = "hex";
+    /// Spec 11: match points per ordered pair, then survival margin, then survival.
+    const RANKING: Ranking = Ranking::Pairs;
+    const RULES_VERSION: u16 = 1;
+    type Ctx<'a> = HexContext<'a>;
+    type Answer = HexAnswer;
+    type Config = HexConfig;
+    type Call = replay::Call;
+
+    /// The side's own half-turns so far: the time bank grows by one allowance per own
+    /// half-turn, as the original clocks did.
+    fn clock(ctx: &HexContext<'_>) -> u32 {
+        ctx.t / 2
+    }
+
+    fn play(names: &[String], seed: u64, config: &HexConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
+        play(names.len(), seed, config, bots, |_| {})
+    }
+
+    /// Every ordered pair of different entries, once per round.
+    fn games_per_round(entries: usize) -> u64 {
+        (entries as u64) * (entries as u64).saturating_sub(1)
+    }
+
+    /// Game `index`: pair number `index mod n(n−1)` in the order (0,1), (0,2), …,
+    /// (1,0), (1,2), …: the first plays the humans, the second the zombies.
+    fn lineup(entries: usize, index: u64) -> Vec<usize> {
+        let pairs = Self::games_per_round(entries);
+        if pairs == 0 {
+            return (0..entries).collect();
+        }
+        let p = index % pairs;
+        let others = entries as u64 - 1;
+        let a = p / others;
+        let mut b = p % others;
+        if b >= a {
+            b += 1;
+        }
+        vec![a as usize, b as usize]
+    }
+
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
+    }
+
+    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
+        Box::new(replay::Recording { inner, tape })
+    }
+
+    fn playback(tape: PlaybackTape<replay::Call>) -> Box<dyn Bot<Self>> {
+        Box::new(replay::Playback { tape })
+    }
+
+    fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
+        replay::write_calls(calls, out)
+    }
+
+    fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, ReplayError> {
+        replay::read_calls(bytes)
+    }
+
+    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
+        viewer::render(replay)
+    }
+}
+
+/// Test and benchmark bots are closures from a context to an answer.
+impl<F: FnMut(&HexContext<'_>) -> HexAnswer> Bot<HexGame> for F {
+    fn turn(&mut self, ctx: &HexContext<'_>) -> Result<HexAnswer, BotError> {
+        Ok(self(ctx))
+    }
+}
+
+/// What the play loop reports to an observer (the viewer).
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// The game after set-up, before any call.
+    Start(&'a Hex),
+    /// A command of `side` was executed (`accepted`: it changed the game); for an attack,
+    /// `shot` is where from, where to and with which weapon, as it was fired.
+    Command { game: &'a Hex, side: Side, command: Command, accepted: bool, shot: Option<Shot> },
+    /// A half-turn ended (the game is at the next half-turn, or over).
+    Boundary(&'a Hex),
+}
+
+/// An attack as fired: the attacker's hex, the target hex, the weapon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shot {
+    pub from: (i32, i32),
+    pub to: (i32, i32),
+    pub weapon: u32,
+}
+
+/// The shot an attack command would fire now (before it is executed).
+fn shot_of(g: &Hex, command: &Command) -> Option<Shot> {
+    let (unit, to) = match *command {
+        Command::Attack { unit, target } => (unit, g.position(target)?),
+        Command::AttackGround { unit, x, y } => (unit, (x, y)),
+        _ => return None,
+    };
+    let weapon = match g.human(unit) {
+        Some(h) => h.weapon,
+        None => data::ZOMBIE_ARMS,
+    };
+    Some(Shot { from: g.position(unit)?, to, weapon })
+}
+
+/// The side's number in the ABI.
+fn side_code(side: Side) -> u32 {
+    match side {
+        Side::Humans => abi::HUMANS,
+        Side::Zombies => abi::ZOMBIES,
+    }
+}
+
+fn contents_code(c: Contents) -> u32 {
+    match c {
+        Contents::Ammo => abi::AMMO,
+        Contents::Weapon(w) => w,
+    }
+}
+
+/// Most commands a call's answer counts (spawn calls and humans 16, zombies 4).
+pub fn command_limit(ctx: &HexContext<'_>) -> usize {
+    if ctx.call == abi::CALL_UNIT && ctx.side == abi::ZOMBIES { abi::MAX_ZOMBIE_COMMANDS } else { abi::MAX_COMMANDS }
+}
+
+/// The engine's command for one command of an answer, or `None` for a kind this call
+/// cannot send (it is skipped like a rejected command).
+pub fn to_command(ctx: &HexContext<'_>, c: &HexCommand) -> Option<Command> {
+    let unit = ctx.unit;
+    let (x, y) = (c.x, c.y);
+    match (ctx.call, ctx.side) {
+        (abi::CALL_SPAWN_HUMANS, _) => {
+            (c.kind == cmd::SPAWN_HUMAN).then_some(Command::SpawnHuman { x, y, weapon: c.id })
+        }
+        (abi::CALL_SPAWN_ZOMBIES, _) => (c.kind == cmd::SPAWN_ZOMBIE)
+            .then(|| Command::SpawnZombie { zone: c.id, facing: u32::try_from(c.amount).unwrap_or(u32::MAX) }),
+        (_, abi::HUMANS) => Some(match c.kind {
+            cmd::MOVE => Command::Move { unit, x, y },
+            cmd::ATTACK => Command::Attack { unit, target: c.id },
+            cmd::ATTACK_GROUND => Command::AttackGround { unit, x, y },
+            cmd::GRAB => Command::Grab { unit, krate: c.id },
+            cmd::GIVE => Command::Give { unit, to: c.id, amount: c.amount },
+            cmd::THROW_WEAPON => Command::ThrowWeapon { unit, x, y },
+            cmd::THROW_AMMO => Command::ThrowAmmo { unit, x, y, amount: c.amount },
+            cmd::BUILD => Command::Build { unit, x, y },
+            cmd::CALL_DROP => Command::CallDrop {
+                x,
+                y,
+                contents: match c.id {
+                    abi::AMMO => Contents::Ammo,
+                    w if w < abi::AMMO => Contents::Weapon(w),
+                    _ => return None,
+                },
+            },
+            _ => return None,
+        }),
+        _ => Some(match c.kind {
+            cmd::FORWARD => Command::Forward { unit },
+            cmd::TURN if c.amount == 1 || c.amount == -1 => Command::Turn { unit, direction: c.amount as i32 },
+            cmd::ATTACK => Command::Attack { unit, target: c.id },
+            cmd::ATTACK_GROUND => Command::AttackGround { unit, x, y },
+            cmd::EAT => Command::Eat { unit, target: c.id },
+            _ => return None,
+        }),
+    }
+}
+
+/// The ABI's view of the world for the side playing the half-turn (spec 9). Rebuilt whole
+/// when an object was created or removed, a human moved or built, or splash hit; else
+/// only the entries a call touched are refreshed (the common case of a zombie stepping,
+/// turning or biting, and of a human's single-target shot), so that a call costs little
+/// more than the bot itself.
+#[derive(Default)]
+struct World {
+    humans: Vec<HexHuman>,
+    zombies: Vec<HexZombie>,
+    walls: Vec<HexWall>,
+    crates: Vec<HexCrate>,
+    airstrikes: Vec<HexAirstrike>,
+    /// Per in-bounds hex, how many of the side's units see it.
+    eyes: Vec<u16>,
+    /// The game's census when the lists were built.
+    census: [usize; 6],
+    /// The lists describe the game (else build them before the next call).
+    valid: bool,
+}
+
+fn abi_human(h: &Human) -> HexHuman {
+    HexHuman {
+        id: h.id,
+        x: h.x,
+        y: h.y,
+        weapon: h.weapon,
+        specialty: h.specialty,
+        moves: h.moves,
+        hp: h.hp,
+        ammo: h.ammo,
+        idle: h.idle,
+    }
+}
+
+fn abi_zombie(z: &Zombie) -> HexZombie {
+    HexZombie {
+        id: z.id,
+        x: z.x,
+        y: z.y,
+        facing: u32::from(z.facing),
+        moves: z.moves,
+        reserved: 0,
+        hp: z.hp,
+        idle: z.idle,
+        scent: z.scent,
+    }
+}
+
+fn abi_wall(w: &Wall) -> HexWall {
+    HexWall { id: w.id, x: w.x, y: w.y, reserved: 0, hp: w.hp, cap: w.cap }
+}
+
+fn abi_crate(c: &Crate) -> HexCrate {
+    HexCrate { id: c.id, x: c.x, y: c.y, contents: contents_code(c.contents), hp: c.hp, cap: c.cap }
+}
+
+impl World {
+    /// Adds `by` to the eye count of every in-bounds hex within `side`'s sight of (x, y);
+    /// true if a hex came into sight or went out of it.
+    fn look(&mut self, side: Side, x: i32, y: i32, by: i32) -> bool {
+        let mut toggled = false;
+        let r = Hex::sight(side);
+        for dx in -r..=r {
+            let cx = x + dx;
+            if cx.abs() > board::BOUND {
+                continue;
+            }
+            let (lo, hi) = if dx >= 0 { (-r, r - dx) } else { (-r - dx, r) };
+            for cy in (y + lo).max(-board::BOUND)..=(y + hi).min(board::BOUND) {
+                let c = board::cell(cx, cy).expect("in bounds");
+                let before = self.eyes[c];
+                self.eyes[c] = (i32::from(before) + by) as u16;
+                toggled |= (before == 0) != (self.eyes[c] == 0);
+            }
+        }
+        toggled
+    }
+
+    fn seen(&self, x: i32, y: i32) -> bool {
+        board::cell(x, y).is_some_and(|c| self.eyes[c] > 0)
+    }
+
+    /// Everything from scratch.
+    fn build(&mut self, g: &Hex, side: Side) {
+        self.eyes.clear();
+        self.eyes.resize(board::CELLS, 0);
+        let eyes: Vec<(i32, i32)> = match side {
+            Side::Humans => g.humans().map(|h| (h.x, h.y)).collect(),
+            Side::Zombies => g.zombies().map(|z| (z.x, z.y)).collect(),
+        };
+        for (x, y) in eyes {
+            self.look(side, x, y, 1);
+        }
+        self.humans.clear();
+        self.zombies.clear();
+        self.crates.clear();
+        self.airstrikes.clear();
+        self.list_humans(g);
+        self.list_zombies(g);
+        self.list_walls(g);
+        if side == Side::Humans {
+            let first = g.t() <= 2;
+            let seen: Vec<HexCrate> = g.crates().filter(|c| first || self.seen(c.x, c.y)).map(abi_crate).collect();
+            self.crates = seen;
+            self.airstrikes.extend(g.airstrikes().filter(|a| g.sees(side, a.x, a.y)).map(|a| HexAirstrike {
+                id: a.id,
+                x: a.x,
+                y: a.y,
+                delay: a.delay,
+                contents: contents_code(a.contents),
+                reserved: 0,
+            }));
+        }
+        self.census = g.census();
+        self.valid = true;
+    }
+
+    fn list_humans(&mut self, g: &Hex) {
+        self.humans.clear();
+        for h in g.humans() {
+            if self.seen(h.x, h.y) {
+                self.humans.push(abi_human(h));
+            }
+        }
+    }
+
+    fn list_zombies(&mut self, g: &Hex) {
+        self.zombies.clear();
+        for z in g.zombies() {
+            if self.seen(z.x, z.y) {
+                self.zombies.push(abi_zombie(z));
+            }
+        }
+    }
+
+    /// The walls in sight (every wall on each side's first half-turn, spec 9).
+    fn list_walls(&mut self, g: &Hex) {
+        self.walls.clear();
+        let first = g.t() <= 2;
+        for w in g.walls() {
+            if first || self.seen(w.x, w.y) {
+                self.walls.push(abi_wall(w));
+            }
+        }
+    }
+
+    /// Rewrites the entry of object `id`, wherever it is listed.
+    fn refresh(&mut self, g: &Hex, id: u32) {
+        if let Some(h) = g.human(id) {
+            if let Ok(i) = self.humans.binary_search_by_key(&id, |o| o.id) {
+                self.humans[i] = abi_human(h);
+            }
+        } else if let Some(z) = g.zombie(id) {
+            if let Ok(i) = self.zombies.binary_search_by_key(&id, |o| o.id) {
+                self.zombies[i] = abi_zombie(z);
+            }
+        } else if let Some(w) = g.wall(id) {
+            if let Ok(i) = self.walls.binary_search_by_key(&id, |o| o.id) {
+                self.walls[i] = abi_wall(w);
+            }
+        }
+    }
+
+    /// After `unit`'s call executed `applied` (with `before`, its hex before the call):
+    /// refresh what changed, or mark the lists for a rebuild.
+    fn after_call(&mut self, g: &Hex, side: Side, unit: u32, before: Option<(i32, i32)>, applied: &[Command]) {
+        if !self.valid {
+            return;
+        }
+        if g.census() != self.census {
+            self.valid = false;
+            return;
+        }
+        for c in applied {
+            let single = match *c {
+                Command::Attack { target, .. } => {
+                    // Humans' weapons with splash hit more than the target.
+                    let splash = g
+                        .human(unit)
+                        .and_then(|h| data::weapon(h.weapon))
+                        .is_some_and(|w| w.vertical != 0 || w.horizontal != 0);
+                    if splash {
+                        false
+                    } else {
+                        self.refresh(g, target);
+                        true
+                    }
+                }
+                Command::Give { to, .. } => {
+                    self.refresh(g, to);
+                    true
+                }
+                Command::Forward { .. } | Command::Turn { .. } | Command::Move { .. } => true,
+                Command::AttackGround { .. } => side == Side::Zombies,
+                _ => false,
+            };
+            if !single {
+                self.valid = false;
+                return;
+            }
+        }
+        self.refresh(g, unit);
+        let now = g.position(unit);
+        if let (Some(from), Some(to)) = (before, now) {
+            if from != to {
+                let lost = self.look(side, from.0, from.1, -1);
+                let gained = self.look(side, to.0, to.1, 1);
+                match side {
+                    Side::Humans => {
+                        // Crates and airstrikes come and go with sight: rebuild.
+                        self.valid = false;
+                    }
+                    Side::Zombies if lost || gained => {
+                        self.list_humans(g);
+                        self.list_walls(g);
+                        // Its own entry keeps its index: zombies are listed by id.
+                    }
+                    Side::Zombies => {}
+                }
+            }
+        }
+    }
+}
+
+/// Whole zombies the zombie side can spawn now: ⌊ready⌋, at most cap − living.
+pub fn zombies_to_spawn(g: &Hex) -> u32 {
+    let living = g.unit_ids(Side::Zombies).len() as u32;
+    let ready = g.zombies_ready().floor().max(0.0).min(f64::from(u32::MAX)) as u32;
+    ready.min(g.zombie_cap().saturating_sub(living))
+}
+
+/// The score of each seat of a finished game with result `t`: the humans' survival `t`,
+/// and for the zombies how far short of the limit they ended it (`1000 − t`).
+pub fn scores_of(t: u32) -> (u32, u32) {
+    (t, data::TURN_LIMIT.saturating_sub(t))
+}
+
+/// Plays a game to its end: the entry at index 0 plays the humans, the entry at index 1
+/// the zombies (with one entry, it plays both sides); `observe` sees the start, every
+/// executed command and every boundary. Per half-turn: the humans' spawn call on t = 1,
+/// the zombies' spawn call when a zombie can be spawned, then one call per living unit
+/// of the active side in id order (units spawned this half-turn are not called). A
+/// failed call is an empty answer; a bot that is out of the game (its time bank spent,
+/// or cut off) loses its clock: humans all die, zombies end the game at t := 1000.
+pub fn play(
+    entries: usize,
+    seed: u64,
+    config: &HexConfig,
+    bots: &mut [Box<dyn Bot<HexGame> + '_>],
+    mut observe: impl FnMut(Event<'_>),
+) -> Outcome {
+    let mut stats = vec![CallStats::default(); entries];
+    let mut scores = vec![0; entries];
+    let mut g = Hex::new();
+    if entries == 0 {
+        return Outcome { seed, turns: 0, scores, stats };
+    }
+    let seat = |side: Side| match side {
+        Side::Humans => 0,
+        Side::Zombies => usize::from(entries > 1),
+    };
+    let mut rng = GameRng::seed_from_u64(seed);
+    let mut world = World::default();
+    let mut out = [false; 2];
+    observe(Event::Start(&g));
+    let limit = config.max_turns.unwrap_or(data::TURN_LIMIT).min(data::TURN_LIMIT);
+    while !g.is_over() && g.t() <= limit {
+        let side = g.active();
+        let e = seat(side);
+        let mut call = |g: &mut Hex, world: &mut World, kind: u32, unit: u32| -> bool {
+            if !world.valid {
+                world.build(g, side);
+            }
+            let unit_index = match side {
+                Side::Humans => world.humans.binary_search_by_key(&unit, |o| o.id),
+                Side::Zombies => world.zombies.binary_search_by_key(&unit, |o| o.id),
+            }
+            .map_or(u32::MAX, |i| i as u32);
+            let ctx = HexContext {
+                call: kind,
+                side: side_code(side),
+                t: g.t(),
+                unit,
+                humans_to_spawn: g.humans_to_spawn() as u32,
+                zombies_to_spawn: if side == Side::Zombies { zombies_to_spawn(g) } else { 0 },
+                zombie_cap: g.zombie_cap(),
+                unit_index,
+                airdrops_held: g.airdrops_held(),
+                zombies_ready: g.zombies_ready(),
+                humans: RSlice::from_slice(&world.humans),
+                zombies: RSlice::from_slice(&world.zombies),
+                walls: RSlice::from_slice(&world.walls),
+                crates: RSlice::from_slice(&world.crates),
+                airstrikes: RSlice::from_slice(&world.airstrikes),
+                random: random_source(&mut rng),
+            };
+            let s = &mut stats[e];
+            s.calls += 1;
+            let result = if s.calls % CallStats::TIMING_PERIOD == 0 {
+                let start = Instant::now();
+                let result = bots[e].turn(&ctx);
+                s.timed_calls += 1;
+                s.timed_nanos += start.elapsed().as_nanos() as u64;
+                result
+            } else {
+                bots[e].turn(&ctx)
+            };
+            match result {
+                Ok(answer) => {
+                    let limit = command_limit(&ctx);
+                    let mut commands = [Command::Forward { unit: 0 }; abi::MAX_COMMANDS];
+                    let mut n = 0;
+                    for c in answer.commands().iter().take(limit) {
+                        if let Some(c) = to_command(&ctx, c) {
+                            commands[n] = c;
+                            n += 1;
+                        }
+                    }
+                    let before = if kind == abi::CALL_UNIT { g.position(unit) } else { None };
+                    let mut applied = [Command::Forward { unit: 0 }; abi::MAX_COMMANDS];
+                    let mut k = 0;
+                    for &command in &commands[..n] {
+                        let shot = shot_of(g, &command);
+                        let accepted = g.apply(side, &command);
+                        if accepted {
+                            applied[k] = command;
+                            k += 1;
+                        }
+                        observe(Event::Command { game: g, side, command, accepted, shot });
+                    }
+                    if kind == abi::CALL_UNIT {
+                        world.after_call(g, side, unit, before, &applied[..k]);
+                    } else if k > 0 {
+                        world.valid = false;
+                    }
+                    // Debug builds check (for one call in 7) that the refreshed lists are
+                    // what a rebuild gives.
+                    if cfg!(debug_assertions) && world.valid && stats[e].calls % 7 == 0 {
+                        let mut fresh = World::default();
+                        fresh.build(g, side);
+                        assert!(
+                            fresh.humans == world.humans
+                                && fresh.zombies == world.zombies
+                                && fresh.walls == world.walls
+                                && fresh.crates == world.crates
+                                && fresh.airstrikes == world.airstrikes
+                                && fresh.eyes == world.eyes,
+                            "the hex world drifted at t = {}",
+                            g.t()
+                        );
+                    }
+                    true
+                }
+                Err(err) => {
+                    let is_out = matches!(err, BotError::Disqualified(_));
+                    stats[e].record_error(&err);
+                    !is_out
+                }
+            }
+        };
+        if !out[e] {
+            world.valid = false;
+            let mut ok = true;
+            if side == Side::Humans && g.t() == 1 {
+                ok = call(&mut g, &mut world, abi::CALL_SPAWN_HUMANS, abi::NO_UNIT);
+            }
+            // Units called this half-turn: those alive before the zombies' spawn call.
+            let units: Vec<u32> = g.unit_ids(side).to_vec();
+            if ok && side == Side::Zombies && zombies_to_spawn(&g) >= 1 {
+                ok = call(&mut g, &mut world, abi::CALL_SPAWN_ZOMBIES, abi::NO_UNIT);
+            }
+            for id in units {
+                if !ok {
+                    break;
+                }
+                let alive = match side {
+                    Side::Humans => g.human(id).is_some(),
+                    Side::Zombies => g.zombie(id).is_some(),
+                };
+                if alive {
+                    ok = call(&mut g, &mut world, abi::CALL_UNIT, id);
+                }
+            }
+            if !ok {
+                out[e] = true;
+                g.time_out(side);
+            }
+        }
+        g.end_half_turn();
+        observe(Event::Boundary(&g));
+    }
+    let t = g.result().map_or(limit, |(_, t)| t);
+    let (h, z) = scores_of(t);
+    if entries > 1 {
+        scores[0] = h;
+        scores[1] = z;
+    } else {
+        scores[0] = h;
+    }
+    Outcome { seed, turns: t, scores, stats }
+}
