@@ -396,3 +396,255 @@ fn thirteen_entries_get_thirteen_distinct_colours_none_the_hit_colour() {
     assert_eq!(boxes.len(), 13, "{boxes:?}");
     assert!(!boxes.contains(HIT_COLOUR));
 }
+
+// ----- the page's script, in Node ------------------------------------------------------
+
+/// Shoots the first zombie in range while it has bullets, else wanders.
+fn zombie_shooter(c: &Context<'_>) -> Action {
+    if c.bullets > 0
+        && let Some((_, _, id)) = c.shootable().find(|(_, _, id)| id.is_zombie())
+    {
+        return Action::shoot(id);
+    }
+    Action::go(c.random_move())
+}
+
+/// Shoots the first player of another entry in range, else wanders.
+fn player_shooter(c: &Context<'_>) -> Action {
+    if c.bullets > 0
+        && let Some((_, _, id)) = c.shootable().find(|(_, _, id)| id.is_player() && id.owner != c.id.owner)
+    {
+        return Action::shoot(id);
+    }
+    Action::go(c.random_move())
+}
+
+/// A small board (17 x 17) where shots often cross the edge.
+fn shooting_entries() -> Vec<Entry<Zombies>> {
+    vec![
+        Entry::builtin("Zombie shooter", || zombie_shooter),
+        Entry::builtin("Player shooter", || player_shooter),
+        Entry::builtin("Random </script>", random_bot),
+        Entry::builtin("Still", || |_: &Context<'_>| Action::stay()),
+    ]
+}
+
+/// A stand-in for the browser: just enough of the DOM for the page's script to run in
+/// Node; the board's drawing calls are logged.
+const FAKE_DOM: &str = r#"
+"use strict";
+const log = { board: [], chart: [] };
+const ctx2d = id => () => new Proxy({}, {
+  get: (o, k) => k in o ? o[k] : (o[k] = (...a) => { if (log[id]) log[id].push([k, ...a]); }),
+  set: (o, k, v) => { o[k] = v; return true; } });
+const elements = {};
+const listeners = { window: {}, document: {} };
+function element(id) {
+  if (!elements[id]) {
+    const el = { id, textContent: "", innerHTML: "", value: "10", checked: false, style: {}, offsetWidth: 280,
+      width: 0, height: 0, getContext: ctx2d(id), getBoundingClientRect: () => ({ left: 10, top: 60 }),
+      listeners: {}, addEventListener: (k, f) => { el.listeners[k] = f; } };
+    elements[id] = el;
+  }
+  return elements[id];
+}
+const document = { getElementById: element, createElement: () => element("offscreen" + Math.random()),
+  addEventListener: (k, f) => { listeners.document[k] = f; } };
+const location = { hash: "" };
+const history = { replaceState: (_a, _b, h) => { location.hash = h; } };
+const window = { innerWidth: 1200, innerHeight: 900, scrollY: 0, addEventListener: (k, f) => { listeners.window[k] = f; } };
+const key = k => listeners.document.keydown({ key: k, target: {}, preventDefault: () => {} });
+const clickEntry = i => element("legend").listeners.click({ target: { closest: () => ({ dataset: { entry: String(i) } }) } });
+"#;
+
+/// Runs the page's script in Node after `FAKE_DOM`, with the address `hash`, then
+/// `test`, which prints its findings as JSON.
+fn run_page(node: &Path, page: &str, hash: &str, test: &str) -> Value {
+    let open = r#"<script id="data" type="application/json">"#;
+    let start = page.find(open).unwrap() + open.len();
+    let data = &page[start..start + page[start..].find("</script>").unwrap()];
+    let body = page.split("<script>").nth(1).unwrap().split("</script>").next().unwrap();
+    let script = format!(
+        "{FAKE_DOM}\nelement('data').textContent = {};\nlocation.hash = {};\n{body}\n{test}",
+        serde_json::to_string(data).unwrap(),
+        serde_json::to_string(hash).unwrap()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("page.js");
+    std::fs::write(&file, script).unwrap();
+    let run = Command::new(node).arg(&file).output().unwrap();
+    assert!(run.status.success(), "node: {}", String::from_utf8_lossy(&run.stderr));
+    serde_json::from_slice(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stdout)))
+}
+
+fn which_node() -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join("node")).find(|p| p.is_file())
+}
+
+/// Whether a shot from `a` to `b` crosses the board's edge the short way, on each axis.
+fn wraps(a: (i64, i64), b: (i64, i64), side: i64) -> (bool, bool) {
+    ((a.0 - b.0).abs() * 2 > side, (a.1 - b.1).abs() * 2 > side)
+}
+
+#[test]
+fn a_shot_across_the_edge_is_drawn_the_short_way_in_two_pieces() {
+    let config = GameConfig { players_per_entry: 4, max_turns: Some(300) };
+    let (_, replay) = play_recorded(&shooting_entries(), 12, &config);
+    let data = html::viewer_data(&replay).unwrap();
+    let side = data["side"].as_i64().unwrap();
+    assert_eq!(side, 17);
+    // The data carries every shot's two cells as the engine saw them, and its shooter.
+    let mut engine = vec![];
+    html::replay_turns(&replay, |g| {
+        if g.clock() > 0 {
+            engine.push(g.shots().iter().map(|s| (s.from, s.to.unwrap_or(s.from), s.hit)).collect::<Vec<_>>());
+        }
+    })
+    .unwrap();
+    let frames = data["frames"].as_array().unwrap();
+    let mut crossing = None;
+    for (t, f) in frames.iter().enumerate() {
+        let shots = f["shots"].as_array().unwrap();
+        assert_eq!(shots.len(), engine[t].len());
+        for (s, &(from, to, hit)) in shots.iter().zip(&engine[t]) {
+            let v: Vec<i64> = s.as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+            assert_eq!(v[..5], [from.0.into(), from.1.into(), to.0.into(), to.1.into(), i64::from(hit)]);
+            assert!((0..4).contains(&v[5]), "every shot has its shooter: {v:?}");
+            let (wx, wy) = wraps((v[0], v[1]), (v[2], v[3]), side);
+            if crossing.is_none() && hit && wx != wy {
+                crossing = Some((t + 1, v));
+            }
+        }
+    }
+    let (turn, shot) = crossing.expect("a hit across one edge of the board");
+
+    let Some(node) = which_node() else {
+        eprintln!("skipping the page-script part: no node");
+        return;
+    };
+    let page = html::render(&replay).unwrap();
+    let out = run_page(
+        &node,
+        &page,
+        &format!("#t={turn}"),
+        r#"console.log(JSON.stringify([window.viewer, log.board.filter(c => c[0] === "moveTo" || c[0] === "lineTo")]));"#,
+    );
+    let viewer = &out[0];
+    assert_eq!(viewer["turn"], turn);
+    let cell = viewer["cell"].as_f64().unwrap();
+    let drawn: Vec<&Value> =
+        viewer["shots"].as_array().unwrap().iter().filter(|s| s["from"] == json!([shot[0], shot[1]])).collect();
+    let drawn = drawn.iter().find(|s| s["to"] == json!([shot[2], shot[3]])).expect("the shot is drawn");
+    let segments: Vec<Vec<f64>> = serde_json::from_value(drawn["segments"].clone()).unwrap();
+    assert_eq!(segments.len(), 2, "two pieces: {drawn}");
+    let (fx, fy, tx, ty) = (shot[0] as f64 + 0.5, shot[1] as f64 + 0.5, shot[2] as f64 + 0.5, shot[3] as f64 + 0.5);
+    // One piece leaves the shooter for the edge, the other comes in from the opposite
+    // edge to the target; together as long as the short way.
+    assert_eq!((segments[0][0], segments[0][1]), (fx, fy), "{segments:?}");
+    assert_eq!((segments[1][2], segments[1][3]), (tx, ty), "{segments:?}");
+    let n = side as f64;
+    let on_edge = |v: f64| v == 0.0 || v == n;
+    assert!(on_edge(segments[0][2]) || on_edge(segments[0][3]), "{segments:?}");
+    assert!(on_edge(segments[1][0]) || on_edge(segments[1][1]), "{segments:?}");
+    let short = |d: f64| if d.abs() * 2.0 > n { n - d.abs() } else { d.abs() };
+    let len = |s: &Vec<f64>| ((s[2] - s[0]).powi(2) + (s[3] - s[1]).powi(2)).sqrt();
+    let total = len(&segments[0]) + len(&segments[1]);
+    assert!((total - short(tx - fx).hypot(short(ty - fy))).abs() < 1e-9, "{segments:?}");
+    assert!(total < n / 2.0 * 2f64.sqrt(), "never across the whole board");
+    // And the canvas gets exactly those lines.
+    let calls: Vec<(String, f64, f64)> = serde_json::from_value(out[1].clone()).unwrap();
+    for s in &segments {
+        let want = [("moveTo".to_owned(), s[0] * cell, s[1] * cell), ("lineTo".to_owned(), s[2] * cell, s[3] * cell)];
+        assert!(calls.windows(2).any(|w| w == want), "{want:?} drawn among {calls:?}");
+    }
+}
+
+#[test]
+fn the_page_follows_its_address_the_window_and_one_entry_in_node() {
+    let Some(node) = which_node() else {
+        eprintln!("skipping the page-script test: no node");
+        return;
+    };
+    let config = GameConfig { players_per_entry: 50, max_turns: None };
+    let (outcome, replay) = play_recorded(&shooting_entries(), 0, &config);
+    assert!(outcome.turns > 40, "{}", outcome.turns);
+    let page = html::render(&replay).unwrap();
+    let data = html::viewer_data(&replay).unwrap();
+    let out = run_page(
+        &node,
+        &page,
+        "#t=3",
+        r##"
+const out = [window.viewer.turn];
+for (let i = 0; i < 12; i++) key("ArrowRight");
+out.push(window.viewer, location.hash, element("legend").innerHTML);
+key("ArrowLeft");
+out.push(window.viewer.turn, location.hash);
+location.hash = "#t=30";
+listeners.window.hashchange();
+out.push(window.viewer);
+clickEntry(1);
+out.push(window.viewer.focus, element("legend").innerHTML);
+key("n");
+out.push(window.viewer.turn, location.hash);
+key("n");
+out.push(window.viewer.turn);
+key("p");
+out.push(window.viewer.turn);
+key("f");
+out.push(window.viewer);
+clickEntry(1);
+out.push(window.viewer.focus);
+out.push(log.chart.filter(c => c[0] === "fillText").map(c => c[1]));
+const before = element("board").width;
+window.innerWidth = 600; window.innerHeight = 500;
+listeners.window.resize();
+setTimeout(() => { out.push(before, element("board").width); console.log(JSON.stringify(out)); process.exit(0); }, 100);
+"##,
+    );
+    // What the engine says at each turn.
+    let mut at = std::collections::BTreeMap::new();
+    html::replay_turns(&replay, |g| {
+        at.insert(g.clock(), (g.scores().to_vec(), g.alive().to_vec()));
+    })
+    .unwrap();
+    assert_eq!(out[0], 3, "the page opens at the turn its address names: {out}");
+    assert_eq!(out[1]["turn"], 15);
+    assert_eq!(out[1]["scores"], json!(at[&15].0), "the scores at the turn shown");
+    assert_eq!(out[1]["alive"], json!(at[&15].1));
+    assert_eq!(data["score"][15], json!(at[&15].0), "the data has the scores of every turn");
+    assert_ne!(at[&15].0, outcome.scores, "(the final scores differ)");
+    let legend = out[3].as_str().unwrap();
+    for (alive, score) in at[&15].1.iter().zip(&at[&15].0) {
+        assert!(legend.contains(&format!("{alive} alive, score {score}<")), "{legend}");
+    }
+    assert!(legend.contains("Random &lt;/script&gt;"));
+    assert_eq!(out[2], "#t=15", "stepping updates the address");
+    assert_eq!((&out[4], &out[5]), (&json!(14), &json!("#t=14")));
+    assert_eq!(out[6]["turn"], 30, "a changed address shows its turn");
+    assert_eq!(out[6]["scores"], json!(at[&30].0));
+    // Highlighting entry 1, then its next events (a death or a shot), forward and back.
+    assert_eq!(out[7], 1);
+    assert!(out[8].as_str().unwrap().contains(r#"data-entry="1" class="focus""#), "{}", out[8]);
+    let events: Vec<u64> = (1..=outcome.turns as usize)
+        .filter(|&t| {
+            data["alive"][t][1].as_u64() < data["alive"][t - 1][1].as_u64()
+                || data["frames"][t - 1]["shots"].as_array().unwrap().iter().any(|s| s[5] == 1)
+        })
+        .map(|t| t as u64)
+        .collect();
+    let next: Vec<u64> = events.iter().copied().filter(|&t| t > 30).take(2).collect();
+    assert_eq!(next.len(), 2, "entry 1 has events after turn 30: {events:?}");
+    assert_eq!((&out[9], &out[10]), (&json!(next[0]), &json!(format!("#t={}", next[0]))), "{events:?}");
+    assert_eq!((&out[11], &out[12]), (&json!(next[1]), &json!(next[0])), "{events:?}");
+    // Follow: the board is shifted to centre entry 1's players.
+    assert_eq!(out[13]["follow"], true);
+    assert_eq!(out[13]["focus"], 1);
+    assert_eq!(out[14], Value::Null, "a second click shows every entry again");
+    // The chart has axes with tick labels.
+    let texts: Vec<&str> = out[15].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    for label in ["turn", "alive", "0", "20", "40"] {
+        assert!(texts.contains(&label), "{label} among {texts:?}");
+    }
+    assert!(out[17].as_u64().unwrap() < out[16].as_u64().unwrap(), "the board follows the window: {out}");
+}

@@ -1,10 +1,21 @@
 //! The replay viewer: one self-contained HTML page (no network, no other files) that
 //! draws a replayed game turn by turn on a canvas.
 //!
-//! The game is re-played here, in Rust, and the page receives compact per-turn changes
-//! as JSON (entities added and removed, one character per moving entity for its step,
-//! bullet changes, shots, living players per entry). The page's script and style are in
-//! `viewer.html`, a template compiled into the binary.
+//! The game is re-played here, in Rust, and the page receives the start and then compact
+//! per-turn changes as JSON:
+//!
+//! - `start`: every entity as `[number, owner, x, y, bullets]` (see [`entity_json`]);
+//! - `frames[t]` (the turn `t + 1`): `add`, the entities that appeared; `del`, the
+//!   numbers that went; `mv`, one character per entity that is not a dead body, `'0' +
+//!   (dy + 1) * 3 + (dx + 1)` for its step (wrapping); `bul`, `[number, bullets, ...]`
+//!   for changed bullets; `shots`, `[from x, from y, to x, to y, hit, shooter's entry]`
+//!   (the target's cell is the shooter's own when the id named no entity);
+//! - `alive[t]` and `score[t]`: each entry's living players and score after turn `t`
+//!   (`t = 0`: the start); `scores`: the final (recorded) scores;
+//! - `colours`: each entry's colour, the plot's ([`crate::plot::entry_colours`]), and
+//!   `hit`, the colour of a hit, which no entry has.
+//!
+//! The page's script and style are in `viewer.html`, a template compiled into the binary.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -73,10 +84,12 @@ pub fn viewer_data(replay: &Replay<Zombies>) -> Result<Value, ReplayError> {
     let mut start = Vec::new();
     let mut frames = Vec::new();
     let mut alive = Vec::new();
+    let mut score = Vec::new();
     let mut prev: BTreeMap<u32, EntityInfo> = BTreeMap::new();
     replay_turns(replay, |game| {
         let now = snapshot(game);
         alive.push(json!(game.alive()));
+        score.push(json!(game.scores()));
         if game.clock() == 0 {
             side = game.side();
             start = now.values().map(entity_json).collect();
@@ -104,12 +117,21 @@ pub fn viewer_data(replay: &Replay<Zombies>) -> Result<Value, ReplayError> {
                     bullets.extend([*n, after.bullets]);
                 }
             }
+            // Shooters shoot before anyone moves: each stood where the last turn left it.
+            let owner_at: BTreeMap<(u32, u32), u32> = prev
+                .values()
+                .filter_map(|e| match e.kind {
+                    Kind::Player(o) => Some(((e.x, e.y), o)),
+                    _ => None,
+                })
+                .collect();
             let shots: Vec<Value> = game
                 .shots()
                 .iter()
                 .map(|s| {
                     let to = s.to.unwrap_or(s.from);
-                    json!([s.from.0, s.from.1, to.0, to.1, u8::from(s.hit)])
+                    let owner = owner_at.get(&s.from).map_or(-1, |&o| i64::from(o));
+                    json!([s.from.0, s.from.1, to.0, to.1, u8::from(s.hit), owner])
                 })
                 .collect();
             frames.push(json!({"add": added, "del": removed, "mv": steps, "bul": bullets, "shots": shots}));
@@ -126,6 +148,9 @@ pub fn viewer_data(replay: &Replay<Zombies>) -> Result<Value, ReplayError> {
         "start": start,
         "frames": frames,
         "alive": alive,
+        "score": score,
+        "colours": crate::plot::entry_colours(h.names.len()),
+        "hit": crate::plot::HIT_COLOUR,
     }))
 }
 
