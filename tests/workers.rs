@@ -52,7 +52,7 @@ fn a_lua_pattern_bomb_costs_about_its_call_limit_not_its_time_bank() {
     let scripts = scripts(dir.path(), &[("bomb.lua", bomb)]);
     let json = dir.path().join("r.json");
     let (_, took) = arena(
-        &dir.path().join("none"),
+        &scripts,
         &scripts,
         &["--call-timeout-ms", "400", "tournament", "--rounds", "1", "--set", "players_per_entry=3"]
             .into_iter()
@@ -97,7 +97,7 @@ fn a_script_that_drains_its_bank_costs_one_game_not_two() {
     let args = ["--isolate", "on", "--time-bank", "2", "--time-per-turn", "0", "--set", "players_per_entry=10"];
     let args: Vec<&str> =
         ["tournament", "--rounds", "1", "--jobs", "1"].into_iter().chain(args).chain(["--json", json.to_str().unwrap()]).collect();
-    let (_, took) = arena(&dir.path().join("none"), &scripts, &args);
+    let (_, took) = arena(&scripts, &scripts, &args);
     let v = results(&json);
     let slow = standing(&v, "slow");
     assert_eq!(slow["disqualified"], 1, "{slow}");

@@ -344,14 +344,19 @@ impl<G: Game> Drop for Worker<G> {
     }
 }
 
-/// Sends a request and waits for its answer, killing the worker when a call outlives
-/// its deadline by more than [`GRACE`].
+/// Sends a request and waits for its answer, killing the worker when a call is stuck:
+/// past its deadline by more than [`GRACE`] and, since then, still computing (another
+/// [`GRACE`] of CPU time), or past it by [`PATIENCE`] whatever it does. A worker that was
+/// only waiting for a core (a loaded machine) is not killed: that would change the
+/// game.
 fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
     let line = serde_json::to_string(request).expect("a request serialises") + "\n";
     if r.requests.write_all(line.as_bytes()).and_then(|()| r.requests.flush()).is_err() {
         let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
         return (r, Watched::Lost(None, status));
     }
+    // A call past its deadline: (entry, call, the worker's CPU time then, when).
+    let mut suspect: Option<(usize, u64, Option<u64>, u64)> = None;
     loop {
         match r.answers.recv_timeout(Duration::from_millis(5)) {
             Ok(line) => return (r, Watched::Answered(line)),
@@ -362,15 +367,46 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
                 return (r, Watched::Lost(blamed, status));
             }
         }
-        if let Some((entry, call, Some(deadline))) = r.blame.current() {
-            if crate::limits::monotonic_nanos() > deadline + GRACE.as_nanos() as u64 {
-                let _ = r.child.kill();
-                let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
-                let what = "hung in a call past its time limit".to_owned();
-                return (r, Watched::Lost(Some((entry, call, what)), status));
+        let Some((entry, call, Some(deadline))) = r.blame.current() else { continue };
+        let now = crate::limits::monotonic_nanos();
+        if now <= deadline + GRACE.as_nanos() as u64 {
+            continue;
+        }
+        let cpu = cpu_nanos(r.child.id());
+        match suspect {
+            Some((e, k, cpu_then, since)) if (e, k) == (entry, call) => {
+                let computing = match (cpu, cpu_then) {
+                    (Some(now), Some(then)) => now.saturating_sub(then) >= GRACE.as_nanos() as u64,
+                    _ => true,
+                };
+                if computing || now.saturating_sub(since) >= PATIENCE.as_nanos() as u64 {
+                    let _ = r.child.kill();
+                    let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
+                    let what = "hung in a call past its time limit".to_owned();
+                    return (r, Watched::Lost(Some((entry, call, what)), status));
+                }
             }
+            _ => suspect = Some((entry, call, cpu, now)),
         }
     }
+}
+
+/// Time after a call's deadline (and its grace) at which it is killed even though it
+/// does not compute (blocked in a sleep or a read).
+const PATIENCE: Duration = Duration::from_secs(3);
+
+/// CPU time a process has used (user and system), from `/proc` (Linux).
+fn cpu_nanos(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    #[cfg(unix)]
+    // SAFETY: sysconf has no preconditions.
+    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|&t| t > 0)?;
+    #[cfg(not(unix))]
+    let per_second = 100;
+    Some(ticks * (1_000_000_000 / per_second))
 }
 
 /// The worker's side: plays each [`GameRequest`] read from `requests` with `entries`

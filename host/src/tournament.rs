@@ -135,8 +135,8 @@ pub struct Plan<G: Game> {
     pub record: bool,
     /// Each entry's time bank per game (`None`: unlimited).
     pub bank: Option<TimeBank>,
-    /// The longest one bot call may take (a later answer is discarded; with isolation,
-    /// a call stuck past it is killed).
+    /// The longest one bot call may take: with isolation, a call stuck past it (still
+    /// computing, or blocked for long) is killed and its entry cut off.
     pub call_limit: Option<std::time::Duration>,
     /// Play each game in worker processes (native bots cannot crash the host).
     pub isolation: Option<Arc<Isolation>>,
