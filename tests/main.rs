@@ -11,6 +11,7 @@ mod eggs_cli;
 mod eggs_rules;
 mod eggs_viewer;
 mod hardening;
+mod hex_game;
 mod hex_rules;
 mod hex_traces;
 mod kit;

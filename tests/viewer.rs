@@ -139,6 +139,12 @@ fn the_page_is_self_contained_and_holds_every_turn() {
     assert_eq!(data["frames"].as_array().unwrap().len() as u32, outcome.turns);
     assert_eq!(data["alive"].as_array().unwrap().len() as u32, outcome.turns + 1);
     assert!(page.contains("\"names\":["));
+    // The entries' colours are the score plot's, and none is the hit colour.
+    assert_eq!(data["colours"], json!(arena::plot::entry_colours(4)));
+    assert_eq!(data["hit"], arena::plot::HIT_COLOUR);
+    assert!(!data["colours"].as_array().unwrap().contains(&data["hit"]));
+    assert_eq!(data["score"].as_array().unwrap().len() as u32, outcome.turns + 1);
+    assert_eq!(data["score"][outcome.turns as usize], json!(outcome.scores));
 }
 
 // ----- in a real browser ---------------------------------------------------------------
@@ -220,6 +226,15 @@ fn the_viewer_steps_with_the_arrow_key_in_headless_chromium() {
     let id = session["sessionId"].as_str().expect("a WebDriver session").to_owned();
     let s = |path: &str| format!("/session/{id}{path}");
     driver.post(&s("/url"), json!({"url": format!("file://{}", page.display())}));
+    // Keys sent before the page's first frames can be lost (headless Chromium): wait two.
+    let ready = driver.post(
+        &s("/execute/async"),
+        json!({"script": r#"
+            const done = arguments[arguments.length - 1];
+            requestAnimationFrame(() => requestAnimationFrame(() => done(window.viewer.turn)));
+        "#, "args": []}),
+    );
+    assert_eq!(ready, 0, "the page opens at turn 0");
     let right: Vec<Value> = (0..12)
         .flat_map(|_| [json!({"type": "keyDown", "value": "\u{E014}"}), json!({"type": "keyUp", "value": "\u{E014}"})])
         .collect();
@@ -292,9 +307,12 @@ fn svg_ticks(svg: &str) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// Marks of an SVG at an x position, with their colour.
+type Marks = Vec<(f64, String)>;
+
 /// The `(x, colour)` of each short vertical line in the colour's stroke (the whisker
 /// caps), and the centre of each circle (the outliers) with its colour.
-fn svg_caps_and_points(svg: &str) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+fn svg_caps_and_points(svg: &str) -> (Marks, Marks) {
     let attr = |el: &str, name: &str| -> Option<String> {
         let at = el.find(&format!(" {name}=\""))? + name.len() + 3;
         Some(el[at..at + el[at..].find('"')?].to_owned())
@@ -527,7 +545,18 @@ fn a_shot_across_the_edge_is_drawn_the_short_way_in_two_pieces() {
         &node,
         &page,
         &format!("#t={turn}"),
-        r#"console.log(JSON.stringify([window.viewer, log.board.filter(c => c[0] === "moveTo" || c[0] === "lineTo")]));"#,
+        r#"
+// Every pair of cells: the pieces lie on the board and add up to the short way round.
+let worst = 0;
+const short = d => Math.min(Math.abs(d), N - Math.abs(d));
+for (let a = 0; a < N * N; a++) for (let b = 0; b < N * N; b++) {
+  const [fx, fy, tx, ty] = [a % N, Math.floor(a / N), b % N, Math.floor(b / N)];
+  const segs = shotSegments(fx, fy, tx, ty);
+  const len = segs.reduce((l, s) => l + Math.hypot(s[2] - s[0], s[3] - s[1]), 0);
+  const inside = segs.every(s => s.every(v => v >= 0 && v <= N));
+  worst = Math.max(worst, inside ? Math.abs(len - Math.hypot(short(tx - fx), short(ty - fy))) : Infinity);
+}
+console.log(JSON.stringify([window.viewer, log.board.filter(c => c[0] === "moveTo" || c[0] === "lineTo"), worst]));"#,
     );
     let viewer = &out[0];
     assert_eq!(viewer["turn"], turn);
@@ -551,6 +580,7 @@ fn a_shot_across_the_edge_is_drawn_the_short_way_in_two_pieces() {
     let total = len(&segments[0]) + len(&segments[1]);
     assert!((total - short(tx - fx).hypot(short(ty - fy))).abs() < 1e-9, "{segments:?}");
     assert!(total < n / 2.0 * 2f64.sqrt(), "never across the whole board");
+    assert!(out[2].as_f64().unwrap() < 1e-9, "every shot drawn the short way, on the board: {}", out[2]);
     // And the canvas gets exactly those lines.
     let calls: Vec<(String, f64, f64)> = serde_json::from_value(out[1].clone()).unwrap();
     for s in &segments {

@@ -498,6 +498,7 @@ fn bench<G: Game>(sources: &Sources, seconds: f64, only: Option<&str>, games: u6
     match G::NAME {
         "zombies" => zombies_bench(&discover(sources, None), seconds, only, games, steps),
         "eggs" => eggs_bench(&discover(sources, None), seconds, only),
+        "hex" => hex_bench(&discover(sources, None), seconds, only),
         other => bail!("no benchmark workloads for {other} yet"),
     }
 }
@@ -550,6 +551,104 @@ fn isolation_tax(sources: &Sources) -> Result<()> {
     }
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&iso.scratch);
+    Ok(())
+}
+
+/// Hex: whole 1000-half-turn games on one thread with baseline bots (a builtin Rust
+/// closure, and the native HexBasic plugin when found), and native pairs found.
+fn hex_bench(discovery: &Discovery<arena::games::hex::HexGame>, seconds: f64, only: Option<&str>) -> Result<()> {
+    use arena::bench::hex::{baseline, game_millis};
+    use arena::games::hex::HexGame;
+    let time = Duration::from_secs_f64(seconds);
+    let builtin = Entry::<HexGame>::builtin("RustBaseline", baseline);
+    let natives: Vec<Entry<HexGame>> =
+        discovery.entries.iter().filter(|e| e.kind == EntryKind::Native).cloned().collect();
+    let mut pairs = vec![(builtin.clone(), builtin)];
+    for h in &natives {
+        for z in &natives {
+            pairs.push((h.clone(), z.clone()));
+        }
+    }
+    if natives.is_empty() {
+        println!("(no native hex plugin found: build with `cargo build --release`, add --plugins target/release)");
+    }
+    println!("{:<44} {:>6} {:>12} {:>10}", "workload (humans vs zombies)", "games", "half-turns", "ms/game");
+    for (h, z) in &pairs {
+        let name = format!("{} vs {}", h.name, z.name);
+        if only.is_some_and(|o| !name.contains(o)) {
+            continue;
+        }
+        let (games, half_turns, ms) = game_millis(h, z, time);
+        println!("{name:<44} {games:>6} {half_turns:>12} {ms:>10.2}");
+    }
+    Ok(())
+}
+
+/// Target: 16-player games of native random bots to their natural end (one core), one
+/// wall placement at every stage of a game, and program bots' answers to the seed
+/// protocol's line.
+fn target_bench(
+    discovery: &Discovery<arena::games::target::InvisibleTarget>,
+    seconds: f64,
+    only: Option<&str>,
+) -> Result<()> {
+    use arena::abi::target::TargetContext;
+    use arena::bench::target::{answer_micros, games, snapshots, wall_placement_micros};
+    use arena::games::target::InvisibleTarget;
+    let time = Duration::from_secs_f64(seconds);
+    let natives = || discovery.entries.iter().filter(|e| e.kind == EntryKind::Native);
+    let native = natives().find(|e| e.name.to_lowercase().contains("random")).cloned();
+    let builtin = Entry::<InvisibleTarget>::builtin("RustRandom", || |ctx: &TargetContext<'_>| ctx.random(5));
+    let mut bots = vec![("builtin Rust closure", builtin)];
+    if let Some(n) = native {
+        bots.push(("native plugin", n));
+    } else {
+        println!("(no native random target plugin found: build with `cargo build --release`, add --plugins target/release)");
+    }
+    println!("16-player games to their natural end, one at a time on one core:");
+    println!(
+        "{:<44} {:>6} {:>8} {:>12} {:>12} {:>14}",
+        "workload", "games", "rounds", "wall ms/game", "cpu ms/game", "worst cpu ms"
+    );
+    for (what, entry) in &bots {
+        for entries in [16usize, 2] {
+            let name = format!("T{entries}x{} {what} ({})", 16 / entries, entry.name);
+            if only.is_some_and(|o| !name.contains(o)) {
+                continue;
+            }
+            let field: Vec<_> = (0..entries).map(|i| entry.renamed(format!("P{i}"))).collect();
+            let g = games(&field, time);
+            println!(
+                "{name:<44} {:>6} {:>8.0} {:>12.1} {:>12.1} {:>14.1}",
+                g.games, g.rounds, g.wall_ms, g.cpu_ms, g.worst_cpu_ms
+            );
+        }
+    }
+    if only.is_none_or(|o| "walls".contains(o)) {
+        println!("\none wall placement (the eligibility DFS and the list of eligible cells), CPU time of 200:");
+        println!("{:>8} {:>10} {:>12} {:>12}", "walls", "eligible", "median us", "worst us");
+        for game in snapshots(7, 500) {
+            let (eligible, us, worst) = wall_placement_micros(&game, 200);
+            println!("{:>8} {eligible:>10} {us:>12.1} {worst:>12.1}", game.walls());
+        }
+    }
+    if only.is_none_or(|o| "programs".contains(o)) {
+        println!("\nprogram bots (persistent, one process per copy; median over many answers):");
+        let python = ["/usr/bin/python3", "python3"].into_iter().find(|p| !p.starts_with('/') || Path::new(p).exists());
+        let python = python.unwrap_or("python3");
+        let echo = "import sys\nfor l in sys.stdin: print(2, flush=True)";
+        let seeker = Path::new("scripts/target/py-seeker.py");
+        let mut cmds = vec![("cat", vec!["cat"]), ("python3, answers 2", vec![python, "-u", "-c", echo])];
+        if seeker.exists() {
+            cmds.push(("scripts/target/py-seeker.py", vec![python, "scripts/target/py-seeker.py"]));
+        }
+        for (what, cmd) in cmds {
+            match answer_micros(&cmd, 2_000) {
+                Ok((median, p99)) => println!("  {what}: median {median:.1} us, p99 {p99:.1} us (limit 50,000 us)"),
+                Err(e) => println!("  {what}: {e}"),
+            }
+        }
+    }
     Ok(())
 }
 

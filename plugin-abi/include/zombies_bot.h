@@ -93,6 +93,18 @@ typedef struct zb_action {
     zb_id target;       /* for ZB_SHOOT */
 } zb_action;
 
+/* The eggs game's types (eggs_bot.h); only pointers to them appear here. */
+struct eb_context;
+struct eb_answer;
+/* The hex game's types (hex_bot.h). */
+struct hb_context;
+struct hb_answer;
+
+/* The table a library exports. ABI 1.1 appended `game` and `eggs_turn`: the host reads
+ * only the fields that `struct_size` covers, so a 1.0 table (struct_size 40, without
+ * them) still loads and plays zombies. A zombies-only C bot built with this header may
+ * leave both NULL (zero-initialise the table); an eggs bot sets game = "eggs",
+ * turn = NULL and eggs_turn (see eggs_bot.h). */
 typedef struct zb_bot_table {
     uint32_t abi_version; /* ZOMBIES_BOT_ABI_VERSION */
     uint32_t struct_size; /* sizeof(zb_bot_table): fields may be appended later */
@@ -100,6 +112,15 @@ typedef struct zb_bot_table {
     void *(*create)(void);                                /* NULL means failure */
     zb_action (*turn)(void *bot, const zb_context *ctx);  /* one player's decision */
     void (*destroy)(void *bot);                           /* end of the game */
+    /* (1.1) NUL-terminated name of the game the library plays, "zombies" or "eggs";
+     * NULL (or a 1.0 table) means "zombies". */
+    const char *game;
+    /* (1.1) One eggs turn: write the answer, which already holds the previous memory.
+     * NULL for a zombies bot. */
+    void (*eggs_turn)(void *bot, const struct eb_context *ctx, struct eb_answer *answer);
+    /* (1.1) One hex call: write the answer's commands (the answer starts empty;
+     * hex_bot.h). NULL for a bot of another game. */
+    void (*hex_turn)(void *bot, const struct hb_context *ctx, struct hb_answer *answer);
 } zb_bot_table;
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void);
@@ -132,6 +153,9 @@ static inline zb_action zb_shoot(zb_id target) {
 _Static_assert(sizeof(zb_id) == 8, "zb_id layout");
 _Static_assert(sizeof(zb_action) == 16, "zb_action layout");
 _Static_assert(sizeof(void *) != 8 || sizeof(zb_context) == 88, "zb_context layout");
+_Static_assert(sizeof(void *) != 8 || sizeof(zb_bot_table) == 64, "zb_bot_table layout");
+_Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, game) == 40, "zb_bot_table 1.0 prefix");
+_Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, hex_turn) == 56, "zb_bot_table hex_turn");
 #endif
 
 #ifdef __cplusplus

@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 pub mod eggs;
+pub mod hex;
 
 use core::ffi::c_void;
 use core::marker::PhantomData;
@@ -42,7 +43,7 @@ pub const ABI_VERSION: u32 = 1;
 
 /// The games a library can play, as named in [`BotModule::game`] and the C table's
 /// `game`: a library without a name (ABI 1.0) plays `zombies`.
-pub const GAMES: [&str; 2] = ["zombies", "eggs"];
+pub const GAMES: [&str; 3] = ["zombies", "eggs", "hex"];
 
 /// How far a player sees in each direction: the view is `2 * VISION_RANGE + 1` cells wide.
 pub const VISION_RANGE: i32 = 8;
@@ -445,6 +446,9 @@ pub struct BotModule {
     /// (1.1) Creates a fresh Easter Egg Hunt bot (libraries whose game is `eggs`).
     #[sabi(missing_field(option))]
     pub new_eggs_bot: extern "C" fn() -> RResult<eggs::EggsBotBox, RString>,
+    /// (1.1) Creates a fresh hex humans vs zombies bot (libraries whose game is `hex`).
+    #[sabi(missing_field(option))]
+    pub new_hex_bot: extern "C" fn() -> RResult<hex::HexBotBox, RString>,
 }
 
 impl RootModule for BotModuleRef {
@@ -478,6 +482,8 @@ pub struct CBotTable {
     pub game: *const core::ffi::c_char,
     /// (1.1) One eggs turn: writes the answer (which holds the previous memory).
     pub eggs_turn: Option<extern "C" fn(bot: *mut c_void, ctx: &eggs::EggsContext<'_>, answer: &mut eggs::EggsAnswer)>,
+    /// (1.1) One hex call: writes the answer's commands (the answer starts empty).
+    pub hex_turn: Option<extern "C" fn(bot: *mut c_void, ctx: &hex::HexContext<'_>, answer: &mut hex::HexAnswer)>,
 }
 
 impl CBotTable {
@@ -497,7 +503,8 @@ const _: () = {
     assert!(core::mem::offset_of!(Context<'_>, view) == 32);
     assert!(core::mem::offset_of!(Context<'_>, names) == 56);
     assert!(core::mem::offset_of!(Context<'_>, random) == 72);
-    assert!(core::mem::size_of::<CBotTable>() == 56);
+    assert!(core::mem::offset_of!(CBotTable, hex_turn) == 56);
+    assert!(core::mem::size_of::<CBotTable>() == 64);
 };
 
 /// What a Rust bot implements; [`export_bot!`] turns it into a plugin.
@@ -589,6 +596,43 @@ pub mod __private {
         }
     }
 
+    /// Runs a Rust hex bot behind the stable trait, never letting a panic unwind out.
+    #[derive(Debug)]
+    pub struct GuardedHex<B>(pub B);
+
+    impl<B: hex::HexPlayer> hex::HexBot for GuardedHex<B> {
+        fn turn(&mut self, ctx: &hex::HexContext<'_>, answer: &mut hex::HexAnswer) -> RResult<(), RString> {
+            match catch_unwind(AssertUnwindSafe(|| self.0.turn(ctx, answer))) {
+                Ok(()) => ROk(()),
+                Err(payload) => RErr(describe(payload)),
+            }
+        }
+    }
+
+    /// The `new_hex_bot` of an exported hex module.
+    pub extern "C" fn new_hex_bot<B: hex::HexPlayer>() -> RResult<hex::HexBotBox, RString> {
+        quiet_panics();
+        match catch_unwind(B::new) {
+            Ok(bot) => ROk(hex::HexBot_TO::from_value(GuardedHex(bot), TD_Opaque)),
+            Err(payload) => RErr(describe(payload)),
+        }
+    }
+
+    /// The hex constructor of a library that plays another game.
+    pub extern "C" fn plays_not_hex() -> RResult<hex::HexBotBox, RString> {
+        RErr(RString::from("this library does not play hex"))
+    }
+
+    /// The zombies constructor of a library that plays hex.
+    pub extern "C" fn plays_hex() -> RResult<BotBox, RString> {
+        RErr(RString::from("this library plays hex, not zombies"))
+    }
+
+    /// The eggs constructor of a library that plays hex.
+    pub extern "C" fn plays_hex_not_eggs() -> RResult<eggs::EggsBotBox, RString> {
+        RErr(RString::from("this library plays hex, not eggs"))
+    }
+
     /// The zombies constructor of a library that plays eggs.
     pub extern "C" fn plays_eggs() -> RResult<BotBox, RString> {
         RErr(RString::from("this library plays eggs, not zombies"))
@@ -630,6 +674,7 @@ macro_rules! export_bot {
                 new_bot: $crate::__private::new_bot::<$bot>,
                 game: $crate::abi_stable::std_types::RStr::from_str("zombies"),
                 new_eggs_bot: $crate::__private::plays_zombies,
+                new_hex_bot: $crate::__private::plays_not_hex,
             }
             .leak_into_prefix()
         }
@@ -656,6 +701,34 @@ macro_rules! export_eggs_bot {
                 new_bot: $crate::__private::plays_eggs,
                 game: $crate::abi_stable::std_types::RStr::from_str("eggs"),
                 new_eggs_bot: $crate::__private::new_eggs_bot::<$bot>,
+                new_hex_bot: $crate::__private::plays_not_hex,
+            }
+            .leak_into_prefix()
+        }
+    };
+}
+
+/// Exports a [`HexPlayer`](hex::HexPlayer) as a hex humans vs zombies plugin:
+/// `export_hex_bot!(MyBot);` in a `cdylib` crate (which must depend on `abi_stable`
+/// 0.11 too, as for [`export_bot!`]). One bot plays either side; its context says which.
+///
+/// The library declares that it plays `hex`: a tournament of another game skips it
+/// with one line. A panic inside the bot never crosses into the host: that call's
+/// answer is empty and the entry counts an error.
+#[macro_export]
+macro_rules! export_hex_bot {
+    ($bot:ty) => {
+        /// The plugin's root module, read by the arena host.
+        #[$crate::abi_stable::export_root_module]
+        pub fn zombies_bot_root_module() -> $crate::BotModuleRef {
+            use $crate::abi_stable::prefix_type::PrefixTypeTrait;
+            $crate::BotModule {
+                abi_version: $crate::ABI_VERSION,
+                name: $crate::abi_stable::std_types::RStr::from_str(<$bot as $crate::hex::HexPlayer>::NAME),
+                new_bot: $crate::__private::plays_hex,
+                game: $crate::abi_stable::std_types::RStr::from_str("hex"),
+                new_eggs_bot: $crate::__private::plays_hex_not_eggs,
+                new_hex_bot: $crate::__private::new_hex_bot::<$bot>,
             }
             .leak_into_prefix()
         }

@@ -92,6 +92,19 @@ impl CTable {
         self.field(std::mem::offset_of!(CBotTable, eggs_turn), |t| unsafe { &raw const (*t).eggs_turn }).flatten()
     }
 
+    /// The hex `turn` (1.1).
+    pub fn hex_turn(
+        &self,
+    ) -> Option<
+        extern "C" fn(
+            *mut std::ffi::c_void,
+            &zombies_plugin_abi::hex::HexContext<'_>,
+            &mut zombies_plugin_abi::hex::HexAnswer,
+        ),
+    > {
+        self.field(std::mem::offset_of!(CBotTable, hex_turn), |t| unsafe { &raw const (*t).hex_turn }).flatten()
+    }
+
 }
 
 /// What a library is, before any bot is made: its name, kind and game.

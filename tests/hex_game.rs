@@ -1,0 +1,393 @@
+//! Hex humans vs zombies as a hosted game: the pairs schedule and ranking, every kind of
+//! bot playing it, the time bank's effect, replays and the page, shards and merge.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use arena::abi::hex::{CALL_SPAWN_HUMANS, HexAnswer, HexCommand, HexContext};
+use arena::bot::{Entry, EntryKind};
+use arena::game::{Game, Ranking};
+use arena::games::hex::{HexConfig, HexGame};
+use arena::limits::TimeBank;
+use arena::loaders::{ScriptLimits, SearchPaths, discover};
+use arena::replay::Replay;
+use arena::tournament::{GameRecord, Plan, Shard, TournamentResult, merge, play_game, play_here, run, summarise};
+
+use crate::util::{plugin_lib, root};
+
+/// The baseline (as plugins/hex-basic) compiled in.
+fn basic(name: &str) -> Entry<HexGame> {
+    Entry::builtin(name, arena::bench::hex::baseline)
+}
+
+/// A bot that answers nothing: as humans it places nobody (result 1), as zombies it
+/// never spawns (the humans live to 1000).
+fn null(name: &str) -> Entry<HexGame> {
+    Entry::builtin(name, || |_: &HexContext<'_>| HexAnswer::default())
+}
+
+/// A bot that sleeps `ms` in every call, else plays the baseline.
+fn slow(name: &str, ms: u64) -> Entry<HexGame> {
+    Entry::builtin(name, move || {
+        let mut inner = arena::bench::hex::baseline();
+        move |ctx: &HexContext<'_>| {
+            std::thread::sleep(Duration::from_millis(ms));
+            inner(ctx)
+        }
+    })
+}
+
+fn untimed(mut r: TournamentResult) -> TournamentResult {
+    for g in &mut r.games {
+        for s in g.stats.values_mut() {
+            (s.timed_calls, s.timed_nanos) = (0, 0);
+        }
+    }
+    for s in &mut r.leaderboard {
+        (s.stats.timed_calls, s.stats.timed_nanos, s.mean_call_micros) = (0, 0, 0.0);
+    }
+    r
+}
+
+fn tournament(entries: &[Entry<HexGame>], rounds: u64, shard: Shard, jobs: usize) -> TournamentResult {
+    let games = rounds * HexGame::games_per_round(entries.len());
+    let plan = Plan { shard, jobs, ..Plan::new(5, games) };
+    untimed(run(entries, &plan, &AtomicBool::new(false), |_, _| {}))
+}
+
+#[test]
+fn the_lineup_is_every_ordered_pair_once_per_round() {
+    assert_eq!(HexGame::games_per_round(1), 0);
+    assert_eq!(HexGame::games_per_round(4), 12);
+    let mut seen = std::collections::BTreeMap::new();
+    for i in 0..36 {
+        let l = HexGame::lineup(4, i);
+        assert_eq!(l.len(), 2);
+        assert_ne!(l[0], l[1], "game {i} seats an entry against itself");
+        *seen.entry((l[0], l[1])).or_insert(0) += 1;
+    }
+    assert_eq!(seen.len(), 12);
+    assert!(seen.values().all(|&n| n == 3), "{seen:?}");
+    // Other games seat everyone.
+    assert_eq!(arena::games::eggs::EggHunt::lineup(3, 7), vec![0, 1, 2]);
+}
+
+#[test]
+fn a_tournament_plays_every_ordered_pair_and_ranks_by_match_points() {
+    let entries = [basic("Basic"), null("Null"), null("Void")];
+    let r = tournament(&entries, 2, Shard::ALL, 3);
+    assert_eq!((r.played, r.rounds), (12, 12));
+    assert_eq!(r.ranking, Ranking::Pairs);
+    let mut pairs = std::collections::BTreeMap::new();
+    for g in &r.games {
+        assert_eq!(g.seats.len(), 2, "game {}", g.index);
+        assert_eq!(g.scores.len(), 2, "only the seated entries score");
+        assert!(g.seats.iter().all(|s| g.scores.contains_key(s)));
+        *pairs.entry(g.seats.clone()).or_insert(0) += 1;
+        // The humans' score is the result, the zombies' what was left to 1000.
+        assert_eq!(g.scores[&g.seats[0]], g.turns);
+        assert_eq!(g.scores[&g.seats[1]], 1000 - g.turns);
+    }
+    assert_eq!(pairs.len(), 6);
+    assert!(pairs.values().all(|&n| n == 2));
+    let board: Vec<(&str, f64, f64, f64)> =
+        r.leaderboard.iter().map(|s| (s.name.as_str(), s.points, s.margin, s.survival)).collect();
+    // Basic's humans live to 1000 against zombies that never come; Null's and Void's
+    // place nobody (result 1). Null and Void draw.
+    assert_eq!(board[0], ("Basic", 2.0, 2.0 * 999.0, 2000.0));
+    assert_eq!(board[1], ("Null", 0.5, -999.0, 2.0));
+    assert_eq!(board[2], ("Void", 0.5, -999.0, 2.0));
+    let csv = arena::tournament::leaderboard_csv(&r);
+    assert!(csv.lines().next().unwrap().ends_with(",points,margin,survival"), "{csv}");
+    assert!(csv.lines().nth(1).unwrap().ends_with(",2,1998.000,2000.000"), "{csv}");
+}
+
+fn record(index: u64, humans: &str, zombies: &str, t: u32) -> GameRecord {
+    GameRecord {
+        index,
+        seed: index,
+        turns: t,
+        scores: [(humans.to_owned(), t), (zombies.to_owned(), 1000 - t)].into_iter().collect(),
+        stats: Default::default(),
+        seats: vec![humans.to_owned(), zombies.to_owned()],
+    }
+}
+
+#[test]
+fn the_pairs_ranking_on_hand_made_results() {
+    // A beats B (mean 300 vs 200), A draws C (150 vs 150), B beats C (500 vs 100);
+    // C vs B has two rounds: (100 + 100) / 2. D played only one side against A: it
+    // counts for survival but not for points or margin.
+    let games = vec![
+        record(0, "A", "B", 200),
+        record(1, "A", "B", 400),
+        record(2, "B", "A", 200),
+        record(3, "A", "C", 150),
+        record(4, "C", "A", 150),
+        record(5, "B", "C", 500),
+        record(6, "C", "B", 50),
+        record(7, "C", "B", 150),
+        record(8, "D", "A", 900),
+    ];
+    let names: Vec<String> = ["A", "B", "C", "D"].iter().map(|s| s.to_string()).collect();
+    let r = summarise("hex", Ranking::Pairs, &names, 1, 9, games.clone());
+    let row = |n: &str| {
+        let s = r.leaderboard.iter().find(|s| s.name == n).unwrap();
+        (s.points, s.margin, s.survival)
+    };
+    assert_eq!(row("A"), (1.5, 100.0, 450.0));
+    assert_eq!(row("B"), (1.0, -100.0 + 400.0, 200.0 + 500.0));
+    assert_eq!(row("C"), (0.5, -400.0, 150.0 + 100.0));
+    assert_eq!(row("D"), (0.0, 0.0, 900.0));
+    let order: Vec<&str> = r.leaderboard.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(order, ["A", "B", "C", "D"]);
+    // Ties on points go to the margin: with the B-C pair reversed, B and D both have 0
+    // points, and D (margin 0) is ahead of B (−100 − 90).
+    let mut flipped = games.clone();
+    flipped[5] = record(5, "B", "C", 10);
+    let r = summarise("hex", Ranking::Pairs, &names, 1, 9, flipped);
+    let order: Vec<(&str, f64)> = r.leaderboard.iter().map(|s| (s.name.as_str(), s.points)).collect();
+    assert_eq!(order, [("A", 1.5), ("C", 1.5), ("D", 0.0), ("B", 0.0)]);
+    // The order of the games changes nothing.
+    let mut reversed = games.clone();
+    reversed.reverse();
+    assert_eq!(
+        summarise("hex", Ranking::Pairs, &names, 1, 9, reversed),
+        summarise("hex", Ranking::Pairs, &names, 1, 9, games)
+    );
+}
+
+#[test]
+fn shards_merge_into_the_one_machine_result() {
+    let entries = [basic("Basic"), null("Null"), slow("Slow", 0)];
+    let whole = tournament(&entries, 2, Shard::ALL, 2);
+    let parts: Vec<TournamentResult> = (0..3).map(|k| tournament(&entries, 2, Shard { k, n: 3 }, 1)).collect();
+    assert_eq!(parts.iter().map(|p| p.played).sum::<u64>(), 12);
+    assert_eq!(merge(parts.clone()).unwrap(), whole);
+    let through_json: Vec<TournamentResult> =
+        parts.iter().map(|p| serde_json::from_str(&serde_json::to_string(p).unwrap()).unwrap()).collect();
+    assert_eq!(merge(through_json).unwrap(), whole);
+}
+
+/// Plays `entries` (humans, zombies) once and checks that both were called without errors.
+fn plays_cleanly(entries: &[Entry<HexGame>], config: &HexConfig) -> u32 {
+    let outcome = play_game(entries, 7, config);
+    for (i, e) in entries.iter().enumerate() {
+        let s = &outcome.stats[i];
+        assert_eq!((s.errors, s.overruns, s.disqualified), (0, 0, 0), "{}: {s:?}", e.name);
+        assert!(s.calls > 0, "{} was never called", e.name);
+    }
+    eprintln!("{} vs {}: humans survived {} half-turns", entries[0].name, entries[1].name, outcome.turns);
+    outcome.turns
+}
+
+fn scripts_in(files: &[&str]) -> (tempfile::TempDir, Vec<Entry<HexGame>>) {
+    let dir = tempfile::tempdir().unwrap();
+    for f in files {
+        let to = dir.path().join(Path::new(f).file_name().unwrap());
+        std::fs::copy(root().join(f), &to).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&to).unwrap().permissions().mode();
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(mode | 0o100)).unwrap();
+        }
+    }
+    let found = discover::<HexGame>(
+        &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        &ScriptLimits::default(),
+    );
+    assert!(found.skipped.is_empty(), "skipped: {:?}", found.skipped);
+    (dir, found.entries)
+}
+
+fn native(crate_name: &str) -> Entry<HexGame> {
+    let lib = plugin_lib(crate_name);
+    arena::loaders::native::load::<HexGame>(&lib).unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
+}
+
+#[test]
+fn native_and_lua_bots_play_full_games_on_both_sides() {
+    let rust = native("hex-basic");
+    assert_eq!((rust.name.as_str(), rust.kind), ("HexBasic", EntryKind::Native));
+    let (_dir, lua) = scripts_in(&["scripts/hex/basic.lua"]);
+    let lua = lua.into_iter().next().unwrap();
+    assert_eq!(lua.kind, EntryKind::Lua);
+    // Full games in release builds; shorter ones in debug builds, where a Lua side of
+    // hundreds of zombies takes minutes.
+    let config = HexConfig { max_turns: if cfg!(debug_assertions) { Some(200) } else { None } };
+    plays_cleanly(&[rust.clone(), lua.clone()], &config);
+    plays_cleanly(&[lua, rust], &config);
+}
+
+#[test]
+fn a_rhai_bot_plays_both_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("rhai-basic.rhai"),
+        r#"// arena: hex
+fn do_turn(ctx) {
+    if ctx.kind == "spawn_humans" {
+        return [#{cmd: "spawn", x: 2, y: 2, weapon: 5}, #{cmd: "spawn", x: 3, y: 2, weapon: 1}];
+    }
+    if ctx.kind == "spawn_zombies" {
+        return [#{cmd: "spawn_zombie", zone: 7, facing: 0}];
+    }
+    if ctx.side == "humans" {
+        for z in ctx.zombies { return [#{cmd: "attack", id: z.id}, #{cmd: "attack", id: z.id}]; }
+        return [#{cmd: "build", x: ctx.me.x + 1, y: ctx.me.y - 1}];
+    }
+    [#{cmd: "forward"}, #{cmd: "turn", by: 1}]
+}
+"#,
+    )
+    .unwrap();
+    let found = discover::<HexGame>(
+        &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        &ScriptLimits::default(),
+    );
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    let rhai = found.entries[0].clone();
+    let short = HexConfig { max_turns: Some(120) };
+    plays_cleanly(&[rhai.clone(), basic("Basic")], &short);
+    plays_cleanly(&[basic("Basic"), rhai], &short);
+}
+
+#[test]
+fn a_program_bot_plays_both_sides_over_json_lines() {
+    if !Path::new("/usr/bin/python3").exists() && !Path::new("/usr/local/bin/python3").exists() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let (_dir, found) = scripts_in(&["scripts/hex/py-basic.py"]);
+    let py = found.into_iter().next().unwrap();
+    assert_eq!(py.kind, EntryKind::Program);
+    let short = HexConfig { max_turns: Some(60) };
+    plays_cleanly(&[py.clone(), basic("Basic")], &short);
+    plays_cleanly(&[basic("Basic"), py], &short);
+}
+
+#[test]
+fn answers_past_the_limits_and_unknown_commands_are_skipped() {
+    // Zombies answer 16 commands of which only 4 count; humans mix in zombie commands.
+    let greedy = Entry::builtin("Greedy", || {
+        let mut inner = arena::bench::hex::baseline();
+        move |ctx: &HexContext<'_>| {
+            let mut a = inner(ctx);
+            if ctx.call != CALL_SPAWN_HUMANS {
+                while a.push(HexCommand::forward()) {}
+            }
+            a
+        }
+    });
+    plays_cleanly(&[greedy.clone(), greedy], &HexConfig { max_turns: Some(200) });
+}
+
+fn banked(entries: &[Entry<HexGame>], ms: u64) -> (arena::game::Outcome, Option<Replay<HexGame>>) {
+    let plan = Plan {
+        bank: Some(TimeBank { initial: Duration::from_millis(ms), per_turn: Duration::ZERO }),
+        record: true,
+        ..Plan::new(0, 1)
+    };
+    play_here(entries, &plan, 3)
+}
+
+#[test]
+fn a_spent_time_bank_kills_the_humans_or_ends_the_game_for_the_zombies() {
+    // Humans out of time on t = 1: every human dies at the boundary, result 1.
+    let (o, replay) = banked(&[slow("SlowHumans", 4), null("Null")], 10);
+    assert_eq!(o.turns, 1);
+    assert_eq!(o.scores, vec![1, 999]);
+    assert_eq!(o.stats[0].disqualified, 1, "{:?}", o.stats[0]);
+    assert_eq!(replay.unwrap().verify().unwrap().turns, 1);
+    // Zombies out of time on t = 2: t := 1000, the humans win with result 1000.
+    let (o, replay) = banked(&[basic("Basic"), slow("SlowZombies", 4)], 10);
+    assert_eq!(o.turns, 1000);
+    assert_eq!(o.scores, vec![1000, 0]);
+    assert_eq!(o.stats[1].disqualified, 1, "{:?}", o.stats[1]);
+    assert_eq!(replay.unwrap().verify().unwrap().turns, 1000);
+}
+
+#[test]
+fn replays_round_trip_and_the_page_is_self_contained() {
+    let entries = [basic("Basic"), basic("Other")];
+    let (outcome, replay) = arena::replay::play_recorded(&entries, 11, &HexConfig::default());
+    assert!(outcome.turns > 10);
+    let bytes = replay.to_bytes();
+    let back = Replay::<HexGame>::from_bytes(&bytes).unwrap();
+    assert_eq!(back, replay);
+    assert_eq!(back.verify().unwrap().scores, outcome.scores);
+    assert_eq!(arena::replay::game_of(&bytes).unwrap(), "hex");
+    let page = HexGame::viewer_page(&back).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(page.contains("<title>hex replay, seed 11</title>"));
+    for outside in ["http://", "https://", "<link", "src="] {
+        assert!(!page.contains(outside), "the page loads {outside}");
+    }
+    // A damaged replay is one error, never a panic.
+    for cut in [bytes.len() / 2, bytes.len() - 3] {
+        assert!(Replay::<HexGame>::from_bytes(&bytes[..cut]).and_then(|r| r.verify()).is_err());
+    }
+    // A replay of one entry playing itself (arena play with one entry).
+    let (_, solo) = arena::replay::play_recorded(&[basic("Solo")], 2, &HexConfig { max_turns: Some(50) });
+    solo.verify().unwrap();
+    HexGame::viewer_page(&solo).unwrap();
+}
+
+#[test]
+fn games_are_functions_of_the_seed() {
+    let entries = [basic("A"), basic("B")];
+    let a = play_game(&entries, 99, &HexConfig::default());
+    let b = play_game(&entries, 99, &HexConfig::default());
+    assert_eq!((a.turns, &a.scores), (b.turns, &b.scores));
+}
+
+#[test]
+fn a_c_bot_compiles_against_hex_bot_h_and_plays_both_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("chex.c");
+    std::fs::write(
+        &src,
+        r#"#include "hex_bot.h"
+#include <stdlib.h>
+static void *create(void) { return calloc(1, 1); }
+static void destroy(void *b) { free(b); }
+static void hex_turn(void *bot, const struct hb_context *ctx, struct hb_answer *a) {
+    (void)bot;
+    if (ctx->call == HB_CALL_SPAWN_HUMANS) {
+        for (int i = 0; i < 6; i++) hb_push(a, HB_SPAWN_HUMAN, HB_PISTOL, 1 + i % 3, 1 + i / 3, 0);
+        return;
+    }
+    if (ctx->call == HB_CALL_SPAWN_ZOMBIES) { hb_push(a, HB_SPAWN_ZOMBIE, 7 + ctx->t % 4, 0, 0, (ctx->t / 2) % 6); return; }
+    if (ctx->side == HB_HUMANS) {
+        const hb_human *me = &ctx->humans.ptr[ctx->unit_index];
+        if (me->id != ctx->unit) abort();
+        for (size_t i = 0; i < ctx->zombies.len; i++) {
+            const hb_zombie *z = &ctx->zombies.ptr[i];
+            if (hb_distance(me->x, me->y, z->x, z->y) <= 5) {
+                hb_push(a, HB_ATTACK, z->id, 0, 0, 0);
+                hb_push(a, HB_ATTACK, z->id, 0, 0, 0);
+                return;
+            }
+        }
+    } else {
+        if (ctx->zombies.ptr[ctx->unit_index].id != ctx->unit) abort();
+        hb_push(a, HB_FORWARD, 0, 0, 0, 0);
+        hb_push(a, HB_TURN, 0, 0, 0, 1);
+    }
+}
+static const zb_bot_table TABLE = { .abi_version = ZOMBIES_BOT_ABI_VERSION,
+    .struct_size = sizeof(zb_bot_table), .name = "CHex", .create = create, .destroy = destroy,
+    .game = "hex", .hex_turn = hex_turn };
+ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }
+"#,
+    )
+    .unwrap();
+    crate::util::compile_c(&src, &dir.path().join(crate::util::lib_name("chex")), &["-Wextra"]);
+    let c = arena::loaders::native::load::<HexGame>(&dir.path().join(crate::util::lib_name("chex"))).unwrap();
+    assert_eq!((c.name.as_str(), c.kind), ("CHex", EntryKind::NativeC));
+    let short = HexConfig { max_turns: Some(300) };
+    plays_cleanly(&[c.clone(), basic("Basic")], &short);
+    plays_cleanly(&[basic("Basic"), c], &short);
+}
