@@ -1,5 +1,5 @@
 //! Charts of tournament results, drawn with plotters as SVG: each entry's score
-//! distribution as a box plot, best median first; and the entries' colours, shared with
+//! distribution as a box plot, in leaderboard order (best on top); and the entries' colours, shared with
 //! the replay viewers.
 //!
 //! The box plot is Tukey's: the box spans the quartiles with a line at the median, the
@@ -128,7 +128,7 @@ pub fn score_boxplot_svg(result: &TournamentResult) -> Result<String, String> {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let mut chart = ChartBuilder::on(&root)
             .caption(
-                format!("Scores over {} games (seed {}), best median first", result.played, result.seed),
+                format!("Scores over {} games (seed {}), best first", result.played, result.seed),
                 ("sans-serif", 20),
             )
             .margin(20)
@@ -145,6 +145,8 @@ pub fn score_boxplot_svg(result: &TournamentResult) -> Result<String, String> {
                 SegmentValue::Exact(n) | SegmentValue::CenterOf(n) => (*n).clone(),
                 SegmentValue::Last => String::new(),
             })
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 14))
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(|e| e.to_string())?;
