@@ -100,12 +100,9 @@ impl HexSmart {
             }
         }
         // Share ammo with a neighbour running low.
-        if me.ammo > 80 {
-            if let Some(h) =
-                ctx.humans.iter().find(|h| h.id != me.id && h.ammo < 15 && distance(me.x, me.y, h.x, h.y) <= 1)
-            {
-                answer.push(HexCommand::give(h.id, 30));
-            }
+        let low = ctx.humans.iter().find(|h| h.id != me.id && h.ammo < 15 && distance(me.x, me.y, h.x, h.y) <= 1);
+        if let Some(h) = low.filter(|_| me.ammo > 80) {
+            answer.push(HexCommand::give(h.id, 30));
         }
         // Out of ammo: the chainsaw (the weapon goes into a crate on the centre).
         if me.ammo <= 0 && me.weapon != weapon::CHAINSAW && distance(me.x, me.y, c.0, c.1) <= 1 {
@@ -197,10 +194,9 @@ impl HexSmart {
         let Some(me) = ctx.me_zombie() else { return };
         let here = (me.x, me.y);
         // Heal by eating a zombie on the same hex when hurt.
-        if me.hp <= 35 {
-            if let Some(o) = ctx.zombies.iter().filter(|o| o.id != me.id && (o.x, o.y) == here).max_by_key(|o| o.hp) {
-                answer.push(HexCommand::eat(o.id));
-            }
+        let meal = ctx.zombies.iter().filter(|o| o.id != me.id && (o.x, o.y) == here).max_by_key(|o| o.hp);
+        if let Some(o) = meal.filter(|_| me.hp <= 35) {
+            answer.push(HexCommand::eat(o.id));
         }
         // Bite the weakest human within reach.
         if let Some(h) = ctx.humans.iter().filter(|h| distance(me.x, me.y, h.x, h.y) <= 1).min_by_key(|h| h.hp) {
