@@ -96,6 +96,8 @@ typedef struct zb_action {
 /* The eggs game's types (eggs_bot.h); only pointers to them appear here. */
 struct eb_context;
 struct eb_answer;
+/* The target game's context (target_bot.h). */
+struct tb_context;
 /* The hex game's types (hex_bot.h). */
 struct hb_context;
 struct hb_answer;
@@ -118,6 +120,9 @@ typedef struct zb_bot_table {
     /* (1.1) One eggs turn: write the answer, which already holds the previous memory.
      * NULL for a zombies bot. */
     void (*eggs_turn)(void *bot, const struct eb_context *ctx, struct eb_answer *answer);
+    /* (1.1) One target turn of copy ctx->copy: the move 0..4 (target_bot.h). NULL for
+     * a bot of another game. */
+    uint32_t (*target_turn)(void *bot, const struct tb_context *ctx);
     /* (1.1) One hex call: write the answer's commands (the answer starts empty;
      * hex_bot.h). NULL for a bot of another game. */
     void (*hex_turn)(void *bot, const struct hb_context *ctx, struct hb_answer *answer);
@@ -153,9 +158,9 @@ static inline zb_action zb_shoot(zb_id target) {
 _Static_assert(sizeof(zb_id) == 8, "zb_id layout");
 _Static_assert(sizeof(zb_action) == 16, "zb_action layout");
 _Static_assert(sizeof(void *) != 8 || sizeof(zb_context) == 88, "zb_context layout");
-_Static_assert(sizeof(void *) != 8 || sizeof(zb_bot_table) == 64, "zb_bot_table layout");
+_Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, target_turn) == 56, "zb_bot_table layout");
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, game) == 40, "zb_bot_table 1.0 prefix");
-_Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, hex_turn) == 56, "zb_bot_table hex_turn");
+_Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, hex_turn) == 64, "zb_bot_table hex_turn");
 #endif
 
 #ifdef __cplusplus

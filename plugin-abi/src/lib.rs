@@ -22,6 +22,7 @@
 
 pub mod eggs;
 pub mod hex;
+pub mod target;
 
 use core::ffi::c_void;
 use core::marker::PhantomData;
@@ -43,7 +44,7 @@ pub const ABI_VERSION: u32 = 1;
 
 /// The games a library can play, as named in [`BotModule::game`] and the C table's
 /// `game`: a library without a name (ABI 1.0) plays `zombies`.
-pub const GAMES: [&str; 3] = ["zombies", "eggs", "hex"];
+pub const GAMES: [&str; 4] = ["zombies", "eggs", "target", "hex"];
 
 /// How far a player sees in each direction: the view is `2 * VISION_RANGE + 1` cells wide.
 pub const VISION_RANGE: i32 = 8;
@@ -446,6 +447,9 @@ pub struct BotModule {
     /// (1.1) Creates a fresh Easter Egg Hunt bot (libraries whose game is `eggs`).
     #[sabi(missing_field(option))]
     pub new_eggs_bot: extern "C" fn() -> RResult<eggs::EggsBotBox, RString>,
+    /// (1.1) Creates a fresh "Invisible target" bot (libraries whose game is `target`).
+    #[sabi(missing_field(option))]
+    pub new_target_bot: extern "C" fn() -> RResult<target::TargetBotBox, RString>,
     /// (1.1) Creates a fresh hex humans vs zombies bot (libraries whose game is `hex`).
     #[sabi(missing_field(option))]
     pub new_hex_bot: extern "C" fn() -> RResult<hex::HexBotBox, RString>,
@@ -482,6 +486,8 @@ pub struct CBotTable {
     pub game: *const core::ffi::c_char,
     /// (1.1) One eggs turn: writes the answer (which holds the previous memory).
     pub eggs_turn: Option<extern "C" fn(bot: *mut c_void, ctx: &eggs::EggsContext<'_>, answer: &mut eggs::EggsAnswer)>,
+    /// (1.1) One target turn of the copy `ctx.copy`: the move `0..=4`.
+    pub target_turn: Option<extern "C" fn(bot: *mut c_void, ctx: &target::TargetContext<'_>) -> u32>,
     /// (1.1) One hex call: writes the answer's commands (the answer starts empty).
     pub hex_turn: Option<extern "C" fn(bot: *mut c_void, ctx: &hex::HexContext<'_>, answer: &mut hex::HexAnswer)>,
 }
@@ -503,8 +509,8 @@ const _: () = {
     assert!(core::mem::offset_of!(Context<'_>, view) == 32);
     assert!(core::mem::offset_of!(Context<'_>, names) == 56);
     assert!(core::mem::offset_of!(Context<'_>, random) == 72);
-    assert!(core::mem::offset_of!(CBotTable, hex_turn) == 56);
-    assert!(core::mem::size_of::<CBotTable>() == 64);
+    assert!(core::mem::offset_of!(CBotTable, target_turn) == 56);
+    assert!(core::mem::offset_of!(CBotTable, hex_turn) == 64);
 };
 
 /// What a Rust bot implements; [`export_bot!`] turns it into a plugin.
@@ -596,6 +602,48 @@ pub mod __private {
         }
     }
 
+    /// Runs a Rust target bot behind the stable trait, never letting a panic unwind out.
+    #[derive(Debug)]
+    pub struct GuardedTarget<B>(pub B);
+
+    impl<B: target::TargetPlayer> target::TargetBot for GuardedTarget<B> {
+        fn turn(&mut self, ctx: &target::TargetContext<'_>) -> RResult<u32, RString> {
+            match catch_unwind(AssertUnwindSafe(|| self.0.turn(ctx))) {
+                Ok(mv) => ROk(mv),
+                Err(payload) => RErr(describe(payload)),
+            }
+        }
+    }
+
+    /// The `new_target_bot` of an exported target module.
+    pub extern "C" fn new_target_bot<B: target::TargetPlayer>() -> RResult<target::TargetBotBox, RString> {
+        quiet_panics();
+        match catch_unwind(B::new) {
+            Ok(bot) => ROk(target::TargetBot_TO::from_value(GuardedTarget(bot), TD_Opaque)),
+            Err(payload) => RErr(describe(payload)),
+        }
+    }
+
+    /// The zombies constructor of a library that plays target.
+    pub extern "C" fn plays_target() -> RResult<BotBox, RString> {
+        RErr(RString::from("this library plays target, not zombies"))
+    }
+
+    /// The eggs constructor of a library that plays target.
+    pub extern "C" fn plays_target_not_eggs() -> RResult<eggs::EggsBotBox, RString> {
+        RErr(RString::from("this library plays target, not eggs"))
+    }
+
+    /// The target constructor of a library that plays zombies.
+    pub extern "C" fn plays_zombies_not_target() -> RResult<target::TargetBotBox, RString> {
+        RErr(RString::from("this library plays zombies, not target"))
+    }
+
+    /// The target constructor of a library that plays eggs.
+    pub extern "C" fn plays_eggs_not_target() -> RResult<target::TargetBotBox, RString> {
+        RErr(RString::from("this library plays eggs, not target"))
+    }
+
     /// Runs a Rust hex bot behind the stable trait, never letting a panic unwind out.
     #[derive(Debug)]
     pub struct GuardedHex<B>(pub B);
@@ -631,6 +679,11 @@ pub mod __private {
     /// The eggs constructor of a library that plays hex.
     pub extern "C" fn plays_hex_not_eggs() -> RResult<eggs::EggsBotBox, RString> {
         RErr(RString::from("this library plays hex, not eggs"))
+    }
+
+    /// The target constructor of a library that plays hex.
+    pub extern "C" fn plays_hex_not_target() -> RResult<target::TargetBotBox, RString> {
+        RErr(RString::from("this library plays hex, not target"))
     }
 
     /// The zombies constructor of a library that plays eggs.
@@ -674,6 +727,7 @@ macro_rules! export_bot {
                 new_bot: $crate::__private::new_bot::<$bot>,
                 game: $crate::abi_stable::std_types::RStr::from_str("zombies"),
                 new_eggs_bot: $crate::__private::plays_zombies,
+                new_target_bot: $crate::__private::plays_zombies_not_target,
                 new_hex_bot: $crate::__private::plays_not_hex,
             }
             .leak_into_prefix()
@@ -701,6 +755,35 @@ macro_rules! export_eggs_bot {
                 new_bot: $crate::__private::plays_eggs,
                 game: $crate::abi_stable::std_types::RStr::from_str("eggs"),
                 new_eggs_bot: $crate::__private::new_eggs_bot::<$bot>,
+                new_target_bot: $crate::__private::plays_eggs_not_target,
+                new_hex_bot: $crate::__private::plays_not_hex,
+            }
+            .leak_into_prefix()
+        }
+    };
+}
+
+/// Exports a [`TargetPlayer`](target::TargetPlayer) as an "Invisible target" plugin:
+/// `export_target_bot!(MyBot);` in a `cdylib` crate (which must depend on `abi_stable`
+/// 0.11 too, as for [`export_bot!`]).
+///
+/// The library declares that it plays `target`: a tournament of another game skips it
+/// with one line. A panic inside the bot never crosses into the host: that copy stays
+/// for that turn and the entry counts an error.
+#[macro_export]
+macro_rules! export_target_bot {
+    ($bot:ty) => {
+        /// The plugin's root module, read by the arena host.
+        #[$crate::abi_stable::export_root_module]
+        pub fn zombies_bot_root_module() -> $crate::BotModuleRef {
+            use $crate::abi_stable::prefix_type::PrefixTypeTrait;
+            $crate::BotModule {
+                abi_version: $crate::ABI_VERSION,
+                name: $crate::abi_stable::std_types::RStr::from_str(<$bot as $crate::target::TargetPlayer>::NAME),
+                new_bot: $crate::__private::plays_target,
+                game: $crate::abi_stable::std_types::RStr::from_str("target"),
+                new_eggs_bot: $crate::__private::plays_target_not_eggs,
+                new_target_bot: $crate::__private::new_target_bot::<$bot>,
                 new_hex_bot: $crate::__private::plays_not_hex,
             }
             .leak_into_prefix()
@@ -728,6 +811,7 @@ macro_rules! export_hex_bot {
                 new_bot: $crate::__private::plays_hex,
                 game: $crate::abi_stable::std_types::RStr::from_str("hex"),
                 new_eggs_bot: $crate::__private::plays_hex_not_eggs,
+                new_target_bot: $crate::__private::plays_hex_not_target,
                 new_hex_bot: $crate::__private::new_hex_bot::<$bot>,
             }
             .leak_into_prefix()

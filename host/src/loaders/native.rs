@@ -92,6 +92,13 @@ impl CTable {
         self.field(std::mem::offset_of!(CBotTable, eggs_turn), |t| unsafe { &raw const (*t).eggs_turn }).flatten()
     }
 
+    /// The target `turn` (1.1).
+    pub fn target_turn(
+        &self,
+    ) -> Option<extern "C" fn(*mut std::ffi::c_void, &zombies_plugin_abi::target::TargetContext<'_>) -> u32> {
+        self.field(std::mem::offset_of!(CBotTable, target_turn), |t| unsafe { &raw const (*t).target_turn }).flatten()
+    }
+
     /// The hex `turn` (1.1).
     pub fn hex_turn(
         &self,
@@ -104,7 +111,6 @@ impl CTable {
     > {
         self.field(std::mem::offset_of!(CBotTable, hex_turn), |t| unsafe { &raw const (*t).hex_turn }).flatten()
     }
-
 }
 
 /// What a library is, before any bot is made: its name, kind and game.

@@ -18,6 +18,7 @@ pub fn root() -> BotModuleRef {
         new_bot,
         game: RStr::from_str("zombies"),
         new_eggs_bot: zombies_plugin_abi::__private::plays_zombies,
+        new_target_bot: zombies_plugin_abi::__private::plays_zombies_not_target,
         new_hex_bot: zombies_plugin_abi::__private::plays_not_hex,
     }
     .leak_into_prefix()
