@@ -8,7 +8,7 @@ pub mod target;
 pub mod zombies;
 
 /// The names of the games, as `--game` takes them.
-pub const NAMES: [&str; 3] = ["zombies", "eggs", "hex"];
+pub const NAMES: [&str; 4] = ["zombies", "eggs", "target", "hex"];
 
 /// Runs `$body` with `$g` bound to the game type named `$name` (a `&str`), or
 /// evaluates `$unknown` for a name no game has.
@@ -22,6 +22,10 @@ macro_rules! with_game {
             }
             "eggs" => {
                 type $g = $crate::games::eggs::EggHunt;
+                $body
+            }
+            "target" => {
+                type $g = $crate::games::target::InvisibleTarget;
                 $body
             }
             "hex" => {

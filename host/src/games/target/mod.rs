@@ -1,5 +1,206 @@
-//! "Invisible target", not yet hosted as a game (its bots, replays and viewer come with
-//! the issue that hosts it): the pure rules engine in `rules`, built to
-//! `shared/rules/target.md` and tested rule by rule.
+//! "Invisible target": its rules (`rules`), the host's play loop around them (one call
+//! per copy on its turn, answer validation, counters, the round limit), and how each
+//! kind of bot plays it (`native`, `rhai`, `lua`, `program`), what its replays record
+//! (`replay`) and how its viewer draws (`viewer`).
+//!
+//! The spec is `shared/rules/target.md`; `docs/games/target.md` tells it for bot authors.
+//! Loading files, limiting bots and running tournaments are not here.
 
+mod lua;
+mod native;
+pub mod program;
+pub mod replay;
+mod rhai;
 pub mod rules;
+pub mod viewer;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use zombies_plugin_abi::abi_stable::std_types::RSlice;
+use zombies_plugin_abi::target::TargetContext;
+
+use crate::bot::{Bot, BotError, BotFactory, CallStats};
+use crate::game::{Outcome, PlaybackTape, Ranking, Tape, random_source};
+use crate::loaders::native::NativeModule;
+use crate::loaders::program::Program;
+use crate::loaders::scripts::Script;
+use crate::replay::{Replay, ReplayError};
+
+/// "Invisible target", as the host's plumbing sees it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InvisibleTarget;
+
+/// Options of a target game.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct TargetConfig {
+    /// Probability that a wall is added after a turn where one is allowed (the rules:
+    /// 0.1).
+    pub q: f64,
+    /// End the game after at most this many rounds (the rules: [`rules::MAX_ROUNDS`]).
+    pub max_rounds: Option<u32>,
+}
+
+impl Default for TargetConfig {
+    fn default() -> TargetConfig {
+        TargetConfig { q: rules::Config::default().q, max_rounds: None }
+    }
+}
+
+impl crate::game::Game for InvisibleTarget {
+    const NAME: &'static str = "target";
+    /// The spec's rule: total points over the games (ties by the mean score).
+    const RANKING: Ranking = Ranking::Total;
+    const RULES_VERSION: u16 = 1;
+    type Ctx<'a> = TargetContext<'a>;
+    type Answer = u32;
+    type Config = TargetConfig;
+    type Call = replay::Call;
+
+    /// The round: an entry's time bank grows by one allowance per round.
+    fn clock(ctx: &TargetContext<'_>) -> u32 {
+        ctx.round
+    }
+
+    fn play(names: &[String], seed: u64, config: &TargetConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
+        play(names.len(), seed, config, bots, |_, _| {})
+    }
+
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
+    }
+
+    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
+        Box::new(replay::Recording { inner, tape })
+    }
+
+    fn playback(tape: PlaybackTape<replay::Call>) -> Box<dyn Bot<Self>> {
+        Box::new(replay::Playback { tape })
+    }
+
+    fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
+        replay::write_calls(calls, out)
+    }
+
+    fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, ReplayError> {
+        replay::read_calls(bytes)
+    }
+
+    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
+        viewer::render(replay)
+    }
+}
+
+/// Test and benchmark bots are closures from a context to a move.
+impl<F: FnMut(&TargetContext<'_>) -> u32> Bot<InvisibleTarget> for F {
+    fn turn(&mut self, ctx: &TargetContext<'_>) -> Result<u32, BotError> {
+        Ok(self(ctx))
+    }
+}
+
+/// The move a bot's answer stands for, or why it is not one.
+pub fn validate(answer: u32) -> Result<u8, BotError> {
+    u8::try_from(answer)
+        .ok()
+        .filter(|&m| m <= rules::SOUTH)
+        .ok_or_else(|| BotError::Invalid(format!("move {answer} is not 0..4")))
+}
+
+/// Why a game of `entries` entries with `config` cannot be played, if it cannot.
+pub fn check_game(entries: usize, config: &TargetConfig) -> Result<(), String> {
+    if entries == 0 {
+        return Err("a game needs at least one entry".into());
+    }
+    let players = entries * rules::Target::copies(entries) as usize;
+    if players > rules::MAX_PLAYERS {
+        return Err(format!("{entries} entries make {players} players; at most {} fit", rules::MAX_PLAYERS));
+    }
+    if !(0.0..=1.0).contains(&config.q) {
+        return Err(format!("q = {} is not a probability", config.q));
+    }
+    Ok(())
+}
+
+/// Plays a game of `entries` entries (each with `Target::copies(entries)` players) to
+/// its end, calling `each_turn` with the game before the first turn (no step) and after
+/// every turn (with that turn's step). Each turn, the bot of the player's entry is
+/// called once with that player's view; an answer outside `0..=4` (or a failed call)
+/// makes the player stay and counts as an error.
+pub fn play(
+    entries: usize,
+    seed: u64,
+    config: &TargetConfig,
+    bots: &mut [Box<dyn Bot<InvisibleTarget> + '_>],
+    mut each_turn: impl FnMut(&rules::Target, Option<&rules::Step>),
+) -> Outcome {
+    let mut stats = vec![CallStats::default(); entries];
+    if let Err(err) = check_game(entries, config) {
+        for s in &mut stats {
+            s.record_error(&BotError::Disqualified(format!("no game: {err}")));
+        }
+        return Outcome { seed, turns: 0, scores: vec![0; entries], stats };
+    }
+    let mut game = rules::Target::new(entries, seed, rules::Config { q: config.q });
+    let copies = rules::Target::copies(entries);
+    let max_rounds = config.max_rounds.unwrap_or(rules::MAX_ROUNDS).min(rules::MAX_ROUNDS);
+    let mut view = rules::View::default();
+    each_turn(&game, None);
+    while !game.is_over() && game.round() < max_rounds {
+        let e = game.entry_of(game.current());
+        game.view_into(&mut view);
+        let round = game.round();
+        let ctx = TargetContext {
+            me: u32::from(view.me),
+            new_wall: u32::from(view.new_wall),
+            copy: view.copy,
+            copies,
+            round,
+            others: RSlice::from_slice(&view.others),
+            random: random_source(game.rng()),
+        };
+        let s = &mut stats[e];
+        s.calls += 1;
+        let result = if s.calls % CallStats::TIMING_PERIOD == 0 {
+            let start = Instant::now();
+            let result = bots[e].turn(&ctx);
+            s.timed_calls += 1;
+            s.timed_nanos += start.elapsed().as_nanos() as u64;
+            result
+        } else {
+            bots[e].turn(&ctx)
+        };
+        let mv = match result.and_then(validate) {
+            Ok(m) => Some(m),
+            Err(err) => {
+                stats[e].record_error(&err);
+                None
+            }
+        };
+        let step = game.play(mv);
+        each_turn(&game, Some(&step));
+    }
+    Outcome { seed, turns: game.round(), scores: game.points(), stats }
+}
+
+/// A script's or program's answer as text: one integer `0..=4` (surrounding blanks
+/// allowed).
+pub fn parse_move(text: &str) -> Result<u32, BotError> {
+    let t = text.trim();
+    t.parse::<u32>()
+        .ok()
+        .filter(|&m| m <= u32::from(rules::SOUTH))
+        .ok_or_else(|| BotError::Invalid(format!("answer {t:?} is not a move 0..4")))
+}

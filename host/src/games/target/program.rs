@@ -1,0 +1,116 @@
+//! The target text protocol for program bots: the seed's, exactly. Each **copy** is its
+//! own process, started when the entry is first called in a game and kept running for
+//! the whole game. On each of its turns it gets one line of `N + 2` space-separated
+//! integers — `N + 1`, its position, the new wall (or 4096), the `N - 1` other players'
+//! positions in the turn order starting after it — and answers one line holding one
+//! integer `0..4`.
+//!
+//! An answer must come within [`ANSWER_TIME`] (50 ms, the game's own limit, not
+//! `--call-timeout-ms`); a late answer leaves the player where it is, and the line, when
+//! it comes, is discarded (the process layer books it as owed), never read as the next
+//! answer. A process's first answer may also take `--call-timeout-ms` (its start-up is
+//! not its thinking time). A process that ended makes its copy stay for the rest of the
+//! game (each such turn counts an error).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use zombies_plugin_abi::target::TargetContext;
+
+use super::{InvisibleTarget, parse_move};
+use crate::bot::{Bot, BotError, BotFactory};
+use crate::loaders::program::Program;
+use crate::loaders::scripts::EntryLog;
+use crate::process::{CallError, Process};
+
+/// How long a copy's process has for one answer (the seed's 50 ms).
+pub const ANSWER_TIME: Duration = Duration::from_millis(50);
+
+/// The bots of a program.
+pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<InvisibleTarget>>, String> {
+    let factory = move || Ok(Box::new(ProgramBot::new(program.clone())) as Box<dyn Bot<InvisibleTarget>>);
+    Ok(Arc::new(factory))
+}
+
+/// One entry's processes in one game, one per copy.
+#[derive(Debug)]
+pub struct ProgramBot {
+    program: Program,
+    /// Per copy: its process (or why it could not start) and whether it has answered.
+    copies: Vec<CopyProcess>,
+}
+
+#[derive(Debug)]
+struct CopyProcess {
+    process: Result<Process, String>,
+    answered: bool,
+}
+
+impl ProgramBot {
+    /// Nothing is started until the first call.
+    pub fn new(program: Program) -> ProgramBot {
+        ProgramBot { program, copies: Vec::new() }
+    }
+
+    /// Starts every copy's process (all at once, so that their start-ups overlap).
+    fn start(&mut self, copies: u32) {
+        self.copies = (0..copies)
+            .map(|_| {
+                let sink = Box::new(LogSink(Arc::clone(&self.program.log)));
+                let process = Process::spawn(&self.program.spec(), &self.program.process_limits(), sink)
+                    .map_err(|e| format!("{}: {e}", self.program.file_name()));
+                CopyProcess { process, answered: false }
+            })
+            .collect();
+    }
+}
+
+/// The line of a call: `N + 1`, the position, the new wall, the others.
+pub fn request(ctx: &TargetContext<'_>) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let mut text = String::with_capacity(16 + 5 * ctx.others.len());
+    let _ = write!(text, "{} {} {}", ctx.others.len() + 2, ctx.me, ctx.new_wall);
+    for p in ctx.others.iter() {
+        let _ = write!(text, " {p}");
+    }
+    text.push('\n');
+    text.into_bytes()
+}
+
+impl Bot<InvisibleTarget> for ProgramBot {
+    fn turn(&mut self, ctx: &TargetContext<'_>) -> Result<u32, BotError> {
+        if self.copies.is_empty() {
+            self.start(ctx.copies.max(1));
+        }
+        let first_timeout = self.program.limits.call_timeout.max(ANSWER_TIME);
+        let name = self.program.file_name();
+        let copy = self
+            .copies
+            .get_mut(ctx.copy as usize)
+            .ok_or_else(|| BotError::Failed(format!("copy {} of {}", ctx.copy, ctx.copies)))?;
+        let process = copy.process.as_mut().map_err(|e| BotError::Failed(e.clone()))?;
+        let timeout = if copy.answered { ANSWER_TIME } else { first_timeout };
+        let result = process.ask(&request(ctx), 1, timeout);
+        copy.answered = true;
+        match result {
+            Ok(lines) => parse_move(lines.first().map_or("", String::as_str)),
+            Err(CallError::Timeout) => Err(BotError::Timeout),
+            Err(e @ (CallError::Flood | CallError::Garbage(_))) => Err(BotError::Invalid(format!("{name}: {e}"))),
+            Err(e) => Err(BotError::Failed(format!("{name} (copy {}): {e}", ctx.copy))),
+        }
+    }
+}
+
+/// Standard error of a program, into its entry's log.
+struct LogSink(Arc<EntryLog>);
+
+impl std::io::Write for LogSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.append(&String::from_utf8_lossy(buf));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
