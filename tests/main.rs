@@ -20,6 +20,7 @@ mod programs;
 mod properties;
 mod rules;
 mod scripts;
+mod target_game;
 mod target_rules;
 mod tournaments;
 mod util;
