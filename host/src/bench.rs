@@ -346,3 +346,114 @@ pub mod hex {
         }
     }
 }
+
+/// "Invisible target" workloads: whole games of native random bots to their natural
+/// end, one wall placement (the eligibility DFS) at every stage of a game, and the
+/// seed protocol's round trips.
+pub mod target {
+    use std::time::{Duration, Instant};
+
+    use crate::bot::Entry;
+    use crate::games::target::rules::{Config, Target};
+    use crate::games::target::{InvisibleTarget, TargetConfig};
+    use crate::process::{Limits, Process, ProgramSpec};
+    use crate::tournament::play_game;
+    use rand::RngExt;
+
+    /// This thread's CPU time so far, in milliseconds (what a game costs on a loaded
+    /// machine, where wall time also counts the other processes' turns).
+    pub fn thread_cpu_millis() -> f64 {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid timespec to write to.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
+    }
+
+    /// Whole games of `entries` for at least `min_time`, one at a time on this thread.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Games {
+        /// Games played.
+        pub games: u64,
+        /// Mean rounds of a game.
+        pub rounds: f64,
+        /// Mean wall-clock milliseconds per game.
+        pub wall_ms: f64,
+        /// Mean CPU milliseconds per game (this thread).
+        pub cpu_ms: f64,
+        /// The largest CPU milliseconds of one game.
+        pub worst_cpu_ms: f64,
+    }
+
+    /// Plays whole games of `entries` (seeds 0, 1, ...) for at least `min_time`.
+    pub fn games(entries: &[Entry<InvisibleTarget>], min_time: Duration) -> Games {
+        let (mut games, mut rounds, mut worst, mut cpu) = (0u64, 0u64, 0f64, 0f64);
+        let started = Instant::now();
+        while games == 0 || started.elapsed() < min_time {
+            let start = thread_cpu_millis();
+            let outcome = play_game(entries, 0x7A26E7 ^ games, &TargetConfig::default());
+            let used = thread_cpu_millis() - start;
+            worst = worst.max(used);
+            cpu += used;
+            rounds += u64::from(outcome.turns);
+            games += 1;
+        }
+        let n = games as f64;
+        Games {
+            games,
+            rounds: rounds as f64 / n,
+            wall_ms: started.elapsed().as_secs_f64() * 1e3 / n,
+            cpu_ms: cpu / n,
+            worst_cpu_ms: worst,
+        }
+    }
+
+    /// Snapshots of a 16-player game of random movers (drawn from the game's own
+    /// generator), taken every `every` walls until it ends: one board per stage.
+    pub fn snapshots(seed: u64, every: usize) -> Vec<Target> {
+        let mut game = Target::new(16, seed, Config::default());
+        let mut out = vec![game.clone()];
+        while !game.is_over() {
+            let mv = game.rng().random_range(0..5u8);
+            let step = game.play(Some(mv));
+            if step.wall.is_some() && game.walls() % every == 0 {
+                out.push(game.clone());
+            }
+        }
+        out.push(game);
+        out
+    }
+
+    /// Microseconds of one eligibility search (the DFS a wall placement runs, with the
+    /// listing of the eligible cells) on `game`'s board: the eligible cells, and the
+    /// median and largest of `n` (thread CPU time).
+    pub fn wall_placement_micros(game: &Target, n: usize) -> (usize, f64, f64) {
+        let mut eligible = 0;
+        let mut times: Vec<f64> = (0..n)
+            .map(|_| {
+                let start = thread_cpu_millis();
+                eligible = std::hint::black_box(game.eligible_cells()).len();
+                (thread_cpu_millis() - start) * 1e3
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        (eligible, times[n / 2], times[n - 1])
+    }
+
+    /// Median and 99th percentile, in microseconds, of `n` answers of a persistent
+    /// `command` to the seed protocol's line for 16 players (the start of a game).
+    pub fn answer_micros(command: &[&str], n: usize) -> Result<(f64, f64), String> {
+        let spec = ProgramSpec::new(command.iter().copied());
+        let mut p = Process::spawn(&spec, &Limits::default(), Box::new(std::io::sink())).map_err(|e| e.to_string())?;
+        let line = "17 2080 4096 100 700 1300 1900 2500 3100 3700 300 900 1500 2100 2700 3300 3900 500\n";
+        // The first answer includes the start-up.
+        p.ask(line.as_bytes(), 1, Duration::from_secs(10)).map_err(|e| e.to_string())?;
+        let mut times = Vec::with_capacity(n);
+        for _ in 0..n {
+            let start = Instant::now();
+            p.ask(line.as_bytes(), 1, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+            times.push(start.elapsed().as_secs_f64() * 1e6);
+        }
+        times.sort_by(f64::total_cmp);
+        Ok((times[n / 2], times[(n * 99 / 100).min(n - 1)]))
+    }
+}

@@ -498,6 +498,7 @@ fn bench<G: Game>(sources: &Sources, seconds: f64, only: Option<&str>, games: u6
     match G::NAME {
         "zombies" => zombies_bench(&discover(sources, None), seconds, only, games, steps),
         "eggs" => eggs_bench(&discover(sources, None), seconds, only),
+        "target" => target_bench(&discover(sources, None), seconds, only),
         "hex" => hex_bench(&discover(sources, None), seconds, only),
         other => bail!("no benchmark workloads for {other} yet"),
     }
@@ -603,7 +604,9 @@ fn target_bench(
     if let Some(n) = native {
         bots.push(("native plugin", n));
     } else {
-        println!("(no native random target plugin found: build with `cargo build --release`, add --plugins target/release)");
+        println!(
+            "(no native random target plugin found: build with `cargo build --release`, add --plugins target/release)"
+        );
     }
     println!("16-player games to their natural end, one at a time on one core:");
     println!(
