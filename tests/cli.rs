@@ -49,7 +49,7 @@ fn list_shows_entries_with_their_kind_and_skipped_files_with_the_reason() {
     assert!(text.contains("2 entries"), "{text}");
     assert!(text.contains("coward") && text.contains("lua"), "{text}");
     assert!(text.contains("sentinel") && text.contains("rhai"), "{text}");
-    assert!(text.contains("syntax_error.lua: syntax error"), "{text}");
+    assert!(text.contains("syntax_error.lua: syntax_error.lua:") && text.contains(": syntax error:"), "{text}");
 }
 
 #[test]
@@ -216,9 +216,15 @@ fn isolated_games_add_every_game_to_the_script_logs() {
     assert!(calls >= 3 * 50, "50 players called in each of 3 games: {calls}");
     let log = std::fs::read_to_string(logs.join("chatty.log")).unwrap();
     assert!(!log.contains("left over"), "a run starts its logs afresh");
-    // One line per call of all three games (workers append), none lost or mixed.
+    // One line per call of all three games (workers append), none lost or mixed, each
+    // game's lines after its marker.
     assert_eq!(log.lines().filter(|l| l.starts_with("player\t")).count() as u64, calls);
-    assert!(log.lines().all(|l| l.starts_with("player\t")), "{log}");
+    let markers: Vec<&str> = log.lines().filter(|l| l.starts_with("--- game seed ")).collect();
+    assert_eq!(markers.len(), 3, "{log}");
+    for g in v["games"].as_array().unwrap() {
+        assert!(markers.contains(&format!("--- game seed {} ---", g["seed"]).as_str()), "{markers:?}");
+    }
+    assert!(log.lines().all(|l| l.starts_with("player\t") || l.starts_with("--- game seed ")), "{log}");
 }
 
 #[test]
@@ -244,4 +250,191 @@ fn bench_reports_turns_per_second_and_the_time_of_each_step() {
     let steps = row("microseconds per turn");
     assert_eq!(steps.len(), 8, "{text}");
     assert!(steps.iter().sum::<f64>() > 0.0, "{text}");
+}
+
+#[test]
+fn a_second_ctrl_c_quits_at_once_and_still_writes_the_finished_games() {
+    let scripts = scripts_dir();
+    let d = scripts.path();
+    // A bot that takes 15 ms a call: games long enough to be in flight at the second
+    // Ctrl-C, short enough that some finish first.
+    let slow = "fn do_turn(ctx) {\n  let t = timestamp();\n  while t.elapsed < 0.015 {}\n  \"STAY\"\n}\n";
+    std::fs::write(d.join("slow.rhai"), slow).unwrap();
+    let out_json = d.join("out.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["--plugins"])
+        .arg(d)
+        .arg("--scripts")
+        .arg(d)
+        .args(["tournament", "--rounds", "100000", "--jobs", "2", "--set", "players_per_entry=4", "--json"])
+        .arg(&out_json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(5000));
+    for _ in 0..2 {
+        assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out_json);
+    let played = v["played"].as_u64().unwrap();
+    assert!(played > 0 && played < 100000, "{played}");
+    assert_eq!(v["games"].as_array().unwrap().len() as u64, played);
+}
+
+#[test]
+fn every_output_is_checked_before_the_first_game() {
+    let scripts = scripts_dir();
+    let ok_csv = scripts.path().join("ok.csv");
+    let out = zombies(
+        scripts.path(),
+        scripts.path(),
+        &["tournament", "--rounds", "2", "--json", "/nonexistent/r.json", "--csv", ok_csv.to_str().unwrap()]
+            .into_iter()
+            .chain(["--plot", "/nonexistent/p.svg"])
+            .collect::<Vec<_>>(),
+    );
+    assert!(!out.status.success());
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!stdout.contains("games played"), "nothing is played: {stdout}");
+    assert!(
+        stderr.contains("/nonexistent/r.json: cannot write there") && stderr.contains("/nonexistent/p.svg"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_output_that_fails_after_the_games_costs_only_itself() {
+    let scripts = scripts_dir();
+    // A directory where the JSON file should be: only found when writing it.
+    let json = scripts.path().join("taken");
+    std::fs::create_dir(&json).unwrap();
+    let csv = scripts.path().join("board.csv");
+    let out = zombies(
+        scripts.path(),
+        scripts.path(),
+        &["tournament", "--rounds", "2", "--set", "players_per_entry=3", "--json", json.to_str().unwrap(), "--csv"]
+            .into_iter()
+            .chain([csv.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write the results"));
+    assert!(std::fs::read_to_string(&csv).unwrap().starts_with("rank,name,"), "the CSV is still written");
+}
+
+#[test]
+fn counts_of_zero_and_missing_directories_are_errors() {
+    let scripts = scripts_dir();
+    for args in [["tournament", "--rounds", "0"], ["tournament", "--jobs", "0"]] {
+        let out = zombies(scripts.path(), scripts.path(), &args);
+        assert!(!out.status.success(), "{args:?}");
+    }
+    let out = zombies(scripts.path(), &scripts.path().join("typo"), &["tournament"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--scripts")
+            && String::from_utf8_lossy(&out.stderr).contains("no such directory")
+    );
+}
+
+#[test]
+fn results_carry_seeds_as_text_too() {
+    let scripts = scripts_dir();
+    let path = scripts.path().join("r.json");
+    let args =
+        ["tournament", "--rounds", "2", "--seed", "13309476754707697221", "--set", "players_per_entry=3", "--json"];
+    stdout(&zombies(
+        scripts.path(),
+        scripts.path(),
+        &args.into_iter().chain([path.to_str().unwrap()]).collect::<Vec<_>>(),
+    ));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"seed_text\": \"13309476754707697221\""), "{text}");
+    let v = json(&path);
+    for g in v["games"].as_array().unwrap() {
+        assert_eq!(g["seed_text"].as_str().unwrap(), g["seed"].as_u64().unwrap().to_string());
+    }
+}
+
+#[test]
+fn play_reports_each_entrys_errors_like_a_tournament() {
+    let scripts = scripts_dir();
+    std::fs::write(scripts.path().join("broken.lua"), "function do_turn(ctx) return nil + 1 end\n").unwrap();
+    let text =
+        stdout(&zombies(scripts.path(), scripts.path(), &["play", "--set", "players_per_entry=3", "--max-turns", "5"]));
+    let line = text.lines().find(|l| l.starts_with("broken (")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("broken.lua") && line.contains("errors") && line.contains("arithmetic"), "{line}");
+}
+
+#[test]
+fn replay_without_html_writes_the_page_beside_it() {
+    let scripts = scripts_dir();
+    let replay = scripts.path().join("g.zrpl");
+    stdout(&zombies(
+        scripts.path(),
+        scripts.path(),
+        &["play", "--set", "players_per_entry=3", "--replay", replay.to_str().unwrap()],
+    ));
+    let text = stdout(&zombies(scripts.path(), scripts.path(), &["replay", replay.to_str().unwrap()]));
+    assert!(scripts.path().join("g.html").exists(), "{text}");
+}
+
+#[test]
+fn a_duplicate_name_says_which_file_has_it() {
+    let scripts = scripts_dir();
+    let other = scripts.path().join("zombies");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::copy(scripts.path().join("coward.lua"), other.join("coward.lua")).unwrap();
+    let text = stdout(&zombies(scripts.path(), scripts.path(), &["list"]));
+    assert!(text.contains("an entry named \"coward\" was already loaded, from"), "{text}");
+}
+
+#[test]
+fn check_reports_a_good_bot_and_fails_a_broken_one() {
+    let scripts = scripts_dir();
+    let d = scripts.path();
+    let good = root().join("scripts/zombies/gunslinger.lua");
+    let args = ["check", good.to_str().unwrap(), "--games", "2", "--set", "players_per_entry=4"];
+    let text = stdout(&zombies(d, d, &args));
+    for part in [
+        "loaded: gunslinger (lua)",
+        "played 2 games against 2 other entries",
+        "calls:",
+        "errors: 0",
+        "worst game:",
+        "ok",
+    ] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+    let broken = d.join("broken.lua");
+    std::fs::write(&broken, "function do_turn(ctx) return nil + 1 end\n").unwrap();
+    let out = zombies(d, d, &["check", broken.to_str().unwrap(), "--games", "1", "--set", "players_per_entry=3"]);
+    assert!(!out.status.success());
+    let (text, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("arithmetic") && err.contains("broken"), "{text}\n{err}");
+    let out = zombies(d, d, &["check", d.join("nothing.txt").to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not loaded"));
+}
+
+#[test]
+fn bots_can_be_named_by_file() {
+    let scripts = scripts_dir();
+    let coward = scripts.path().join("coward.lua");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--scripts")
+        .arg(&coward)
+        .arg("--scripts")
+        .arg(root().join("scripts/zombies/sentinel.rhai"))
+        .args(["--logs"])
+        .arg(scripts.path().join("logs"))
+        .args(["list"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("2 entries (zombies)") && text.contains("coward") && text.contains("sentinel"), "{text}");
 }

@@ -190,7 +190,8 @@ fn a_memory_bomb_in_a_python_bot_costs_that_call_only() {
     let bomb = "import sys\nrows = [sys.stdin.readline() for _ in range(6)]\nx = []\nwhile True:\n    x.append(bytearray(1 << 30))\n";
     program(dir.path(), "hog.py", &format!("#!{py}\n# arena: eggs\n{bomb}"));
     program(dir.path(), "calm.py", &format!("#!{py}\n# arena: eggs\n{SEED_BOT}"));
-    let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(3000));
+    let found =
+        discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(3000));
     let out = play_game(&found.entries, 4, &EggsConfig { max_turns: Some(2) });
     let (hog, calm) = if found.entries[0].name == "hog" { (0, 1) } else { (1, 0) };
     assert_eq!(out.stats[hog].errors, 2, "each call fails: {:?}", out.stats[hog].messages);

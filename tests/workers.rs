@@ -73,7 +73,11 @@ fn a_c_busy_loop_is_stopped_at_about_its_call_limit() {
     let dir = tempfile::tempdir().unwrap();
     let plugins = dir.path().join("plugins");
     std::fs::create_dir_all(&plugins).unwrap();
-    compile_c(&data("native/misbehave.c"), &plugins.join(lib_name("endless")), &["-DENDLESS_LOOP", "-DBOT_NAME=\"Endless\""]);
+    compile_c(
+        &data("native/misbehave.c"),
+        &plugins.join(lib_name("endless")),
+        &["-DENDLESS_LOOP", "-DBOT_NAME=\"Endless\""],
+    );
     let scripts = scripts(dir.path(), &[]);
     let json = dir.path().join("r.json");
     let args = ["--call-timeout-ms", "300", "tournament", "--rounds", "2", "--max-turns", "15", "--json"];
@@ -95,8 +99,11 @@ fn a_script_that_drains_its_bank_costs_one_game_not_two() {
     let scripts = scripts(dir.path(), &[("slow.rhai", slow)]);
     let json = dir.path().join("r.json");
     let args = ["--isolate", "on", "--time-bank", "2", "--time-per-turn", "0", "--set", "players_per_entry=10"];
-    let args: Vec<&str> =
-        ["tournament", "--rounds", "1", "--jobs", "1"].into_iter().chain(args).chain(["--json", json.to_str().unwrap()]).collect();
+    let args: Vec<&str> = ["tournament", "--rounds", "1", "--jobs", "1"]
+        .into_iter()
+        .chain(args)
+        .chain(["--json", json.to_str().unwrap()])
+        .collect();
     let (_, took) = arena(&scripts, &scripts, &args);
     let v = results(&json);
     let slow = standing(&v, "slow");
@@ -110,7 +117,11 @@ fn a_worker_that_crashes_is_replaced_and_the_other_games_are_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let plugins = dir.path().join("plugins");
     std::fs::create_dir_all(&plugins).unwrap();
-    compile_c(&data("native/misbehave.c"), &plugins.join(lib_name("segfault")), &["-DSEGFAULT", "-DBOT_NAME=\"Segfault\""]);
+    compile_c(
+        &data("native/misbehave.c"),
+        &plugins.join(lib_name("segfault")),
+        &["-DSEGFAULT", "-DBOT_NAME=\"Segfault\""],
+    );
     compile_c(&root().join("plugins/c-wanderer/wanderer.c"), &plugins.join(lib_name("wanderer")), &[]);
     let scripts = scripts(dir.path(), &[]);
     let json = dir.path().join("r.json");
@@ -122,7 +133,8 @@ fn a_worker_that_crashes_is_replaced_and_the_other_games_are_unchanged() {
     // Each game is the game `play --seed` plays alone, in a worker of its own.
     for g in v["games"].as_array().unwrap() {
         let seed = g["seed"].as_u64().unwrap().to_string();
-        let (out, _) = arena(&plugins, &scripts, &["play", "--set", "players_per_entry=5", "--isolate", "on", "--seed", &seed]);
+        let (out, _) =
+            arena(&plugins, &scripts, &["play", "--set", "players_per_entry=5", "--isolate", "on", "--seed", &seed]);
         let text = String::from_utf8_lossy(&out.stdout);
         for name in ["Wanderer", "coward", "Segfault"] {
             let line = text.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("{text}"));

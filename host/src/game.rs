@@ -139,6 +139,7 @@ pub type GameRng = rand_pcg::Pcg64Mcg;
 
 /// The bots' view of a generator: a [`Random`] that draws from `rng` for as long as the
 /// borrow lasts.
+#[inline]
 pub fn random_source(rng: &mut GameRng) -> Random<'_> {
     // SAFETY: `rng` is exclusively borrowed for the Random's lifetime, and `next_u64`
     // casts the pointer back to the same type.

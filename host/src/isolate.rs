@@ -281,8 +281,13 @@ impl<G: Game> Worker<G> {
                 None => self.start()?,
             };
             let replay = record.then(|| scratch_file(&self.iso.scratch, "replay"));
-            let request =
-                GameRequest { seed, config: config.clone(), seats: seats.to_vec(), cuts: cuts.clone(), replay: replay.clone() };
+            let request = GameRequest {
+                seed,
+                config: config.clone(),
+                seats: seats.to_vec(),
+                cuts: cuts.clone(),
+                replay: replay.clone(),
+            };
             let (running, watched) = watch(running, &request);
             match watched {
                 Watched::Answered(line) => {
@@ -314,7 +319,10 @@ impl<G: Game> Worker<G> {
                     let last_words = running.end();
                     let Some((entry, call, what)) = blamed else {
                         let line = last_words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
-                        return Err(format!("the game worker failed outside any bot ({}): {line}", describe_exit(status)));
+                        return Err(format!(
+                            "the game worker failed outside any bot ({}): {line}",
+                            describe_exit(status)
+                        ));
                     };
                     if entry >= seats.len() || cuts.iter().any(|c| c.entry == entry) || cuts.len() >= seats.len() {
                         return Err(format!("the game worker failed again and again (last: entry {entry}, {what})"));

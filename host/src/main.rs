@@ -37,11 +37,12 @@ struct Cli {
 
 #[derive(Debug, Args)]
 struct Sources {
-    /// Directory of native bot libraries (repeatable; replaces the default ./plugins).
+    /// Directory of native bot libraries, or one library (repeatable; replaces the
+    /// default ./plugins).
     #[arg(long = "plugins", value_name = "DIR", global = true)]
     plugins: Vec<PathBuf>,
     /// Directory of Rhai, Lua and program bots, searched with its subdirectory named
-    /// after the game (repeatable; replaces the default ./scripts).
+    /// after the game, or one bot file (repeatable; replaces the default ./scripts).
     #[arg(long = "scripts", value_name = "DIR", global = true)]
     scripts: Vec<PathBuf>,
     /// Rhai operations / Lua instructions a script may use per call.
@@ -164,23 +165,25 @@ enum Command {
         /// Record the game to this replay file (see `zombies replay`).
         #[arg(long, value_name = "FILE")]
         replay: Option<PathBuf>,
-        /// Run native bots in a worker process.
-        #[arg(long, value_enum, default_value_t = Isolate::Off)]
+        /// Run the game in a worker process: by default (auto) when a native or Lua bot
+        /// plays, so that a crashing bot is named instead of ending the program.
+        #[arg(long, value_enum, default_value_t = Isolate::Auto)]
         isolate: Isolate,
         #[command(flatten)]
         game: GameOptions,
     },
     /// Play several games (in parallel) and rank the entries by median score.
     Tournament {
-        /// Number of games in the whole tournament (all shards).
-        #[arg(long, default_value_t = 5)]
+        /// Number of games in the whole tournament (all shards), at least 1.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
         rounds: u64,
         /// The tournament's seed; game i plays with a seed derived from it and i.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Games played at once (default: all cores). Results do not depend on it.
-        #[arg(long, value_name = "J")]
-        jobs: Option<usize>,
+        /// Games played at once (default: all cores), at least 1. Results do not
+        /// depend on it.
+        #[arg(long, value_name = "J", value_parser = clap::value_parser!(u64).range(1..))]
+        jobs: Option<u64>,
         /// Play only the games whose index is K modulo N (one machine of N).
         #[arg(long, value_name = "K/N", default_value = "0/1")]
         shard: Shard,
@@ -208,9 +211,26 @@ enum Command {
     Replay {
         /// The replay file (from `play --replay` or `tournament --replay-dir`).
         file: PathBuf,
-        /// The page to write.
+        /// The page to write (default: the replay's name with `.html`).
         #[arg(long, value_name = "OUT.html")]
-        html: PathBuf,
+        html: Option<PathBuf>,
+    },
+    /// Check one bot: load it, play it against the game's bundled bots (or --vs) over
+    /// a few seeded games, and print a short report. Exits non-zero when it is broken.
+    Check {
+        /// The bot: a library, a script or a program.
+        file: PathBuf,
+        /// Opponents: directories or files (default: the --plugins/--scripts bots).
+        #[arg(long = "vs", value_name = "DIR|FILE")]
+        vs: Vec<PathBuf>,
+        /// Games to play (seeded: the same games every time).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+        games: u64,
+        /// The games' seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[command(flatten)]
+        game: GameOptions,
     },
     /// Merge the JSON results of several shards into one leaderboard.
     Merge {
@@ -313,7 +333,30 @@ fn main() {
     }
 }
 
+/// A directory (or bot file) given with `--plugins` or `--scripts` that does not exist
+/// is an error (a typo would otherwise run a contest without its entries).
+fn check_sources(sources: &Sources) -> Result<()> {
+    let given =
+        sources.plugins.iter().map(|d| ("--plugins", d)).chain(sources.scripts.iter().map(|d| ("--scripts", d)));
+    for (option, dir) in given {
+        if !dir.exists() {
+            bail!("{option} {}: no such directory or file", dir.display());
+        }
+    }
+    Ok(())
+}
+
 fn run<G: Game>(cli: Cli) -> Result<()> {
+    if matches!(
+        cli.command,
+        Command::List { .. }
+            | Command::Play { .. }
+            | Command::Tournament { .. }
+            | Command::Bench { .. }
+            | Command::Check { .. }
+    ) {
+        check_sources(&cli.sources)?;
+    }
     match cli.command {
         Command::List { isolate } => {
             let iso = isolation(&cli.sources, isolate, TimeBank::default())?;
@@ -355,29 +398,32 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
             let (outcome, recorded) = tournament::play_one(worker.as_mut(), &found.entries, &seats, &plan, seed)
                 .map_err(anyhow::Error::msg)?;
             if let (Some(path), Some(recorded)) = (&replay, recorded) {
-                write_atomically(path, &recorded.to_bytes())?;
+                write_atomically(path, &recorded.to_bytes(), "the replay")?;
                 println!("replay written to {}", path.display());
             }
             println!("game seed {seed}: {} turns", outcome.turns);
             let mut order: Vec<usize> = (0..found.entries.len()).collect();
             order.sort_by_key(|&i| std::cmp::Reverse(outcome.scores[i]));
-            for i in order {
-                let s = &outcome.stats[i];
-                let note = if s.disqualified > 0 { format!("  ({})", s.messages.join(" | ")) } else { String::new() };
-                println!("  {:<24} {}{note}", found.entries[i].name, outcome.scores[i]);
+            for &i in &order {
+                println!("  {:<24} {}", found.entries[i].name, outcome.scores[i]);
             }
+            let sources: Vec<(String, PathBuf)> =
+                found.entries.iter().map(|e| (e.name.clone(), e.source.clone())).collect();
+            print_problems(order.iter().map(|&i| (found.entries[i].name.as_str(), &outcome.stats[i])), &sources);
             Ok(())
         }
         Command::Tournament { rounds, seed, jobs, shard, json, csv, replay_dir, plot, isolate, game } => {
             if let Some(p) = plot.as_ref().filter(|p| p.extension().is_none_or(|e| e != "svg")) {
                 bail!("{}: the plot is drawn as SVG; give a file name ending in .svg", p.display());
             }
+            // Every output is checked before the first game: a typo costs nothing.
+            check_outputs(&[json.as_deref(), csv.as_deref(), plot.as_deref()], &[replay_dir.as_deref()])?;
             let iso = isolation(&cli.sources, isolate, game.bank()?)?;
             let found = playable(discover::<G>(&cli.sources, iso.as_deref()))?;
             if iso.is_some() {
                 start_logs(&cli.sources, &found.entries);
             }
-            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let jobs = jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
             // Games in the whole tournament: rounds times the game's games per round
             // (hex: every ordered pair of entries each round).
             let rounds = rounds * G::games_per_round(found.entries.len());
@@ -397,14 +443,29 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
             }
             let mut replay_error = None;
             let stop = stop_on_ctrl_c()?;
+            // What a second Ctrl-C (quit now) still writes: the games finished so far.
+            let finished: Arc<std::sync::Mutex<Vec<tournament::GameRecord>>> = Arc::default();
+            {
+                let (finished, names) =
+                    (Arc::clone(&finished), found.entries.iter().map(|e| e.name.clone()).collect::<Vec<_>>());
+                let (json, csv) = (json.clone(), csv.clone());
+                on_quit(Box::new(move || {
+                    let games = finished.lock().map(|g| g.clone()).unwrap_or_default();
+                    let result = tournament::summarise(G::NAME, G::RANKING, &names, seed, rounds, games);
+                    let _ = write_results(&result, json.as_deref(), csv.as_deref());
+                }));
+            }
             let total = (0..rounds).filter(|&i| shard.has(i)).count() as u64;
             let mut progress = Progress::new(total, &found.entries);
             let started = Instant::now();
             let result = tournament::run(&found.entries, &plan, &stop, |g, replay| {
                 progress.game(g);
+                if let Ok(mut f) = finished.lock() {
+                    f.push(g.clone());
+                }
                 if let (Some(dir), Some(replay)) = (&replay_dir, replay) {
                     let path = dir.join(format!("game-{:05}-{}.zrpl", g.index, g.seed));
-                    if let Err(e) = write_atomically(&path, &replay.to_bytes()) {
+                    if let Err(e) = write_atomically(&path, &replay.to_bytes(), "the replay") {
                         replay_error.get_or_insert(e);
                     }
                 }
@@ -431,23 +492,31 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
                 jobs,
                 if result.played < total { " -- interrupted" } else { "" }
             );
+            // Each output is written on its own: one that fails costs only itself.
+            let mut failures: Vec<anyhow::Error> = replay_error.into_iter().collect();
             if let Some(path) = plot {
-                let svg = arena::plot::score_boxplot_svg(&result).map_err(anyhow::Error::msg)?;
-                write_atomically(&path, svg.as_bytes())?;
-                println!("plot written to {}", path.display());
+                let written = arena::plot::score_boxplot_svg(&result)
+                    .map_err(anyhow::Error::msg)
+                    .and_then(|svg| write_atomically(&path, svg.as_bytes(), "the plot"));
+                match written {
+                    Ok(()) => println!("plot written to {}", path.display()),
+                    Err(e) => failures.push(e),
+                }
             }
             if let Some(dir) = &replay_dir {
                 println!("replays written to {}", dir.display());
             }
-            write_results(&result, json.as_deref(), csv.as_deref())?;
-            replay_error.map_or(Ok(()), Err)
+            failures.extend(write_results(&result, json.as_deref(), csv.as_deref()).err());
+            outputs_failed(failures)
         }
         Command::Replay { file, html } => {
+            let html = html.unwrap_or_else(|| file.with_extension("html"));
             let bytes = std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
             let game = arena::replay::game_of(&bytes).with_context(|| file.display().to_string())?;
             with_game!(game.as_str(), R => replay_page::<R>(&file, &bytes, &html),
                 _ => bail!("{}: a replay of {game:?}, a game this program does not know", file.display()))
         }
+        Command::Check { file, vs, games, seed, game } => check::<G>(&cli.sources, &file, &vs, games, seed, &game),
         Command::Bench { isolation: true, .. } => isolation_tax(&cli.sources),
         Command::Bench { seconds, only, games, steps, isolation: false } => {
             bench::<G>(&cli.sources, seconds, only.as_deref(), games, steps)
@@ -479,7 +548,7 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
 fn replay_page<G: Game>(file: &Path, bytes: &[u8], html: &Path) -> Result<()> {
     let replay = arena::replay::Replay::<G>::from_bytes(bytes).with_context(|| file.display().to_string())?;
     let page = G::viewer_page(&replay).with_context(|| file.display().to_string())?;
-    write_atomically(html, page.as_bytes())?;
+    write_atomically(html, page.as_bytes(), "the viewer page")?;
     let h = &replay.header;
     println!(
         "{}: {} replay, seed {}, {} entries, {} turns; viewer written to {}",
@@ -504,6 +573,122 @@ fn bench<G: Game>(sources: &Sources, seconds: f64, only: Option<&str>, games: u6
     }
 }
 
+/// `arena check`: the bot at `file` against `vs` (or the usual bots) over `games`
+/// seeded games; one short report; an error (non-zero exit) when the bot is broken:
+/// not loadable, disqualified in a game, or failing more than 1% of its calls.
+fn check<G: Game>(
+    sources: &Sources,
+    file: &Path,
+    vs: &[PathBuf],
+    games: u64,
+    seed: u64,
+    opts: &GameOptions,
+) -> Result<()> {
+    let iso = isolation(sources, Isolate::Auto, opts.bank()?)?;
+    let limits = script_limits(sources);
+    let load = |paths: Vec<PathBuf>| {
+        let paths = SearchPaths { plugins: paths.clone(), scripts: paths };
+        match &iso {
+            Some(iso) => loaders::discover_with(&paths, &limits, &|p| arena::isolate::probe::<G>(iso, p)),
+            None => loaders::discover(&paths, &limits),
+        }
+    };
+    println!("checking {} ({})", file.display(), G::NAME);
+    let mine = load(vec![file.to_owned()]);
+    let Some(bot) = mine.entries.into_iter().next() else {
+        let why = mine
+            .skipped
+            .first()
+            .map_or("not a bot file (a library, a .lua or .rhai script, or an executable)".to_owned(), |s| {
+                s.reason.clone()
+            });
+        bail!("{}: not loaded: {why}", file.display());
+    };
+    println!("  loaded: {} ({})", bot.name, bot.kind);
+    let others = if vs.is_empty() { discover::<G>(sources, iso.as_deref()) } else { load(vs.to_vec()) };
+    let mut entries = vec![bot.clone()];
+    entries.extend(others.entries.into_iter().filter(|e| e.name != bot.name && e.source != bot.source));
+    if entries.len() < 2 {
+        println!("  (no opponents found: it plays alone)");
+    }
+    let rounds = games * G::games_per_round(entries.len());
+    let plan = Plan {
+        seed,
+        rounds,
+        jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        config: opts.config::<G>()?,
+        record: true,
+        bank: Some(opts.bank()?),
+        call_limit: Some(Duration::from_millis(sources.call_timeout_ms)),
+        isolation: games_isolation(Isolate::Auto, iso.clone(), &entries),
+        ..Plan::new(seed, rounds)
+    };
+    if plan.isolation.is_some() {
+        start_logs(sources, &entries);
+    }
+    // The bot's worst game (lowest score, the first of equals), kept as a replay.
+    let mut worst: Option<(u32, u64, u64, Vec<u8>)> = None;
+    let result = tournament::run(&entries, &plan, &AtomicBool::new(false), |g, replay| {
+        if let (Some(&score), Some(replay)) = (g.scores.get(&bot.name), replay) {
+            if worst.as_ref().is_none_or(|w| (score, g.index) < (w.0, w.1)) {
+                worst = Some((score, g.index, g.seed, replay.to_bytes()));
+            }
+        }
+    });
+    if let Some(iso) = &iso {
+        let _ = std::fs::remove_dir_all(&iso.scratch);
+    }
+    let Some(rank) = result.leaderboard.iter().position(|s| s.name == bot.name) else {
+        bail!("{}: it played no game", file.display());
+    };
+    let me = &result.leaderboard[rank];
+    let s = &me.stats;
+    println!(
+        "  played {} games against {} other entries: rank {} of {} (mean {:.2}, median {:.1}, min {}, max {})",
+        result.played,
+        entries.len() - 1,
+        rank + 1,
+        result.leaderboard.len(),
+        me.mean,
+        me.median,
+        me.min,
+        me.max
+    );
+    println!(
+        "  calls: {}, {:.1} us each on average (limit {} ms a call; bank {} s + {} s a turn)",
+        s.calls, me.mean_call_micros, sources.call_timeout_ms, opts.time_bank, opts.time_per_turn
+    );
+    println!("  errors: {}, overruns: {}, disqualified in {} games", s.errors, s.overruns, s.disqualified);
+    for m in &s.messages {
+        println!("    {m}");
+    }
+    if matches!(bot.kind, EntryKind::Rhai | EntryKind::Lua | EntryKind::Program) {
+        println!("  log: {}", sources.logs.join(format!("{}.log", bot.name)).display());
+    }
+    if let Some((score, index, game_seed, bytes)) = worst {
+        let path = sources.logs.join(format!("check-{}-worst.zrpl", bot.name));
+        std::fs::create_dir_all(&sources.logs).with_context(|| format!("{}: cannot create", sources.logs.display()))?;
+        write_atomically(&path, &bytes, "the replay")?;
+        println!(
+            "  worst game: {index} (seed {game_seed}, score {score}): replay {} (arena replay {} to watch it)",
+            path.display(),
+            path.display()
+        );
+    }
+    let broken = s.disqualified > 0 || (s.errors + s.overruns) * 100 > s.calls;
+    if broken {
+        bail!(
+            "{}: broken: disqualified in {} games, {} of {} calls failed",
+            file.display(),
+            s.disqualified,
+            s.errors + s.overruns,
+            s.calls
+        );
+    }
+    println!("  ok");
+    Ok(())
+}
+
 /// What isolation costs, in wall time, on two zombies workloads played with long-lived
 /// workers and without; the games must be the same.
 fn isolation_tax(sources: &Sources) -> Result<()> {
@@ -512,11 +697,18 @@ fn isolation_tax(sources: &Sources) -> Result<()> {
     let dir = std::env::temp_dir().join(format!("arena-tax-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     for i in 0..10 {
-        std::fs::write(dir.join(format!("Stay{i}.lua")), "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'N' end\n  return 'STAY'\nend\n")?;
-        std::fs::write(dir.join(format!("Walk{i}.lua")), "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'STAY' end\n  return random_move()\nend\n")?;
+        std::fs::write(
+            dir.join(format!("Stay{i}.lua")),
+            "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'N' end\n  return 'STAY'\nend\n",
+        )?;
+        std::fs::write(
+            dir.join(format!("Walk{i}.lua")),
+            "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'STAY' end\n  return random_move()\nend\n",
+        )?;
     }
     let limits = script_limits(sources);
-    let lua = loaders::discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.clone()] }, &limits).entries;
+    let lua =
+        loaders::discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.clone()] }, &limits).entries;
     // Loaded here (for the games without workers; workers load the same files).
     let natives: Vec<Entry<Zombies>> = discover::<Zombies>(sources, None)
         .entries
@@ -546,8 +738,9 @@ fn isolation_tax(sources: &Sources) -> Result<()> {
         };
         let (off, a) = time(None);
         let (on, b) = time(Some(Arc::clone(&iso)));
-        let same = a.games.iter().zip(&b.games).all(|(x, y)| (x.seed, x.turns, &x.scores) == (y.seed, y.turns, &y.scores))
-            && a.games.len() == b.games.len();
+        let same =
+            a.games.iter().zip(&b.games).all(|(x, y)| (x.seed, x.turns, &x.scores) == (y.seed, y.turns, &y.scores))
+                && a.games.len() == b.games.len();
         println!("{name:<32} {off:>10.2} {on:>10.2} {:>7.1}%  {same}", (on / off - 1.0) * 100.0);
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -775,16 +968,82 @@ fn peak_rss_mib() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
+/// Writes the JSON results and the CSV leaderboard, each on its own (one failing does
+/// not keep the other from being written).
 fn write_results(result: &TournamentResult, json: Option<&Path>, csv: Option<&Path>) -> Result<()> {
+    let mut failures = Vec::new();
     if let Some(path) = json {
-        write_atomically(path, &serde_json::to_vec_pretty(result)?)?;
-        println!("results written to {}", path.display());
+        let mut value = serde_json::to_value(result)?;
+        with_seed_texts(&mut value);
+        match write_atomically(path, &serde_json::to_vec_pretty(&value)?, "the results") {
+            Ok(()) => println!("results written to {}", path.display()),
+            Err(e) => failures.push(e),
+        }
     }
     if let Some(path) = csv {
-        write_atomically(path, tournament::leaderboard_csv(result).as_bytes())?;
-        println!("leaderboard written to {}", path.display());
+        match write_atomically(path, tournament::leaderboard_csv(result).as_bytes(), "the leaderboard") {
+            Ok(()) => println!("leaderboard written to {}", path.display()),
+            Err(e) => failures.push(e),
+        }
     }
-    Ok(())
+    outputs_failed(failures)
+}
+
+/// Adds `"seed_text"` beside every `"seed"` of the results (the tournament's and each
+/// game's): 64-bit seeds lose precision as JSON numbers in JavaScript and jq, and
+/// `play --seed` of a rounded seed plays another game.
+fn with_seed_texts(value: &mut serde_json::Value) {
+    let add = |v: &mut serde_json::Value| {
+        if let Some(seed) = v.get("seed").and_then(serde_json::Value::as_u64) {
+            v["seed_text"] = seed.to_string().into();
+        }
+    };
+    add(value);
+    for key in ["games", "failed"] {
+        if let Some(list) = value.get_mut(key).and_then(serde_json::Value::as_array_mut) {
+            list.iter_mut().for_each(add);
+        }
+    }
+}
+
+/// One error listing every output that could not be written (one line each).
+fn outputs_failed(failures: Vec<anyhow::Error>) -> Result<()> {
+    match failures.len() {
+        0 => Ok(()),
+        _ => bail!("{}", failures.iter().map(|e| format!("{e:#}")).collect::<Vec<_>>().join("\nerror: ")),
+    }
+}
+
+/// Checks, before anything is played, that every output file can be written (its
+/// directory exists and takes a file) and creates every output directory; one line
+/// per problem, all of them.
+fn check_outputs(files: &[Option<&Path>], dirs: &[Option<&Path>]) -> Result<()> {
+    let mut problems = Vec::new();
+    for path in files.iter().flatten() {
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let probe = dir.join(format!(".arena-check-{}", std::process::id()));
+        match std::fs::File::create(&probe) {
+            Ok(_) => {
+                let _ = std::fs::remove_file(&probe);
+            }
+            Err(e) => problems.push(format!("{}: cannot write there ({e})", path.display())),
+        }
+    }
+    for dir in dirs.iter().flatten() {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            problems.push(format!("{}: cannot create the directory ({e})", dir.display()));
+        }
+    }
+    if problems.is_empty() { Ok(()) } else { bail!("{}", problems.join("\nerror: ")) }
+}
+
+/// What a second Ctrl-C runs before the program quits (writing the finished games).
+static ON_QUIT: std::sync::Mutex<Option<Box<dyn Fn() + Send>>> = std::sync::Mutex::new(None);
+
+fn on_quit(f: Box<dyn Fn() + Send>) {
+    if let Ok(mut slot) = ON_QUIT.lock() {
+        *slot = Some(f);
+    }
 }
 
 /// A flag set by the first Ctrl-C (the games in flight finish, no new one starts); a
@@ -794,6 +1053,12 @@ fn stop_on_ctrl_c() -> Result<Arc<AtomicBool>> {
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
+            eprintln!("\nquitting: writing the results of the finished games");
+            if let Ok(slot) = ON_QUIT.try_lock() {
+                if let Some(write) = slot.as_ref() {
+                    write();
+                }
+            }
             std::process::exit(130);
         }
         eprintln!("\nstopping: finishing the games in flight (Ctrl-C again to quit now)");
@@ -877,9 +1142,14 @@ impl Progress {
     }
 }
 
+/// The directories to search: those given, or the defaults that exist.
 fn search_paths(sources: &Sources) -> SearchPaths {
     let or_default = |dirs: &[PathBuf], default: &str| {
-        if dirs.is_empty() { vec![PathBuf::from(default)] } else { dirs.to_vec() }
+        if dirs.is_empty() {
+            vec![PathBuf::from(default)].into_iter().filter(|d| d.is_dir()).collect()
+        } else {
+            dirs.to_vec()
+        }
     };
     SearchPaths { plugins: or_default(&sources.plugins, "plugins"), scripts: or_default(&sources.scripts, "scripts") }
 }
@@ -949,7 +1219,13 @@ fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Opti
 
 /// The `__worker` command: loads the isolating host's entries once, then plays the
 /// games it asks for until it closes the worker's stdin.
-fn worker<G: Game>(sources: &Sources, blame: &Path, bank: TimeBank, call_limit: Duration, files: &[PathBuf]) -> Result<()> {
+fn worker<G: Game>(
+    sources: &Sources,
+    blame: &Path,
+    bank: TimeBank,
+    call_limit: Duration,
+    files: &[PathBuf],
+) -> Result<()> {
     // Ctrl-C reaches the whole process group: the host decides when to stop, and a
     // worker dying of it would be blamed on whichever bot was running.
     ctrlc::set_handler(|| {}).context("cannot ignore Ctrl-C")?;
@@ -1079,35 +1355,47 @@ fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)]) {
     println!(
         "(ranked by {ranked}; out: games in which the entry was disqualified: it crashed, hung, or spent its time bank)"
     );
-    for s in result.leaderboard.iter().filter(|s| s.stats.errors + s.stats.overruns + s.stats.disqualified > 0) {
-        let file =
-            sources.iter().find(|(n, _)| n == &s.name).map_or(String::new(), |(_, p)| format!(" ({})", p.display()));
-        println!(
-            "{}{file}: {} errors, {} over budget/time/memory, disqualified in {} games, in {} calls; first: {}",
-            s.name,
-            s.stats.errors,
-            s.stats.overruns,
-            s.stats.disqualified,
-            s.stats.calls,
-            s.stats.messages.join(" | ")
-        );
-    }
+    print_problems(result.leaderboard.iter().map(|s| (s.name.as_str(), &s.stats)), sources);
     for f in &result.failed {
         println!("game {} (seed {}) could not be played: {}", f.index, f.seed, f.reason);
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a
-/// rename, so that a results file is never seen half-written.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+/// One line per entry that made errors, overran or was disqualified: its file, the
+/// counts and its first distinct messages (the same after `play` and a tournament).
+fn print_problems<'a>(
+    entries: impl Iterator<Item = (&'a str, &'a arena::bot::CallStats)>,
+    sources: &[(String, PathBuf)],
+) {
+    for (name, s) in entries.filter(|(_, s)| s.errors + s.overruns + s.disqualified > 0) {
+        let file =
+            sources.iter().find(|(n, _)| n == name).map_or(String::new(), |(_, p)| format!(" ({})", p.display()));
+        println!(
+            "{name}{file}: {} errors, {} over budget/time/memory, disqualified in {} games, in {} calls; first: {}",
+            s.errors,
+            s.overruns,
+            s.disqualified,
+            s.calls,
+            s.messages.join(" | ")
+        );
+    }
+}
+
+/// Writes `bytes` (`what`: "the results", "the plot", ...) to `path` through a
+/// temporary file in the same directory and a rename, so that an output is never seen
+/// half-written.
+fn write_atomically(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().with_context(|| format!("{}: not a file path", path.display()))?;
-    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    // Unique per write: a second Ctrl-C may write the results while the main thread does.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{}.tmp{}-{n}", name.to_string_lossy(), std::process::id()));
     let write = || -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     };
-    write().with_context(|| format!("{}: cannot write the results", path.display()))
+    write().with_context(|| format!("{}: cannot write {what}", path.display()))
 }

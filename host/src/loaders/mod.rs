@@ -97,7 +97,7 @@ pub fn discover_with<G: Game>(
     for dir in &paths.scripts {
         let mut files = files_in(dir, &mut found.skipped);
         let own = dir.join(G::NAME);
-        if own.is_dir() {
+        if dir.is_dir() && own.is_dir() {
             files.extend(files_in(&own, &mut found.skipped));
         }
         for path in files {
@@ -187,8 +187,12 @@ pub fn check_name<G: Game>(name: &str, taken: &HashMap<String, PathBuf>) -> Resu
     }
 }
 
-/// The files of `dir`, sorted by name; a missing or unreadable directory is reported.
+/// The files of `dir` (or `dir` itself, a file), sorted by name; a missing or unreadable directory is reported.
 fn files_in(dir: &Path, skipped: &mut Vec<Skipped>) -> Vec<PathBuf> {
+    // A bot may be named by its file as well as by its directory.
+    if dir.is_file() {
+        return vec![dir.to_owned()];
+    }
     match std::fs::read_dir(dir) {
         Ok(rd) => {
             let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();

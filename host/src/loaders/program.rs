@@ -111,12 +111,19 @@ pub fn load<G: Game>(path: &Path, limits: &ScriptLimits, persistent: bool) -> Re
 pub struct Talker {
     program: Program,
     process: Option<Process>,
+    /// This game's marker line, until the first standard error of the game writes it.
+    marker: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl Talker {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> Talker {
-        Talker { program, process: None }
+        let marker = Arc::new(std::sync::Mutex::new(Some(super::scripts::game_marker())));
+        Talker { program, process: None, marker }
+    }
+
+    fn sink(&self) -> LogSink {
+        LogSink { log: Arc::clone(&self.program.log), marker: Arc::clone(&self.marker) }
     }
 
     /// The program.
@@ -131,7 +138,7 @@ impl Talker {
         let timeout = self.program.limits.call_timeout;
         let result = if self.program.persistent {
             if self.process.as_ref().is_none_or(Process::has_ended) {
-                let sink = Box::new(LogSink(Arc::clone(&self.program.log)));
+                let sink = Box::new(self.sink());
                 let process = Process::spawn(&self.program.spec(), &self.program.process_limits(), sink)
                     .map_err(|e| error(&self.program, e))?;
                 self.process = Some(process);
@@ -139,7 +146,7 @@ impl Talker {
             let process = self.process.as_mut().expect("started above");
             process.ask(request, lines, timeout)
         } else {
-            let mut sink = LogSink(Arc::clone(&self.program.log));
+            let mut sink = self.sink();
             run_once(&self.program.spec(), &self.program.process_limits(), request, lines, timeout, &mut sink)
         };
         result.map_err(|e| error(&self.program, e))
@@ -155,12 +162,18 @@ fn error(program: &Program, err: CallError) -> BotError {
     }
 }
 
-/// Standard error of a program, into its entry's log.
-struct LogSink(Arc<EntryLog>);
+/// Standard error of a program, into its entry's log (after the game's marker line).
+struct LogSink {
+    log: Arc<EntryLog>,
+    marker: Arc<std::sync::Mutex<Option<String>>>,
+}
 
 impl std::io::Write for LogSink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.append(&String::from_utf8_lossy(buf));
+        if let Some(marker) = self.marker.lock().ok().and_then(|mut m| m.take()) {
+            self.log.append(&marker);
+        }
+        self.log.append(&String::from_utf8_lossy(buf));
         Ok(buf.len())
     }
 

@@ -13,8 +13,8 @@ use zombies_plugin_abi::eggs::{EggsAnswer, EggsContext};
 
 use super::{EggHunt, action_code, answer};
 use crate::bot::{Bot, BotError, BotFactory};
-use crate::loaders::scripts::{Script, with_article};
 use crate::loaders::scripts::lua::LuaVm;
+use crate::loaders::scripts::{Script, with_article};
 
 /// Checks the script now (syntax, top-level code, `do_turn`) and makes its bots.
 pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<EggHunt>>, String> {

@@ -17,8 +17,8 @@ use zombies_plugin_abi::{Action, Context, Direction, Id, VISION_RANGE};
 
 use super::{Zombies, name_of, parse_move};
 use crate::bot::{Bot, BotError, BotFactory};
-use crate::loaders::scripts::{Script, with_article};
 use crate::loaders::scripts::lua::{LuaVm, slot_of};
+use crate::loaders::scripts::{Script, with_article};
 
 type Slot = crate::loaders::scripts::Slot<Context<'static>>;
 
@@ -268,9 +268,10 @@ impl Bot<Zombies> for LuaBot {
                 let Shot(id) = *ud.borrow::<Shot>().map_err(|e| BotError::Failed(e.to_string()))?;
                 Ok(Action::shoot(id))
             }
-            Answer::Other(other) => {
-                Err(BotError::Invalid(format!("do_turn returned {}, not a move or shoot(id)", with_article(other.type_name()))))
-            }
+            Answer::Other(other) => Err(BotError::Invalid(format!(
+                "do_turn returned {}, not a move or shoot(id)",
+                with_article(other.type_name())
+            ))),
         }
     }
 }

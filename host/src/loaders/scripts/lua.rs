@@ -104,7 +104,7 @@ impl<T: 'static> LuaVm<T> {
 
 impl<T: 'static> Drop for LuaVm<T> {
     fn drop(&mut self) {
-        self.script.log.append(&self.slot.output());
+        self.script.log.append_game(&self.slot.output());
     }
 }
 

@@ -110,6 +110,25 @@ impl Script {
     }
 }
 
+thread_local! {
+    /// The seed of the game this thread is playing, for the log markers.
+    static GAME_SEED: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// Names the game this thread plays from now on (its seed): each game's output in an
+/// entry's log starts with a `--- game seed S ---` line.
+pub fn set_log_game(seed: u64) {
+    GAME_SEED.with(|g| g.set(Some(seed)));
+}
+
+/// The marker line of the game this thread plays.
+pub fn game_marker() -> String {
+    match GAME_SEED.with(Cell::get) {
+        Some(seed) => format!("--- game seed {seed} ---\n"),
+        None => "--- game ---\n".to_owned(),
+    }
+}
+
 /// One entry's `print` log file, shared by all of its games; capped in size.
 #[derive(Debug)]
 pub struct EntryLog {
@@ -127,8 +146,15 @@ impl EntryLog {
         EntryLog { path: dir.map(|d| d.join(format!("{name}.log"))), append, state: Mutex::new((None, 0)) }
     }
 
-    /// Appends one game's output (the file is created, or emptied unless appending, on
-    /// first use; each game's output goes out in one write).
+    /// Appends one game's whole output after its game's marker line (nothing when it
+    /// printed nothing).
+    pub fn append_game(&self, text: &str) {
+        if !text.is_empty() {
+            self.append(&(game_marker() + text));
+        }
+    }
+
+    /// Appends text (the file is created, or emptied unless appending, on first use).
     pub fn append(&self, text: &str) {
         let Some(path) = &self.path else { return };
         if text.is_empty() {
