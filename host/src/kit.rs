@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// The languages `new-bot` writes.
 pub const LANGS: [&str; 5] = ["rust", "c", "rhai", "lua", "python"];
 
-/// The games `new-bot` has starting bots for (in every language but target's C).
+/// The games `new-bot` has starting bots for (each in every language).
 pub const GAMES: [&str; 3] = ["zombies", "eggs", "target"];
 
 /// Names a bot may not take: the zombies game's reserved names, and crates Rust
@@ -46,6 +46,7 @@ macro_rules! template {
 
 const ZOMBIES_H: &str = include_str!("../../plugin-abi/include/zombies_bot.h");
 const EGGS_H: &str = include_str!("../../plugin-abi/include/eggs_bot.h");
+const TARGET_H: &str = include_str!("../../plugin-abi/include/target_bot.h");
 
 /// The files of the bot of `game` in `lang`, if there is one.
 fn files(game: &str, lang: &str) -> Option<Vec<File>> {
@@ -60,6 +61,11 @@ fn files(game: &str, lang: &str) -> Option<Vec<File>> {
             file("eggs_bot.h", EGGS_H),
         ],
         ("target", "rust") => vec![file("src/lib.rs", template!("target/rust/src/lib.rs"))],
+        ("target", "c") => vec![
+            file("NAME.c", template!("target/c/bot.c")),
+            file("zombies_bot.h", ZOMBIES_H),
+            file("target_bot.h", TARGET_H),
+        ],
         ("target", "rhai") => vec![file("NAME.rhai", template!("target/rhai/bot.rhai"))],
         ("target", "lua") => vec![file("NAME.lua", template!("target/lua/bot.lua"))],
         ("target", "python") => {
