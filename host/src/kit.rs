@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 pub const LANGS: [&str; 5] = ["rust", "c", "rhai", "lua", "python"];
 
 /// The games `new-bot` has starting bots for (each in every language).
-pub const GAMES: [&str; 3] = ["zombies", "eggs", "target"];
+pub const GAMES: [&str; 4] = ["zombies", "eggs", "target", "hex"];
 
 /// Names a bot may not take: the zombies game's reserved names, and crates Rust
 /// already has.
@@ -47,6 +47,7 @@ macro_rules! template {
 const ZOMBIES_H: &str = include_str!("../../plugin-abi/include/zombies_bot.h");
 const EGGS_H: &str = include_str!("../../plugin-abi/include/eggs_bot.h");
 const TARGET_H: &str = include_str!("../../plugin-abi/include/target_bot.h");
+const HEX_H: &str = include_str!("../../plugin-abi/include/hex_bot.h");
 
 /// The files of the bot of `game` in `lang`, if there is one.
 fn files(game: &str, lang: &str) -> Option<Vec<File>> {
@@ -71,6 +72,13 @@ fn files(game: &str, lang: &str) -> Option<Vec<File>> {
         ("target", "python") => {
             vec![File { path: "NAME.py", text: template!("target/python/bot.py"), executable: true }]
         }
+        ("hex", "rust") => vec![file("src/lib.rs", template!("hex/rust/src/lib.rs"))],
+        ("hex", "c") => {
+            vec![file("NAME.c", template!("hex/c/bot.c")), file("zombies_bot.h", ZOMBIES_H), file("hex_bot.h", HEX_H)]
+        }
+        ("hex", "rhai") => vec![file("NAME.rhai", template!("hex/rhai/bot.rhai"))],
+        ("hex", "lua") => vec![file("NAME.lua", template!("hex/lua/bot.lua"))],
+        ("hex", "python") => vec![File { path: "NAME.py", text: template!("hex/python/bot.py"), executable: true }],
         ("zombies", "rhai") => vec![file("NAME.rhai", template!("zombies/rhai/bot.rhai"))],
         ("eggs", "rhai") => vec![file("NAME.rhai", template!("eggs/rhai/bot.rhai"))],
         ("zombies", "lua") => vec![file("NAME.lua", template!("zombies/lua/bot.lua"))],
