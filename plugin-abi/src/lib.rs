@@ -444,15 +444,15 @@ pub struct BotModule {
     /// which play `zombies`.
     #[sabi(missing_field(option))]
     pub game: RStr<'static>,
-    /// (1.1) Creates a fresh Easter Egg Hunt bot (libraries whose game is `eggs`).
-    #[sabi(missing_field(option))]
-    pub new_eggs_bot: extern "C" fn() -> RResult<eggs::EggsBotBox, RString>,
-    /// (1.1) Creates a fresh "Invisible target" bot (libraries whose game is `target`).
-    #[sabi(missing_field(option))]
-    pub new_target_bot: extern "C" fn() -> RResult<target::TargetBotBox, RString>,
-    /// (1.1) Creates a fresh hex humans vs zombies bot (libraries whose game is `hex`).
-    #[sabi(missing_field(option))]
-    pub new_hex_bot: extern "C" fn() -> RResult<hex::HexBotBox, RString>,
+    /// (1.1) Creates a fresh Easter Egg Hunt bot (`None` unless the library plays `eggs`).
+    #[sabi(missing_field(default))]
+    pub new_eggs_bot: Option<extern "C" fn() -> RResult<eggs::EggsBotBox, RString>>,
+    /// (1.1) Creates a fresh "Invisible target" bot (`None` unless it plays `target`).
+    #[sabi(missing_field(default))]
+    pub new_target_bot: Option<extern "C" fn() -> RResult<target::TargetBotBox, RString>>,
+    /// (1.1) Creates a fresh hex humans vs zombies bot (`None` unless it plays `hex`).
+    #[sabi(missing_field(default))]
+    pub new_hex_bot: Option<extern "C" fn() -> RResult<hex::HexBotBox, RString>>,
 }
 
 impl RootModule for BotModuleRef {
@@ -624,26 +624,6 @@ pub mod __private {
         }
     }
 
-    /// The zombies constructor of a library that plays target.
-    pub extern "C" fn plays_target() -> RResult<BotBox, RString> {
-        RErr(RString::from("this library plays target, not zombies"))
-    }
-
-    /// The eggs constructor of a library that plays target.
-    pub extern "C" fn plays_target_not_eggs() -> RResult<eggs::EggsBotBox, RString> {
-        RErr(RString::from("this library plays target, not eggs"))
-    }
-
-    /// The target constructor of a library that plays zombies.
-    pub extern "C" fn plays_zombies_not_target() -> RResult<target::TargetBotBox, RString> {
-        RErr(RString::from("this library plays zombies, not target"))
-    }
-
-    /// The target constructor of a library that plays eggs.
-    pub extern "C" fn plays_eggs_not_target() -> RResult<target::TargetBotBox, RString> {
-        RErr(RString::from("this library plays eggs, not target"))
-    }
-
     /// Runs a Rust hex bot behind the stable trait, never letting a panic unwind out.
     #[derive(Debug)]
     pub struct GuardedHex<B>(pub B);
@@ -666,34 +646,10 @@ pub mod __private {
         }
     }
 
-    /// The hex constructor of a library that plays another game.
-    pub extern "C" fn plays_not_hex() -> RResult<hex::HexBotBox, RString> {
-        RErr(RString::from("this library does not play hex"))
-    }
-
-    /// The zombies constructor of a library that plays hex.
-    pub extern "C" fn plays_hex() -> RResult<BotBox, RString> {
-        RErr(RString::from("this library plays hex, not zombies"))
-    }
-
-    /// The eggs constructor of a library that plays hex.
-    pub extern "C" fn plays_hex_not_eggs() -> RResult<eggs::EggsBotBox, RString> {
-        RErr(RString::from("this library plays hex, not eggs"))
-    }
-
-    /// The target constructor of a library that plays hex.
-    pub extern "C" fn plays_hex_not_target() -> RResult<target::TargetBotBox, RString> {
-        RErr(RString::from("this library plays hex, not target"))
-    }
-
-    /// The zombies constructor of a library that plays eggs.
-    pub extern "C" fn plays_eggs() -> RResult<BotBox, RString> {
-        RErr(RString::from("this library plays eggs, not zombies"))
-    }
-
-    /// The eggs constructor of a library that plays zombies.
-    pub extern "C" fn plays_zombies() -> RResult<eggs::EggsBotBox, RString> {
-        RErr(RString::from("this library plays zombies, not eggs"))
+    /// The zombies constructor (a 1.0 field every library fills) of a library that
+    /// plays another game; the host reads the game first and never calls it.
+    pub extern "C" fn plays_another_game() -> RResult<BotBox, RString> {
+        RErr(RString::from("this library plays another game, not zombies"))
     }
 
     /// The `new_bot` of an exported module.
@@ -704,6 +660,31 @@ pub mod __private {
             Err(payload) => RErr(describe(payload)),
         }
     }
+}
+
+/// The root module of a library that plays `$game`: its name, the game, and its
+/// constructors (the zombies one, a 1.0 field every library fills, and `Some` for the
+/// game it plays among the others). Used by the `export_*` macros; not for bots.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_module {
+    ($name:expr, $game:literal, $zombies:expr, $eggs:expr, $target:expr, $hex:expr) => {
+        /// The plugin's root module, read by the arena host.
+        #[$crate::abi_stable::export_root_module]
+        pub fn zombies_bot_root_module() -> $crate::BotModuleRef {
+            use $crate::abi_stable::prefix_type::PrefixTypeTrait;
+            $crate::BotModule {
+                abi_version: $crate::ABI_VERSION,
+                name: $crate::abi_stable::std_types::RStr::from_str($name),
+                new_bot: $zombies,
+                game: $crate::abi_stable::std_types::RStr::from_str($game),
+                new_eggs_bot: $eggs,
+                new_target_bot: $target,
+                new_hex_bot: $hex,
+            }
+            .leak_into_prefix()
+        }
+    };
 }
 
 /// Exports a [`ZombieBot`] as a plugin: `export_bot!(MyBot);` in a `cdylib` crate.
@@ -717,21 +698,14 @@ pub mod __private {
 #[macro_export]
 macro_rules! export_bot {
     ($bot:ty) => {
-        /// The plugin's root module, read by the zombies arena host.
-        #[$crate::abi_stable::export_root_module]
-        pub fn zombies_bot_root_module() -> $crate::BotModuleRef {
-            use $crate::abi_stable::prefix_type::PrefixTypeTrait;
-            $crate::BotModule {
-                abi_version: $crate::ABI_VERSION,
-                name: $crate::abi_stable::std_types::RStr::from_str(<$bot as $crate::ZombieBot>::NAME),
-                new_bot: $crate::__private::new_bot::<$bot>,
-                game: $crate::abi_stable::std_types::RStr::from_str("zombies"),
-                new_eggs_bot: $crate::__private::plays_zombies,
-                new_target_bot: $crate::__private::plays_zombies_not_target,
-                new_hex_bot: $crate::__private::plays_not_hex,
-            }
-            .leak_into_prefix()
-        }
+        $crate::__export_module!(
+            <$bot as $crate::ZombieBot>::NAME,
+            "zombies",
+            $crate::__private::new_bot::<$bot>,
+            None,
+            None,
+            None
+        );
     };
 }
 
@@ -745,21 +719,14 @@ macro_rules! export_bot {
 #[macro_export]
 macro_rules! export_eggs_bot {
     ($bot:ty) => {
-        /// The plugin's root module, read by the arena host.
-        #[$crate::abi_stable::export_root_module]
-        pub fn zombies_bot_root_module() -> $crate::BotModuleRef {
-            use $crate::abi_stable::prefix_type::PrefixTypeTrait;
-            $crate::BotModule {
-                abi_version: $crate::ABI_VERSION,
-                name: $crate::abi_stable::std_types::RStr::from_str(<$bot as $crate::eggs::EggBot>::NAME),
-                new_bot: $crate::__private::plays_eggs,
-                game: $crate::abi_stable::std_types::RStr::from_str("eggs"),
-                new_eggs_bot: $crate::__private::new_eggs_bot::<$bot>,
-                new_target_bot: $crate::__private::plays_eggs_not_target,
-                new_hex_bot: $crate::__private::plays_not_hex,
-            }
-            .leak_into_prefix()
-        }
+        $crate::__export_module!(
+            <$bot as $crate::eggs::EggBot>::NAME,
+            "eggs",
+            $crate::__private::plays_another_game,
+            Some($crate::__private::new_eggs_bot::<$bot>),
+            None,
+            None
+        );
     };
 }
 
@@ -773,21 +740,14 @@ macro_rules! export_eggs_bot {
 #[macro_export]
 macro_rules! export_target_bot {
     ($bot:ty) => {
-        /// The plugin's root module, read by the arena host.
-        #[$crate::abi_stable::export_root_module]
-        pub fn zombies_bot_root_module() -> $crate::BotModuleRef {
-            use $crate::abi_stable::prefix_type::PrefixTypeTrait;
-            $crate::BotModule {
-                abi_version: $crate::ABI_VERSION,
-                name: $crate::abi_stable::std_types::RStr::from_str(<$bot as $crate::target::TargetPlayer>::NAME),
-                new_bot: $crate::__private::plays_target,
-                game: $crate::abi_stable::std_types::RStr::from_str("target"),
-                new_eggs_bot: $crate::__private::plays_target_not_eggs,
-                new_target_bot: $crate::__private::new_target_bot::<$bot>,
-                new_hex_bot: $crate::__private::plays_not_hex,
-            }
-            .leak_into_prefix()
-        }
+        $crate::__export_module!(
+            <$bot as $crate::target::TargetPlayer>::NAME,
+            "target",
+            $crate::__private::plays_another_game,
+            None,
+            Some($crate::__private::new_target_bot::<$bot>),
+            None
+        );
     };
 }
 
@@ -801,20 +761,13 @@ macro_rules! export_target_bot {
 #[macro_export]
 macro_rules! export_hex_bot {
     ($bot:ty) => {
-        /// The plugin's root module, read by the arena host.
-        #[$crate::abi_stable::export_root_module]
-        pub fn zombies_bot_root_module() -> $crate::BotModuleRef {
-            use $crate::abi_stable::prefix_type::PrefixTypeTrait;
-            $crate::BotModule {
-                abi_version: $crate::ABI_VERSION,
-                name: $crate::abi_stable::std_types::RStr::from_str(<$bot as $crate::hex::HexPlayer>::NAME),
-                new_bot: $crate::__private::plays_hex,
-                game: $crate::abi_stable::std_types::RStr::from_str("hex"),
-                new_eggs_bot: $crate::__private::plays_hex_not_eggs,
-                new_target_bot: $crate::__private::plays_hex_not_target,
-                new_hex_bot: $crate::__private::new_hex_bot::<$bot>,
-            }
-            .leak_into_prefix()
-        }
+        $crate::__export_module!(
+            <$bot as $crate::hex::HexPlayer>::NAME,
+            "hex",
+            $crate::__private::plays_another_game,
+            None,
+            None,
+            Some($crate::__private::new_hex_bot::<$bot>)
+        );
     };
 }

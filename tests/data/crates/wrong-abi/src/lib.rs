@@ -17,9 +17,9 @@ pub fn root() -> BotModuleRef {
         name: RStr::from_str("FutureBot"),
         new_bot,
         game: RStr::from_str("zombies"),
-        new_eggs_bot: zombies_plugin_abi::__private::plays_zombies,
-        new_target_bot: zombies_plugin_abi::__private::plays_zombies_not_target,
-        new_hex_bot: zombies_plugin_abi::__private::plays_not_hex,
+        new_eggs_bot: None,
+        new_target_bot: None,
+        new_hex_bot: None,
     }
     .leak_into_prefix()
 }
