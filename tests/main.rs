@@ -18,6 +18,7 @@ mod kit;
 mod native;
 mod programs;
 mod properties;
+mod report;
 mod rules;
 mod scripts;
 mod target_game;

@@ -15,6 +15,7 @@ pub mod loaders;
 pub mod plot;
 pub mod process;
 pub mod replay;
+pub mod report;
 pub mod tournament;
 
 pub use zombies_plugin_abi as abi;

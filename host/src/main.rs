@@ -199,6 +199,10 @@ enum Command {
         /// Draw each entry's score distribution to this SVG file.
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<PathBuf>,
+        /// Write a browsable report to DIR: index.html (sortable leaderboard, score plot,
+        /// errors and timings, a row per game) and a replay page per game in DIR/games/.
+        #[arg(long, value_name = "DIR")]
+        report: Option<PathBuf>,
         /// Run games in long-lived worker processes (one per job): by default (auto)
         /// whenever a native or Lua bot plays, since tournament entries are untrusted
         /// code (see docs/hardening.md).
@@ -412,12 +416,14 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
             print_problems(order.iter().map(|&i| (found.entries[i].name.as_str(), &outcome.stats[i])), &sources);
             Ok(())
         }
-        Command::Tournament { rounds, seed, jobs, shard, json, csv, replay_dir, plot, isolate, game } => {
+        Command::Tournament { rounds, seed, jobs, shard, json, csv, replay_dir, plot, report, isolate, game } => {
             if let Some(p) = plot.as_ref().filter(|p| p.extension().is_none_or(|e| e != "svg")) {
                 bail!("{}: the plot is drawn as SVG; give a file name ending in .svg", p.display());
             }
             // Every output is checked before the first game: a typo costs nothing.
             check_outputs(&[json.as_deref(), csv.as_deref(), plot.as_deref()], &[replay_dir.as_deref()])?;
+            let mut report =
+                report.as_deref().map(arena::report::Report::create).transpose().map_err(anyhow::Error::msg)?;
             let iso = isolation(&cli.sources, isolate, game.bank()?)?;
             let found = playable(discover::<G>(&cli.sources, iso.as_deref()))?;
             if iso.is_some() {
@@ -433,7 +439,7 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
                 shard,
                 jobs,
                 config: game.config::<G>()?,
-                record: replay_dir.is_some(),
+                record: replay_dir.is_some() || report.is_some(),
                 bank: Some(game.bank()?),
                 call_limit: Some(Duration::from_millis(cli.sources.call_timeout_ms)),
                 isolation: games_isolation(isolate, iso, &found.entries),
@@ -456,12 +462,18 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
                 }));
             }
             let total = (0..rounds).filter(|&i| shard.has(i)).count() as u64;
+            if let Some(report) = &mut report {
+                report.start(&found.entries, &plan, total);
+            }
             let mut progress = Progress::new(total, &found.entries);
             let started = Instant::now();
             let result = tournament::run(&found.entries, &plan, &stop, |g, replay| {
                 progress.game(g);
                 if let Ok(mut f) = finished.lock() {
                     f.push(g.clone());
+                }
+                if let Some(report) = &mut report {
+                    report.game(g, replay.as_ref());
                 }
                 if let (Some(dir), Some(replay)) = (&replay_dir, replay) {
                     let path = dir.join(format!("game-{:05}-{}.zrpl", g.index, g.seed));
@@ -507,6 +519,12 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
                 println!("replays written to {}", dir.display());
             }
             failures.extend(write_results(&result, json.as_deref(), csv.as_deref()).err());
+            if let Some(report) = &mut report {
+                match report.finish(&result) {
+                    Ok(index) => println!("report written to {}", index.display()),
+                    Err(e) => failures.push(anyhow::Error::msg(e)),
+                }
+            }
             outputs_failed(failures)
         }
         Command::Replay { file, html } => {
