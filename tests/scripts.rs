@@ -380,8 +380,10 @@ fn print_goes_to_the_entry_log_not_the_terminal() {
     let out = play_game(&found.entries, 1, &GameConfig { players_per_entry: 3, max_turns: Some(5) });
     drop(found);
     let log = std::fs::read_to_string(logs.path().join("chatty.log")).unwrap();
-    assert_eq!(log.lines().count() as u64, out.stats[0].calls);
-    assert!(log.starts_with("player\t"), "{log}");
+    // The game's marker line, then one line per call.
+    assert!(log.starts_with("--- game seed 1 ---\nplayer\t"), "{log}");
+    assert_eq!(log.lines().skip(1).filter(|l| l.starts_with("player\t")).count() as u64, out.stats[0].calls);
+    assert_eq!(log.lines().count() as u64, out.stats[0].calls + 1);
 }
 
 #[test]
