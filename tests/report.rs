@@ -25,6 +25,9 @@ fn arena(game: &str, dir: &Path, args: &[&str]) -> Output {
         .arg(dir)
         .arg("--logs")
         .arg(dir.join("logs"))
+        // A generous call limit: the reports are checked, not the bots' speed, and the
+        // suite's other tests load the machine meanwhile.
+        .args(["--call-timeout-ms", "10000"])
         .args(args)
         .output()
         .unwrap()
