@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use arena::abi::{Action, Context};
@@ -15,7 +15,7 @@ use arena::report::{IndexInfo, Report, game_page, index_html};
 use arena::tournament::{GameRecord, Plan, summarise};
 use serde_json::{Value, json};
 
-use crate::util::{data, random_bot, root};
+use crate::util::{Driver, data, random_bot, root};
 
 fn arena(game: &str, dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arena"))
@@ -281,56 +281,6 @@ fn pair_rankings_add_their_columns_and_overlapping_intervals_are_noted() {
 
 // ----- in a real browser ---------------------------------------------------------------
 
-/// Headless Chromium through chromedriver (as in the viewer's browser test).
-struct Driver {
-    child: Child,
-    base: String,
-    agent: ureq::Agent,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Driver {
-    fn start() -> Option<Driver> {
-        let chromedriver =
-            ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].into_iter().find(|p| Path::new(p).exists());
-        let Some(chromedriver) = chromedriver else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must run the browser test: install chromium and chromium-driver"
-            );
-            eprintln!("skipping the report's browser test: no chromedriver (apt-get install chromium chromium-driver)");
-            return None;
-        };
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new(chromedriver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let driver =
-            Driver { child, base: format!("http://127.0.0.1:{port}"), agent: ureq::Agent::new_with_defaults() };
-        for _ in 0..100 {
-            if driver.agent.get(format!("{}/status", driver.base)).call().is_ok() {
-                return Some(driver);
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        panic!("chromedriver did not start");
-    }
-
-    fn post(&self, path: &str, body: Value) -> Value {
-        let mut resp = self.agent.post(format!("{}{path}", self.base)).send_json(&body).unwrap();
-        resp.body_mut().read_json::<Value>().unwrap()["value"].clone()
-    }
-}
-
 #[test]
 fn the_report_sorts_and_links_to_a_game_page_in_headless_chromium() {
     let Some(driver) = Driver::start() else { return };
@@ -395,7 +345,7 @@ fn the_report_sorts_and_links_to_a_game_page_in_headless_chromium() {
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let _ = driver.agent.delete(format!("{}{}", driver.base, s(""))).call();
+    driver.delete(&s(""));
     assert_eq!(state[0], format!("zombies replay, seed {seed}"), "{state}");
     assert_eq!(state[1], "0", "the turn counter: {state}");
     assert!(state[2].as_str().unwrap().ends_with(&game_page(game, seed)), "{state}");

@@ -101,3 +101,62 @@ pub fn untimed(mut o: arena::games::zombies::GameOutcome) -> arena::games::zombi
 pub fn tournament_entry_still() -> arena::bot::Entry<Zombies> {
     arena::bot::Entry::builtin("Still", || |_: &Context<'_>| Action::stay())
 }
+
+/// Headless Chromium through chromedriver, for the browser tests (viewer, report):
+/// `None` (after saying so) when chromedriver is missing, which CI does not allow.
+pub struct Driver {
+    child: std::process::Child,
+    base: String,
+    agent: ureq::Agent,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    /// Starts chromedriver on a free local port.
+    pub fn start() -> Option<Driver> {
+        let chromedriver = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists());
+        let Some(chromedriver) = chromedriver else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run the browser tests: install chromium and chromium-driver"
+            );
+            eprintln!("skipping a browser test: no chromedriver (apt-get install chromium chromium-driver)");
+            return None;
+        };
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = std::process::Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let driver =
+            Driver { child, base: format!("http://127.0.0.1:{port}"), agent: ureq::Agent::new_with_defaults() };
+        for _ in 0..100 {
+            if driver.agent.get(format!("{}/status", driver.base)).call().is_ok() {
+                return Some(driver);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("chromedriver did not start");
+    }
+
+    /// Ends a WebDriver session (`path`: `/session/<id>`).
+    pub fn delete(&self, path: &str) {
+        let _ = self.agent.delete(format!("{}{path}", self.base)).call();
+    }
+
+    /// A WebDriver command: its JSON `value`.
+    pub fn post(&self, path: &str, body: serde_json::Value) -> serde_json::Value {
+        let mut resp = self.agent.post(format!("{}{path}", self.base)).send_json(&body).unwrap();
+        resp.body_mut().read_json::<serde_json::Value>().unwrap()["value"].clone()
+    }
+}

@@ -3,7 +3,7 @@
 
 use arena::games::zombies::Zombies;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 use arena::abi::{Action, Context, Direction};
 use arena::bot::Entry;
@@ -17,7 +17,7 @@ type Replay = arena::replay::Replay<Zombies>;
 use arena::games::zombies::GameConfig;
 use arena::tournament::play_game;
 
-use crate::util::{random_bot, root, untimed};
+use crate::util::{Driver, random_bot, root, untimed};
 
 fn entries() -> Vec<Entry<Zombies>> {
     let (_dir, mut found) = {
@@ -149,55 +149,6 @@ fn the_page_is_self_contained_and_holds_every_turn() {
 
 // ----- in a real browser ---------------------------------------------------------------
 
-struct Driver {
-    child: Child,
-    base: String,
-    agent: ureq::Agent,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Driver {
-    fn start() -> Option<Driver> {
-        let chromedriver =
-            ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].into_iter().find(|p| Path::new(p).exists());
-        let Some(chromedriver) = chromedriver else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must run the browser test: install chromium and chromium-driver"
-            );
-            eprintln!("skipping the browser test: no chromedriver (apt-get install chromium chromium-driver)");
-            return None;
-        };
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new(chromedriver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let driver =
-            Driver { child, base: format!("http://127.0.0.1:{port}"), agent: ureq::Agent::new_with_defaults() };
-        for _ in 0..100 {
-            if driver.agent.get(format!("{}/status", driver.base)).call().is_ok() {
-                return Some(driver);
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        panic!("chromedriver did not start");
-    }
-
-    fn post(&self, path: &str, body: Value) -> Value {
-        let mut resp = self.agent.post(format!("{}{path}", self.base)).send_json(&body).unwrap();
-        resp.body_mut().read_json::<Value>().unwrap()["value"].clone()
-    }
-}
-
 #[test]
 fn the_viewer_steps_with_the_arrow_key_in_headless_chromium() {
     let Some(driver) = Driver::start() else { return };
@@ -249,7 +200,7 @@ fn the_viewer_steps_with_the_arrow_key_in_headless_chromium() {
             return [document.getElementById("turn").textContent, window.viewer.entities, coloured, c.width];
         "#, "args": []}),
     );
-    let _ = driver.agent.delete(format!("{}{}", driver.base, s(""))).call();
+    driver.delete(&s(""));
     assert_eq!(state[0], "12", "the turn counter after 12 presses of the right arrow: {state}");
     assert_eq!(state[1].as_u64(), expected, "entities drawn at turn 12: {state}");
     let cell = state[3].as_u64().unwrap() / u64::from(replay_side(&replay));
