@@ -28,6 +28,9 @@ pub const ANSWER_TIME: Duration = Duration::from_millis(50);
 
 /// The bots of a program.
 pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<InvisibleTarget>>, String> {
+    // Every copy's process lives for the whole game, whatever the file declares: its
+    // limits are a persistent program's (no CPU-seconds cap meant for one call).
+    let program = Program { persistent: true, ..program };
     let factory = move || Ok(Box::new(ProgramBot::new(program.clone())) as Box<dyn Bot<InvisibleTarget>>);
     Ok(Arc::new(factory))
 }
