@@ -111,6 +111,7 @@ fn record(index: u64, humans: &str, zombies: &str, t: u32) -> GameRecord {
         scores: [(humans.to_owned(), t), (zombies.to_owned(), 1000 - t)].into_iter().collect(),
         stats: Default::default(),
         seats: vec![humans.to_owned(), zombies.to_owned()],
+        tiebreak: Default::default(),
     }
 }
 

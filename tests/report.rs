@@ -240,6 +240,7 @@ fn pair_rankings_add_their_columns_and_overlapping_intervals_are_noted() {
                 scores: BTreeMap::from([(x.clone(), sa), (y.clone(), sb)]),
                 stats: BTreeMap::new(),
                 seats: vec![x.clone(), y.clone()],
+                tiebreak: Default::default(),
             }
         })
         .collect();
@@ -270,6 +271,7 @@ fn pair_rankings_add_their_columns_and_overlapping_intervals_are_noted() {
             scores: entries.iter().map(|(n, v)| (n.clone(), v[i as usize])).collect(),
             stats: BTreeMap::new(),
             seats: Vec::new(),
+            tiebreak: Default::default(),
         })
         .collect();
     let names: Vec<String> = entries.iter().map(|(n, _)| n.clone()).collect();

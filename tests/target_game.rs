@@ -459,3 +459,40 @@ fn a_replay_round_trips_and_its_page_is_self_contained() {
     assert_eq!(data["target"].as_u64().unwrap(), u64::from(Target::new(3, 11, Default::default()).target()));
     assert_eq!(data["scores"], serde_json::json!(outcome.scores));
 }
+
+#[test]
+fn entries_tied_on_points_are_ranked_by_their_best_copys_mean_distance() {
+    use arena::game::Ranking;
+    use arena::tournament::{GameRecord, summarise};
+    use std::collections::BTreeMap;
+    // "Aa" and "Zz" both score 1 point over two games; Zz's best copy ended nearer the
+    // target (mean 2 against 5), so Zz ranks first whatever the names say.
+    let game = |index: u64, aa: (u32, f64), zz: (u32, f64)| GameRecord {
+        index,
+        seed: index,
+        turns: 10,
+        scores: BTreeMap::from([("Aa".to_owned(), aa.0), ("Zz".to_owned(), zz.0)]),
+        stats: BTreeMap::new(),
+        seats: Vec::new(),
+        tiebreak: BTreeMap::from([("Aa".to_owned(), aa.1), ("Zz".to_owned(), zz.1)]),
+    };
+    let names = ["Aa".to_owned(), "Zz".to_owned()];
+    let games = vec![game(0, (1, 4.0), (0, 1.0)), game(1, (0, 6.0), (1, 3.0))];
+    let result = summarise("target", Ranking::Total, &names, 0, 2, games);
+    let order: Vec<&str> = result.leaderboard.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(order, ["Zz", "Aa"]);
+    assert_eq!((result.leaderboard[0].total, result.leaderboard[0].tiebreak), (1, 2.0));
+    assert_eq!(result.leaderboard[1].tiebreak, 5.0);
+}
+
+#[test]
+fn a_games_outcome_carries_each_entrys_best_distance() {
+    use arena::game::Game as _;
+    let entries: Vec<arena::bot::Entry<arena::games::target::InvisibleTarget>> = (0..2)
+        .map(|i| arena::bot::Entry::builtin(format!("Still{i}"), || |_: &arena::abi::target::TargetContext<'_>| 2u32))
+        .collect();
+    let out = arena::tournament::play_game(&entries, 5, &arena::games::target::TargetConfig::default());
+    assert_eq!(out.tiebreak.len(), 2);
+    assert!(out.tiebreak.iter().all(|&d| (0.0..=64.0).contains(&d)), "{:?}", out.tiebreak);
+    let _ = arena::games::target::InvisibleTarget::NAME;
+}

@@ -240,6 +240,7 @@ fn made_up_results(names: &[&str], scores: &[Vec<u32>]) -> arena::tournament::To
             scores: names.iter().zip(scores).map(|(n, s)| (n.to_string(), s[g])).collect(),
             stats: Default::default(),
             seats: vec![],
+            tiebreak: Default::default(),
         })
         .collect();
     let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();

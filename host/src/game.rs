@@ -56,6 +56,11 @@ pub struct Outcome {
     pub scores: Vec<u32>,
     /// Bot call counters per entry.
     pub stats: Vec<CallStats>,
+    /// Per entry, the measure that breaks ties of the ranking key, lower being better
+    /// (target: the distance of its best copy to the target at the end); empty for
+    /// games without one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiebreak: Vec<f64>,
 }
 
 /// The calls a recording bot writes (shared by the entries of one game, in call order).

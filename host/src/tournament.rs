@@ -191,6 +191,10 @@ pub struct GameRecord {
     /// every entry plays.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seats: Vec<String>,
+    /// Each entry's tie-breaking measure, lower being better (target: its best copy's
+    /// distance to the target at the end), for games that have one.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tiebreak: BTreeMap<String, f64>,
 }
 
 impl GameRecord {
@@ -202,6 +206,7 @@ impl GameRecord {
             turns: outcome.turns,
             scores: names.iter().cloned().zip(outcome.scores).collect(),
             stats: names.iter().cloned().zip(outcome.stats).collect(),
+            tiebreak: names.iter().cloned().zip(outcome.tiebreak).collect(),
         }
     }
 }
@@ -226,6 +231,11 @@ pub struct Standing {
     /// Sum of the scores over the games.
     #[serde(default)]
     pub total: u64,
+    /// The mean of the entry's tie-breaking measure over the games that have one
+    /// (target: its best copy's distance to the target); lower is better, and it
+    /// breaks ties of [`Ranking::Total`].
+    #[serde(default)]
+    pub tiebreak: f64,
     /// [`Ranking::Pairs`]: match points (per opponent: 1 for a win, 1/2 for a draw).
     #[serde(default)]
     pub points: f64,
@@ -409,6 +419,10 @@ pub fn summarise(
                 min: scores.iter().copied().min().unwrap_or(0),
                 max: scores.iter().copied().max().unwrap_or(0),
                 total: scores.iter().map(|&s| u64::from(s)).sum(),
+                tiebreak: {
+                    let measures: Vec<f64> = games.iter().filter_map(|g| g.tiebreak.get(name).copied()).collect();
+                    if measures.is_empty() { 0.0 } else { measures.iter().sum::<f64>() / measures.len() as f64 }
+                },
                 points: 0.0,
                 margin: 0.0,
                 survival: 0.0,
@@ -575,7 +589,9 @@ pub fn rank(standings: &mut [Standing], ranking: Ranking) {
         let keys = match ranking {
             Ranking::Median => b.median.total_cmp(&a.median).then(b.mean.total_cmp(&a.mean)),
             Ranking::Mean => b.mean.total_cmp(&a.mean).then(b.median.total_cmp(&a.median)),
-            Ranking::Total => b.total.cmp(&a.total).then(b.mean.total_cmp(&a.mean)),
+            Ranking::Total => {
+                b.total.cmp(&a.total).then(a.tiebreak.total_cmp(&b.tiebreak)).then(b.mean.total_cmp(&a.mean))
+            }
             Ranking::Pairs => b
                 .points
                 .total_cmp(&a.points)

@@ -118,7 +118,7 @@ pub fn play(
             for s in &mut stats {
                 s.record_error(&BotError::Disqualified(format!("no game: {err}")));
             }
-            return Outcome { seed, turns: 0, scores: vec![0; entries], stats };
+            return Outcome { seed, turns: 0, scores: vec![0; entries], stats, tiebreak: Vec::new() };
         }
     };
     if let Some(m) = config.max_turns {
@@ -163,7 +163,7 @@ pub fn play(
         game.play_turn(&answers);
         each_turn(&game);
     }
-    Outcome { seed, turns: game.turn(), scores: game.scores().to_vec(), stats }
+    Outcome { seed, turns: game.turn(), scores: game.scores().to_vec(), stats, tiebreak: Vec::new() }
 }
 
 /// The rules' answer for a bot's answer, or why it is not one.

@@ -494,7 +494,7 @@ pub fn play(
     let mut scores = vec![0; entries];
     let mut g = Hex::new();
     if entries == 0 {
-        return Outcome { seed, turns: 0, scores, stats };
+        return Outcome { seed, turns: 0, scores, stats, tiebreak: Vec::new() };
     }
     let seat = |side: Side| match side {
         Side::Humans => 0,
@@ -638,5 +638,5 @@ pub fn play(
     } else {
         scores[0] = h;
     }
-    Outcome { seed, turns: t, scores, stats }
+    Outcome { seed, turns: t, scores, stats, tiebreak: Vec::new() }
 }

@@ -151,7 +151,7 @@ pub fn play(
         for s in &mut stats {
             s.record_error(&BotError::Disqualified(format!("no game: {err}")));
         }
-        return Outcome { seed, turns: 0, scores: vec![0; entries], stats };
+        return Outcome { seed, turns: 0, scores: vec![0; entries], stats, tiebreak: Vec::new() };
     }
     let mut game = rules::Target::new(entries, seed, rules::Config { q: config.q });
     let copies = rules::Target::copies(entries);
@@ -192,7 +192,13 @@ pub fn play(
         let step = game.play(mv);
         each_turn(&game, Some(&step));
     }
-    Outcome { seed, turns: game.round(), scores: game.points(), stats }
+    Outcome {
+        seed,
+        turns: game.round(),
+        scores: game.points(),
+        stats,
+        tiebreak: game.best_distance().into_iter().map(f64::from).collect(),
+    }
 }
 
 /// A script's or program's answer as text: one integer `0..=4` (surrounding blanks

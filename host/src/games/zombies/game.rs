@@ -467,7 +467,13 @@ impl Game {
 
     /// The outcome so far.
     pub fn outcome(&self) -> GameOutcome {
-        GameOutcome { seed: self.seed, turns: self.clock, scores: self.scores.clone(), stats: self.stats.clone() }
+        GameOutcome {
+            seed: self.seed,
+            turns: self.clock,
+            scores: self.scores.clone(),
+            stats: self.stats.clone(),
+            tiebreak: Vec::new(),
+        }
     }
 
     /// Step 1: a zombie rises on a uniformly random cell.
