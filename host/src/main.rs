@@ -605,11 +605,7 @@ fn check<G: Game>(
     let iso = isolation(sources, Isolate::Auto, opts.bank()?)?;
     let limits = script_limits(sources);
     let load = |paths: Vec<PathBuf>| {
-        let paths = SearchPaths { plugins: paths.clone(), scripts: paths };
-        match &iso {
-            Some(iso) => loaders::discover_with(&paths, &limits, &|p| arena::isolate::probe::<G>(iso, p)),
-            None => loaders::discover(&paths, &limits),
-        }
+        discover_in::<G>(&SearchPaths { plugins: paths.clone(), scripts: paths }, &limits, iso.as_deref())
     };
     println!("checking {} ({})", file.display(), G::NAME);
     let mine = load(vec![file.to_owned()]);
@@ -1197,10 +1193,14 @@ fn start_logs<G: Game>(sources: &Sources, entries: &[Entry<G>]) {
 
 /// The entries; with isolation, native libraries are only probed in child processes.
 fn discover<G: Game>(sources: &Sources, iso: Option<&Isolation>) -> Discovery<G> {
-    let (paths, limits) = (search_paths(sources), script_limits(sources));
+    discover_in(&search_paths(sources), &script_limits(sources), iso)
+}
+
+/// The entries found in `paths`; with isolation, native libraries are only probed.
+fn discover_in<G: Game>(paths: &SearchPaths, limits: &ScriptLimits, iso: Option<&Isolation>) -> Discovery<G> {
     match iso {
-        Some(iso) => loaders::discover_with(&paths, &limits, &|p| arena::isolate::probe::<G>(iso, p)),
-        None => loaders::discover(&paths, &limits),
+        Some(iso) => loaders::discover_with(paths, limits, &|p| arena::isolate::probe::<G>(iso, p)),
+        None => loaders::discover(paths, limits),
     }
 }
 
