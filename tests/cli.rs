@@ -228,6 +228,35 @@ fn isolated_games_add_every_game_to_the_script_logs() {
 }
 
 #[test]
+fn isolated_native_bots_log_every_game_through_the_abi() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plugins = d.join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    crate::util::compile_c(&data("native/logging.c"), &plugins.join(crate::util::lib_name("logging")), &[]);
+    let logs = d.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::write(logs.join("Logger.log"), "left over from an earlier run\n").unwrap();
+    let json = d.join("r.json");
+    let rounds = ["tournament", "--rounds", "4", "--jobs", "2", "--isolate", "on", "--max-turns", "3"];
+    stdout(&zombies(&plugins, d, &[&rounds[..], &["--json", json.to_str().unwrap()]].concat()));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let log = std::fs::read_to_string(logs.join("Logger.log")).unwrap();
+    assert!(!log.contains("left over"), "a run starts its logs afresh");
+    // Each worker logs "loaded" once; every game is one block: its marker, `create`'s
+    // line, then the first turn's players.
+    let games = v["games"].as_array().unwrap();
+    assert_eq!(games.len(), 4);
+    for g in games {
+        let marker = format!("--- game seed {} ---\nnew game\nplayer ", g["seed"]);
+        assert_eq!(log.matches(&marker).count(), 1, "{marker:?} in {log}");
+    }
+    assert!(log.lines().filter(|l| *l == "loaded").count() >= 1, "{log}");
+    let known = |l: &str| ["loaded", "new game"].contains(&l) || l.starts_with("player ") || l.starts_with("--- game");
+    assert!(log.lines().all(known), "{log}");
+}
+
+#[test]
 fn bench_reports_turns_per_second_and_the_time_of_each_step() {
     let plugins = tempfile::tempdir().unwrap();
     for name in ["standstill", "random-walker"] {

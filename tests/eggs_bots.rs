@@ -66,7 +66,8 @@ fn play_with(entries: &[Entry<EggHunt>], games: impl Iterator<Item = u64>, confi
 /// The entry of a plugin crate built as a dev-dependency, loaded as discovery does.
 fn native(crate_name: &str) -> Entry<EggHunt> {
     let lib = plugin_lib(crate_name);
-    arena::loaders::native::load::<EggHunt>(&lib).unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
+    arena::loaders::native::load::<EggHunt>(&lib, &Default::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
 }
 
 fn random_entry() -> Entry<EggHunt> {

@@ -205,7 +205,8 @@ fn scripts_in(files: &[&str]) -> (tempfile::TempDir, Vec<Entry<HexGame>>) {
 
 fn native(crate_name: &str) -> Entry<HexGame> {
     let lib = plugin_lib(crate_name);
-    arena::loaders::native::load::<HexGame>(&lib).unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
+    arena::loaders::native::load::<HexGame>(&lib, &Default::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
 }
 
 #[test]
@@ -386,7 +387,9 @@ ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }
     )
     .unwrap();
     crate::util::compile_c(&src, &dir.path().join(crate::util::lib_name("chex")), &["-Wextra"]);
-    let c = arena::loaders::native::load::<HexGame>(&dir.path().join(crate::util::lib_name("chex"))).unwrap();
+    let c =
+        arena::loaders::native::load::<HexGame>(&dir.path().join(crate::util::lib_name("chex")), &Default::default())
+            .unwrap();
     assert_eq!((c.name.as_str(), c.kind), ("CHex", EntryKind::NativeC));
     let short = HexConfig { max_turns: Some(300) };
     plays_cleanly(&[c.clone(), basic("Basic")], &short);

@@ -89,6 +89,13 @@ fn plays_cleanly(dir: &Path, game: &str, name: &str, plugins: &Path, scripts: &P
     assert_eq!((row["errors"].as_u64(), row["overruns"].as_u64()), (Some(0), Some(0)), "{row}");
 }
 
+/// The native templates log "new game" from their constructor (the ABI's log channel):
+/// the games just played left those lines in the entry's log, after game markers.
+fn logged_each_game(dir: &Path, name: &str) {
+    let log = std::fs::read_to_string(dir.join("logs").join(format!("{name}.log"))).unwrap_or_default();
+    assert!(log.starts_with("--- game seed ") && log.contains(" ---\nnew game\n"), "{name}'s log: {log:?}");
+}
+
 fn python() -> bool {
     ["/usr/bin/python3", "/usr/local/bin/python3"].into_iter().any(|p| Path::new(p).exists())
 }
@@ -130,6 +137,7 @@ fn c_bots_build_with_their_readme_line_and_play() {
         let scripts = dir.path().join("no-scripts");
         std::fs::create_dir_all(&scripts).unwrap();
         plays_cleanly(dir.path(), game, &name, &bot, &scripts);
+        logged_each_game(dir.path(), &name);
     }
 }
 
@@ -176,6 +184,7 @@ fn rust_bots_build_outside_the_repository_and_play() {
         let scripts = dir.path().join("no-scripts");
         std::fs::create_dir_all(&scripts).unwrap();
         plays_cleanly(dir.path(), game, &name, &plugins, &scripts);
+        logged_each_game(dir.path(), &name);
     }
 }
 

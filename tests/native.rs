@@ -117,6 +117,58 @@ fn a_panicking_bot_makes_its_player_stay_and_counts_one_error_per_fresh_instance
 }
 
 #[test]
+fn native_bots_log_through_the_abi_one_block_per_game_after_its_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    compile_c(&data("native/logging.c"), &plugins.join(lib_name("logging")), &[]);
+    copy_in(&plugins, &plugin_lib("panicky-bot"), &lib_name("panicky"));
+    let logs = dir.path().join("logs");
+    let limits = ScriptLimits { log_dir: Some(logs.clone()), ..ScriptLimits::default() };
+    let found = discover::<Zombies>(&SearchPaths { plugins: vec![plugins], scripts: vec![] }, &limits);
+    assert_eq!(found.entries.len(), 2, "{:?}", found.skipped);
+    let result = tournament(&found.entries, 11, 3);
+    let seeds: Vec<String> = result.games.iter().map(|g| format!("--- game seed {} ---", g.seed)).collect();
+    assert_eq!(seeds.len(), 3);
+
+    // C: the line written at load comes first, then each game's block after its marker.
+    let c_log = std::fs::read_to_string(logs.join("Logger.log")).unwrap();
+    let blocks: Vec<&str> = c_log.split("--- game seed ").collect();
+    assert_eq!(blocks[0], "loaded\n", "{c_log}");
+    assert_eq!(blocks.len(), 4, "one block per game: {c_log}");
+    let logger = result.leaderboard.iter().find(|s| s.name == "Logger").unwrap();
+    for (block, marker) in blocks[1..].iter().zip(&seeds) {
+        let mut lines = block.lines();
+        assert_eq!(format!("--- game seed {}", lines.next().unwrap()), *marker, "games in order");
+        assert_eq!(lines.next(), Some("new game"), "create logs inside its game: {block}");
+        let players: Vec<&str> = lines.collect();
+        assert!(!players.is_empty() && players.iter().all(|l| l.starts_with("player ") && l.contains(" at (")));
+    }
+    assert!(logger.stats.errors == 0, "{:?}", logger.stats.messages);
+
+    // Rust: `log!` before the panic, once per game.
+    let rust_log = std::fs::read_to_string(logs.join("Panicky.log")).unwrap();
+    let expected: String = seeds.iter().map(|m| format!("{m}\nabout to panic on turn 0\n")).collect();
+    assert_eq!(rust_log, expected);
+}
+
+#[test]
+fn c_tables_of_older_versions_load_by_their_declared_size() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1.0 (no game: plays zombies) and 1.1 (no set_logger: not asked to log).
+    compile_c(&data("native/named.c"), &dir.path().join(lib_name("v1_0")), &["-DTABLE_SIZE=40", "-DBOT_NAME=\"Old\""]);
+    compile_c(&data("native/named.c"), &dir.path().join(lib_name("v1_1")), &["-DTABLE_SIZE=72", "-DBOT_NAME=\"Mid\""]);
+    let logs = dir.path().join("logs");
+    let limits = ScriptLimits { log_dir: Some(logs.clone()), ..ScriptLimits::default() };
+    let found = discover::<Zombies>(&SearchPaths { plugins: vec![dir.path().to_owned()], scripts: vec![] }, &limits);
+    let names: Vec<&str> = found.entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["Old", "Mid"], "{:?}", found.skipped);
+    let out = play_game(&found.entries, 2, &GameConfig::default());
+    assert!(out.stats.iter().all(|s| s.calls > 0 && s.errors == 0), "{:?}", out.stats);
+    assert!(!logs.exists(), "neither logs");
+}
+
+#[test]
 fn the_same_library_file_under_two_names_loads_once_and_the_copy_is_a_duplicate() {
     let dir = tempfile::tempdir().unwrap();
     copy_in(dir.path(), &plugin_lib("sharpshooter"), &lib_name("one"));

@@ -53,7 +53,8 @@ fn entries(plugins: &[PathBuf], scripts: &[PathBuf]) -> Vec<Entry<InvisibleTarge
 
 fn native(crate_name: &str) -> Entry<InvisibleTarget> {
     let lib = plugin_lib(crate_name);
-    arena::loaders::native::load::<InvisibleTarget>(&lib).unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
+    arena::loaders::native::load::<InvisibleTarget>(&lib, &Default::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
 }
 
 /// Plays one game of `entries` and checks that every entry was called, without errors.
@@ -204,11 +205,11 @@ ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }
     )
     .unwrap();
     let lib = compile_c(&source, &dir.path().join(lib_name("ceast")), &["-Wextra"]);
-    let entry = arena::loaders::native::load::<InvisibleTarget>(&lib).unwrap();
+    let entry = arena::loaders::native::load::<InvisibleTarget>(&lib, &Default::default()).unwrap();
     assert_eq!((entry.name.as_str(), entry.kind), ("CEast", EntryKind::NativeC));
     assert_plays_cleanly(&[entry, random_entry("R")], 5, &config(50));
     // The same library is skipped by a zombies tournament, in one line.
-    let err = arena::loaders::native::load::<Zombies>(&lib).err().unwrap();
+    let err = arena::loaders::native::load::<Zombies>(&lib, &Default::default()).err().unwrap();
     assert_eq!(err, "plays target; this is a zombies tournament");
 }
 

@@ -32,14 +32,14 @@ fn c_bot(dir: &Path) -> Entry<Zombies> {
         .status()
         .expect("cc");
     assert!(status.success());
-    native::load(&out).unwrap()
+    native::load(&out, &Default::default()).unwrap()
 }
 
 /// The StandStill example plugin, built by cargo as a dev-dependency.
 fn rust_bot() -> Entry<Zombies> {
     let deps = std::env::current_exe().unwrap().parent().unwrap().to_owned();
     let file = format!("{}standstill{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
-    native::load(&deps.join(file)).unwrap()
+    native::load(&deps.join(file), &Default::default()).unwrap()
 }
 
 fn script_bot(dir: &Path, file: &str, source: &str) -> Entry<Zombies> {

@@ -1184,9 +1184,9 @@ fn script_limits(sources: &Sources) -> ScriptLimits {
     }
 }
 
-/// Empties the scripts' logs before isolated games, whose workers append to them.
+/// Empties the entries' logs before isolated games, whose workers append to them.
 fn start_logs<G: Game>(sources: &Sources, entries: &[Entry<G>]) {
-    for e in entries.iter().filter(|e| matches!(e.kind, EntryKind::Rhai | EntryKind::Lua | EntryKind::Program)) {
+    for e in entries {
         let _ = std::fs::remove_file(sources.logs.join(format!("{}.log", e.name)));
     }
 }
@@ -1255,7 +1255,7 @@ fn worker<G: Game>(
         .iter()
         .map(|f| {
             let loaded = if loaders::native::is_library_name(f) {
-                loaders::native::load::<G>(f)
+                loaders::native::load::<G>(f, &limits)
             } else if loaders::scripts::is_script_name(f) {
                 loaders::scripts::load::<G>(f, &limits).unwrap_or_else(|| Err("not a bot file".to_owned()))
             } else {

@@ -76,10 +76,12 @@ pub fn play_game_with<'a, G: Game>(
     config: &G::Config,
     wrap: impl Fn(usize, Box<dyn Bot<G>>) -> Box<dyn Bot<G> + 'a>,
 ) -> Outcome {
-    crate::loaders::scripts::set_log_game(seed);
+    crate::loaders::log::set_log_game(seed);
     let (mut bots, failures) = make_bots(entries, wrap);
     let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
     let mut outcome = G::play(&names, seed, config, &mut bots);
+    drop(bots);
+    crate::loaders::log::end_log_game();
     for (i, err) in failures {
         outcome.stats[i].record_error(&err);
     }

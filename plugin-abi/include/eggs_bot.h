@@ -15,6 +15,9 @@
  * `eggs_turn` once per turn, and `destroy` at the end of the game. Everything passed to
  * `eggs_turn` is valid only during the call.
  *
+ * To log (ABI 1.2), add `.set_logger = zb_set_logger` to the table and call zb_log /
+ * zb_logf (zombies_bot.h): the lines go to the entry's log, after each game's marker.
+ *
  * Layouts here are exactly those of the Rust types `EggsContext` and `EggsAnswer` of
  * the `zombies-plugin-abi` crate (`eggs` module); both sides assert them.
  *

@@ -19,6 +19,9 @@
  * answer is a list of commands executed in order at once; a rejected one is skipped.
  * Everything passed to `hex_turn` is valid only during the call.
  *
+ * To log (ABI 1.2), add `.set_logger = zb_set_logger` to the table and call zb_log /
+ * zb_logf (zombies_bot.h): the lines go to the entry's log, after each game's marker.
+ *
  * The layouts are exactly those of the Rust types of the `zombies-plugin-abi` crate's
  * `hex` module (HexContext, HexAnswer, ...); both sides assert them.
  *

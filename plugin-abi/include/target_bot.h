@@ -17,6 +17,9 @@
  * copies), `target_turn` once per copy on that copy's turn, and `destroy` at the end of
  * the game. Everything passed to `target_turn` is valid only during the call.
  *
+ * To log (ABI 1.2), add `.set_logger = zb_set_logger` to the table and call zb_log /
+ * zb_logf (zombies_bot.h): the lines go to the entry's log, after each game's marker.
+ *
  * The layout of tb_context is exactly that of the Rust type `TargetContext` of the
  * `zombies-plugin-abi` crate (`target` module); both sides assert it.
  *

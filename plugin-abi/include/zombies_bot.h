@@ -17,8 +17,11 @@
 #ifndef ZOMBIES_BOT_H
 #define ZOMBIES_BOT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -102,11 +105,19 @@ struct tb_context;
 struct hb_context;
 struct hb_answer;
 
-/* The table a library exports. ABI 1.1 appended `game` and `eggs_turn`: the host reads
- * only the fields that `struct_size` covers, so a 1.0 table (struct_size 40, without
- * them) still loads and plays zombies. A zombies-only C bot built with this header may
- * leave both NULL (zero-initialise the table); an eggs bot sets game = "eggs",
- * turn = NULL and eggs_turn (see eggs_bot.h). */
+/* (1.2) The host's log channel: write(data, text, len) appends `len` bytes of UTF-8 at
+ * `text` as one line of the entry's log (logs/<entry>.log with --logs; each game's lines
+ * follow a "--- game seed S ---" marker). Callable from any thread, at any time. */
+typedef struct zb_logger {
+    void (*write)(const void *data, const char *text, size_t len);
+    const void *data;
+} zb_logger;
+
+/* The table a library exports. ABI 1.1 appended `game` and the other games' turns,
+ * 1.2 `set_logger`: the host reads only the fields that `struct_size` covers, so a 1.0
+ * table (struct_size 40, without them) still loads and plays zombies. A zombies-only C
+ * bot built with this header may leave them NULL (zero-initialise the table); an eggs
+ * bot sets game = "eggs", turn = NULL and eggs_turn (see eggs_bot.h). */
 typedef struct zb_bot_table {
     uint32_t abi_version; /* ZOMBIES_BOT_ABI_VERSION */
     uint32_t struct_size; /* sizeof(zb_bot_table): fields may be appended later */
@@ -126,6 +137,10 @@ typedef struct zb_bot_table {
     /* (1.1) One hex call: write the answer's commands (the answer starts empty;
      * hex_bot.h). NULL for a bot of another game. */
     void (*hex_turn)(void *bot, const struct hb_context *ctx, struct hb_answer *answer);
+    /* (1.2) Called once when the host loads the library, with its log channel. Set it
+     * to zb_set_logger to log with zb_log / zb_logf below; NULL if the bot does not log
+     * (a host older than 1.2 never calls it). */
+    void (*set_logger)(zb_logger logger);
 } zb_bot_table;
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void);
@@ -142,6 +157,34 @@ static inline uint32_t zb_random_below(const zb_context *ctx, uint32_t n) {
         uint64_t v = ctx->random.next_u64(ctx->random.state);
         if (v <= zone) return (uint32_t)(v % n);
     }
+}
+
+/* The log channel of this C file, kept by zb_set_logger (put `.set_logger =
+ * zb_set_logger` in the table). A bot in several files logs from the file holding the
+ * table, or keeps the zb_logger it is handed itself. */
+static zb_logger zb_log_channel;
+
+static inline void zb_set_logger(zb_logger logger) {
+    zb_log_channel = logger;
+}
+
+/* Writes one line to the entry's log (dropped until the host set the logger). */
+static inline void zb_log(const char *text) {
+    if (zb_log_channel.write) zb_log_channel.write(zb_log_channel.data, text, strlen(text));
+}
+
+/* zb_log with printf formatting; lines longer than 1023 bytes are cut. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static inline void zb_logf(const char *format, ...) {
+    char line[1024];
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    if (n < 0 || !zb_log_channel.write) return;
+    zb_log_channel.write(zb_log_channel.data, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
 static inline zb_action zb_move(uint32_t direction) {
@@ -161,6 +204,8 @@ _Static_assert(sizeof(void *) != 8 || sizeof(zb_context) == 88, "zb_context layo
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, target_turn) == 56, "zb_bot_table layout");
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, game) == 40, "zb_bot_table 1.0 prefix");
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, hex_turn) == 64, "zb_bot_table hex_turn");
+_Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, set_logger) == 72, "zb_bot_table set_logger");
+_Static_assert(sizeof(void *) != 8 || sizeof(zb_logger) == 16, "zb_logger layout");
 #endif
 
 #ifdef __cplusplus

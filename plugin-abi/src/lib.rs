@@ -39,7 +39,8 @@ use abi_stable::{
 /// The version of this contract, checked by the host for both native paths.
 ///
 /// It equals the major version of this crate. Minor versions only append (1.1 added
-/// the game a library plays and the Easter Egg Hunt bots), so 1.0 plugins still load.
+/// the game a library plays and the other games' bots, 1.2 the log channel), so 1.0
+/// plugins still load.
 pub const ABI_VERSION: u32 = 1;
 
 /// The games a library can play, as named in [`BotModule::game`] and the C table's
@@ -453,6 +454,22 @@ pub struct BotModule {
     /// (1.1) Creates a fresh hex humans vs zombies bot (`None` unless it plays `hex`).
     #[sabi(missing_field(default))]
     pub new_hex_bot: Option<extern "C" fn() -> RResult<hex::HexBotBox, RString>>,
+    /// (1.2) Called once by the host when it loads the library: the function (and its
+    /// data) through which the bot writes lines to its entry's log (see [`log`]).
+    /// Absent in older libraries, whose bots cannot log.
+    #[sabi(missing_field(default))]
+    pub set_logger: Option<extern "C" fn(logger: Logger)>,
+}
+
+/// (1.2) The host's log channel, handed to a library by `set_logger` (`zb_logger` in C).
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, Copy)]
+pub struct Logger {
+    /// Writes `len` bytes of UTF-8 at `text` as one line of the entry's log; `data` is
+    /// this logger's `data`. Safe to call from any thread, at any time.
+    pub write: extern "C" fn(data: *const c_void, text: *const u8, len: usize),
+    /// The host's own pointer, passed back to `write`.
+    pub data: *const c_void,
 }
 
 impl RootModule for BotModuleRef {
@@ -490,11 +507,16 @@ pub struct CBotTable {
     pub target_turn: Option<extern "C" fn(bot: *mut c_void, ctx: &target::TargetContext<'_>) -> u32>,
     /// (1.1) One hex call: writes the answer's commands (the answer starts empty).
     pub hex_turn: Option<extern "C" fn(bot: *mut c_void, ctx: &hex::HexContext<'_>, answer: &mut hex::HexAnswer)>,
+    /// (1.2) Called once by the host when it loads the library, with the function (and
+    /// its data) that writes one line to the entry's log; null if the bot does not log.
+    pub set_logger: Option<extern "C" fn(logger: Logger)>,
 }
 
 impl CBotTable {
     /// Size of a 1.0 table (without `game` and `eggs_turn`).
     pub const V1_0_SIZE: u32 = 40;
+    /// Size of a 1.1 table (without `set_logger`).
+    pub const V1_1_SIZE: u32 = 72;
 }
 
 /// The name of the symbol a C bot library exports: `const zb_bot_table *zombies_bot_entry(void)`.
@@ -511,7 +533,33 @@ const _: () = {
     assert!(core::mem::offset_of!(Context<'_>, random) == 72);
     assert!(core::mem::offset_of!(CBotTable, target_turn) == 56);
     assert!(core::mem::offset_of!(CBotTable, hex_turn) == 64);
+    assert!(core::mem::offset_of!(CBotTable, set_logger) == 72);
 };
+
+/// Writes one line to the entry's log (`logs/<entry>.log` of a tournament run with
+/// `--logs`), where each game's lines follow a `--- game seed S ---` marker. A line
+/// written before the host set the logger, or to a host older than ABI 1.2, is dropped.
+/// The [`log!`] macro formats like `println!`.
+pub fn log(text: &str) {
+    let logger = *LOGGER.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((write, data)) = logger {
+        // The host reads exactly `len` bytes of the text during the call.
+        write(data as *const c_void, text.as_ptr(), text.len());
+    }
+}
+
+/// Formats like `println!` and writes the line to the entry's log (see [`log()`]).
+#[macro_export]
+macro_rules! log {
+    ($($arg:tt)*) => {
+        $crate::log(&::std::format!($($arg)*))
+    };
+}
+
+/// The host's log function and its data (as an address), once the host set them.
+#[allow(clippy::type_complexity)]
+static LOGGER: std::sync::Mutex<Option<(extern "C" fn(*const c_void, *const u8, usize), usize)>> =
+    std::sync::Mutex::new(None);
 
 /// What a Rust bot implements; [`export_bot!`] turns it into a plugin.
 pub trait ZombieBot: 'static {
@@ -646,6 +694,12 @@ pub mod __private {
         }
     }
 
+    /// The `set_logger` of every exported module: keeps the host's log function for
+    /// [`log`](crate::log).
+    pub extern "C" fn set_logger(logger: Logger) {
+        *LOGGER.lock().unwrap_or_else(|p| p.into_inner()) = Some((logger.write, logger.data as usize));
+    }
+
     /// The zombies constructor (a 1.0 field every library fills) of a library that
     /// plays another game; the host reads the game first and never calls it.
     pub extern "C" fn plays_another_game() -> RResult<BotBox, RString> {
@@ -681,6 +735,7 @@ macro_rules! __export_module {
                 new_eggs_bot: $eggs,
                 new_target_bot: $target,
                 new_hex_bot: $hex,
+                set_logger: Some($crate::__private::set_logger),
             }
             .leak_into_prefix()
         }

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use crate::bot::Entry;
 use crate::game::Game;
 
+pub mod log;
 pub mod native;
 pub mod program;
 pub mod scripts;
@@ -74,7 +75,7 @@ pub struct SearchPaths {
 /// order, plugin directories first, so the entry order (and thus every game) is
 /// reproducible.
 pub fn discover<G: Game>(paths: &SearchPaths, limits: &ScriptLimits) -> Discovery<G> {
-    discover_with(paths, limits, &native::load::<G>)
+    discover_with(paths, limits, &|path| native::load::<G>(path, limits))
 }
 
 /// [`discover`] with another loader for native libraries (isolation probes them in a

@@ -9,17 +9,22 @@
 //! libraries play zombies). A library of another game is skipped with one line; one of
 //! this game is handed to the game ([`Game::native_bots`]) as a [`NativeModule`].
 //! Libraries are never unloaded: function pointers and statics from them stay valid
-//! for the whole process.
+//! for the whole process. A library that takes a logger (ABI 1.2) gets one at load,
+//! writing to its entry's log (`super::log`); a library is loaded once per process, so
+//! its lines go to the log of the entry it was last loaded as.
 //!
 //! This module loads libraries; it does not isolate them (a native bot runs in the
 //! host process and can crash it) and does not call bots (each game wraps its own).
 
 use std::ffi::CStr;
 use std::path::Path;
+use std::sync::Arc;
 
 use zombies_plugin_abi::abi_stable::library::{LibraryError, RootModule, lib_header_from_path};
 use zombies_plugin_abi::{ABI_VERSION, BotModuleRef, C_ENTRY_SYMBOL, CBotTable, GAMES};
 
+use super::ScriptLimits;
+use super::log::{EntryLog, native_logger};
 use crate::bot::{Entry, EntryKind};
 use crate::game::Game;
 
@@ -31,6 +36,16 @@ pub enum NativeModule {
     Rust(BotModuleRef),
     /// A C library's table.
     C(CTable),
+}
+
+impl NativeModule {
+    /// The library's `set_logger` (ABI 1.2), if it has one.
+    pub fn set_logger(&self) -> Option<extern "C" fn(zombies_plugin_abi::Logger)> {
+        match self {
+            NativeModule::Rust(m) => m.set_logger(),
+            NativeModule::C(table) => table.set_logger(),
+        }
+    }
 }
 
 /// A C library's table, read only up to the size the library declared (fields of a
@@ -99,6 +114,11 @@ impl CTable {
         self.field(std::mem::offset_of!(CBotTable, target_turn), |t| unsafe { &raw const (*t).target_turn }).flatten()
     }
 
+    /// `set_logger` (1.2).
+    pub fn set_logger(&self) -> Option<extern "C" fn(zombies_plugin_abi::Logger)> {
+        self.field(std::mem::offset_of!(CBotTable, set_logger), |t| unsafe { &raw const (*t).set_logger }).flatten()
+    }
+
     /// The hex `turn` (1.1).
     pub fn hex_turn(
         &self,
@@ -137,12 +157,18 @@ pub fn is_library_name(path: &Path) -> bool {
 }
 
 /// Loads one library as an entry of game `G`, or says in one line why not (a library
-/// of another game: "plays eggs; this is a zombies tournament").
-pub fn load<G: Game>(path: &Path) -> Result<Entry<G>, String> {
+/// of another game: "plays eggs; this is a zombies tournament"). A library that takes
+/// a logger (ABI 1.2) is handed one writing to the entry's log in `limits.log_dir`.
+pub fn load<G: Game>(path: &Path, limits: &ScriptLimits) -> Result<Entry<G>, String> {
     let (module, kind) = open(path)?;
     let (name, game) = identify(&module)?;
     check_game::<G>(&game)?;
-    Ok(Entry::new(name, kind, path.to_owned(), G::native_bots(&module)?))
+    let bots = G::native_bots(&module)?;
+    if let Some(set_logger) = module.set_logger() {
+        let log = Arc::new(EntryLog::new(limits.log_dir.as_deref(), &name, limits.log_append));
+        set_logger(native_logger(log));
+    }
+    Ok(Entry::new(name, kind, path.to_owned(), bots))
 }
 
 /// The one-line reason a library of `game` is not an entry of `G`, if it is not.

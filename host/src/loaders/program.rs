@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::ScriptLimits;
-use super::scripts::EntryLog;
+use super::log::EntryLog;
 use crate::bot::{BotError, Entry, EntryKind};
 use crate::game::Game;
 use crate::process::{CallError, Limits, Process, ProgramSpec, run_once};
@@ -118,7 +118,7 @@ pub struct Talker {
 impl Talker {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> Talker {
-        let marker = Arc::new(std::sync::Mutex::new(Some(super::scripts::game_marker())));
+        let marker = Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())));
         Talker { program, process: None, marker }
     }
 

@@ -19,8 +19,8 @@ use zombies_plugin_abi::target::TargetContext;
 
 use super::{InvisibleTarget, parse_move};
 use crate::bot::{Bot, BotError, BotFactory};
+use crate::loaders::log::EntryLog;
 use crate::loaders::program::Program;
-use crate::loaders::scripts::EntryLog;
 use crate::process::{CallError, Process};
 
 /// How long a copy's process has for one answer (the seed's 50 ms).

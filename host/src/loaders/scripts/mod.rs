@@ -3,7 +3,7 @@
 //!
 //! What every game and both languages share lives here: the limits, the per-call slot
 //! through which script functions reach the current context without copying it, and
-//! the per-entry log that `print` writes to. `lua` and `rhai` hold each language's VM:
+//! the per-game `print` output kept for the entry's log (`super::log`). `lua` and `rhai` hold each language's VM:
 //! the sandbox, the budgets and the call. A game's bindings (what `ctx` offers, how
 //! an answer reads) are the game's own, in `games/<game>/`.
 //!
@@ -12,14 +12,13 @@
 //! and every access checks it.
 
 use std::cell::{Cell, RefCell};
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use zombies_plugin_abi::Random;
 
+use super::log::EntryLog;
 use crate::bot::{BotError, Entry, EntryKind};
 use crate::game::Game;
 
@@ -107,87 +106,6 @@ impl Script {
     /// The file name used in error messages (`bot.lua:3: ...`).
     pub fn file_name(&self) -> String {
         self.path.file_name().map_or_else(|| self.path.display().to_string(), |f| f.to_string_lossy().into_owned())
-    }
-}
-
-thread_local! {
-    /// The seed of the game this thread is playing, for the log markers.
-    static GAME_SEED: Cell<Option<u64>> = const { Cell::new(None) };
-}
-
-/// Names the game this thread plays from now on (its seed): each game's output in an
-/// entry's log starts with a `--- game seed S ---` line.
-pub fn set_log_game(seed: u64) {
-    GAME_SEED.with(|g| g.set(Some(seed)));
-}
-
-/// The marker line of the game this thread plays.
-pub fn game_marker() -> String {
-    match GAME_SEED.with(Cell::get) {
-        Some(seed) => format!("--- game seed {seed} ---\n"),
-        None => "--- game ---\n".to_owned(),
-    }
-}
-
-/// One entry's `print` log file, shared by all of its games; capped in size.
-#[derive(Debug)]
-pub struct EntryLog {
-    path: Option<PathBuf>,
-    append: bool,
-    state: Mutex<(Option<File>, u64)>,
-}
-
-impl EntryLog {
-    /// Bytes one entry may write to its log over a whole run.
-    pub const CAP: u64 = 16 << 20;
-
-    /// The log of entry `name` in `dir` (`None`: output is dropped).
-    pub fn new(dir: Option<&Path>, name: &str, append: bool) -> EntryLog {
-        EntryLog { path: dir.map(|d| d.join(format!("{name}.log"))), append, state: Mutex::new((None, 0)) }
-    }
-
-    /// Appends one game's whole output after its game's marker line (nothing when it
-    /// printed nothing).
-    pub fn append_game(&self, text: &str) {
-        if !text.is_empty() {
-            self.append(&(game_marker() + text));
-        }
-    }
-
-    /// Appends text (the file is created, or emptied unless appending, on first use).
-    pub fn append(&self, text: &str) {
-        let Some(path) = &self.path else { return };
-        if text.is_empty() {
-            return;
-        }
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let (file, written) = &mut *state;
-        if *written >= Self::CAP {
-            return;
-        }
-        if file.is_none() {
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            let mut options = std::fs::OpenOptions::new();
-            options.create(true);
-            if self.append {
-                options.append(true)
-            } else {
-                options.write(true).truncate(true)
-            };
-            *file = options.open(path).ok();
-        }
-        if let Some(f) = file {
-            let room = (Self::CAP - *written) as usize;
-            let bytes = &text.as_bytes()[..text.len().min(room)];
-            if f.write_all(bytes).is_ok() {
-                *written += bytes.len() as u64;
-                if *written >= Self::CAP {
-                    let _ = f.write_all(b"\n[log truncated: the entry printed more than 16 MiB]\n");
-                }
-            }
-        }
     }
 }
 

@@ -27,7 +27,10 @@ typedef struct bot {
     uint32_t heading; /* the direction it walks, EB_NW .. EB_W; 0: none yet */
 } bot;
 
-static void *create(void) { return calloc(1, sizeof(bot)); /* NULL would mean "failed" */ }
+static void *create(void) {
+    zb_log("new game"); /* a line in logs/{{NAME}}.log (see set_logger below) */
+    return calloc(1, sizeof(bot)); /* NULL would mean "failed" */
+}
 
 static void destroy(void *b) { free(b); }
 
@@ -71,6 +74,7 @@ static const zb_bot_table TABLE = {
     .destroy = destroy,
     .game = "eggs", /* the game this library plays */
     .eggs_turn = eggs_turn,
+    .set_logger = zb_set_logger, /* zb_log / zb_logf: one line in the entry\'s log */
 };
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }

@@ -31,7 +31,10 @@ typedef struct bot {
     uint32_t spawned; /* zombies spawned: the next goes to zone 7 + spawned % 4 */
 } bot;
 
-static void *create(void) { return calloc(1, sizeof(bot)); /* NULL would mean "failed" */ }
+static void *create(void) {
+    zb_log("new game"); /* a line in logs/{{NAME}}.log (see set_logger below) */
+    return calloc(1, sizeof(bot)); /* NULL would mean "failed" */
+}
 
 static void destroy(void *b) { free(b); }
 
@@ -119,6 +122,7 @@ static const zb_bot_table TABLE = {
     .destroy = destroy,
     .game = "hex", /* the game this library plays */
     .hex_turn = hex_turn,
+    .set_logger = zb_set_logger, /* zb_log / zb_logf: one line in the entry\'s log */
 };
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }

@@ -27,7 +27,10 @@ typedef struct bot {
     unsigned char wall[TB_CELLS]; /* every wall a copy was told about */
 } bot;
 
-static void *create(void) { return calloc(1, sizeof(bot)); /* NULL would mean "failed" */ }
+static void *create(void) {
+    zb_log("new game"); /* a line in logs/{{NAME}}.log (see set_logger below) */
+    return calloc(1, sizeof(bot)); /* NULL would mean "failed" */
+}
 
 static void destroy(void *b) { free(b); }
 
@@ -80,6 +83,7 @@ static const zb_bot_table TABLE = {
     .destroy = destroy,
     .game = "target", /* the game this library plays */
     .target_turn = target_turn,
+    .set_logger = zb_set_logger, /* zb_log / zb_logf: one line in the entry\'s log */
 };
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }

@@ -30,6 +30,7 @@ typedef struct bot {
 } bot;
 
 static void *create(void) {
+    zb_log("new game"); /* a line in logs/{{NAME}}.log (see set_logger below) */
     bot *b = calloc(1, sizeof(bot));
     if (b) b->turn = UINT32_MAX;
     return b; /* NULL would mean "failed" */
@@ -107,6 +108,7 @@ static const zb_bot_table TABLE = {
     .turn = turn,
     .destroy = destroy,
     .game = "zombies", /* the game this library plays */
+    .set_logger = zb_set_logger, /* zb_log / zb_logf: one line in the entry\'s log */
 };
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }

@@ -1,5 +1,5 @@
-//! Test fixture: panics on the first call of each game, then stays. A fresh instance per
-//! game means exactly one panic per game.
+//! Test fixture: panics on the first call of each game (after a line to its log), then
+//! stays. A fresh instance per game means exactly one panic per game.
 
 use zombies_plugin_abi::{Action, Context, ZombieBot, export_bot};
 
@@ -14,9 +14,10 @@ impl ZombieBot for Panicky {
     fn new() -> Self {
         Panicky { calls: 0 }
     }
-    fn turn(&mut self, _ctx: &Context<'_>) -> Action {
+    fn turn(&mut self, ctx: &Context<'_>) -> Action {
         self.calls += 1;
         if self.calls == 1 {
+            zombies_plugin_abi::log!("about to panic on turn {}", ctx.clock);
             panic!("first call of the game");
         }
         Action::stay()

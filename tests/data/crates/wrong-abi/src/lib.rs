@@ -20,6 +20,7 @@ pub fn root() -> BotModuleRef {
         new_eggs_bot: None,
         new_target_bot: None,
         new_hex_bot: None,
+        set_logger: None,
     }
     .leak_into_prefix()
 }
