@@ -228,6 +228,64 @@ fn isolated_games_add_every_game_to_the_script_logs() {
 }
 
 #[test]
+fn only_the_commands_that_load_bots_list_the_bot_options() {
+    let bot_options =
+        ["--plugins", "--scripts", "--op-budget", "--call-timeout-ms", "--memory-mib", "--sandbox", "--logs"];
+    for (command, loads_bots) in [
+        ("play", true),
+        ("tournament", true),
+        ("check", true),
+        ("list", true),
+        ("bench", true),
+        ("merge", false),
+        ("replay", false),
+        ("new-bot", false),
+    ] {
+        let help = stdout(&Command::new(env!("CARGO_BIN_EXE_arena")).args([command, "--help"]).output().unwrap());
+        for option in bot_options {
+            assert_eq!(help.contains(option), loads_bots, "`{command} --help` and {option}: {help}");
+        }
+        // A replay and a results file know their game.
+        assert_eq!(help.contains("--game"), loads_bots || command == "new-bot", "`{command} --help`: {help}");
+    }
+}
+
+#[test]
+fn bot_options_work_before_and_after_the_subcommand_and_after_wins() {
+    let (a, b, empty) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::copy(root().join("scripts/zombies/coward.lua"), a.path().join("coward.lua")).unwrap();
+    std::fs::copy(root().join("scripts/eggs/lua-hunter.lua"), b.path().join("lua-hunter.lua")).unwrap();
+    let arena = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_arena")).args(args).output().unwrap();
+    let (a, b, empty) = (a.path().to_str().unwrap(), b.path().to_str().unwrap(), empty.path().to_str().unwrap());
+    // Directories add up; the game after the subcommand overrides the one before it.
+    let zombies = stdout(&arena(&["--plugins", empty, "--scripts", a, "list", "--scripts", b]));
+    assert!(zombies.contains("coward") && zombies.contains("plays eggs"), "{zombies}");
+    let eggs = stdout(&arena(&[
+        "--game",
+        "zombies",
+        "--scripts",
+        a,
+        "list",
+        "--scripts",
+        b,
+        "--game",
+        "eggs",
+        "--plugins",
+        empty,
+    ]));
+    assert!(eggs.contains("lua-hunter") && eggs.contains("plays zombies"), "{eggs}");
+    // A limit after the subcommand wins: a budget of 1 instruction overruns.
+    let json = std::path::Path::new(empty).join("r.json");
+    let args = ["--op-budget", "1000000", "--plugins", empty, "--scripts", a, "tournament", "--rounds", "1"];
+    let more = ["--max-turns", "3", "--op-budget", "1", "--logs", empty, "--json", json.to_str().unwrap()];
+    stdout(&arena(&[&args[..], &more[..]].concat()));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let row = &v["leaderboard"][0];
+    assert_eq!(row["name"], "coward");
+    assert!(row["overruns"].as_u64().unwrap() > 0 && row["messages"][0] == "over its instruction budget", "{row}");
+}
+
+#[test]
 fn isolated_native_bots_log_every_game_through_the_abi() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -25,42 +25,90 @@ use indicatif::{ProgressBar, ProgressStyle};
 #[derive(Debug, Parser)]
 #[command(name = "arena", version, about)]
 struct Cli {
-    /// The game to play: zombies, eggs.
-    #[arg(long, value_name = "GAME", default_value = "zombies", global = true,
-          value_parser = clap::builder::PossibleValuesParser::new(arena::games::NAMES))]
-    game: String,
     #[command(flatten)]
-    sources: Sources,
+    game: GameChoice,
+    #[command(flatten)]
+    sources: SourceArgs,
     #[command(subcommand)]
     command: Command,
 }
 
-#[derive(Debug, Args)]
-struct Sources {
+/// Which game, given before the subcommand or after it (only the commands that play or
+/// write bots list it: a replay and a results file know their game).
+#[derive(Debug, Clone, Default, Args)]
+struct GameChoice {
+    /// The game: zombies, eggs, target or hex [default: zombies].
+    #[arg(long = "game", value_name = "GAME",
+          value_parser = clap::builder::PossibleValuesParser::new(arena::games::NAMES))]
+    game: Option<String>,
+}
+
+/// Where the bots are and the limits they run under, as given on the command line:
+/// before the subcommand (`arena --plugins X tournament`, for every command that loads
+/// bots) or after it (`arena tournament --plugins X`, listed only by those commands).
+/// The two are merged into [`Sources`]; no option here is global, so the commands that
+/// load no bot (`merge`, `replay`, `new-bot`) do not list them.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Bots and their limits")]
+struct SourceArgs {
     /// Directory of native bot libraries, or one library (repeatable; replaces the
     /// default ./plugins).
-    #[arg(long = "plugins", value_name = "DIR", global = true)]
+    #[arg(long = "plugins", value_name = "DIR")]
     plugins: Vec<PathBuf>,
     /// Directory of Rhai, Lua and program bots, searched with its subdirectory named
     /// after the game, or one bot file (repeatable; replaces the default ./scripts).
-    #[arg(long = "scripts", value_name = "DIR", global = true)]
+    #[arg(long = "scripts", value_name = "DIR")]
     scripts: Vec<PathBuf>,
-    /// Rhai operations / Lua instructions a script may use per call.
-    #[arg(long, value_name = "N", default_value_t = ScriptLimits::default().op_budget, global = true)]
-    op_budget: u64,
-    /// Wall-clock limit of one script call, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = ScriptLimits::default().call_timeout.as_millis() as u64, global = true)]
-    call_timeout_ms: u64,
-    /// Memory cap of each script entry, in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = ScriptLimits::default().memory >> 20, global = true)]
-    memory_mib: usize,
+    /// Rhai operations / Lua instructions a script may use per call [default: 1000000].
+    #[arg(long, value_name = "N")]
+    op_budget: Option<u64>,
+    /// Wall-clock limit of one bot call, in milliseconds [default: 1000].
+    #[arg(long, value_name = "MS")]
+    call_timeout_ms: Option<u64>,
+    /// Memory cap of each script entry, in MiB [default: 64].
+    #[arg(long, value_name = "MIB")]
+    memory_mib: Option<usize>,
     /// Run program bots in a sandbox: `bwrap` (bubblewrap) gives them no network and a
-    /// read-only file system (see docs/hardening.md for what each mode protects).
-    #[arg(long, value_enum, default_value_t = SandboxMode::None, global = true)]
+    /// read-only file system (see docs/hardening.md for what each mode protects)
+    /// [default: none].
+    #[arg(long, value_enum)]
+    sandbox: Option<SandboxMode>,
+    /// Directory of the entries' logs, one `<entry>.log` each: scripts' `print`,
+    /// programs' stderr, native bots' log lines [default: logs].
+    #[arg(long, value_name = "DIR")]
+    logs: Option<PathBuf>,
+}
+
+/// [`SourceArgs`] resolved: those after the subcommand added to (directories) or
+/// overriding (limits) those before it, then the defaults.
+#[derive(Debug, Clone)]
+struct Sources {
+    plugins: Vec<PathBuf>,
+    scripts: Vec<PathBuf>,
+    op_budget: u64,
+    call_timeout_ms: u64,
+    memory_mib: usize,
     sandbox: SandboxMode,
-    /// Directory of the scripts' `print` logs, one `<entry>.log` each.
-    #[arg(long, value_name = "DIR", default_value = "logs", global = true)]
     logs: PathBuf,
+}
+
+impl Sources {
+    fn resolve(before: &SourceArgs, after: Option<&SourceArgs>) -> Sources {
+        let after = after.cloned().unwrap_or_default();
+        let defaults = ScriptLimits::default();
+        Sources {
+            plugins: [&before.plugins[..], &after.plugins[..]].concat(),
+            scripts: [&before.scripts[..], &after.scripts[..]].concat(),
+            op_budget: after.op_budget.or(before.op_budget).unwrap_or(defaults.op_budget),
+            call_timeout_ms: after
+                .call_timeout_ms
+                .or(before.call_timeout_ms)
+                .unwrap_or(defaults.call_timeout.as_millis() as u64),
+            memory_mib: after.memory_mib.or(before.memory_mib).unwrap_or(defaults.memory >> 20),
+            sandbox: after.sandbox.or(before.sandbox).unwrap_or(SandboxMode::None),
+            logs: after.logs.or_else(|| before.logs.clone()).unwrap_or_else(|| PathBuf::from("logs")),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -171,8 +219,13 @@ enum Command {
         isolate: Isolate,
         #[command(flatten)]
         game: GameOptions,
+        #[command(flatten)]
+        sources: SourceArgs,
+        #[command(flatten)]
+        which: GameChoice,
     },
-    /// Play several games (in parallel) and rank the entries by median score.
+    /// Play several games (in parallel) and rank the entries by the game's measure
+    /// (zombies: median score; eggs: mean; target: total points; hex: match points).
     Tournament {
         /// Number of games in the whole tournament (all shards), at least 1.
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
@@ -210,6 +263,10 @@ enum Command {
         isolate: Isolate,
         #[command(flatten)]
         game: GameOptions,
+        #[command(flatten)]
+        sources: SourceArgs,
+        #[command(flatten)]
+        which: GameChoice,
     },
     /// Turn a replay into one self-contained HTML page (a viewer with no other files).
     Replay {
@@ -235,6 +292,10 @@ enum Command {
         seed: u64,
         #[command(flatten)]
         game: GameOptions,
+        #[command(flatten)]
+        sources: SourceArgs,
+        #[command(flatten)]
+        which: GameChoice,
     },
     /// Merge the JSON results of several shards into one leaderboard.
     Merge {
@@ -267,6 +328,10 @@ enum Command {
         /// checking that they play the same games.
         #[arg(long)]
         isolation: bool,
+        #[command(flatten)]
+        sources: SourceArgs,
+        #[command(flatten)]
+        which: GameChoice,
     },
     /// Write a starting bot into ./NAME/: a complete, commented bot for the game
     /// (`--game`) in the language, with a README saying how to build and play it.
@@ -281,6 +346,8 @@ enum Command {
         /// (default: this arena's).
         #[arg(long, value_name = "DIR")]
         abi_path: Option<PathBuf>,
+        #[command(flatten)]
+        which: GameChoice,
     },
     /// List the entries found and the files skipped, with reasons.
     List {
@@ -288,6 +355,10 @@ enum Command {
         /// loading is then listed as skipped instead of ending the command).
         #[arg(long, value_enum, default_value_t = Isolate::On)]
         isolate: Isolate,
+        #[command(flatten)]
+        sources: SourceArgs,
+        #[command(flatten)]
+        which: GameChoice,
     },
     /// (internal) Serve games for an isolating host: one JSON request per line on
     /// stdin, one answer per line on the original stdout.
@@ -304,6 +375,10 @@ enum Command {
         /// The entries' files, in entry order.
         #[arg(long = "entry")]
         entries: Vec<PathBuf>,
+        #[command(flatten)]
+        sources: SourceArgs,
+        #[command(flatten)]
+        which: GameChoice,
     },
     /// (internal) Load one native library and report what it is.
     #[command(name = "__probe", hide = true)]
@@ -323,14 +398,15 @@ fn main() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    if cli.sources.sandbox == SandboxMode::Bwrap {
+    let sources = Sources::resolve(&cli.sources, cli.command.sources());
+    if sources.sandbox == SandboxMode::Bwrap {
         if let Err(why) = arena::process::bwrap_available() {
             eprintln!("error: --sandbox bwrap: {why}");
             std::process::exit(1);
         }
     }
-    let game = cli.game.clone();
-    let result = with_game!(game.as_str(), G => run::<G>(cli), _ => Err(anyhow::anyhow!("unknown game {game:?}")));
+    let game = cli.command.game().or(cli.game.game.as_deref()).unwrap_or("zombies").to_owned();
+    let result = with_game!(game.as_str(), G => run::<G>(cli.command, &sources), _ => Err(anyhow::anyhow!("unknown game {game:?}")));
     if let Err(err) = result {
         eprintln!("error: {err:#}");
         std::process::exit(1);
@@ -350,32 +426,61 @@ fn check_sources(sources: &Sources) -> Result<()> {
     Ok(())
 }
 
-fn run<G: Game>(cli: Cli) -> Result<()> {
+impl Command {
+    /// The game named after the subcommand, for the commands that play or write bots.
+    fn game(&self) -> Option<&str> {
+        match self {
+            Command::Play { which, .. }
+            | Command::Tournament { which, .. }
+            | Command::Check { which, .. }
+            | Command::Bench { which, .. }
+            | Command::List { which, .. }
+            | Command::NewBot { which, .. }
+            | Command::Worker { which, .. } => which.game.as_deref(),
+            Command::Replay { .. } | Command::Merge { .. } | Command::Probe { .. } => None,
+        }
+    }
+
+    /// The bot options given after the subcommand, for the commands that load bots.
+    fn sources(&self) -> Option<&SourceArgs> {
+        match self {
+            Command::Play { sources, .. }
+            | Command::Tournament { sources, .. }
+            | Command::Check { sources, .. }
+            | Command::Bench { sources, .. }
+            | Command::List { sources, .. }
+            | Command::Worker { sources, .. } => Some(sources),
+            Command::Replay { .. } | Command::Merge { .. } | Command::NewBot { .. } | Command::Probe { .. } => None,
+        }
+    }
+}
+
+fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
     if matches!(
-        cli.command,
+        command,
         Command::List { .. }
             | Command::Play { .. }
             | Command::Tournament { .. }
             | Command::Bench { .. }
             | Command::Check { .. }
     ) {
-        check_sources(&cli.sources)?;
+        check_sources(sources)?;
     }
-    match cli.command {
-        Command::List { isolate } => {
-            let iso = isolation(&cli.sources, isolate, TimeBank::default())?;
-            list(&discover::<G>(&cli.sources, iso.as_deref()));
+    match command {
+        Command::List { isolate, .. } => {
+            let iso = isolation(sources, isolate, TimeBank::default())?;
+            list(&discover::<G>(sources, iso.as_deref()));
             if let Some(iso) = &iso {
                 let _ = std::fs::remove_dir_all(&iso.scratch);
             }
             Ok(())
         }
-        Command::Worker { blame, bank_ms, bank_per_turn_ms, call_limit_ms, entries } => {
+        Command::Worker { blame, bank_ms, bank_per_turn_ms, call_limit_ms, entries, .. } => {
             let bank =
                 TimeBank { initial: Duration::from_millis(bank_ms), per_turn: Duration::from_millis(bank_per_turn_ms) };
-            worker::<G>(&cli.sources, &blame, bank, Duration::from_millis(call_limit_ms), &entries)
+            worker::<G>(sources, &blame, bank, Duration::from_millis(call_limit_ms), &entries)
         }
-        Command::NewBot { name, lang, abi_path } => new_bot(G::NAME, &name, &lang, abi_path.as_deref()),
+        Command::NewBot { name, lang, abi_path, .. } => new_bot(G::NAME, &name, &lang, abi_path.as_deref()),
         Command::Probe { file, out } => {
             let report = match arena::loaders::native::inspect(&file) {
                 Ok(info) => ProbeReport::Bot(info),
@@ -383,17 +488,17 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
             };
             std::fs::write(&out, serde_json::to_vec(&report)?).with_context(|| format!("{}", out.display()))
         }
-        Command::Play { seed, replay, isolate, game } => {
-            let iso = isolation(&cli.sources, isolate, game.bank()?)?;
-            let found = playable(discover::<G>(&cli.sources, iso.as_deref()))?;
+        Command::Play { seed, replay, isolate, game, .. } => {
+            let iso = isolation(sources, isolate, game.bank()?)?;
+            let found = playable(discover::<G>(sources, iso.as_deref()))?;
             if iso.is_some() {
-                start_logs(&cli.sources, &found.entries);
+                start_logs(sources, &found.entries);
             }
             let plan = Plan {
                 config: game.config::<G>()?,
                 record: replay.is_some(),
                 bank: Some(game.bank()?),
-                call_limit: Some(Duration::from_millis(cli.sources.call_timeout_ms)),
+                call_limit: Some(Duration::from_millis(sources.call_timeout_ms)),
                 isolation: games_isolation(isolate, iso, &found.entries),
                 ..Plan::new(0, 1)
             };
@@ -416,7 +521,9 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
             print_problems(order.iter().map(|&i| (found.entries[i].name.as_str(), &outcome.stats[i])), &sources);
             Ok(())
         }
-        Command::Tournament { rounds, seed, jobs, shard, json, csv, replay_dir, plot, report, isolate, game } => {
+        Command::Tournament {
+            rounds, seed, jobs, shard, json, csv, replay_dir, plot, report, isolate, game, ..
+        } => {
             if let Some(p) = plot.as_ref().filter(|p| p.extension().is_none_or(|e| e != "svg")) {
                 bail!("{}: the plot is drawn as SVG; give a file name ending in .svg", p.display());
             }
@@ -424,10 +531,10 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
             check_outputs(&[json.as_deref(), csv.as_deref(), plot.as_deref()], &[replay_dir.as_deref()])?;
             let mut report =
                 report.as_deref().map(arena::report::Report::create).transpose().map_err(anyhow::Error::msg)?;
-            let iso = isolation(&cli.sources, isolate, game.bank()?)?;
-            let found = playable(discover::<G>(&cli.sources, iso.as_deref()))?;
+            let iso = isolation(sources, isolate, game.bank()?)?;
+            let found = playable(discover::<G>(sources, iso.as_deref()))?;
             if iso.is_some() {
-                start_logs(&cli.sources, &found.entries);
+                start_logs(sources, &found.entries);
             }
             let jobs = jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
             // Games in the whole tournament: rounds times the game's games per round
@@ -441,7 +548,7 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
                 config: game.config::<G>()?,
                 record: replay_dir.is_some() || report.is_some(),
                 bank: Some(game.bank()?),
-                call_limit: Some(Duration::from_millis(cli.sources.call_timeout_ms)),
+                call_limit: Some(Duration::from_millis(sources.call_timeout_ms)),
                 isolation: games_isolation(isolate, iso, &found.entries),
             };
             if let Some(dir) = &replay_dir {
@@ -534,10 +641,10 @@ fn run<G: Game>(cli: Cli) -> Result<()> {
             with_game!(game.as_str(), R => replay_page::<R>(&file, &bytes, &html),
                 _ => bail!("{}: a replay of {game:?}, a game this program does not know", file.display()))
         }
-        Command::Check { file, vs, games, seed, game } => check::<G>(&cli.sources, &file, &vs, games, seed, &game),
-        Command::Bench { isolation: true, .. } => isolation_tax(&cli.sources),
-        Command::Bench { seconds, only, games, steps, isolation: false } => {
-            bench::<G>(&cli.sources, seconds, only.as_deref(), games, steps)
+        Command::Check { file, vs, games, seed, game, .. } => check::<G>(sources, &file, &vs, games, seed, &game),
+        Command::Bench { isolation: true, .. } => isolation_tax(sources),
+        Command::Bench { seconds, only, games, steps, isolation: false, .. } => {
+            bench::<G>(sources, seconds, only.as_deref(), games, steps)
         }
         Command::Merge { inputs, json, csv } => {
             let parts = inputs
