@@ -153,6 +153,18 @@ fn native_bots_log_through_the_abi_one_block_per_game_after_its_marker() {
 }
 
 #[test]
+fn a_rust_library_built_against_abi_1_0_loads_and_plays_zombies() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_in(dir.path(), &plugin_lib("abi-1-0-bot"), &lib_name("old"));
+    copy_in(dir.path(), &plugin_lib("standstill"), &lib_name("standstill"));
+    let found = discover_plugins(dir.path());
+    let names: Vec<&str> = found.entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["OldTimer", "StandStill"], "{:?}", found.skipped);
+    let out = play_game(&found.entries, 4, &GameConfig { max_turns: Some(20), ..GameConfig::default() });
+    assert!(out.stats.iter().all(|s| s.calls > 0 && s.errors == 0), "{:?}", out.stats);
+}
+
+#[test]
 fn c_tables_of_older_versions_load_by_their_declared_size() {
     let dir = tempfile::tempdir().unwrap();
     // 1.0 (no game: plays zombies) and 1.1 (no set_logger: not asked to log).

@@ -15,9 +15,15 @@
 //!   [`Context`] / [`Action`] (checked by size assertions on both sides).
 //!
 //! How the ABI grows: new capabilities are appended to [`BotModule`] after its
-//! `#[sabi(last_prefix_field)]` (old plugins read them as absent) and to the [`Bot`]
-//! trait after its last prefix method. Changing an existing type bumps the major
-//! version, and the host then rejects older plugins with a one-line reason.
+//! `#[sabi(last_prefix_field)]` (1.1: the game and the other games' constructors; 1.2:
+//! the logger) and to the C table (read up to its `struct_size`). abi_stable accepts a
+//! library only if its root module has at least the fields of the type the host checks
+//! it against, so the host checks against [`any_version::BotModule`] (the 1.0 fields)
+//! and reads through [`BotModuleRef`], whose accessors see the library's own field
+//! count: a field an older library lacks reads as absent. The same check applies to a
+//! `#[sabi_trait]`'s methods, with no such way around it, so the bot traits never grow:
+//! a new kind of call is a new trait and constructor. Changing an existing type bumps
+//! the major version, and the host then rejects older plugins with a one-line reason.
 #![deny(missing_docs)]
 
 pub mod eggs;
@@ -454,14 +460,15 @@ pub struct BotModule {
     /// (1.1) Creates a fresh hex humans vs zombies bot (`None` unless it plays `hex`).
     #[sabi(missing_field(default))]
     pub new_hex_bot: Option<extern "C" fn() -> RResult<hex::HexBotBox, RString>>,
-    /// (1.2) Called once by the host when it loads the library: the function (and its
-    /// data) through which the bot writes lines to its entry's log (see [`log`]).
-    /// Absent in older libraries, whose bots cannot log.
+    /// (1.2) Called once by the host when it loads the library, with the channel
+    /// through which the bot writes lines to its entry's log (see [`log`]). Absent in
+    /// older libraries, whose bots cannot log.
     #[sabi(missing_field(default))]
     pub set_logger: Option<extern "C" fn(logger: Logger)>,
 }
 
-/// (1.2) The host's log channel, handed to a library by `set_logger` (`zb_logger` in C).
+/// (1.2) The host's log channel, handed to a library when it is loaded (`zb_logger` in
+/// C; the Rust export macros keep it for [`log`]).
 #[repr(C)]
 #[derive(StableAbi, Debug, Clone, Copy)]
 pub struct Logger {
@@ -477,6 +484,54 @@ impl RootModule for BotModuleRef {
     const BASE_NAME: &'static str = "zombies_bot";
     const NAME: &'static str = "zombies_bot";
     const VERSION_STRINGS: VersionStrings = package_version_strings!();
+}
+
+pub mod any_version {
+    //! The root module as every 1.x library has it: only the 1.0 fields.
+    //!
+    //! abi_stable accepts a library only if its root module has at least the fields of
+    //! the type the host checks it against. Checked against the whole [`BotModule`]
+    //! (crate::BotModule), a library built before 1.1 would be turned away ("too many
+    //! fields"); checked against this, every 1.x library loads. The host then reads the
+    //! module through [`BotModuleRef`](crate::BotModuleRef) (see
+    //! [`BotModuleRef::into_current`]), whose accessors see the library's own field
+    //! count: fields it does not have read as absent.
+    #![allow(missing_debug_implementations)]
+    use super::*;
+
+    /// The 1.0 fields of [`BotModule`](crate::BotModule), under the same name (part of
+    /// the layout abi_stable compares).
+    #[repr(C)]
+    #[derive(StableAbi)]
+    #[sabi(kind(Prefix(prefix_ref = BotModuleRef)))]
+    #[sabi(missing_field(panic))]
+    pub struct BotModule {
+        /// As in [`BotModule`](crate::BotModule).
+        pub abi_version: u32,
+        /// As in [`BotModule`](crate::BotModule).
+        pub name: RStr<'static>,
+        /// As in [`BotModule`](crate::BotModule).
+        #[sabi(last_prefix_field)]
+        pub new_bot: extern "C" fn() -> RResult<BotBox, RString>,
+    }
+
+    impl RootModule for BotModuleRef {
+        declare_root_module_statics! {BotModuleRef}
+        const BASE_NAME: &'static str = "zombies_bot";
+        const NAME: &'static str = "zombies_bot";
+        const VERSION_STRINGS: VersionStrings = package_version_strings!();
+    }
+
+    impl BotModuleRef {
+        /// The same module, read with this version's accessors.
+        pub fn into_current(self) -> crate::BotModuleRef {
+            // SAFETY: every 1.x `BotModule` starts with these fields and only appends
+            // (repr(C)); a `PrefixRef` carries the library's own field accessibility, so
+            // the accessors of fields the library lacks return their default instead
+            // of reading past its module.
+            crate::BotModuleRef(unsafe { self.0.cast() })
+        }
+    }
 }
 
 /// The table a C bot library's `zombies_bot_entry` symbol returns (`zb_bot_table` in
@@ -694,7 +749,7 @@ pub mod __private {
         }
     }
 
-    /// The `set_logger` of every exported module: keeps the host's log function for
+    /// The `set_logger` of every exported module: keeps the host's log channel for
     /// [`log`](crate::log).
     pub extern "C" fn set_logger(logger: Logger) {
         *LOGGER.lock().unwrap_or_else(|p| p.into_inner()) = Some((logger.write, logger.data as usize));

@@ -9,7 +9,8 @@
 //! libraries play zombies). A library of another game is skipped with one line; one of
 //! this game is handed to the game ([`Game::native_bots`]) as a [`NativeModule`].
 //! Libraries are never unloaded: function pointers and statics from them stay valid
-//! for the whole process. A library that takes a logger (ABI 1.2) gets one at load,
+//! for the whole process. A library that takes a logger (ABI 1.2 `set_logger`) gets one
+//! at load,
 //! writing to its entry's log (`super::log`); a library is loaded once per process, so
 //! its lines go to the log of the entry it was last loaded as.
 //!
@@ -21,7 +22,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use zombies_plugin_abi::abi_stable::library::{LibraryError, RootModule, lib_header_from_path};
-use zombies_plugin_abi::{ABI_VERSION, BotModuleRef, C_ENTRY_SYMBOL, CBotTable, GAMES};
+use zombies_plugin_abi::{ABI_VERSION, BotModuleRef, C_ENTRY_SYMBOL, CBotTable, GAMES, any_version};
 
 use super::ScriptLimits;
 use super::log::{EntryLog, native_logger};
@@ -38,15 +39,9 @@ pub enum NativeModule {
     C(CTable),
 }
 
-impl NativeModule {
-    /// The library's `set_logger` (ABI 1.2), if it has one.
-    pub fn set_logger(&self) -> Option<extern "C" fn(zombies_plugin_abi::Logger)> {
-        match self {
-            NativeModule::Rust(m) => m.set_logger(),
-            NativeModule::C(table) => table.set_logger(),
-        }
-    }
-}
+/// How a library takes the host's log channel (ABI 1.2): the C table's or the Rust root
+/// module's `set_logger`.
+pub type SetLogger = extern "C" fn(zombies_plugin_abi::Logger);
 
 /// A C library's table, read only up to the size the library declared (fields of a
 /// newer minor version are absent from older libraries' tables).
@@ -115,7 +110,7 @@ impl CTable {
     }
 
     /// `set_logger` (1.2).
-    pub fn set_logger(&self) -> Option<extern "C" fn(zombies_plugin_abi::Logger)> {
+    pub fn set_logger(&self) -> Option<SetLogger> {
         self.field(std::mem::offset_of!(CBotTable, set_logger), |t| unsafe { &raw const (*t).set_logger }).flatten()
     }
 
@@ -146,7 +141,7 @@ pub struct LibraryInfo {
 
 /// Loads one library and says what it is (the probe of isolation reports this).
 pub fn inspect(path: &Path) -> Result<LibraryInfo, String> {
-    let (module, kind) = open(path)?;
+    let (module, kind, _) = open(path)?;
     let (name, game) = identify(&module)?;
     Ok(LibraryInfo { name, kind, game })
 }
@@ -160,11 +155,11 @@ pub fn is_library_name(path: &Path) -> bool {
 /// of another game: "plays eggs; this is a zombies tournament"). A library that takes
 /// a logger (ABI 1.2) is handed one writing to the entry's log in `limits.log_dir`.
 pub fn load<G: Game>(path: &Path, limits: &ScriptLimits) -> Result<Entry<G>, String> {
-    let (module, kind) = open(path)?;
+    let (module, kind, set_logger) = open(path)?;
     let (name, game) = identify(&module)?;
     check_game::<G>(&game)?;
     let bots = G::native_bots(&module)?;
-    if let Some(set_logger) = module.set_logger() {
+    if let Some(set_logger) = set_logger {
         let log = Arc::new(EntryLog::new(limits.log_dir.as_deref(), &name, limits.log_append));
         set_logger(native_logger(log));
     }
@@ -177,8 +172,8 @@ pub fn check_game<G: Game>(game: &str) -> Result<(), String> {
     if game == G::NAME { Ok(()) } else { Err(format!("plays {game}; this is {article} {} tournament", G::NAME)) }
 }
 
-/// Opens a library and finds its module.
-fn open(path: &Path) -> Result<(NativeModule, EntryKind), String> {
+/// Opens a library and finds its module, and how it takes a logger.
+fn open(path: &Path) -> Result<(NativeModule, EntryKind, Option<SetLogger>), String> {
     let lib = open_now(path)?;
     // SAFETY: the symbol, if present, has the type the C header declares.
     let c_entry = unsafe { lib.get::<extern "C" fn() -> *const CBotTable>(c_symbol().as_bytes()) };
@@ -186,11 +181,14 @@ fn open(path: &Path) -> Result<(NativeModule, EntryKind), String> {
         Ok(entry) => {
             let entry = *entry;
             std::mem::forget(lib); // never unloaded
-            Ok((c_table(entry)?, EntryKind::NativeC))
+            let module = c_table(entry)?;
+            let NativeModule::C(table) = module else { unreachable!("c_table makes C modules") };
+            Ok((module, EntryKind::NativeC, table.set_logger()))
         }
         Err(_) => {
             std::mem::forget(lib); // keeps the immediate binding done above
-            Ok((NativeModule::Rust(rust_module(path)?), EntryKind::Native))
+            let module = rust_module(path)?;
+            Ok((NativeModule::Rust(module), EntryKind::Native, module.set_logger()))
         }
     }
 }
@@ -246,7 +244,8 @@ fn open_now(path: &Path) -> Result<libloading::Library, String> {
 
 fn rust_module(path: &Path) -> Result<BotModuleRef, String> {
     let header = lib_header_from_path(path).map_err(|e| describe(&e))?;
-    let module = header.init_root_module::<BotModuleRef>().map_err(|e| describe(&e))?;
+    // Checked against the 1.0 fields only, so that libraries of every 1.x load.
+    let module = header.init_root_module::<any_version::BotModuleRef>().map_err(|e| describe(&e))?.into_current();
     if module.abi_version() != ABI_VERSION {
         return Err(format!("built for bot ABI version {}, this host speaks {ABI_VERSION}", module.abi_version()));
     }
