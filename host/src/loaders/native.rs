@@ -21,7 +21,9 @@ use std::ffi::CStr;
 use std::path::Path;
 use std::sync::Arc;
 
-use zombies_plugin_abi::abi_stable::library::{LibraryError, RootModule, lib_header_from_path};
+use zombies_plugin_abi::abi_stable::StableAbi;
+use zombies_plugin_abi::abi_stable::abi_stability::abi_checking::check_layout_compatibility;
+use zombies_plugin_abi::abi_stable::library::{LibraryError, lib_header_from_path};
 use zombies_plugin_abi::{ABI_VERSION, BotModuleRef, C_ENTRY_SYMBOL, CBotTable, GAMES, any_version};
 
 use super::ScriptLimits;
@@ -244,13 +246,26 @@ fn open_now(path: &Path) -> Result<libloading::Library, String> {
 
 fn rust_module(path: &Path) -> Result<BotModuleRef, String> {
     let header = lib_header_from_path(path).map_err(|e| describe(&e))?;
-    // Checked against the 1.0 fields only, so that libraries of every 1.x load.
+    // Every field the library and this host both have, checked type by type (the
+    // other games' contexts and answers included), whichever side has more fields.
+    if let Some(library) = header.layout() {
+        let host = <BotModuleRef as StableAbi>::LAYOUT;
+        check_layout_compatibility(host, library)
+            .or_else(|_| check_layout_compatibility(library, host))
+            .map_err(|_| ABI_TYPES_DIFFER.to_owned())?;
+    }
+    // abi_stable's own check, against the 1.0 fields only: it accepts a library only
+    // with at least the checked type's fields, and every 1.x library has these.
     let module = header.init_root_module::<any_version::BotModuleRef>().map_err(|e| describe(&e))?.into_current();
     if module.abi_version() != ABI_VERSION {
         return Err(format!("built for bot ABI version {}, this host speaks {ABI_VERSION}", module.abi_version()));
     }
     Ok(module)
 }
+
+/// Why a library whose types do not match this host's is skipped.
+const ABI_TYPES_DIFFER: &str =
+    "its ABI types differ from this host's (built against a changed or incompatible zombies-plugin-abi?)";
 
 /// One line for an abi_stable loading error (some are pages long).
 fn describe(err: &LibraryError) -> String {
@@ -263,10 +278,7 @@ fn describe(err: &LibraryError) -> String {
         LibraryError::IncompatibleVersionNumber { expected_version, actual_version, .. } => format!(
             "built against zombies-plugin-abi {actual_version}, incompatible with this host's {expected_version}"
         ),
-        LibraryError::AbiInstability(_) => format!(
-            "its ABI types differ from this host's (built against another zombies-plugin-abi {}?)",
-            BotModuleRef::VERSION_STRINGS.version
-        ),
+        LibraryError::AbiInstability(_) => ABI_TYPES_DIFFER.to_owned(),
         LibraryError::InvalidAbiHeader(_) | LibraryError::InvalidCAbi { .. } => {
             "built with an incompatible abi_stable or compiler ABI".to_owned()
         }
