@@ -493,10 +493,18 @@ fn check_reports_a_good_bot_and_fails_a_broken_one() {
         "calls:",
         "errors: 0",
         "worst game:",
+        "log: nothing written",
         "ok",
     ] {
         assert!(text.contains(part), "{part}: {text}");
     }
+    // A native bot that logs: the report points at its log.
+    let lib = crate::util::compile_c(&data("native/logging.c"), &d.join(crate::util::lib_name("logging")), &[]);
+    let text =
+        stdout(&zombies(d, d, &["check", lib.to_str().unwrap(), "--games", "1", "--set", "players_per_entry=2"]));
+    let log = d.join("logs").join("Logger.log");
+    assert!(text.contains(&format!("log: {}", log.display())), "{text}");
+    assert!(std::fs::read_to_string(&log).unwrap().contains("new game"));
     let broken = d.join("broken.lua");
     std::fs::write(&broken, "function do_turn(ctx) return nil + 1 end\n").unwrap();
     let out = zombies(d, d, &["check", broken.to_str().unwrap(), "--games", "1", "--set", "players_per_entry=3"]);

@@ -709,6 +709,7 @@ fn check<G: Game>(
     seed: u64,
     opts: &GameOptions,
 ) -> Result<()> {
+    let started = std::time::SystemTime::now();
     let iso = isolation(sources, Isolate::Auto, opts.bank()?)?;
     let limits = script_limits(sources);
     let load = |paths: Vec<PathBuf>| {
@@ -783,8 +784,12 @@ fn check<G: Game>(
     for m in &s.messages {
         println!("    {m}");
     }
-    if matches!(bot.kind, EntryKind::Rhai | EntryKind::Lua | EntryKind::Program) {
-        println!("  log: {}", sources.logs.join(format!("{}.log", bot.name)).display());
+    let log = sources.logs.join(format!("{}.log", bot.name));
+    let written = std::fs::metadata(&log).and_then(|m| m.modified()).is_ok_and(|t| t >= started);
+    if written {
+        println!("  log: {}", log.display());
+    } else {
+        println!("  log: nothing written (print, stderr, or log!/zb_log for native bots, go to {})", log.display());
     }
     if let Some((score, index, game_seed, bytes)) = worst {
         let path = sources.logs.join(format!("check-{}-worst.zrpl", bot.name));
