@@ -315,6 +315,53 @@ fn isolated_native_bots_log_every_game_through_the_abi() {
 }
 
 #[test]
+fn workers_run_under_an_address_space_cap_set_from_outside() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plugins = d.join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    crate::util::compile_c(&data("native/hog.c"), &plugins.join(crate::util::lib_name("hog")), &[]);
+    let log = d.join("logs").join("Hog.log");
+    let run = |cap: &str| {
+        let args = ["tournament", "--rounds", "1", "--isolate", "on", "--max-turns", "2", "--worker-memory-mib", cap];
+        stdout(&zombies(&plugins, d, &args));
+        std::fs::read_to_string(&log).unwrap()
+    };
+    assert!(run("1024").contains("3 GiB: refused"), "a 1 GiB worker cannot map 3 GiB");
+    // Unless the kernel counts every mapping (strict overcommit), untouched memory is
+    // granted under a cap above it.
+    if std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|m| m.trim() != "2") {
+        assert!(run("8192").contains("3 GiB: granted"), "an 8 GiB worker can");
+    }
+}
+
+#[test]
+fn what_a_native_bot_forks_ends_with_its_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plugins = d.join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    crate::util::compile_c(&data("native/forker.c"), &plugins.join(crate::util::lib_name("forker")), &[]);
+    stdout(&zombies(
+        &plugins,
+        d,
+        &["tournament", "--rounds", "2", "--jobs", "1", "--isolate", "on", "--max-turns", "2"],
+    ));
+    let log = std::fs::read_to_string(d.join("logs").join("Forker.log")).unwrap();
+    let pid = log.lines().find_map(|l| l.strip_prefix("child ")).expect("the bot forked");
+    // The child is killed with the worker's process group (then reaped by init).
+    let gone = (0..200).any(|_| {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let ended = state.is_empty() || state.split(") ").nth(1).is_some_and(|s| s.starts_with('Z'));
+        ended || {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            false
+        }
+    });
+    assert!(gone, "child {pid} still runs: {log}");
+}
+
+#[test]
 fn bench_reports_turns_per_second_and_the_time_of_each_step() {
     let plugins = tempfile::tempdir().unwrap();
     for name in ["standstill", "random-walker"] {

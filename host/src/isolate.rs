@@ -38,6 +38,7 @@ use crate::bot::{Bot, BotError, Entry};
 use crate::game::{Game, Outcome};
 use crate::limits::{BlamePage, Cut, Guarded, TimeBank};
 use crate::loaders::native::LibraryInfo;
+use crate::process::kill_group;
 use crate::replay::Replay;
 
 /// How to start workers.
@@ -55,6 +56,10 @@ pub struct Isolation {
     pub call_limit: Duration,
     /// A directory for the workers' scratch files.
     pub scratch: PathBuf,
+    /// The address space a worker (or probe) may use, in bytes: all of its bots
+    /// together. A native bot that goes over it crashes its worker and is out of that
+    /// game; a script's own cap is lower.
+    pub memory: u64,
 }
 
 /// One game asked of a worker.
@@ -129,7 +134,9 @@ pub fn describe_exit(status: ExitStatus) -> String {
 /// running the library's code.
 pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> {
     let out = scratch_file(&iso.scratch, "probe");
-    let mut child = Command::new(&iso.program)
+    let mut cmd = Command::new(&iso.program);
+    crate::process::confine_helper(&mut cmd, iso.memory);
+    let mut child = cmd
         .args(["__probe"])
         .arg(path)
         .arg("--out")
@@ -144,7 +151,7 @@ pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> 
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if started.elapsed() > PROBE_TIME => {
-                let _ = child.kill();
+                kill_group(&mut child);
                 let _ = child.wait();
                 let _ = std::fs::remove_file(&out);
                 return Err(format!("hung while loading (over {} s)", PROBE_TIME.as_secs()));
@@ -199,7 +206,7 @@ struct Running {
 impl Running {
     /// Kills the worker and removes its scratch files; returns its last words.
     fn end(mut self) -> String {
-        let _ = self.child.kill();
+        kill_group(&mut self.child);
         let _ = self.child.wait();
         let last_words = std::fs::read_to_string(&self.log).unwrap_or_default();
         let _ = std::fs::remove_file(&self.blame_path);
@@ -228,6 +235,7 @@ impl<G: Game> Worker<G> {
         let log = scratch_file(&iso.scratch, "stderr");
         let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
         let mut cmd = Command::new(&iso.program);
+        crate::process::confine_helper(&mut cmd, iso.memory);
         cmd.args(&iso.args)
             .args(["--game", G::NAME])
             .arg("__worker")
@@ -344,7 +352,7 @@ impl<G: Game> Drop for Worker<G> {
             while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
                 std::thread::sleep(Duration::from_millis(2));
             }
-            let _ = child.kill();
+            kill_group(&mut child);
             let _ = child.wait();
             let _ = std::fs::remove_file(&r.blame_path);
             let _ = std::fs::remove_file(&r.log);
@@ -388,7 +396,7 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
                     _ => true,
                 };
                 if computing || now.saturating_sub(since) >= PATIENCE.as_nanos() as u64 {
-                    let _ = r.child.kill();
+                    kill_group(&mut r.child);
                     let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
                     let what = "hung in a call past its time limit".to_owned();
                     return (r, Watched::Lost(Some((entry, call, what)), status));

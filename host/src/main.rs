@@ -68,6 +68,11 @@ struct SourceArgs {
     /// Memory cap of each script entry, in MiB [default: 64].
     #[arg(long, value_name = "MIB")]
     memory_mib: Option<usize>,
+    /// Address space of each worker process, in MiB: all the bots it runs together. A
+    /// native bot that goes over it crashes its worker and is out of that game
+    /// [default: 4096].
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(64..))]
+    worker_memory_mib: Option<u64>,
     /// Run program bots in a sandbox: `bwrap` (bubblewrap) gives them no network and a
     /// read-only file system (see docs/hardening.md for what each mode protects)
     /// [default: none].
@@ -88,6 +93,7 @@ struct Sources {
     op_budget: u64,
     call_timeout_ms: u64,
     memory_mib: usize,
+    worker_memory_mib: u64,
     sandbox: SandboxMode,
     logs: PathBuf,
 }
@@ -105,6 +111,7 @@ impl Sources {
                 .or(before.call_timeout_ms)
                 .unwrap_or(defaults.call_timeout.as_millis() as u64),
             memory_mib: after.memory_mib.or(before.memory_mib).unwrap_or(defaults.memory >> 20),
+            worker_memory_mib: after.worker_memory_mib.or(before.worker_memory_mib).unwrap_or(4096),
             sandbox: after.sandbox.or(before.sandbox).unwrap_or(SandboxMode::None),
             logs: after.logs.or_else(|| before.logs.clone()).unwrap_or_else(|| PathBuf::from("logs")),
         }
@@ -1344,7 +1351,8 @@ fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Opti
     std::fs::create_dir_all(&scratch).with_context(|| format!("{}: cannot create", scratch.display()))?;
     let program = std::env::current_exe().context("cannot find this program to start workers")?;
     let call_limit = Duration::from_millis(sources.call_timeout_ms);
-    Ok(Some(Arc::new(Isolation { program, args, bank, call_limit, scratch })))
+    let memory = sources.worker_memory_mib << 20;
+    Ok(Some(Arc::new(Isolation { program, args, bank, call_limit, scratch, memory })))
 }
 
 /// The `__worker` command: loads the isolating host's entries once, then plays the

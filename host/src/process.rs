@@ -223,6 +223,33 @@ const BWRAP_BASE: [&str; 13] = [
     "--new-session",
 ];
 
+/// Confines a helper process of the host that runs native bots' code (a game worker, a
+/// library probe): its own process group, so that [`kill_group`] takes whatever it
+/// forked, at most `address_space` bytes of virtual memory (a memory bomb then fails
+/// inside it instead of exhausting the machine), and no core dumps.
+pub fn confine_helper(cmd: &mut Command, address_space: u64) {
+    cmd.process_group(0);
+    // SAFETY: the closure only makes async-signal-safe calls and does not allocate.
+    unsafe {
+        cmd.pre_exec(move || {
+            lower_limit(libc::RLIMIT_AS, address_space, address_space)?;
+            lower_limit(libc::RLIMIT_CORE, 0, 0)
+        });
+    }
+}
+
+/// Kills a process started with [`confine_helper`] and everything in its process group.
+pub fn kill_group(child: &mut Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: a plain syscall; the group is the child's own (see `confine_helper`),
+        // whose id cannot be reused while the unreaped child or a member lives.
+        unsafe {
+            libc::killpg(pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+}
+
 /// Whether [`Sandbox::Bwrap`] works here: runs `bwrap ... true` once (as [`default_run_as`],
 /// the way bots would run) and caches the answer. `Err` says why not in one line, e.g.
 /// bwrap is missing or user namespaces are off.
