@@ -200,7 +200,7 @@ struct Running {
     answers: mpsc::Receiver<String>,
     blame: BlamePage,
     blame_path: PathBuf,
-    log: PathBuf,
+    stderr: StderrTail,
 }
 
 impl Running {
@@ -208,10 +208,51 @@ impl Running {
     fn end(mut self) -> String {
         kill_group(&mut self.child);
         let _ = self.child.wait();
-        let last_words = std::fs::read_to_string(&self.log).unwrap_or_default();
         let _ = std::fs::remove_file(&self.blame_path);
-        let _ = std::fs::remove_file(&self.log);
-        last_words
+        self.stderr.last_words()
+    }
+}
+
+/// The end of what a worker writes to its standard error (a panic's message, a bot's
+/// stray prints: a worker's stdout goes there too), read by a thread of the host that
+/// keeps only the last [`StderrTail::KEPT`] bytes: no amount of output fills a disk or
+/// blocks the worker.
+#[derive(Debug)]
+struct StderrTail {
+    kept: Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl StderrTail {
+    const KEPT: usize = 64 << 10;
+
+    fn drain(mut from: impl std::io::Read + Send + 'static) -> StderrTail {
+        let kept = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = Arc::clone(&kept);
+        let reader = std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n @ 1..) = from.read(&mut chunk) {
+                let mut kept = into.lock().unwrap_or_else(|p| p.into_inner());
+                kept.extend_from_slice(&chunk[..n]);
+                if kept.len() > 2 * Self::KEPT {
+                    let cut = kept.len() - Self::KEPT;
+                    kept.drain(..cut);
+                }
+            }
+        });
+        StderrTail { kept, reader }
+    }
+
+    /// The last bytes written, once the worker (and whatever held its stderr) ended,
+    /// or after half a second.
+    fn last_words(self) -> String {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while !self.reader.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        let tail = &kept[kept.len().saturating_sub(Self::KEPT)..];
+        String::from_utf8_lossy(tail).into_owned()
     }
 }
 
@@ -232,7 +273,6 @@ impl<G: Game> Worker<G> {
     fn start(&mut self) -> Result<Running, String> {
         let iso = &self.iso;
         let blame_path = scratch_file(&iso.scratch, "blame");
-        let log = scratch_file(&iso.scratch, "stderr");
         let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
         let mut cmd = Command::new(&iso.program);
         crate::process::confine_helper(&mut cmd, iso.memory);
@@ -249,15 +289,15 @@ impl<G: Game> Worker<G> {
         for f in &self.files {
             cmd.arg("--entry").arg(f);
         }
-        let stderr = std::fs::File::create(&log).map_err(|e| format!("cannot create a worker log: {e}"))?;
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(stderr)
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("cannot start a worker process: {e}"))?;
         let requests = child.stdin.take().ok_or("the worker has no stdin")?;
         let out = child.stdout.take().ok_or("the worker has no stdout")?;
+        let stderr = StderrTail::drain(child.stderr.take().ok_or("the worker has no stderr")?);
         let (send, answers) = mpsc::channel();
         std::thread::spawn(move || {
             for line in std::io::BufReader::new(out).lines() {
@@ -268,7 +308,7 @@ impl<G: Game> Worker<G> {
             }
         });
         self.started += 1;
-        Ok(Running { child, requests, answers, blame, blame_path, log })
+        Ok(Running { child, requests, answers, blame, blame_path, stderr })
     }
 
     /// Plays one game with the entries `seats` (indices into this worker's entries, in
@@ -355,7 +395,6 @@ impl<G: Game> Drop for Worker<G> {
             kill_group(&mut child);
             let _ = child.wait();
             let _ = std::fs::remove_file(&r.blame_path);
-            let _ = std::fs::remove_file(&r.log);
         }
     }
 }
@@ -480,4 +519,18 @@ fn play_request<G: Game>(
         None => crate::tournament::play_game_with(&seated, request.seed, &config, wrap),
     };
     GameResponse::Played(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_on_stderr_keeps_only_its_last_64_kib() {
+        let mut flood = vec![b'x'; 5 << 20];
+        flood.extend_from_slice(b"\nthe last words\n");
+        let tail = StderrTail::drain(std::io::Cursor::new(flood)).last_words();
+        assert_eq!(tail.len(), StderrTail::KEPT);
+        assert!(tail.ends_with("x\nthe last words\n"));
+    }
 }
