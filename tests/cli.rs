@@ -336,6 +336,53 @@ fn workers_run_under_an_address_space_cap_set_from_outside() {
 }
 
 #[test]
+fn workers_run_under_a_process_cap_set_from_outside() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plugins = d.join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    crate::util::compile_c(&data("native/spawner.c"), &plugins.join(crate::util::lib_name("spawner")), &[]);
+    let args = ["tournament", "--rounds", "1", "--isolate", "on", "--max-turns", "2", "--worker-processes", "64"];
+    stdout(&zombies(&plugins, d, &args));
+    let log = std::fs::read_to_string(d.join("logs").join("Spawner.log")).unwrap();
+    let got: u32 = log.lines().find_map(|l| l.strip_prefix("forked ")).expect("the bot logged").parse().unwrap();
+    // As root without a pids control group nothing caps it (docs/hardening.md).
+    let pids = std::path::Path::new("/sys/fs/cgroup/pids").is_dir()
+        || std::fs::read_to_string("/sys/fs/cgroup/cgroup.controllers").is_ok_and(|c| c.contains("pids"));
+    if pids || !is_root() {
+        assert!(got < 64, "a worker capped at 64 tasks forked {got}");
+    }
+    // Either way every child ended with its worker: no live process names this test's
+    // directory (the children are copies of a worker, whose arguments do).
+    let gone = (0..200).any(|_| {
+        processes_naming(&d.to_string_lossy()) == 0 || {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            false
+        }
+    });
+    assert!(gone, "the bot's children outlived the tournament");
+}
+
+/// Live (not zombie) processes whose command line contains `text`.
+fn processes_naming(text: &str) -> usize {
+    let live = |p: &std::path::Path| {
+        let stat = std::fs::read_to_string(p.join("stat")).unwrap_or_default();
+        stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    };
+    let names = |p: &std::path::Path| {
+        std::fs::read(p.join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(text))
+    };
+    std::fs::read_dir("/proc").unwrap().flatten().filter(|e| live(&e.path()) && names(&e.path())).count()
+}
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
+        .unwrap_or(false)
+}
+
+#[test]
 fn what_a_native_bot_forks_ends_with_its_worker() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -60,6 +60,8 @@ pub struct Isolation {
     /// together. A native bot that goes over it crashes its worker and is out of that
     /// game; a script's own cap is lower.
     pub memory: u64,
+    /// The processes and threads a worker (or probe) may have, all it forks included.
+    pub processes: u32,
 }
 
 /// One game asked of a worker.
@@ -135,7 +137,7 @@ pub fn describe_exit(status: ExitStatus) -> String {
 pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> {
     let out = scratch_file(&iso.scratch, "probe");
     let mut cmd = Command::new(&iso.program);
-    crate::process::confine_helper(&mut cmd, iso.memory);
+    let _cap = crate::process::confine_helper(&mut cmd, iso.memory, iso.processes);
     let mut child = cmd
         .args(["__probe"])
         .arg(path)
@@ -201,6 +203,8 @@ struct Running {
     blame: BlamePage,
     blame_path: PathBuf,
     stderr: StderrTail,
+    /// The worker's process cap; dropped (what is left in it killed) after the worker.
+    _cap: Option<crate::process::ProcessCap>,
 }
 
 impl Running {
@@ -275,7 +279,7 @@ impl<G: Game> Worker<G> {
         let blame_path = scratch_file(&iso.scratch, "blame");
         let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
         let mut cmd = Command::new(&iso.program);
-        crate::process::confine_helper(&mut cmd, iso.memory);
+        let cap = crate::process::confine_helper(&mut cmd, iso.memory, iso.processes);
         cmd.args(&iso.args)
             .args(["--game", G::NAME])
             .arg("__worker")
@@ -308,7 +312,7 @@ impl<G: Game> Worker<G> {
             }
         });
         self.started += 1;
-        Ok(Running { child, requests, answers, blame, blame_path, stderr })
+        Ok(Running { child, requests, answers, blame, blame_path, stderr, _cap: cap })
     }
 
     /// Plays one game with the entries `seats` (indices into this worker's entries, in

@@ -73,6 +73,11 @@ struct SourceArgs {
     /// [default: 4096].
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(64..))]
     worker_memory_mib: Option<u64>,
+    /// Processes and threads each worker process may have, all its bots and whatever
+    /// they fork together (a pids control group as root, else RLIMIT_NPROC) [default:
+    /// 1024].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
+    worker_processes: Option<u32>,
     /// Run program bots in a sandbox: `bwrap` (bubblewrap) gives them no network and a
     /// read-only file system (see docs/hardening.md for what each mode protects)
     /// [default: none].
@@ -94,6 +99,7 @@ struct Sources {
     call_timeout_ms: u64,
     memory_mib: usize,
     worker_memory_mib: u64,
+    worker_processes: u32,
     sandbox: SandboxMode,
     logs: PathBuf,
 }
@@ -112,6 +118,7 @@ impl Sources {
                 .unwrap_or(defaults.call_timeout.as_millis() as u64),
             memory_mib: after.memory_mib.or(before.memory_mib).unwrap_or(defaults.memory >> 20),
             worker_memory_mib: after.worker_memory_mib.or(before.worker_memory_mib).unwrap_or(4096),
+            worker_processes: after.worker_processes.or(before.worker_processes).unwrap_or(1024),
             sandbox: after.sandbox.or(before.sandbox).unwrap_or(SandboxMode::None),
             logs: after.logs.or_else(|| before.logs.clone()).unwrap_or_else(|| PathBuf::from("logs")),
         }
@@ -1352,7 +1359,8 @@ fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Opti
     let program = std::env::current_exe().context("cannot find this program to start workers")?;
     let call_limit = Duration::from_millis(sources.call_timeout_ms);
     let memory = sources.worker_memory_mib << 20;
-    Ok(Some(Arc::new(Isolation { program, args, bank, call_limit, scratch, memory })))
+    let processes = sources.worker_processes;
+    Ok(Some(Arc::new(Isolation { program, args, bank, call_limit, scratch, memory, processes })))
 }
 
 /// The `__worker` command: loads the isolating host's entries once, then plays the

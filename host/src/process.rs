@@ -225,17 +225,133 @@ const BWRAP_BASE: [&str; 13] = [
 
 /// Confines a helper process of the host that runs native bots' code (a game worker, a
 /// library probe): its own process group, so that [`kill_group`] takes whatever it
-/// forked, at most `address_space` bytes of virtual memory (a memory bomb then fails
-/// inside it instead of exhausting the machine), and no core dumps.
-pub fn confine_helper(cmd: &mut Command, address_space: u64) {
+/// forked; at most `address_space` bytes of virtual memory (a memory bomb then fails
+/// inside it instead of exhausting the machine); no core dumps; and at most `processes`
+/// processes and threads, whatever it forks: through a [`ProcessCap`] (returned: keep
+/// it as long as the helper runs) where the host may make one, else, for a host that
+/// is not root, through RLIMIT_NPROC over the user's current count. As root without a
+/// control group there is no such cap.
+pub fn confine_helper(cmd: &mut Command, address_space: u64, processes: u32) -> Option<ProcessCap> {
     cmd.process_group(0);
-    // SAFETY: the closure only makes async-signal-safe calls and does not allocate.
+    let cap = ProcessCap::new(processes).ok();
+    let procs = cap.as_ref().map(|c| c.procs.clone());
+    // SAFETY: geteuid cannot fail.
+    let nproc = (cap.is_none() && unsafe { libc::geteuid() } != 0).then(|| user_processes() + u64::from(processes));
+    // SAFETY: the closure only makes async-signal-safe calls (setrlimit, open, write,
+    // close) on data prepared before the fork, and does not allocate.
     unsafe {
         cmd.pre_exec(move || {
             lower_limit(libc::RLIMIT_AS, address_space, address_space)?;
-            lower_limit(libc::RLIMIT_CORE, 0, 0)
+            lower_limit(libc::RLIMIT_CORE, 0, 0)?;
+            if let Some(n) = nproc {
+                lower_limit(libc::RLIMIT_NPROC, n, n)?;
+            }
+            if let Some(procs) = &procs {
+                // "0" moves the writing process into the group; a failure leaves the
+                // helper without the cap (checked by `ProcessCap::holds`).
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd >= 0 {
+                    libc::write(fd, b"0".as_ptr().cast(), 1);
+                    libc::close(fd);
+                }
+            }
+            Ok(())
         });
     }
+    cap
+}
+
+/// The processes (threads included, as RLIMIT_NPROC counts them) of this user now.
+fn user_processes() -> u64 {
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let Ok(dir) = std::fs::read_dir("/proc") else { return 0 };
+    dir.flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())))
+        .filter(|e| e.metadata().is_ok_and(|m| m.uid() == uid))
+        .map(|e| std::fs::read_dir(e.path().join("task")).map_or(1, |t| t.count() as u64))
+        .sum()
+}
+
+/// A control group of the `pids` controller holding one helper process and everything
+/// it forks, capped at `max` processes and threads: a fork bomb in a native bot stops
+/// there, even as root (whom RLIMIT_NPROC does not limit), and whatever left the
+/// helper's process group is still found and killed. Made where the host may create
+/// one (root, cgroup v1 or the v2 root); elsewhere [`ProcessCap::new`] says why not.
+/// Dropping it kills what is left in it and removes it.
+#[derive(Debug)]
+pub struct ProcessCap {
+    dir: PathBuf,
+    procs: std::ffi::CString,
+}
+
+impl ProcessCap {
+    /// A new group under the host's own `pids` group, capped at `max` tasks.
+    pub fn new(max: u32) -> Result<ProcessCap, String> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let base = pids_group().ok_or("no pids control group to create one in")?;
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = base.join(format!("arena-{}-{n}", std::process::id()));
+        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let procs = std::ffi::CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).ok();
+        let cap = ProcessCap { procs: procs.unwrap_or_default(), dir };
+        std::fs::write(cap.dir.join("pids.max"), max.to_string())
+            .map_err(|e| format!("{}: cannot set pids.max: {e}", cap.dir.display()))?;
+        Ok(cap)
+    }
+
+    /// True when `pid` is in this group.
+    pub fn holds(&self, pid: u32) -> bool {
+        self.members().contains(&pid)
+    }
+
+    fn members(&self) -> Vec<u32> {
+        let text = std::fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default();
+        text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+    }
+}
+
+impl Drop for ProcessCap {
+    fn drop(&mut self) {
+        for _ in 0..100 {
+            let members = self.members();
+            if members.is_empty() && std::fs::remove_dir(&self.dir).is_ok() {
+                return;
+            }
+            for pid in members {
+                if let Ok(pid) = i32::try_from(pid) {
+                    // SAFETY: a plain syscall on a process of this group.
+                    unsafe {
+                        libc::kill(pid, libc::SIGKILL);
+                    }
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// The directory of the host's own `pids` control group, if the controller is there:
+/// cgroup v1's `pids` hierarchy, or cgroup v2 when it offers `pids`.
+fn pids_group() -> Option<PathBuf> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    for line in own.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let path = path.trim_start_matches('/');
+        if controllers.split(',').any(|c| c == "pids") {
+            let dir = Path::new("/sys/fs/cgroup/pids").join(path);
+            return dir.is_dir().then_some(dir);
+        }
+        if controllers.is_empty() {
+            let root = Path::new("/sys/fs/cgroup");
+            let offered = std::fs::read_to_string(root.join("cgroup.controllers")).unwrap_or_default();
+            if offered.split_whitespace().any(|c| c == "pids") && root.join(path).is_dir() {
+                return Some(root.join(path));
+            }
+        }
+    }
+    None
 }
 
 /// Kills a process started with [`confine_helper`] and everything in its process group.
