@@ -381,6 +381,37 @@ fn is_root() -> bool {
 }
 
 #[test]
+fn under_bwrap_a_native_bot_has_no_network_and_writes_nothing_but_its_log() {
+    if let Err(why) = arena::process::bwrap_available() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plugins = d.join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let target = d.join("escaped");
+    let defines = [format!("-DTARGET_FILE=\"{}\"", target.display()), format!("-DPORT={port}")];
+    let defines: Vec<&str> = defines.iter().map(String::as_str).collect();
+    crate::util::compile_c(&data("native/escape.c"), &plugins.join(crate::util::lib_name("escape")), &defines);
+    let log = d.join("logs").join("Escape.log");
+    let run = |sandbox: &str| {
+        let args = ["tournament", "--rounds", "1", "--isolate", "on", "--max-turns", "2", "--sandbox", sandbox];
+        stdout(&zombies(&plugins, d, &args));
+        std::fs::read_to_string(&log).unwrap()
+    };
+    let jailed = run("bwrap");
+    assert!(jailed.contains("write: refused") && jailed.contains("connect: refused"), "{jailed}");
+    assert!(!target.exists());
+    // The same bot without the sandbox does both: the refusals came from it.
+    let free = run("none");
+    assert!(free.contains("write: done") && free.contains("connect: done"), "{free}");
+    assert!(target.exists());
+}
+
+#[test]
 fn what_a_native_bot_forks_ends_with_its_worker() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

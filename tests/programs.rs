@@ -194,8 +194,11 @@ fn a_memory_bomb_in_a_python_bot_costs_that_call_only() {
         discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(3000));
     let out = play_game(&found.entries, 4, &EggsConfig { max_turns: Some(2) });
     let (hog, calm) = if found.entries[0].name == "hog" { (0, 1) } else { (1, 0) };
-    assert_eq!(out.stats[hog].errors, 2, "each call fails: {:?}", out.stats[hog].messages);
-    assert!(out.stats[hog].messages[0].contains("exit status"), "{:?}", out.stats[hog].messages);
+    // Each call fails: the bomb ends its process (an error), or, on a loaded machine,
+    // zeroing its gigabytes runs past the call limit first (an overrun).
+    let hog_stats = &out.stats[hog];
+    assert_eq!(hog_stats.errors + hog_stats.overruns, 2, "each call fails: {:?}", hog_stats.messages);
+    assert!(hog_stats.messages.iter().any(|m| m.contains("exit status")), "{:?}", hog_stats.messages);
     assert_eq!(out.stats[calm].errors + out.stats[calm].overruns, 0);
 }
 

@@ -28,7 +28,7 @@ use std::ffi::OsString;
 use std::io::{BufRead, Write};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -62,6 +62,10 @@ pub struct Isolation {
     pub memory: u64,
     /// The processes and threads a worker (or probe) may have, all it forks included.
     pub processes: u32,
+    /// The sandbox workers and probes run in (`--sandbox bwrap`: no network, the file
+    /// system read-only but their scratch directory and these writable paths, the
+    /// entries' logs).
+    pub sandbox: crate::process::Sandbox,
 }
 
 /// One game asked of a worker.
@@ -136,7 +140,7 @@ pub fn describe_exit(status: ExitStatus) -> String {
 /// running the library's code.
 pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> {
     let out = scratch_file(&iso.scratch, "probe");
-    let mut cmd = Command::new(&iso.program);
+    let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &[&iso.scratch]);
     let _cap = crate::process::confine_helper(&mut cmd, iso.memory, iso.processes);
     let mut child = cmd
         .args(["__probe"])
@@ -189,6 +193,9 @@ pub struct Worker<G: Game> {
     /// Every entry's file, in entry order (the worker loads them all, once).
     files: Vec<PathBuf>,
     running: Option<Running>,
+    /// Its scratch directory (blame page, replays): its own, since under a sandbox
+    /// that is all it may write besides the logs.
+    dir: PathBuf,
     /// Workers started so far (1 unless some died).
     pub started: u32,
     _game: PhantomData<fn() -> G>,
@@ -271,14 +278,16 @@ impl<G: Game> Worker<G> {
     /// A worker for `entries` (not started until its first game).
     pub fn new(iso: Arc<Isolation>, entries: &[Entry<G>]) -> Worker<G> {
         let files = entries.iter().map(|e| e.source.clone()).collect();
-        Worker { iso, files, running: None, started: 0, _game: PhantomData }
+        let dir = scratch_file(&iso.scratch, "worker");
+        Worker { iso, files, running: None, dir, started: 0, _game: PhantomData }
     }
 
     fn start(&mut self) -> Result<Running, String> {
         let iso = &self.iso;
-        let blame_path = scratch_file(&iso.scratch, "blame");
+        std::fs::create_dir_all(&self.dir).map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+        let blame_path = scratch_file(&self.dir, "blame");
         let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
-        let mut cmd = Command::new(&iso.program);
+        let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &[&self.dir]);
         let cap = crate::process::confine_helper(&mut cmd, iso.memory, iso.processes);
         cmd.args(&iso.args)
             .args(["--game", G::NAME])
@@ -332,7 +341,7 @@ impl<G: Game> Worker<G> {
                 Some(r) => r,
                 None => self.start()?,
             };
-            let replay = record.then(|| scratch_file(&self.iso.scratch, "replay"));
+            let replay = record.then(|| scratch_file(&self.dir, "replay"));
             let request = GameRequest {
                 seed,
                 config: config.clone(),
@@ -400,6 +409,7 @@ impl<G: Game> Drop for Worker<G> {
             let _ = child.wait();
             let _ = std::fs::remove_file(&r.blame_path);
         }
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -431,7 +441,7 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
         if now <= deadline + GRACE.as_nanos() as u64 {
             continue;
         }
-        let cpu = cpu_nanos(r.child.id());
+        let cpu = group_cpu_nanos(r.child.id());
         match suspect {
             Some((e, k, cpu_then, since)) if (e, k) == (entry, call) => {
                 let computing = match (cpu, cpu_then) {
@@ -455,17 +465,35 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
 const PATIENCE: Duration = Duration::from_secs(3);
 
 /// CPU time a process has used (user and system), from `/proc` (Linux).
-fn cpu_nanos(pid: u32) -> Option<u64> {
+/// The CPU time of the processes of process group `group` (a worker, the bwrap around
+/// it, and what its bots forked), or `None` when none can be read.
+fn group_cpu_nanos(group: u32) -> Option<u64> {
+    let mut total = None;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else { continue };
+        if let Some((pgrp, nanos)) = stat_cpu(pid) {
+            if pgrp == group {
+                total = Some(total.unwrap_or(0) + nanos);
+            }
+        }
+    }
+    total
+}
+
+/// A process's group and CPU time, from `/proc/PID/stat`.
+fn stat_cpu(pid: &str) -> Option<(u32, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The fields after the command name, which is in parentheses and may hold spaces.
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let pgrp: u32 = fields.get(2)?.parse().ok()?;
     let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
     #[cfg(unix)]
     // SAFETY: sysconf has no preconditions.
     let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|&t| t > 0)?;
     #[cfg(not(unix))]
     let per_second = 100;
-    Some(ticks * (1_000_000_000 / per_second))
+    Some((pgrp, ticks * (1_000_000_000 / per_second)))
 }
 
 /// The worker's side: plays each [`GameRequest`] read from `requests` with `entries`

@@ -78,9 +78,9 @@ struct SourceArgs {
     /// 1024].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
     worker_processes: Option<u32>,
-    /// Run program bots in a sandbox: `bwrap` (bubblewrap) gives them no network and a
-    /// read-only file system (see docs/hardening.md for what each mode protects)
-    /// [default: none].
+    /// Run program bots, and the workers that run native bots, in a sandbox: `bwrap`
+    /// (bubblewrap) gives them no network and a read-only file system (see
+    /// docs/hardening.md for what each mode protects) [default: none].
     #[arg(long, value_enum)]
     sandbox: Option<SandboxMode>,
     /// Directory of the entries' logs, one `<entry>.log` each: scripts' `print`,
@@ -180,12 +180,13 @@ impl GameOptions {
     }
 }
 
-/// How program bots are sandboxed.
+/// How program bots and workers are sandboxed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum SandboxMode {
-    /// Resource limits and (as root) the `nobody` user only.
+    /// Resource limits (and, as root, the `nobody` user for programs) only.
     None,
-    /// Also bubblewrap: no network, the file system read-only, a private /tmp.
+    /// Also bubblewrap: no network, the file system read-only (a program gets a private
+    /// /tmp; a worker writes only its scratch directory and the logs).
     Bwrap,
 }
 
@@ -421,6 +422,10 @@ fn main() {
     }
     let game = cli.command.game().or(cli.game.game.as_deref()).unwrap_or("zombies").to_owned();
     let result = with_game!(game.as_str(), G => run::<G>(cli.command, &sources), _ => Err(anyhow::anyhow!("unknown game {game:?}")));
+    while QUITTING.load(Ordering::SeqCst) {
+        // The Ctrl-C handler is writing the results, then exits with 130.
+        std::thread::sleep(Duration::from_millis(50));
+    }
     if let Err(err) = result {
         eprintln!("error: {err:#}");
         std::process::exit(1);
@@ -1180,6 +1185,10 @@ fn check_outputs(files: &[Option<&Path>], dirs: &[Option<&Path>]) -> Result<()> 
 /// What a second Ctrl-C runs before the program quits (writing the finished games).
 static ON_QUIT: std::sync::Mutex<Option<Box<dyn Fn() + Send>>> = std::sync::Mutex::new(None);
 
+/// Set by a second Ctrl-C: the program then ends with its status (130), even when the
+/// games in flight happen to finish while it writes the results.
+static QUITTING: AtomicBool = AtomicBool::new(false);
+
 fn on_quit(f: Box<dyn Fn() + Send>) {
     if let Ok(mut slot) = ON_QUIT.lock() {
         *slot = Some(f);
@@ -1193,6 +1202,7 @@ fn stop_on_ctrl_c() -> Result<Arc<AtomicBool>> {
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
+            QUITTING.store(true, Ordering::SeqCst);
             eprintln!("\nquitting: writing the results of the finished games");
             if let Ok(slot) = ON_QUIT.try_lock() {
                 if let Some(write) = slot.as_ref() {
@@ -1348,7 +1358,9 @@ fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Opti
             ("--op-budget", sources.op_budget.to_string()),
             ("--call-timeout-ms", sources.call_timeout_ms.to_string()),
             ("--memory-mib", sources.memory_mib.to_string()),
-            ("--sandbox", if sources.sandbox == SandboxMode::Bwrap { "bwrap" } else { "none" }.to_owned()),
+            // A worker runs inside the sandbox itself (below): its program bots need no
+            // second one (nor could they have it: bwrap does not nest here).
+            ("--sandbox", "none".to_owned()),
         ]
         .into_iter()
         .flat_map(|(k, v)| [k.into(), v.into()]),
@@ -1360,7 +1372,16 @@ fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Opti
     let call_limit = Duration::from_millis(sources.call_timeout_ms);
     let memory = sources.worker_memory_mib << 20;
     let processes = sources.worker_processes;
-    Ok(Some(Arc::new(Isolation { program, args, bank, call_limit, scratch, memory, processes })))
+    // Under bwrap, workers write only their scratch directory and the logs.
+    let sandbox = match sources.sandbox {
+        SandboxMode::None => arena::process::Sandbox::None,
+        SandboxMode::Bwrap => {
+            std::fs::create_dir_all(&sources.logs)
+                .with_context(|| format!("{}: cannot create the log directory", sources.logs.display()))?;
+            arena::process::Sandbox::Bwrap { writable: vec![sources.logs.clone()] }
+        }
+    };
+    Ok(Some(Arc::new(Isolation { program, args, bank, call_limit, scratch, memory, processes, sandbox })))
 }
 
 /// The `__worker` command: loads the isolating host's entries once, then plays the

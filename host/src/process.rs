@@ -289,7 +289,9 @@ impl ProcessCap {
     /// A new group under the host's own `pids` group, capped at `max` tasks.
     pub fn new(max: u32) -> Result<ProcessCap, String> {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        static SWEEP: std::sync::Once = std::sync::Once::new();
         let base = pids_group().ok_or("no pids control group to create one in")?;
+        SWEEP.call_once(|| sweep_stale_groups(&base));
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = base.join(format!("arena-{}-{n}", std::process::id()));
         std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -308,6 +310,22 @@ impl ProcessCap {
     fn members(&self) -> Vec<u32> {
         let text = std::fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default();
         text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+    }
+}
+
+/// Removes the groups of hosts that ended without removing theirs (a second Ctrl-C
+/// exits at once), killing what is left in them.
+fn sweep_stale_groups(base: &Path) {
+    let Ok(dir) = std::fs::read_dir(base) else { return };
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        let Some(host) = name.to_str().and_then(|n| n.strip_prefix("arena-")?.split('-').next()?.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{host}")).exists() {
+            drop(ProcessCap { dir: entry.path(), procs: std::ffi::CString::default() });
+        }
     }
 }
 
@@ -352,6 +370,28 @@ fn pids_group() -> Option<PathBuf> {
         }
     }
     None
+}
+
+/// The command for a helper of the host (`program`, a game worker or a library probe)
+/// run under `sandbox`: directly, or under bwrap with the whole file system read-only
+/// but `writable` (bound read-write, with the sandbox's own writable paths) and no
+/// network. Unlike a program bot's, the helper keeps the host's pid namespace and
+/// session (the host reads its CPU time and kills its process group) and the real
+/// `/tmp`, read-only (bots' files may live there).
+pub fn helper_command(program: &Path, sandbox: &Sandbox, writable: &[&Path]) -> Command {
+    match sandbox {
+        Sandbox::None => Command::new(program),
+        Sandbox::Bwrap { writable: more } => {
+            let mut cmd = Command::new("bwrap");
+            cmd.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent"]);
+            for w in writable.iter().copied().chain(more.iter().map(PathBuf::as_path)) {
+                let w = std::path::absolute(w).unwrap_or_else(|_| w.to_owned());
+                cmd.arg("--bind").arg(&w).arg(&w);
+            }
+            cmd.arg("--").arg(program);
+            cmd
+        }
+    }
 }
 
 /// Kills a process started with [`confine_helper`] and everything in its process group.
