@@ -167,9 +167,12 @@ fn a_rust_library_built_against_abi_1_0_loads_and_plays_zombies() {
 #[test]
 fn c_tables_of_older_versions_load_by_their_declared_size() {
     let dir = tempfile::tempdir().unwrap();
-    // 1.0 (no game: plays zombies) and 1.1 (no set_logger: not asked to log).
-    compile_c(&data("native/named.c"), &dir.path().join(lib_name("v1_0")), &["-DTABLE_SIZE=40", "-DBOT_NAME=\"Old\""]);
-    compile_c(&data("native/named.c"), &dir.path().join(lib_name("v1_1")), &["-DTABLE_SIZE=72", "-DBOT_NAME=\"Mid\""]);
+    // 1.0 (no game: plays zombies) and 1.1 (no set_logger: not asked to log), with
+    // traps past their declared sizes: a game of "eggs", a set_logger that breaks them.
+    let (old, mid) =
+        (["-DTABLE_SIZE=40", "-DBOT_NAME=\"Old\"", "-DTRAPS"], ["-DTABLE_SIZE=72", "-DBOT_NAME=\"Mid\"", "-DTRAPS"]);
+    compile_c(&data("native/named.c"), &dir.path().join(lib_name("v1_0")), &old);
+    compile_c(&data("native/named.c"), &dir.path().join(lib_name("v1_1")), &mid);
     let logs = dir.path().join("logs");
     let limits = ScriptLimits { log_dir: Some(logs.clone()), ..ScriptLimits::default() };
     let found = discover::<Zombies>(&SearchPaths { plugins: vec![dir.path().to_owned()], scripts: vec![] }, &limits);

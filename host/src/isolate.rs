@@ -56,7 +56,7 @@ pub struct Isolation {
     pub call_limit: Duration,
     /// A directory for the workers' scratch files.
     pub scratch: PathBuf,
-    /// The address space a worker (or probe) may use, in bytes: all of its bots
+    /// The memory (RLIMIT_DATA) a worker (or probe) may use, in bytes: all of its bots
     /// together. A native bot that goes over it crashes its worker and is out of that
     /// game; a script's own cap is lower.
     pub memory: u64,
@@ -152,20 +152,22 @@ pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> 
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start a probe process: {e}"))?;
+    if let Some(cap) = &_cap {
+        cap.admit(child.id());
+    }
     let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() > PROBE_TIME => {
-                kill_group(&mut child);
-                let _ = child.wait();
-                let _ = std::fs::remove_file(&out);
-                return Err(format!("hung while loading (over {} s)", PROBE_TIME.as_secs()));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(format!("cannot watch the probe: {e}")),
+    while !crate::process::has_ended(&child) {
+        if started.elapsed() > PROBE_TIME {
+            kill_group(&mut child);
+            let _ = child.wait();
+            let _ = std::fs::remove_file(&out);
+            return Err(format!("hung while loading (over {} s)", PROBE_TIME.as_secs()));
         }
-    };
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Whatever the library forked while loading goes with it.
+    kill_group(&mut child);
+    let status = child.wait().map_err(|e| format!("cannot watch the probe: {e}"))?;
     let report = std::fs::read(&out);
     let _ = std::fs::remove_file(&out);
     if !status.success() {
@@ -211,7 +213,7 @@ struct Running {
     blame_path: PathBuf,
     stderr: StderrTail,
     /// The worker's process cap; dropped (what is left in it killed) after the worker.
-    _cap: Option<crate::process::ProcessCap>,
+    cap: Option<crate::process::ProcessCap>,
 }
 
 impl Running {
@@ -219,6 +221,8 @@ impl Running {
     fn end(mut self) -> String {
         kill_group(&mut self.child);
         let _ = self.child.wait();
+        // What left the group but not the control group, which may hold the stderr.
+        drop(self.cap.take());
         let _ = std::fs::remove_file(&self.blame_path);
         self.stderr.last_words()
     }
@@ -242,7 +246,13 @@ impl StderrTail {
         let into = Arc::clone(&kept);
         let reader = std::thread::spawn(move || {
             let mut chunk = [0u8; 8192];
-            while let Ok(n @ 1..) = from.read(&mut chunk) {
+            loop {
+                let n = match from.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                };
                 let mut kept = into.lock().unwrap_or_else(|p| p.into_inner());
                 kept.extend_from_slice(&chunk[..n]);
                 if kept.len() > 2 * Self::KEPT {
@@ -308,6 +318,7 @@ impl<G: Game> Worker<G> {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("cannot start a worker process: {e}"))?;
+        let cap = cap.filter(|cap| cap.admit(child.id()));
         let requests = child.stdin.take().ok_or("the worker has no stdin")?;
         let out = child.stdout.take().ok_or("the worker has no stdout")?;
         let stderr = StderrTail::drain(child.stderr.take().ok_or("the worker has no stderr")?);
@@ -321,7 +332,7 @@ impl<G: Game> Worker<G> {
             }
         });
         self.started += 1;
-        Ok(Running { child, requests, answers, blame, blame_path, stderr, _cap: cap })
+        Ok(Running { child, requests, answers, blame, blame_path, stderr, cap })
     }
 
     /// Plays one game with the entries `seats` (indices into this worker's entries, in
@@ -398,16 +409,9 @@ impl<G: Game> Worker<G> {
 impl<G: Game> Drop for Worker<G> {
     fn drop(&mut self) {
         if let Some(r) = self.running.take() {
-            // Closing its stdin ends the worker between games; it is killed anyway.
-            drop(r.requests);
-            let deadline = Instant::now() + Duration::from_millis(500);
-            let mut child = r.child;
-            while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            kill_group(&mut child);
-            let _ = child.wait();
-            let _ = std::fs::remove_file(&r.blame_path);
+            // Between games a worker holds nothing worth waiting for (logs are written
+            // as they come): it is killed with its group, then reaped.
+            r.end();
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
@@ -421,6 +425,7 @@ impl<G: Game> Drop for Worker<G> {
 fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
     let line = serde_json::to_string(request).expect("a request serialises") + "\n";
     if r.requests.write_all(line.as_bytes()).and_then(|()| r.requests.flush()).is_err() {
+        kill_group(&mut r.child);
         let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
         return (r, Watched::Lost(None, status));
     }
@@ -431,6 +436,8 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
             Ok(line) => return (r, Watched::Answered(line)),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // Its group (what it forked) goes with it, before its pid is released.
+                kill_group(&mut r.child);
                 let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
                 let blamed = r.blame.current().map(|(e, k, _)| (e, k, format!("crashed ({})", describe_exit(status))));
                 return (r, Watched::Lost(blamed, status));

@@ -68,10 +68,10 @@ struct SourceArgs {
     /// Memory cap of each script entry, in MiB [default: 64].
     #[arg(long, value_name = "MIB")]
     memory_mib: Option<usize>,
-    /// Address space of each worker process, in MiB: all the bots it runs together. A
-    /// native bot that goes over it crashes its worker and is out of that game
-    /// [default: 4096].
-    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(64..))]
+    /// Memory (data: heap and private mappings) of each worker process, in MiB: all the
+    /// bots it runs together. A native bot that goes over it crashes its worker and is
+    /// out of that game [default: 4096].
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(64..=(1 << 30)))]
     worker_memory_mib: Option<u64>,
     /// Processes and threads each worker process may have, all its bots and whatever
     /// they fork together (a pids control group as root, else RLIMIT_NPROC) [default:
@@ -414,7 +414,7 @@ fn main() {
     }
     let cli = Cli::parse();
     let sources = Sources::resolve(&cli.sources, cli.command.sources());
-    if sources.sandbox == SandboxMode::Bwrap {
+    if sources.sandbox == SandboxMode::Bwrap && cli.command.sources().is_some() {
         if let Err(why) = arena::process::bwrap_available() {
             eprintln!("error: --sandbox bwrap: {why}");
             std::process::exit(1);
@@ -1393,8 +1393,9 @@ fn worker<G: Game>(
     call_limit: Duration,
     files: &[PathBuf],
 ) -> Result<()> {
-    // Ctrl-C reaches the whole process group: the host decides when to stop, and a
-    // worker dying of it would be blamed on whichever bot was running.
+    // A worker has a process group of its own, so a terminal's Ctrl-C does not reach
+    // it; an interrupt sent to it anyway is ignored too: the host decides when to
+    // stop, and a worker dying of it would be blamed on whichever bot was running.
     ctrlc::set_handler(|| {}).context("cannot ignore Ctrl-C")?;
     // Answers go out on the original stdout; from now on fd 1 is stderr, so that
     // nothing a bot prints can be taken for an answer.

@@ -225,30 +225,36 @@ const BWRAP_BASE: [&str; 13] = [
 
 /// Confines a helper process of the host that runs native bots' code (a game worker, a
 /// library probe): its own process group, so that [`kill_group`] takes whatever it
-/// forked; at most `address_space` bytes of virtual memory (a memory bomb then fails
-/// inside it instead of exhausting the machine); no core dumps; and at most `processes`
-/// processes and threads, whatever it forks: through a [`ProcessCap`] (returned: keep
-/// it as long as the helper runs) where the host may make one, else, for a host that
-/// is not root, through RLIMIT_NPROC over the user's current count. As root without a
-/// control group there is no such cap.
-pub fn confine_helper(cmd: &mut Command, address_space: u64, processes: u32) -> Option<ProcessCap> {
+/// forked; killed when the thread that started it ends (the host quitting at once
+/// included); at most `memory` bytes of data (RLIMIT_DATA: heap and private writable
+/// mappings, not mere reservations, so that a bot's many threads' malloc arenas do not
+/// count; a memory bomb fails inside the helper instead of exhausting the machine); no
+/// core dumps; and at most `processes` processes and threads, whatever it forks:
+/// through a [`ProcessCap`] (returned: keep it as long as the helper runs, and
+/// [`ProcessCap::admit`] the helper once started) where the host may make one, and,
+/// for a host that is not root, through RLIMIT_NPROC over the user's current count.
+/// As root without a control group there is no such cap.
+pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32) -> Option<ProcessCap> {
     cmd.process_group(0);
     let cap = ProcessCap::new(processes).ok();
     let procs = cap.as_ref().map(|c| c.procs.clone());
     // SAFETY: geteuid cannot fail.
-    let nproc = (cap.is_none() && unsafe { libc::geteuid() } != 0).then(|| user_processes() + u64::from(processes));
-    // SAFETY: the closure only makes async-signal-safe calls (setrlimit, open, write,
-    // close) on data prepared before the fork, and does not allocate.
+    let nproc = (unsafe { libc::geteuid() } != 0).then(|| user_processes() + u64::from(processes));
+    // SAFETY: the closure only makes async-signal-safe calls (setrlimit, prctl, open,
+    // write, close) on data prepared before the fork, and does not allocate.
     unsafe {
         cmd.pre_exec(move || {
-            lower_limit(libc::RLIMIT_AS, address_space, address_space)?;
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            lower_limit(libc::RLIMIT_DATA, memory, memory)?;
             lower_limit(libc::RLIMIT_CORE, 0, 0)?;
             if let Some(n) = nproc {
                 lower_limit(libc::RLIMIT_NPROC, n, n)?;
             }
             if let Some(procs) = &procs {
-                // "0" moves the writing process into the group; a failure leaves the
-                // helper without the cap (checked by `ProcessCap::holds`).
+                // "0" moves the writing process into the group, before it can fork
+                // (bwrap does at once); `ProcessCap::admit` checks it worked.
                 let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
                 if fd >= 0 {
                     libc::write(fd, b"0".as_ptr().cast(), 1);
@@ -305,6 +311,12 @@ impl ProcessCap {
     /// True when `pid` is in this group.
     pub fn holds(&self, pid: u32) -> bool {
         self.members().contains(&pid)
+    }
+
+    /// Makes sure the helper `pid` is in this group (moving it there if it did not get
+    /// there itself); false if it cannot be, and the helper then runs without the cap.
+    pub fn admit(&self, pid: u32) -> bool {
+        self.holds(pid) || (std::fs::write(self.dir.join("cgroup.procs"), pid.to_string()).is_ok() && self.holds(pid))
     }
 
     fn members(&self) -> Vec<u32> {
@@ -394,11 +406,25 @@ pub fn helper_command(program: &Path, sandbox: &Sandbox, writable: &[&Path]) -> 
     }
 }
 
+/// True once `child` has ended, without reaping it (its pid, and so its process group's
+/// id, stays reserved until `wait`): call [`kill_group`] then, before `wait`.
+pub fn has_ended(child: &Child) -> bool {
+    let pid: libc::id_t = child.id();
+    // SAFETY: siginfo_t is plain data; waitid writes it. WNOWAIT leaves the child
+    // waitable.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let done = libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT);
+        done != 0 || info.si_pid() != 0
+    }
+}
+
 /// Kills a process started with [`confine_helper`] and everything in its process group.
+/// Call it before reaping the process (`wait`), as its pid then names the group safely.
 pub fn kill_group(child: &mut Child) {
     if let Ok(pid) = i32::try_from(child.id()) {
         // SAFETY: a plain syscall; the group is the child's own (see `confine_helper`),
-        // whose id cannot be reused while the unreaped child or a member lives.
+        // whose id cannot be reused while the child is unreaped.
         unsafe {
             libc::killpg(pid, libc::SIGKILL);
         }

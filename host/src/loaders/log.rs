@@ -6,7 +6,8 @@
 //! This module writes logs; it does not decide where they are (`--logs`), and it never
 //! fails a bot: an unwritable log drops the output.
 //!
-//! **Architecture Invariant:** a log grows by at most [`EntryLog::CAP`] bytes per run,
+//! **Architecture Invariant:** a log grows by at most [`EntryLog::CAP`] bytes per
+//! process writing it (the host's, or each game worker's),
 //! and a native bot's lines are buffered per game (at most [`NATIVE_GAME_CAP`] bytes)
 //! on the thread that plays the game.
 
@@ -118,7 +119,7 @@ pub struct EntryLog {
 }
 
 impl EntryLog {
-    /// Bytes one entry may write to its log over a whole run.
+    /// Bytes one entry may write to its log from one process (the host, or a worker).
     pub const CAP: u64 = 16 << 20;
 
     /// The log of entry `name` in `dir` (`None`: output is dropped).

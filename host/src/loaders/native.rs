@@ -246,17 +246,18 @@ fn open_now(path: &Path) -> Result<libloading::Library, String> {
 
 fn rust_module(path: &Path) -> Result<BotModuleRef, String> {
     let header = lib_header_from_path(path).map_err(|e| describe(&e))?;
-    // Every field the library and this host both have, checked type by type (the
-    // other games' contexts and answers included), whichever side has more fields.
+    // abi_stable's own checks (the version first, then the layout), against the 1.0
+    // fields only: it accepts a library only with at least the checked type's fields,
+    // and every 1.x library has these.
+    let module = header.init_root_module::<any_version::BotModuleRef>().map_err(|e| describe(&e))?.into_current();
+    // Then every field the library and this host both have, type by type (the other
+    // games' contexts and answers included), whichever side has more fields.
     if let Some(library) = header.layout() {
         let host = <BotModuleRef as StableAbi>::LAYOUT;
         check_layout_compatibility(host, library)
             .or_else(|_| check_layout_compatibility(library, host))
             .map_err(|_| ABI_TYPES_DIFFER.to_owned())?;
     }
-    // abi_stable's own check, against the 1.0 fields only: it accepts a library only
-    // with at least the checked type's fields, and every 1.x library has these.
-    let module = header.init_root_module::<any_version::BotModuleRef>().map_err(|e| describe(&e))?.into_current();
     if module.abi_version() != ABI_VERSION {
         return Err(format!("built for bot ABI version {}, this host speaks {ABI_VERSION}", module.abi_version()));
     }

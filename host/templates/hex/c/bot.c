@@ -122,7 +122,7 @@ static const zb_bot_table TABLE = {
     .destroy = destroy,
     .game = "hex", /* the game this library plays */
     .hex_turn = hex_turn,
-    .set_logger = zb_set_logger, /* zb_log / zb_logf: one line in the entry\'s log */
+    .set_logger = zb_set_logger, /* zb_log / zb_logf: one line in the entry's log */
 };
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }

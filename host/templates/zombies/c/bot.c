@@ -108,7 +108,7 @@ static const zb_bot_table TABLE = {
     .turn = turn,
     .destroy = destroy,
     .game = "zombies", /* the game this library plays */
-    .set_logger = zb_set_logger, /* zb_log / zb_logf: one line in the entry\'s log */
+    .set_logger = zb_set_logger, /* zb_log / zb_logf: one line in the entry's log */
 };
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }

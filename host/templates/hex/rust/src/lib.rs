@@ -72,7 +72,7 @@ impl HexPlayer for MyBot {
 
     fn new() -> Self {
         // Called at the start of every game.
-        // `log!` writes a line to this entry\'s log (logs/{{NAME}}.log with `--logs`).
+        // `log!` writes a line to this entry's log (logs/{{NAME}}.log with `--logs`).
         zombies_plugin_abi::log!("new game");
         MyBot::default()
     }

@@ -34,7 +34,7 @@ impl ZombieBot for MyBot {
 
     fn new() -> Self {
         // Called at the start of every game.
-        // `log!` writes a line to this entry\'s log (logs/{{NAME}}.log with `--logs`).
+        // `log!` writes a line to this entry's log (logs/{{NAME}}.log with `--logs`).
         zombies_plugin_abi::log!("new game");
         MyBot { turn: u32::MAX, shot_at: Vec::new() }
     }
