@@ -312,6 +312,9 @@ fn isolated_native_bots_log_every_game_through_the_abi() {
     assert!(log.lines().filter(|l| *l == "loaded").count() >= 1, "{log}");
     let known = |l: &str| ["loaded", "new game"].contains(&l) || l.starts_with("player ") || l.starts_with("--- game");
     assert!(log.lines().all(known), "{log}");
+    // Listing the entries, even in-process, leaves the log of that tournament alone.
+    stdout(&zombies(&plugins, d, &["list", "--isolate", "off"]));
+    assert_eq!(std::fs::read_to_string(logs.join("Logger.log")).unwrap(), log);
 }
 
 #[test]

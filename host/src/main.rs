@@ -488,7 +488,10 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
     match command {
         Command::List { isolate, .. } => {
             let iso = isolation(sources, isolate, TimeBank::default())?;
-            list(&discover::<G>(sources, iso.as_deref()));
+            // Listing plays no game: what a bot writes while loading goes nowhere, and
+            // the logs of the last tournament stay as they are.
+            let limits = ScriptLimits { log_dir: None, ..script_limits(sources) };
+            list(&discover_in::<G>(&search_paths(sources), &limits, iso.as_deref()));
             if let Some(iso) = &iso {
                 let _ = std::fs::remove_dir_all(&iso.scratch);
             }
