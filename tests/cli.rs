@@ -285,13 +285,23 @@ fn bot_options_work_before_and_after_the_subcommand_and_after_wins() {
     assert!(row["overruns"].as_u64().unwrap() > 0 && row["messages"][0] == "over its instruction budget", "{row}");
 }
 
-#[test]
-fn isolated_native_bots_log_every_game_through_the_abi() {
+/// A directory holding `plugins/`, with the C test bot `tests/data/native/{stem}.c`
+/// compiled into it (`defines` passed to the compiler): (the directory, its path, the
+/// plugins directory).
+fn with_c_bot(stem: &str, defines: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
+    let d = dir.path().to_owned();
     let plugins = d.join("plugins");
     std::fs::create_dir(&plugins).unwrap();
-    crate::util::compile_c(&data("native/logging.c"), &plugins.join(crate::util::lib_name("logging")), &[]);
+    let source = data(&format!("native/{stem}.c"));
+    crate::util::compile_c(&source, &plugins.join(crate::util::lib_name(stem)), defines);
+    (dir, d, plugins)
+}
+
+#[test]
+fn isolated_native_bots_log_every_game_through_the_abi() {
+    let (_dir, d, plugins) = with_c_bot("logging", &[]);
+    let d = d.as_path();
     let logs = d.join("logs");
     std::fs::create_dir_all(&logs).unwrap();
     std::fs::write(logs.join("Logger.log"), "left over from an earlier run\n").unwrap();
@@ -319,11 +329,8 @@ fn isolated_native_bots_log_every_game_through_the_abi() {
 
 #[test]
 fn workers_run_under_an_address_space_cap_set_from_outside() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let plugins = d.join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    crate::util::compile_c(&data("native/hog.c"), &plugins.join(crate::util::lib_name("hog")), &[]);
+    let (_dir, d, plugins) = with_c_bot("hog", &[]);
+    let d = d.as_path();
     let log = d.join("logs").join("Hog.log");
     let run = |cap: &str| {
         let args = ["tournament", "--rounds", "1", "--isolate", "on", "--max-turns", "2", "--worker-memory-mib", cap];
@@ -345,11 +352,8 @@ fn workers_run_under_an_address_space_cap_set_from_outside() {
 
 #[test]
 fn workers_run_under_a_process_cap_set_from_outside() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let plugins = d.join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    crate::util::compile_c(&data("native/spawner.c"), &plugins.join(crate::util::lib_name("spawner")), &[]);
+    let (_dir, d, plugins) = with_c_bot("spawner", &[]);
+    let d = d.as_path();
     let args = ["tournament", "--rounds", "1", "--isolate", "on", "--max-turns", "2", "--worker-processes", "64"];
     stdout(&zombies(&plugins, d, &args));
     let log = std::fs::read_to_string(d.join("logs").join("Spawner.log")).unwrap();
@@ -398,16 +402,14 @@ fn under_bwrap_a_native_bot_has_no_network_and_writes_nothing_but_its_log() {
         eprintln!("skipped: {why}");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let plugins = d.join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let target = d.join("escaped");
+    let target = std::env::temp_dir().join(format!("arena-escaped-{}", std::process::id()));
+    let _ = std::fs::remove_file(&target);
     let defines = [format!("-DTARGET_FILE=\"{}\"", target.display()), format!("-DPORT={port}")];
     let defines: Vec<&str> = defines.iter().map(String::as_str).collect();
-    crate::util::compile_c(&data("native/escape.c"), &plugins.join(crate::util::lib_name("escape")), &defines);
+    let (_dir, d, plugins) = with_c_bot("escape", &defines);
+    let d = d.as_path();
     let log = d.join("logs").join("Escape.log");
     let run = |sandbox: &str| {
         let args = ["tournament", "--rounds", "1", "--isolate", "on", "--max-turns", "2", "--sandbox", sandbox];
@@ -421,15 +423,13 @@ fn under_bwrap_a_native_bot_has_no_network_and_writes_nothing_but_its_log() {
     let free = run("none");
     assert!(free.contains("write: done") && free.contains("connect: done"), "{free}");
     assert!(target.exists());
+    std::fs::remove_file(&target).unwrap();
 }
 
 #[test]
 fn what_a_native_bot_forks_ends_with_its_worker() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let plugins = d.join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    crate::util::compile_c(&data("native/forker.c"), &plugins.join(crate::util::lib_name("forker")), &[]);
+    let (_dir, d, plugins) = with_c_bot("forker", &[]);
+    let d = d.as_path();
     stdout(&zombies(
         &plugins,
         d,

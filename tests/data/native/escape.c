@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "zombies_bot.h"
+#include "stay_bot.h"
 static void *create(void) {
     int fd = open(TARGET_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     zb_log(fd >= 0 ? "write: done" : "write: refused");
@@ -23,14 +23,4 @@ static void *create(void) {
     if (s >= 0) close(s);
     return (void *)1;
 }
-static zb_action turn(void *bot, const zb_context *ctx) {
-    (void)bot;
-    (void)ctx;
-    return zb_move(ZB_STAY);
-}
-static void destroy(void *bot) { (void)bot; }
-static const zb_bot_table TABLE = {
-    .abi_version = ZOMBIES_BOT_ABI_VERSION, .struct_size = sizeof(zb_bot_table), .name = "Escape",
-    .create = create, .turn = turn, .destroy = destroy, .set_logger = zb_set_logger,
-};
-ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }
+STAY_BOT("Escape")

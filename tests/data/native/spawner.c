@@ -5,7 +5,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "zombies_bot.h"
+#include "stay_bot.h"
 static int tried;
 static void *create(void) {
     if (!tried) {
@@ -24,14 +24,4 @@ static void *create(void) {
     }
     return (void *)1;
 }
-static zb_action turn(void *bot, const zb_context *ctx) {
-    (void)bot;
-    (void)ctx;
-    return zb_move(ZB_STAY);
-}
-static void destroy(void *bot) { (void)bot; }
-static const zb_bot_table TABLE = {
-    .abi_version = ZOMBIES_BOT_ABI_VERSION, .struct_size = sizeof(zb_bot_table), .name = "Spawner",
-    .create = create, .turn = turn, .destroy = destroy, .set_logger = zb_set_logger,
-};
-ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }
+STAY_BOT("Spawner")
