@@ -24,11 +24,12 @@ use std::sync::Arc;
 use zombies_plugin_abi::abi_stable::StableAbi;
 use zombies_plugin_abi::abi_stable::abi_stability::abi_checking::check_layout_compatibility;
 use zombies_plugin_abi::abi_stable::library::{LibraryError, lib_header_from_path};
+use zombies_plugin_abi::abi_stable::std_types::{RErr, ROk, RResult, RString};
 use zombies_plugin_abi::{ABI_VERSION, BotModuleRef, C_ENTRY_SYMBOL, CBotTable, GAMES, any_version};
 
 use super::ScriptLimits;
 use super::log::{EntryLog, native_logger};
-use crate::bot::{Entry, EntryKind};
+use crate::bot::{Bot, BotError, BotFactory, Entry, EntryKind};
 use crate::game::Game;
 
 /// A loaded library that plays the game asking for it: what the game makes bots from.
@@ -128,6 +129,49 @@ impl CTable {
     > {
         self.field(std::mem::offset_of!(CBotTable, hex_turn), |t| unsafe { &raw const (*t).hex_turn }).flatten()
     }
+}
+
+/// The bot factory of a Rust library: each game's bot is `wrap` of what `new_bot` makes;
+/// a constructor's error is the entry's error for that game.
+pub fn rust_factory<G: Game, T: 'static>(
+    new_bot: extern "C" fn() -> RResult<T, RString>,
+    wrap: fn(T) -> Box<dyn Bot<G>>,
+) -> Arc<dyn BotFactory<G>> {
+    Arc::new(move || match new_bot() {
+        ROk(bot) => Ok(wrap(bot)),
+        RErr(msg) => Err(BotError::Failed(format!("constructor failed: {msg}"))),
+    })
+}
+
+/// The bot factory of a C library: each game gets a fresh state from `create` (NULL is
+/// the entry's error for that game), which `wrap` turns into the game's bot.
+pub fn c_factory<G: Game>(
+    create: extern "C" fn() -> *mut std::ffi::c_void,
+    wrap: impl Fn(*mut std::ffi::c_void) -> Box<dyn Bot<G>> + Send + Sync + 'static,
+) -> Arc<dyn BotFactory<G>> {
+    Arc::new(move || {
+        let state = create();
+        if state.is_null() { Err(BotError::Failed("create() returned NULL".to_owned())) } else { Ok(wrap(state)) }
+    })
+}
+
+/// A C table's `create`, the game's `turn` (read by the caller, named `turn_name`) and
+/// `destroy`, or the one-line reason the table lacks one.
+#[allow(clippy::type_complexity)]
+pub fn c_functions<T>(
+    table: &CTable,
+    turn: Option<T>,
+    turn_name: &str,
+) -> Result<(extern "C" fn() -> *mut std::ffi::c_void, T, extern "C" fn(*mut std::ffi::c_void)), String> {
+    match (table.create(), turn, table.destroy()) {
+        (Some(create), Some(turn), Some(destroy)) => Ok((create, turn, destroy)),
+        _ => Err(format!("its bot table lacks create, {turn_name} or destroy")),
+    }
+}
+
+/// Why a Rust library cannot play `game`: it was built before that game's bots.
+pub fn without_bots(game: &str) -> String {
+    format!("this library has no {game} bots (built before {game} was added to the ABI)")
 }
 
 /// What a library is, before any bot is made: its name, kind and game.

@@ -11,33 +11,19 @@ use zombies_plugin_abi::eggs::{EggsAnswer, EggsBotBox, EggsContext};
 
 use super::EggHunt;
 use crate::bot::{Bot, BotError, BotFactory};
-use crate::loaders::native::NativeModule;
+use crate::loaders::native::{self, NativeModule};
 
 /// The bots of a library that plays eggs.
 pub(super) fn bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<EggHunt>>, String> {
     match *module {
         NativeModule::Rust(m) => {
-            let new_bot = m.new_eggs_bot().ok_or("an ABI 1.0 library cannot play eggs (it has no eggs bots)")?;
-            let factory = move || match new_bot() {
-                ROk(bot) => Ok(Box::new(NativeBot(bot)) as Box<dyn Bot<EggHunt>>),
-                RErr(msg) => Err(BotError::Failed(format!("constructor failed: {msg}"))),
-            };
-            Ok(Arc::new(factory))
+            let new_bot = m.new_eggs_bot().ok_or_else(|| native::without_bots("eggs"))?;
+            Ok(native::rust_factory(new_bot, |bot| Box::new(NativeBot(bot))))
         }
         NativeModule::C(table) => {
-            let (Some(create), Some(turn), Some(destroy)) = (table.create(), table.eggs_turn(), table.destroy()) else {
-                return Err("its bot table lacks create, eggs_turn or destroy".to_owned());
-            };
-            let fns = CFns { create, turn, destroy };
-            let factory = move || {
-                let state = (fns.create)();
-                if state.is_null() {
-                    Err(BotError::Failed("create() returned NULL".to_owned()))
-                } else {
-                    Ok(Box::new(CBot { fns, state }) as Box<dyn Bot<EggHunt>>)
-                }
-            };
-            Ok(Arc::new(factory))
+            let (create, turn, destroy) = native::c_functions(&table, table.eggs_turn(), "eggs_turn")?;
+            let fns = CFns { turn, destroy };
+            Ok(native::c_factory(create, move |state| Box::new(CBot { fns, state })))
         }
     }
 }
@@ -63,7 +49,6 @@ impl Bot<EggHunt> for NativeBot {
 /// The checked C functions of a library.
 #[derive(Clone, Copy)]
 struct CFns {
-    create: extern "C" fn() -> *mut c_void,
     turn: extern "C" fn(*mut c_void, &EggsContext<'_>, &mut EggsAnswer),
     destroy: extern "C" fn(*mut c_void),
 }

@@ -10,33 +10,19 @@ use zombies_plugin_abi::hex::{HexAnswer, HexBotBox, HexContext};
 
 use super::HexGame;
 use crate::bot::{Bot, BotError, BotFactory};
-use crate::loaders::native::NativeModule;
+use crate::loaders::native::{self, NativeModule};
 
 /// The bots of a library that plays hex.
 pub(super) fn bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<HexGame>>, String> {
     match *module {
         NativeModule::Rust(m) => {
-            let new_bot = m.new_hex_bot().ok_or("this library has no hex bots (built before hex was added)")?;
-            let factory = move || match new_bot() {
-                ROk(bot) => Ok(Box::new(NativeBot(bot)) as Box<dyn Bot<HexGame>>),
-                RErr(msg) => Err(BotError::Failed(format!("constructor failed: {msg}"))),
-            };
-            Ok(Arc::new(factory))
+            let new_bot = m.new_hex_bot().ok_or_else(|| native::without_bots("hex"))?;
+            Ok(native::rust_factory(new_bot, |bot| Box::new(NativeBot(bot))))
         }
         NativeModule::C(table) => {
-            let (Some(create), Some(turn), Some(destroy)) = (table.create(), table.hex_turn(), table.destroy()) else {
-                return Err("its bot table lacks create, hex_turn or destroy".to_owned());
-            };
-            let fns = CFns { create, turn, destroy };
-            let factory = move || {
-                let state = (fns.create)();
-                if state.is_null() {
-                    Err(BotError::Failed("create() returned NULL".to_owned()))
-                } else {
-                    Ok(Box::new(CBot { fns, state }) as Box<dyn Bot<HexGame>>)
-                }
-            };
-            Ok(Arc::new(factory))
+            let (create, turn, destroy) = native::c_functions(&table, table.hex_turn(), "hex_turn")?;
+            let fns = CFns { turn, destroy };
+            Ok(native::c_factory(create, move |state| Box::new(CBot { fns, state })))
         }
     }
 }
@@ -57,7 +43,6 @@ impl Bot<HexGame> for NativeBot {
 /// The checked C functions of a library.
 #[derive(Clone, Copy)]
 struct CFns {
-    create: extern "C" fn() -> *mut c_void,
     turn: extern "C" fn(*mut c_void, &HexContext<'_>, &mut HexAnswer),
     destroy: extern "C" fn(*mut c_void),
 }

@@ -10,35 +10,19 @@ use zombies_plugin_abi::target::{TargetBotBox, TargetContext};
 
 use super::InvisibleTarget;
 use crate::bot::{Bot, BotError, BotFactory};
-use crate::loaders::native::NativeModule;
+use crate::loaders::native::{self, NativeModule};
 
 /// The bots of a library that plays target.
 pub(super) fn bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<InvisibleTarget>>, String> {
     match *module {
         NativeModule::Rust(m) => {
-            let new_bot =
-                m.new_target_bot().ok_or("a library without target bots cannot play target (built before them?)")?;
-            let factory = move || match new_bot() {
-                ROk(bot) => Ok(Box::new(NativeBot(bot)) as Box<dyn Bot<InvisibleTarget>>),
-                RErr(msg) => Err(BotError::Failed(format!("constructor failed: {msg}"))),
-            };
-            Ok(Arc::new(factory))
+            let new_bot = m.new_target_bot().ok_or_else(|| native::without_bots("target"))?;
+            Ok(native::rust_factory(new_bot, |bot| Box::new(NativeBot(bot))))
         }
         NativeModule::C(table) => {
-            let (Some(create), Some(turn), Some(destroy)) = (table.create(), table.target_turn(), table.destroy())
-            else {
-                return Err("its bot table lacks create, target_turn or destroy".to_owned());
-            };
-            let fns = CFns { create, turn, destroy };
-            let factory = move || {
-                let state = (fns.create)();
-                if state.is_null() {
-                    Err(BotError::Failed("create() returned NULL".to_owned()))
-                } else {
-                    Ok(Box::new(CBot { fns, state }) as Box<dyn Bot<InvisibleTarget>>)
-                }
-            };
-            Ok(Arc::new(factory))
+            let (create, turn, destroy) = native::c_functions(&table, table.target_turn(), "target_turn")?;
+            let fns = CFns { turn, destroy };
+            Ok(native::c_factory(create, move |state| Box::new(CBot { fns, state })))
         }
     }
 }
@@ -58,7 +42,6 @@ impl Bot<InvisibleTarget> for NativeBot {
 /// The checked C functions of a library.
 #[derive(Clone, Copy)]
 struct CFns {
-    create: extern "C" fn() -> *mut c_void,
     turn: extern "C" fn(*mut c_void, &TargetContext<'_>) -> u32,
     destroy: extern "C" fn(*mut c_void),
 }

@@ -9,33 +9,16 @@ use zombies_plugin_abi::{Action, BotBox, Context};
 
 use super::Zombies;
 use crate::bot::{Bot, BotError, BotFactory};
-use crate::loaders::native::NativeModule;
+use crate::loaders::native::{self, NativeModule};
 
 /// The bots of a library that plays zombies.
 pub(super) fn bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Zombies>>, String> {
     match *module {
-        NativeModule::Rust(m) => {
-            let new_bot = m.new_bot();
-            let factory = move || match new_bot() {
-                ROk(bot) => Ok(Box::new(NativeBot(bot)) as Box<dyn Bot<Zombies>>),
-                RErr(msg) => Err(BotError::Failed(format!("constructor failed: {msg}"))),
-            };
-            Ok(Arc::new(factory))
-        }
+        NativeModule::Rust(m) => Ok(native::rust_factory(m.new_bot(), |bot| Box::new(NativeBot(bot)))),
         NativeModule::C(table) => {
-            let (Some(create), Some(turn), Some(destroy)) = (table.create(), table.turn(), table.destroy()) else {
-                return Err("its bot table lacks create, turn or destroy".to_owned());
-            };
-            let fns = CFns { create, turn, destroy };
-            let factory = move || {
-                let state = (fns.create)();
-                if state.is_null() {
-                    Err(BotError::Failed("create() returned NULL".to_owned()))
-                } else {
-                    Ok(Box::new(CBot { fns, state }) as Box<dyn Bot<Zombies>>)
-                }
-            };
-            Ok(Arc::new(factory))
+            let (create, turn, destroy) = native::c_functions(&table, table.turn(), "turn")?;
+            let fns = CFns { turn, destroy };
+            Ok(native::c_factory(create, move |state| Box::new(CBot { fns, state })))
         }
     }
 }
@@ -56,7 +39,6 @@ impl Bot<Zombies> for NativeBot {
 /// The checked C functions of a library.
 #[derive(Clone, Copy)]
 struct CFns {
-    create: extern "C" fn() -> *mut c_void,
     turn: extern "C" fn(*mut c_void, &Context<'_>) -> Action,
     destroy: extern "C" fn(*mut c_void),
 }
