@@ -207,6 +207,101 @@ fn the_viewer_steps_with_the_arrow_key_in_headless_chromium() {
     assert!(state[2].as_u64().unwrap() >= expected.unwrap() * cell * cell / 2, "pixels drawn: {state}");
 }
 
+/// One page of each game, from a short real game: (game, page).
+fn one_page_per_game() -> Vec<(&'static str, String)> {
+    use arena::abi::eggs::{EggsContext, NOTHING};
+    use arena::abi::target::TargetContext;
+    use arena::game::Game as _;
+    use arena::games::eggs::{EggHunt, EggsConfig, answer};
+    use arena::games::hex::{HexConfig, HexGame};
+    use arena::games::target::{InvisibleTarget, TargetConfig};
+    let zombies = [Entry::builtin("Random", random_bot), Entry::builtin("Random 2", random_bot)];
+    let (_, zombies) = play_recorded(&zombies, 4, &GameConfig { players_per_entry: 5, max_turns: Some(20) });
+    let egg = || |c: &EggsContext<'_>| answer(1 + c.random(8), NOTHING, &[]);
+    let (_, eggs) =
+        play_recorded(&[Entry::builtin("A", egg), Entry::builtin("B", egg)], 4, &EggsConfig { max_turns: Some(20) });
+    let seeker = || |c: &TargetContext<'_>| c.random(5);
+    let config = TargetConfig { max_rounds: Some(10), ..TargetConfig::default() };
+    let (_, target) = play_recorded(&[Entry::builtin("A", seeker), Entry::builtin("B", seeker)], 4, &config);
+    let hex = [Entry::builtin("A", arena::bench::hex::baseline), Entry::builtin("B", arena::bench::hex::baseline)];
+    let (_, hex) = play_recorded(&hex, 4, &HexConfig { max_turns: Some(12) });
+    vec![
+        ("zombies", Zombies::viewer_page(&zombies).unwrap()),
+        ("eggs", EggHunt::viewer_page(&eggs).unwrap()),
+        ("target", InvisibleTarget::viewer_page(&target).unwrap()),
+        ("hex", HexGame::viewer_page(&hex).unwrap()),
+    ]
+}
+
+#[test]
+fn every_games_page_steps_with_the_arrow_key_without_a_script_error_in_headless_chromium() {
+    let pages = one_page_per_game();
+    for (game, page) in &pages {
+        for mark in ["/*PAGE_CSS*/", "/*PLAYER_JS*/", "/*REPLAY_DATA*/"] {
+            assert!(!page.contains(mark), "{game}: every mark is filled: {mark}");
+        }
+    }
+    let Some(driver) = Driver::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let session = driver.post(
+        "/session",
+        json!({"capabilities": {"alwaysMatch": {
+            "goog:loggingPrefs": {"browser": "ALL"},
+            "goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--window-size=1200,900"]}}}}),
+    );
+    let id = session["sessionId"].as_str().expect("a WebDriver session").to_owned();
+    let s = |path: &str| format!("/session/{id}{path}");
+    let mut results = vec![];
+    for (game, page) in &pages {
+        let file = dir.path().join(format!("{game}.html"));
+        std::fs::write(&file, page).unwrap();
+        driver.post(&s("/url"), json!({"url": format!("file://{}", file.display())}));
+        // Errors from now on are collected; errors while loading are in the browser's log.
+        // Keys sent before the page's first frames can be lost (headless Chromium): wait two.
+        let before = driver.post(
+            &s("/execute/async"),
+            json!({"script": r#"
+                const done = arguments[arguments.length - 1];
+                window.errors = [];
+                window.addEventListener("error", e => window.errors.push(String(e.message)));
+                window.addEventListener("unhandledrejection", e => window.errors.push(String(e.reason)));
+                requestAnimationFrame(() => requestAnimationFrame(() =>
+                    done([location.hash, document.getElementById("turn").textContent])));
+            "#, "args": []}),
+        );
+        let right = [json!({"type": "keyDown", "value": "\u{E014}"}), json!({"type": "keyUp", "value": "\u{E014}"})];
+        driver.post(&s("/actions"), json!({"actions": [{"type": "key", "id": "keyboard", "actions": right}]}));
+        let after = driver.post(
+            &s("/execute/async"),
+            json!({"script": r#"
+                const done = arguments[arguments.length - 1];
+                requestAnimationFrame(() =>
+                    done([location.hash, document.getElementById("turn").textContent, window.errors]));
+            "#, "args": []}),
+        );
+        let log = driver.post(&s("/se/log"), json!({"type": "browser"}));
+        results.push((game, before, after, log));
+    }
+    driver.delete(&s(""));
+    for (game, before, after, log) in results {
+        assert_eq!(before[0], "", "{game}: the page opens without an address: {before}");
+        // (hex counts half-turns from 1: its first position is the half-turn about to be played.)
+        let first = if *game == "hex" { "1" } else { "0" };
+        assert_eq!(before[1], first, "{game}: the page opens at the start: {before}");
+        assert_ne!(after[0], before[0], "{game}: stepping changes the address: {after}");
+        assert!(after[0].as_str().unwrap().starts_with("#t="), "{game}: {after}");
+        assert_ne!(after[1], before[1], "{game}: the right arrow steps: {after}");
+        assert_eq!(after[2], json!([]), "{game}: no script error: {after}");
+        let entries = log.as_array().unwrap_or_else(|| panic!("{game}: the browser's log: {log}"));
+        let severe: Vec<&Value> = entries.iter().filter(|e| e["level"] == "SEVERE").collect();
+        assert!(severe.is_empty(), "{game}: no error in the browser's log: {severe:?}");
+    }
+}
+
 fn replay_side(replay: &Replay) -> u32 {
     arena::games::zombies::board_side(
         replay.header.names.len(),

@@ -34,6 +34,36 @@ use crate::game::{Game, Outcome};
 pub const FORMAT_VERSION: u16 = 1;
 const MAGIC: &[u8; 4] = b"ZRPL";
 
+/// The playback script of the zombies, eggs and target replay pages (`player.js`: play,
+/// pause, seek, keys, the `#t=` address, resizing), which each game's `viewer.rs` puts in
+/// place of [`PLAYER_MARK`] inside its page's script.
+pub(crate) const PLAYER_JS: &str = include_str!("player.js");
+/// Where a page template wants [`PLAYER_JS`]: a line inside its script.
+pub(crate) const PLAYER_MARK: &str = "/*PLAYER_JS*/\n";
+/// The style every replay page shares (`page.css`), put in place of [`PAGE_CSS_MARK`] at
+/// the top of the page's style.
+pub(crate) const PAGE_CSS: &str = include_str!("page.css");
+/// Where a page template wants [`PAGE_CSS`]: the first line of its style.
+pub(crate) const PAGE_CSS_MARK: &str = "/*PAGE_CSS*/\n";
+/// Where a page template wants its replay's data (a JSON value; `null` keeps the bare
+/// template valid).
+pub(crate) const DATA_MARK: &str = "/*REPLAY_DATA*/null";
+
+/// A game's replay page: its `template` with the shared style and player, the replay's
+/// `data` and a title naming the game and the seed (the template's title is
+/// `<title>{game} replay</title>`).
+pub(crate) fn fill_page(template: &str, game: &str, seed: u64, data: &serde_json::Value) -> String {
+    let data = serde_json::to_string(data).expect("JSON values serialise");
+    // Inside <script>, "</" could end the element early; JSON allows "<\/" instead.
+    let data = data.replace("</", "<\\/");
+    // The shared pieces first: the data (entry names) could hold their marks.
+    template
+        .replacen(PAGE_CSS_MARK, PAGE_CSS, 1)
+        .replacen(PLAYER_MARK, PLAYER_JS, 1)
+        .replacen(DATA_MARK, &data, 1)
+        .replacen(&format!("<title>{game} replay</title>"), &format!("<title>{game} replay, seed {seed}</title>"), 1)
+}
+
 /// What is wrong with a replay file: one line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {

@@ -12,7 +12,9 @@
 //!   eggs left; `ev`, the turn's events (see [`event_json`]);
 //! - `scores`: the final scores (the recorded ones, checked by the re-play).
 //!
-//! The page's script and style are in `viewer.html`, a template compiled into the binary.
+//! The page's script and style are in `viewer.html`, a template compiled into the binary;
+//! its playback (play, seek, keys, the `#t=` address, resizing) and base style are the
+//! shared ones (`replay/player.js`, `replay/page.css`), put in at the template's marks.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -48,7 +50,6 @@ pub fn replay_turns(replay: &Replay<EggHunt>, each_turn: impl FnMut(&Eggs)) -> R
 }
 
 const TEMPLATE: &str = include_str!("viewer.html");
-const DATA_MARK: &str = "/*REPLAY_DATA*/null";
 
 fn act_code(act: Act) -> &'static str {
     match act {
@@ -163,13 +164,5 @@ pub fn viewer_data(replay: &Replay<EggHunt>) -> Result<Value, ReplayError> {
 
 /// The self-contained viewer page of a replay.
 pub fn render(replay: &Replay<EggHunt>) -> Result<String, ReplayError> {
-    let data = serde_json::to_string(&viewer_data(replay)?).expect("JSON values serialise");
-    // Inside <script>, "</" could end the element early; JSON allows "<\/" instead.
-    let data = data.replace("</", "<\\/");
-    let title = format!("eggs replay, seed {}", replay.header.seed);
-    Ok(TEMPLATE.replacen(DATA_MARK, &data, 1).replacen(
-        "<title>eggs replay</title>",
-        &format!("<title>{title}</title>"),
-        1,
-    ))
+    Ok(crate::replay::fill_page(TEMPLATE, "eggs", replay.header.seed, &viewer_data(replay)?))
 }

@@ -13,7 +13,9 @@
 //! - `s`: the shots of the half-turn that led here, `[from_x, from_y, to_x, to_y, weapon]`;
 //! - `ad`, `zr`: airdrops held and zombies ready.
 //!
-//! The page's script and style are in `viewer.html`, a template compiled into the binary.
+//! The page's script and style are in `viewer.html`, a template compiled into the binary;
+//! its base style is the one every replay page shares (`replay/page.css`), put in at
+//! the template's mark. Its playback is its own (half-turns; see `replay/player.js`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -26,7 +28,6 @@ use crate::game::{Game as _, Outcome};
 use crate::replay::{Replay, ReplayError};
 
 const TEMPLATE: &str = include_str!("viewer.html");
-const DATA_MARK: &str = "/*REPLAY_DATA*/null";
 
 /// Plays a replay again, handing every event of the play loop to `observe`, and checks
 /// that it ends as recorded.
@@ -98,13 +99,5 @@ pub fn viewer_data(replay: &Replay<HexGame>) -> Result<Value, ReplayError> {
 
 /// The self-contained viewer page of a replay.
 pub fn render(replay: &Replay<HexGame>) -> Result<String, ReplayError> {
-    let data = serde_json::to_string(&viewer_data(replay)?).expect("JSON values serialise");
-    // Inside <script>, "</" could end the element early; JSON allows "<\/" instead.
-    let data = data.replace("</", "<\\/");
-    let title = format!("hex replay, seed {}", replay.header.seed);
-    Ok(TEMPLATE.replacen(DATA_MARK, &data, 1).replacen(
-        "<title>hex replay</title>",
-        &format!("<title>{title}</title>"),
-        1,
-    ))
+    Ok(crate::replay::fill_page(TEMPLATE, "hex", replay.header.seed, &viewer_data(replay)?))
 }

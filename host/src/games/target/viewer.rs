@@ -11,7 +11,9 @@
 //! - `walls`: `[turn, cell, ...]`, each wall with the turn after which it came (from 1);
 //! - `scores`: the final points per entry (the recorded ones, checked by the re-play).
 //!
-//! The page's script and style are in `viewer.html`, a template compiled into the binary.
+//! The page's script and style are in `viewer.html`, a template compiled into the binary;
+//! its playback (play, seek, keys, the `#t=` address, resizing) and base style are the
+//! shared ones (`replay/player.js`, `replay/page.css`), put in at the template's marks.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -46,7 +48,6 @@ pub fn replay_turns(
 }
 
 const TEMPLATE: &str = include_str!("viewer.html");
-const DATA_MARK: &str = "/*REPLAY_DATA*/null";
 
 /// The step between two cells as the move's digit (`'2'` when they are the same).
 fn move_char(from: u16, to: u16) -> char {
@@ -100,13 +101,5 @@ pub fn viewer_data(replay: &Replay<InvisibleTarget>) -> Result<Value, ReplayErro
 
 /// The self-contained viewer page of a replay.
 pub fn render(replay: &Replay<InvisibleTarget>) -> Result<String, ReplayError> {
-    let data = serde_json::to_string(&viewer_data(replay)?).expect("JSON values serialise");
-    // Inside <script>, "</" could end the element early; JSON allows "<\/" instead.
-    let data = data.replace("</", "<\\/");
-    let title = format!("target replay, seed {}", replay.header.seed);
-    Ok(TEMPLATE.replacen(DATA_MARK, &data, 1).replacen(
-        "<title>target replay</title>",
-        &format!("<title>{title}</title>"),
-        1,
-    ))
+    Ok(crate::replay::fill_page(TEMPLATE, "target", replay.header.seed, &viewer_data(replay)?))
 }

@@ -15,7 +15,9 @@
 //! - `colours`: each entry's colour, the plot's ([`crate::plot::entry_colours`]), and
 //!   `hit`, the colour of a hit, which no entry has.
 //!
-//! The page's script and style are in `viewer.html`, a template compiled into the binary.
+//! The page's script and style are in `viewer.html`, a template compiled into the binary;
+//! its playback (play, seek, keys, the `#t=` address, resizing) and base style are the
+//! shared ones (`replay/player.js`, `replay/page.css`), put in at the template's marks.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -60,7 +62,6 @@ pub fn replay_turns(replay: &Replay<Zombies>, mut each_turn: impl FnMut(&Game)) 
 }
 
 const TEMPLATE: &str = include_str!("viewer.html");
-const DATA_MARK: &str = "/*REPLAY_DATA*/null";
 
 /// An entity as the page sees it: `[number, owner, x, y, bullets]`, owner -1 for a
 /// zombie and -2 for a dead body.
@@ -156,13 +157,5 @@ pub fn viewer_data(replay: &Replay<Zombies>) -> Result<Value, ReplayError> {
 
 /// The self-contained viewer page of a replay.
 pub fn render(replay: &Replay<Zombies>) -> Result<String, ReplayError> {
-    let data = serde_json::to_string(&viewer_data(replay)?).expect("JSON values serialise");
-    // Inside <script>, "</" could end the element early; JSON allows "<\/" instead.
-    let data = data.replace("</", "<\\/");
-    let title = format!("zombies replay, seed {}", replay.header.seed);
-    Ok(TEMPLATE.replacen(DATA_MARK, &data, 1).replacen(
-        "<title>zombies replay</title>",
-        &format!("<title>{title}</title>"),
-        1,
-    ))
+    Ok(crate::replay::fill_page(TEMPLATE, "zombies", replay.header.seed, &viewer_data(replay)?))
 }
