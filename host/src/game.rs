@@ -68,6 +68,25 @@ pub type Tape<C> = Rc<RefCell<Vec<C>>>;
 /// The calls a playback bot reads: the next index and the calls.
 pub type PlaybackTape<C> = Rc<RefCell<(usize, Vec<C>)>>;
 
+/// The next call of a playback tape, after drawing from `random` the `draws` numbers
+/// the recorded bot drew in it, so that the game's generator is where it was; an error
+/// once the tape is spent.
+pub fn next_call<C: Clone>(
+    tape: &PlaybackTape<C>,
+    random: Random<'_>,
+    draws: impl FnOnce(&C) -> u32,
+) -> Result<C, crate::bot::BotError> {
+    let mut tape = tape.borrow_mut();
+    let (next, calls) = &mut *tape;
+    let call =
+        calls.get(*next).cloned().ok_or_else(|| crate::bot::BotError::Failed("the replay ran out of calls".into()))?;
+    *next += 1;
+    for _ in 0..draws(&call) {
+        random.next_u64();
+    }
+    Ok(call)
+}
+
 /// A game the arena can host. See the module doc for what belongs here.
 pub trait Game: Sized + 'static {
     /// The game's name on the command line, in replays and in libraries (`zombies`).

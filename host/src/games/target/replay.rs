@@ -46,13 +46,7 @@ pub(super) struct Playback {
 
 impl Bot<InvisibleTarget> for Playback {
     fn turn(&mut self, ctx: &TargetContext<'_>) -> Result<u32, BotError> {
-        let mut tape = self.tape.borrow_mut();
-        let (next, calls) = &mut *tape;
-        let call = calls.get(*next).copied().ok_or_else(|| BotError::Failed("the replay ran out of calls".into()))?;
-        *next += 1;
-        for _ in 0..call.draws {
-            ctx.random.next_u64();
-        }
+        let call = crate::game::next_call(&self.tape, ctx.random, |c| c.draws)?;
         Ok(u32::from(call.mv))
     }
 }
