@@ -445,3 +445,11 @@ fn extreme_coordinates_are_rejected_or_harmless() {
     to_turn(&mut g, 23);
     assert_eq!(g.airstrikes().count(), 0);
 }
+
+#[test]
+fn the_weapon_ranges_bots_see_are_those_of_the_weapons_table() {
+    for (id, w) in data::WEAPONS.iter().enumerate() {
+        assert_eq!(w.id as usize, id, "{}: the table is in id order", w.name);
+        assert_eq!(zombies_plugin_abi::hex::weapon::RANGE[id], w.range, "{}", w.name);
+    }
+}

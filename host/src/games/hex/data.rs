@@ -52,14 +52,10 @@ pub struct Weapon {
     pub call_in: bool,
 }
 
-/// Weapon ids 0..=6 in table order (spec 3).
-pub const MEDICAL_KIT: u32 = 0;
-pub const SHOTGUN: u32 = 1;
-pub const GRENADE_LAUNCHER: u32 = 2;
-pub const ZOMBIE_ARMS: u32 = 3;
-pub const CHAINSAW: u32 = 4;
-pub const PISTOL: u32 = 5;
-pub const FLAMETHROWER: u32 = 6;
+/// Weapon ids 0..=6 in table order (spec 3): the contract's, which bots see.
+pub use zombies_plugin_abi::hex::weapon::{
+    CHAINSAW, FLAMETHROWER, GRENADE_LAUNCHER, MEDICAL_KIT, PISTOL, SHOTGUN, ZOMBIE_ARMS,
+};
 
 /// The weapons table of spec 5, indexed by weapon id.
 pub const WEAPONS: [Weapon; 7] = [
