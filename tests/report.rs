@@ -293,15 +293,7 @@ fn the_report_sorts_and_links_to_a_game_page_in_headless_chromium() {
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
     let (game, seed, _) = game_rows(&index)[1].clone();
 
-    let session = driver.post(
-        "/session",
-        json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
-            "binary": "/usr/bin/chromium",
-            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--window-size=1200,900"]}}}}),
-    );
-    let id = session["sessionId"].as_str().expect("a WebDriver session").to_owned();
+    let id = driver.chromium(false);
     let s = |path: &str| format!("/session/{id}{path}");
     let run = |script: &str| driver.post(&s("/execute/sync"), json!({"script": script, "args": []}));
     let click = |css: &str| {

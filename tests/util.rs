@@ -149,6 +149,21 @@ impl Driver {
         panic!("chromedriver did not start");
     }
 
+    /// Opens a headless Chromium session of 1200x900 and returns its id; with
+    /// `console_log`, the browser's console is kept for `/se/log`.
+    pub fn chromium(&self, console_log: bool) -> String {
+        let mut capabilities = serde_json::json!({"goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--window-size=1200,900"]}});
+        if console_log {
+            capabilities["goog:loggingPrefs"] = serde_json::json!({"browser": "ALL"});
+        }
+        let session = self.post("/session", serde_json::json!({"capabilities": {"alwaysMatch": capabilities}}));
+        session["sessionId"].as_str().expect("a WebDriver session").to_owned()
+    }
+
     /// Ends a WebDriver session (`path`: `/session/<id>`).
     pub fn delete(&self, path: &str) {
         let _ = self.agent.delete(format!("{}{path}", self.base)).call();

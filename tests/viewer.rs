@@ -166,15 +166,7 @@ fn the_viewer_steps_with_the_arrow_key_in_headless_chromium() {
     })
     .unwrap();
 
-    let session = driver.post(
-        "/session",
-        json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
-            "binary": "/usr/bin/chromium",
-            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--window-size=1200,900"]}}}}),
-    );
-    let id = session["sessionId"].as_str().expect("a WebDriver session").to_owned();
+    let id = driver.chromium(false);
     let s = |path: &str| format!("/session/{id}{path}");
     driver.post(&s("/url"), json!({"url": format!("file://{}", page.display())}));
     // Keys sent before the page's first frames can be lost (headless Chromium): wait two.
@@ -243,17 +235,7 @@ fn every_games_page_steps_with_the_arrow_key_without_a_script_error_in_headless_
     }
     let Some(driver) = Driver::start() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let session = driver.post(
-        "/session",
-        json!({"capabilities": {"alwaysMatch": {
-            "goog:loggingPrefs": {"browser": "ALL"},
-            "goog:chromeOptions": {
-            "binary": "/usr/bin/chromium",
-            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--window-size=1200,900"]}}}}),
-    );
-    let id = session["sessionId"].as_str().expect("a WebDriver session").to_owned();
+    let id = driver.chromium(true);
     let s = |path: &str| format!("/session/{id}{path}");
     let mut results = vec![];
     for (game, page) in &pages {
