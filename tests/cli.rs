@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::util::{data, root};
+use crate::util::{data, root, stdout};
 
 fn zombies(plugins: &Path, scripts: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arena"))
@@ -16,11 +16,6 @@ fn zombies(plugins: &Path, scripts: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// A scripts directory with two quick bots and one broken file.

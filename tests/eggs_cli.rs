@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::util::stdout;
+
 const LUA: &str = r#"-- arena: eggs
 function do_turn(ctx)
   -- step onto a neighbouring egg, else wander
@@ -38,11 +40,6 @@ fn arena(scripts: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn ok(out: &Output) -> String {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// Two eggs bots, and a zombies bot beside them.
 fn bots() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -57,11 +54,11 @@ fn bots() -> tempfile::TempDir {
 #[test]
 fn list_shows_the_games_bots_and_not_the_other_games() {
     let dir = bots();
-    let text = ok(&arena(dir.path(), &["list"]));
+    let text = stdout(&arena(dir.path(), &["list"]));
     assert!(text.contains("2 entries (eggs)"), "{text}");
     assert!(text.contains("picker") && text.contains("brute") && !text.contains("coward"), "{text}");
     let out = Command::new(env!("CARGO_BIN_EXE_arena")).arg("--scripts").arg(dir.path()).arg("list").output().unwrap();
-    let text = ok(&out);
+    let text = stdout(&out);
     assert!(text.contains("1 entries (zombies)") && text.contains("coward"), "{text}");
     assert!(text.contains("picker.lua: plays eggs; this is a zombies tournament"), "{text}");
 }
@@ -73,7 +70,7 @@ fn an_eggs_tournament_ranks_by_mean_and_is_the_same_isolated_or_not() {
         let path = dir.path().join(json);
         let args =
             ["tournament", "--rounds", "4", "--seed", "3", "--isolate", isolate, "--json", path.to_str().unwrap()];
-        let text = ok(&arena(dir.path(), &args));
+        let text = stdout(&arena(dir.path(), &args));
         assert!(text.contains("ranked by mean score"), "{text}");
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         assert_eq!(v["game"], "eggs");
@@ -97,13 +94,13 @@ fn an_eggs_tournament_ranks_by_mean_and_is_the_same_isolated_or_not() {
 fn play_records_a_replay_that_becomes_a_page_and_knows_its_game() {
     let dir = bots();
     let replay = dir.path().join("game.zrpl");
-    let text = ok(&arena(dir.path(), &["play", "--seed", "9", "--replay", replay.to_str().unwrap()]));
+    let text = stdout(&arena(dir.path(), &["play", "--seed", "9", "--replay", replay.to_str().unwrap()]));
     assert!(text.contains("picker") && text.contains("brute"), "{text}");
     let page = dir.path().join("game.html");
     // `replay` reads the game from the file: no --game needed.
     let out =
         Command::new(env!("CARGO_BIN_EXE_arena")).arg("replay").arg(&replay).arg("--html").arg(&page).output().unwrap();
-    let text = ok(&out);
+    let text = stdout(&out);
     assert!(text.contains("eggs replay, seed 9"), "{text}");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<title>eggs replay, seed 9</title>"));
@@ -116,6 +113,6 @@ fn game_options_are_checked_by_name() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("eggs has no option \"players_per_entry\" (its options: max_turns)"), "{err}");
-    let text = ok(&arena(dir.path(), &["play", "--set", "max_turns=5"]));
+    let text = stdout(&arena(dir.path(), &["play", "--set", "max_turns=5"]));
     assert!(text.contains("5 turns"), "{text}");
 }

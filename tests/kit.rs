@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
 
-use crate::util::root;
+use crate::util::{root, stdout};
 
 /// The games with a starting bot in `lang` that this arena hosts.
 fn games(lang: &str) -> Vec<&'static str> {
@@ -28,11 +28,6 @@ fn arena(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn text(out: &Output) -> String {
-    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// A temporary directory outside the repository, readable by all (as root, program bots
 /// run as `nobody`, who must reach their file).
 fn outside() -> tempfile::TempDir {
@@ -48,7 +43,7 @@ fn outside() -> tempfile::TempDir {
 
 /// `new-bot NAME --lang LANG --game GAME` in `dir`; the bot's directory.
 fn new_bot(dir: &Path, name: &str, lang: &str, game: &str) -> PathBuf {
-    let out = text(&arena(dir, &["--game", game, "new-bot", name, "--lang", lang]));
+    let out = stdout(&arena(dir, &["--game", game, "new-bot", name, "--lang", lang]));
     assert!(out.contains(&format!("wrote {name}/")), "{out}");
     let bot = dir.join(name);
     assert!(bot.join("README.md").is_file(), "{} has no README.md", bot.display());
@@ -61,7 +56,7 @@ fn plays_cleanly(dir: &Path, game: &str, name: &str, plugins: &Path, scripts: &P
     let (plugins, scripts) = (plugins.to_str().unwrap(), scripts.to_str().unwrap());
     let logs = dir.join("logs");
     let mut args = vec!["--game", game, "--plugins", plugins, "--scripts", scripts, "--logs", logs.to_str().unwrap()];
-    let listed = text(&arena(dir, &[&args[..], &["list"]].concat()));
+    let listed = stdout(&arena(dir, &[&args[..], &["list"]].concat()));
     assert!(listed.contains("1 entries") && listed.contains(name), "{listed}");
     assert!(!listed.contains("skipped"), "{listed}");
     // Zombies games have no turn limit: 30 turns of 50 players are enough calls; hex
@@ -71,7 +66,7 @@ fn plays_cleanly(dir: &Path, game: &str, name: &str, plugins: &Path, scripts: &P
         "hex" => &["--set", "max_turns=60"],
         _ => &[],
     };
-    let played = text(&arena(dir, &[&args[..], &["play", "--seed", "1"], play].concat()));
+    let played = stdout(&arena(dir, &[&args[..], &["play", "--seed", "1"], play].concat()));
     assert!(played.contains("game seed 1") && played.contains(name), "{played}");
     if game == "hex" {
         // A hex game seats two entries (a tournament of one plays no game): `play` lets
@@ -81,7 +76,7 @@ fn plays_cleanly(dir: &Path, game: &str, name: &str, plugins: &Path, scripts: &P
     }
     let json = dir.join(format!("{name}.json"));
     args.extend(["tournament", "--rounds", "1", "--seed", "1", "--json", json.to_str().unwrap()]);
-    text(&arena(dir, &[&args[..], play].concat()));
+    stdout(&arena(dir, &[&args[..], play].concat()));
     let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let row = &results["leaderboard"][0];
     assert_eq!(row["name"], name, "{results}");

@@ -15,7 +15,7 @@ use arena::report::{IndexInfo, Report, game_page, index_html};
 use arena::tournament::{GameRecord, Plan, summarise};
 use serde_json::{Value, json};
 
-use crate::util::{Driver, data, random_bot, root};
+use crate::util::{Driver, data, random_bot, root, stdout};
 
 fn arena(game: &str, dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arena"))
@@ -31,11 +31,6 @@ fn arena(game: &str, dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Two quick zombies scripts and one failing every call.

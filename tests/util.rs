@@ -77,6 +77,13 @@ pub fn lib_name(stem: &str) -> String {
     format!("{}{stem}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
 }
 
+/// The standard output of a run of the binary that succeeded (the test fails with both
+/// outputs otherwise).
+pub fn stdout(out: &std::process::Output) -> String {
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Plays a whole tournament on one thread.
 pub fn tournament(
     entries: &[arena::bot::Entry<Zombies>],
