@@ -141,7 +141,7 @@ pub fn describe_exit(status: ExitStatus) -> String {
 pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> {
     let out = scratch_file(&iso.scratch, "probe");
     let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &[&iso.scratch]);
-    let _cap = crate::process::confine_helper(&mut cmd, iso.memory, iso.processes);
+    let cap = crate::process::confine_helper(&mut cmd, iso.memory, iso.processes);
     let mut child = cmd
         .args(["__probe"])
         .arg(path)
@@ -152,7 +152,7 @@ pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> 
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start a probe process: {e}"))?;
-    if let Some(cap) = &_cap {
+    if let Some(cap) = &cap {
         cap.admit(child.id());
     }
     let started = Instant::now();

@@ -207,21 +207,18 @@ pub fn default_run_as() -> Option<(u32, u32)> {
     Some((65534, 65534))
 }
 
-const BWRAP_BASE: [&str; 13] = [
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--tmpfs",
-    "/tmp",
-    "--unshare-net",
-    "--unshare-pid",
-    "--die-with-parent",
-    "--new-session",
-];
+/// What every bwrap sandbox here has: the file system read-only, `/dev` and `/proc`, no
+/// network, and an end with its parent. A helper (see [`helper_command`]) has just this.
+const BWRAP_COMMON: [&str; 9] =
+    ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent"];
+/// What a program bot's sandbox adds: a private `/tmp`, its own pid namespace and session.
+const BWRAP_PROGRAM: [&str; 4] = ["--tmpfs", "/tmp", "--unshare-pid", "--new-session"];
+
+/// Binds `path` read-write, at the same place, in a bwrap command.
+fn bind_writable(cmd: &mut Command, path: &Path) {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    cmd.arg("--bind").arg(&path).arg(&path);
+}
 
 /// Confines a helper process of the host that runs native bots' code (a game worker, a
 /// library probe): its own process group, so that [`kill_group`] takes whatever it
@@ -395,10 +392,9 @@ pub fn helper_command(program: &Path, sandbox: &Sandbox, writable: &[&Path]) -> 
         Sandbox::None => Command::new(program),
         Sandbox::Bwrap { writable: more } => {
             let mut cmd = Command::new("bwrap");
-            cmd.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent"]);
+            cmd.args(BWRAP_COMMON);
             for w in writable.iter().copied().chain(more.iter().map(PathBuf::as_path)) {
-                let w = std::path::absolute(w).unwrap_or_else(|_| w.to_owned());
-                cmd.arg("--bind").arg(&w).arg(&w);
+                bind_writable(&mut cmd, w);
             }
             cmd.arg("--").arg(program);
             cmd
@@ -440,7 +436,7 @@ pub fn bwrap_available() -> Result<(), String> {
     RESULT
         .get_or_init(|| {
             let mut cmd = Command::new("bwrap");
-            cmd.args(BWRAP_BASE).args(["--", "true"]);
+            cmd.args(BWRAP_COMMON).args(BWRAP_PROGRAM).args(["--", "true"]);
             cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).current_dir("/");
             if let Some((uid, gid)) = default_run_as() {
                 cmd.uid(uid).gid(gid);
@@ -713,7 +709,7 @@ fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, CallError> {
         }
         Sandbox::Bwrap { writable } => {
             let mut cmd = Command::new("bwrap");
-            cmd.args(BWRAP_BASE);
+            cmd.args(BWRAP_COMMON).args(BWRAP_PROGRAM);
             let mut visible: Vec<PathBuf> = Vec::new();
             if let Some(dir) = &spec.dir {
                 visible.push(std::path::absolute(dir).unwrap_or_else(|_| dir.clone()));
@@ -735,8 +731,7 @@ fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, CallError> {
                 cmd.arg("--ro-bind-try").arg(p).arg(p);
             }
             for w in writable {
-                let w = std::path::absolute(w).unwrap_or_else(|_| w.clone());
-                cmd.arg("--bind").arg(&w).arg(&w);
+                bind_writable(&mut cmd, w);
             }
             if let Some(dir) = visible.first().filter(|_| spec.dir.is_some()) {
                 cmd.arg("--chdir").arg(dir);
