@@ -227,9 +227,8 @@ fn open(path: &Path) -> Result<(NativeModule, EntryKind, Option<SetLogger>), Str
         Ok(entry) => {
             let entry = *entry;
             std::mem::forget(lib); // never unloaded
-            let module = c_table(entry)?;
-            let NativeModule::C(table) = module else { unreachable!("c_table makes C modules") };
-            Ok((module, EntryKind::NativeC, table.set_logger()))
+            let table = c_table(entry)?;
+            Ok((NativeModule::C(table), EntryKind::NativeC, table.set_logger()))
         }
         Err(_) => {
             std::mem::forget(lib); // keeps the immediate binding done above
@@ -352,7 +351,7 @@ fn one_line(s: &str) -> String {
     }
 }
 
-fn c_table(entry: extern "C" fn() -> *const CBotTable) -> Result<NativeModule, String> {
+fn c_table(entry: extern "C" fn() -> *const CBotTable) -> Result<CTable, String> {
     let table = entry();
     if table.is_null() {
         return Err(format!("`{C_ENTRY_SYMBOL}` returned no table"));
@@ -372,5 +371,5 @@ fn c_table(entry: extern "C" fn() -> *const CBotTable) -> Result<NativeModule, S
             CBotTable::V1_0_SIZE
         ));
     }
-    Ok(NativeModule::C(CTable { ptr: table, size }))
+    Ok(CTable { ptr: table, size })
 }
