@@ -23,7 +23,7 @@ pub enum BotError {
     /// A script used up its instruction budget for the call.
     #[error("over its instruction budget")]
     Budget,
-    /// The call ran past its wall-clock deadline.
+    /// The call used more than its time limit (its own time: `crate::clock`).
     #[error("over its time limit")]
     Timeout,
     /// The entry went over its memory cap.
@@ -50,6 +50,19 @@ impl BotError {
 pub trait Bot<G: Game> {
     /// Decides for the player described by `ctx`.
     fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError>;
+
+    /// True for a bot whose work happens outside the calling thread and which keeps its
+    /// calls' deadlines itself (a program bot: the process layer times its processes).
+    /// A watching process then holds such a call only to the wall-clock backstop.
+    fn times_itself(&self) -> bool {
+        false
+    }
+
+    /// For a bot that [`times_itself`](Bot::times_itself): the own time its last call
+    /// took (`crate::clock`), charged to its time bank instead of the calling thread's.
+    fn call_time(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// Where an entry comes from.

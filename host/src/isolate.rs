@@ -35,6 +35,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::bot::{Bot, BotError, Entry};
+use crate::clock::TaskProbe;
 use crate::game::{Game, Outcome};
 use crate::limits::{BlamePage, Cut, Guarded, TimeBank};
 use crate::loaders::native::LibraryInfo;
@@ -101,8 +102,6 @@ pub enum ProbeReport {
     Skipped(String),
 }
 
-/// Time a worker may run past a call's deadline before it is killed.
-const GRACE: Duration = Duration::from_millis(250);
 /// Time a probe may take to load a library.
 const PROBE_TIME: Duration = Duration::from_secs(10);
 
@@ -214,6 +213,8 @@ struct Running {
     stderr: StderrTail,
     /// The worker's process cap; dropped (what is left in it killed) after the worker.
     cap: Option<crate::process::ProcessCap>,
+    /// The worker's playing thread (found when first needed).
+    player: Option<TaskProbe>,
 }
 
 impl Running {
@@ -332,7 +333,7 @@ impl<G: Game> Worker<G> {
             }
         });
         self.started += 1;
-        Ok(Running { child, requests, answers, blame, blame_path, stderr, cap })
+        Ok(Running { child, requests, answers, blame, blame_path, stderr, cap, player: None })
     }
 
     /// Plays one game with the entries `seats` (indices into this worker's entries, in
@@ -418,10 +419,12 @@ impl<G: Game> Drop for Worker<G> {
 }
 
 /// Sends a request and waits for its answer, killing the worker when a call is stuck:
-/// past its deadline by more than [`GRACE`] and, since then, still computing (another
-/// [`GRACE`] of CPU time), or past it by [`PATIENCE`] whatever it does. A worker that was
-/// only waiting for a core (a loaded machine) is not killed: that would change the
-/// game.
+/// when it has used its budget plus a [`grace`] of its **own** time (`crate::clock`:
+/// the wall time less the time the worker's playing thread waited for a CPU, read from
+/// that thread's counters), so a worker that is only waiting for a core on a loaded
+/// machine is never mistaken for a stuck one; or, whatever the counters say, at the
+/// wall-clock backstop ([`crate::clock::backstop`]). A call to a bot that keeps its own
+/// deadline (a program bot) is held to the backstop only.
 fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
     let line = serde_json::to_string(request).expect("a request serialises") + "\n";
     if r.requests.write_all(line.as_bytes()).and_then(|()| r.requests.flush()).is_err() {
@@ -429,8 +432,8 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
         let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
         return (r, Watched::Lost(None, status));
     }
-    // A call past its deadline: (entry, call, the worker's CPU time then, when).
-    let mut suspect: Option<(usize, u64, Option<u64>, u64)> = None;
+    // A call that seemed over at the last look: (entry, call).
+    let mut suspect: Option<(usize, u64)> = None;
     loop {
         match r.answers.recv_timeout(Duration::from_millis(5)) {
             Ok(line) => return (r, Watched::Answered(line)),
@@ -439,68 +442,92 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
                 // Its group (what it forked) goes with it, before its pid is released.
                 kill_group(&mut r.child);
                 let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
-                let blamed = r.blame.current().map(|(e, k, _)| (e, k, format!("crashed ({})", describe_exit(status))));
+                let blamed =
+                    r.blame.current().map(|c| (c.entry, c.call, format!("crashed ({})", describe_exit(status))));
                 return (r, Watched::Lost(blamed, status));
             }
         }
-        let Some((entry, call, Some(deadline))) = r.blame.current() else { continue };
-        let now = crate::limits::monotonic_nanos();
-        if now <= deadline + GRACE.as_nanos() as u64 {
-            continue;
-        }
-        let cpu = group_cpu_nanos(r.child.id());
-        match suspect {
-            Some((e, k, cpu_then, since)) if (e, k) == (entry, call) => {
-                let computing = match (cpu, cpu_then) {
-                    (Some(now), Some(then)) => now.saturating_sub(then) >= GRACE.as_nanos() as u64,
-                    _ => true,
-                };
-                if computing || now.saturating_sub(since) >= PATIENCE.as_nanos() as u64 {
-                    kill_group(&mut r.child);
-                    let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
-                    let what = "hung in a call past its time limit".to_owned();
-                    return (r, Watched::Lost(Some((entry, call, what)), status));
+        let Some(c) = r.blame.current() else { continue };
+        let Some(budget) = c.budget else { continue };
+        let now = crate::clock::monotonic_nanos();
+        let elapsed = now.saturating_sub(c.started);
+        let limit = Duration::from_nanos(budget);
+        let backstop = crate::clock::backstop(limit).as_nanos() as u64;
+        let stuck = if elapsed >= backstop {
+            true
+        } else if c.flags & BlamePage::TIMES_ITSELF != 0 {
+            false
+        } else {
+            let allowed = budget.saturating_add(grace(limit).as_nanos() as u64);
+            // Own time never runs faster than wall time: read the counters only when
+            // the wall time says the call may be over.
+            let over = elapsed >= allowed && r.own_used(&c, now).unwrap_or(elapsed) >= allowed;
+            // The playing thread's counters show a wait for a CPU only once it has run
+            // again: when the call seems over, note its CPU time and decide at the next
+            // look (5 ms on), unless it was still only waiting then.
+            match (over, suspect) {
+                (false, _) => {
+                    suspect = None;
+                    false
+                }
+                (true, Some(s)) if s == (c.entry, c.call) => !r.player.as_mut().is_some_and(TaskProbe::waiting),
+                (true, _) => {
+                    suspect = Some((c.entry, c.call));
+                    if let Some(p) = r.player.as_mut() {
+                        p.mark();
+                    }
+                    r.player.is_none()
                 }
             }
-            _ => suspect = Some((entry, call, cpu, now)),
+        };
+        if stuck {
+            kill_group(&mut r.child);
+            let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
+            let what = if c.flags & BlamePage::BANK != 0 {
+                "ran out of its time bank in a call".to_owned()
+            } else {
+                "hung in a call past its time limit".to_owned()
+            };
+            return (r, Watched::Lost(Some((c.entry, c.call, what)), status));
         }
     }
 }
 
-/// Time after a call's deadline (and its grace) at which it is killed even though it
-/// does not compute (blocked in a sleep or a read).
-const PATIENCE: Duration = Duration::from_secs(3);
-
-/// CPU time a process has used (user and system), from `/proc` (Linux).
-/// The CPU time of the processes of process group `group` (a worker, the bwrap around
-/// it, and what its bots forked), or `None` when none can be read.
-fn group_cpu_nanos(group: u32) -> Option<u64> {
-    let mut total = None;
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else { continue };
-        if let Some((pgrp, nanos)) = stat_cpu(pid) {
-            if pgrp == group {
-                total = Some(total.unwrap_or(0) + nanos);
-            }
-        }
-    }
-    total
+/// How much own time past its budget a call may run before the watchdog ends it: 5% of
+/// the budget, at least 10 ms and at most 250 ms (a call that returns past its budget
+/// but within this is an overrun, decided by the worker itself).
+pub fn grace(budget: Duration) -> Duration {
+    (budget / 20).clamp(Duration::from_millis(10), Duration::from_millis(250))
 }
 
-/// A process's group and CPU time, from `/proc/PID/stat`.
-fn stat_cpu(pid: &str) -> Option<(u32, u64)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The fields after the command name, which is in parentheses and may hold spaces.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let pgrp: u32 = fields.get(2)?.parse().ok()?;
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    #[cfg(unix)]
-    // SAFETY: sysconf has no preconditions.
-    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|&t| t > 0)?;
-    #[cfg(not(unix))]
-    let per_second = 100;
-    Some((pgrp, ticks * (1_000_000_000 / per_second)))
+impl Running {
+    /// The own time the call in progress has used, from its playing thread's counters
+    /// (`None` when they cannot be read, or the worker's clock is not on their scale).
+    fn own_used(&mut self, call: &crate::limits::CallInProgress, now: u64) -> Option<u64> {
+        if call.own_origin == 0 {
+            return None;
+        }
+        if self.player.is_none() {
+            self.player = player_task(self.child.id());
+        }
+        let own = self.player.as_mut()?.own(now)?;
+        Some(own.saturating_sub(call.own_origin))
+    }
+}
+
+/// The thread that plays a worker's games: the worker's main thread (under bwrap, the
+/// main thread of the process bwrap started).
+fn player_task(root: u32) -> Option<TaskProbe> {
+    let me = std::env::current_exe().ok()?;
+    let mut pid = root;
+    for _ in 0..4 {
+        if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == me) {
+            return TaskProbe::open(pid, pid);
+        }
+        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+        pid = children.split_ascii_whitespace().next()?.parse().ok()?;
+    }
+    None
 }
 
 /// The worker's side: plays each [`GameRequest`] read from `requests` with `entries`

@@ -1,20 +1,25 @@
-//! Limits around one entry's bot in one game: a wall-clock time bank, a limit per call,
-//! a cut-off after a given call (set by the host after a crash), and the blame page that
-//! tells a watching process which entry is running and until when it may.
+//! Limits around one entry's bot in one game: a time bank, a limit per call, a cut-off
+//! after a given call (set by the host after a crash), and the blame page that tells a
+//! watching process which entry is running and how much time it has.
+//!
+//! Every time here is the bot's own time (`crate::clock`): what it ran or slept, never
+//! what it waited for a CPU, so verdicts do not move with the machine's load.
 //!
 //! [`Guarded`] wraps any [`Bot`]; once the entry is out (bank spent, or cut), its
-//! players stay and the bot is not called again in this game. This module limits and
-//! reports; it knows nothing of the rules.
+//! players stay and the bot is not called again in this game. A call that used more
+//! than the limit per call gives no answer ([`BotError::Timeout`], an overrun). This
+//! module limits and reports; it knows nothing of the rules.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::bot::{Bot, BotError};
+use crate::clock::Stopwatch;
 use crate::game::Game;
 
-/// A wall-clock allowance per entry and game: `initial` at the start, plus `per_turn`
-/// for every turn (in the spirit of 30 s + 1 s per turn).
+/// An allowance of own time (`crate::clock`) per entry and game: `initial` at the
+/// start, plus `per_turn` for every turn (in the spirit of 30 s + 1 s per turn).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TimeBank {
     /// Time at the start of a game.
@@ -51,15 +56,39 @@ pub struct Cut {
 /// progress, so that another process can tell whom to blame when it crashes or hangs.
 ///
 /// Layout (native-endian u64s): `[0]` entry index + 1 (0: no call in progress),
-/// `[1]` that entry's call index, `[2]` the call's deadline on the monotonic clock
-/// ([`monotonic_nanos`], the same in every process; 0: none).
+/// `[1]` that entry's call index, `[2]` the own time the call may take in nanoseconds
+/// (0: unlimited), `[3]` when it started ([`monotonic_nanos`], the same in every
+/// process), `[4]` flags ([`BlamePage::BANK`], [`BlamePage::TIMES_ITSELF`]), `[5]` the
+/// calling thread's own time at the start (`crate::clock::Stopwatch::own_origin`; 0:
+/// unknown), from which a watching process measures the call on the thread's counters.
 #[derive(Debug)]
 pub struct BlamePage {
     map: memmap2::MmapMut,
 }
 
+/// A call in progress, as its blame page says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallInProgress {
+    /// The entry's index.
+    pub entry: usize,
+    /// Its call index.
+    pub call: u64,
+    /// The own time it may take (`None`: unlimited).
+    pub budget: Option<u64>,
+    /// When it started, on the monotonic clock.
+    pub started: u64,
+    /// Its flags.
+    pub flags: u64,
+    /// The calling thread's own time at the start (0: unknown).
+    pub own_origin: u64,
+}
+
 impl BlamePage {
-    const SIZE: usize = 24;
+    const SIZE: usize = 48;
+    /// The budget is what is left of the entry's time bank (not its limit per call).
+    pub const BANK: u64 = 1;
+    /// The bot keeps its own deadline (a program bot): only the backstop applies.
+    pub const TIMES_ITSELF: u64 = 2;
 
     /// Creates (or resets) the page in `path`.
     pub fn create(path: &Path) -> std::io::Result<BlamePage> {
@@ -85,17 +114,21 @@ impl BlamePage {
     }
 
     fn slot(&self, i: usize) -> &AtomicU64 {
-        assert!(i < 3);
+        assert!(i < Self::SIZE / 8);
         // SAFETY: the map is page-aligned and SIZE bytes long, so u64 slot i is in
         // bounds and aligned; AtomicU64 has the layout of u64.
         unsafe { &*self.map.as_ptr().cast::<AtomicU64>().add(i) }
     }
 
-    /// Marks a call of `entry` in progress, to end by `deadline` ([`monotonic_nanos`]).
+    /// Marks a call of `entry` in progress, started at `started` ([`monotonic_nanos`])
+    /// with `budget` nanoseconds of own time.
     #[inline]
-    pub fn enter(&self, entry: usize, call: u64, deadline: Option<u64>) {
+    pub fn enter(&self, entry: usize, call: u64, budget: Option<u64>, started: u64, flags: u64, own_origin: u64) {
+        self.slot(5).store(own_origin, Ordering::Relaxed);
         self.slot(1).store(call, Ordering::Relaxed);
-        self.slot(2).store(deadline.unwrap_or(0), Ordering::Relaxed);
+        self.slot(2).store(budget.unwrap_or(0), Ordering::Relaxed);
+        self.slot(3).store(started, Ordering::Relaxed);
+        self.slot(4).store(flags, Ordering::Relaxed);
         self.slot(0).store(entry as u64 + 1, Ordering::Release);
     }
 
@@ -105,34 +138,24 @@ impl BlamePage {
         self.slot(0).store(0, Ordering::Release);
     }
 
-    /// The call in progress: `(entry, call index, deadline)`, the deadline in
-    /// [`monotonic_nanos`].
-    pub fn current(&self) -> Option<(usize, u64, Option<u64>)> {
+    /// The call in progress.
+    pub fn current(&self) -> Option<CallInProgress> {
         let entry = self.slot(0).load(Ordering::Acquire);
         (entry > 0).then(|| {
-            let nanos = self.slot(2).load(Ordering::Relaxed);
-            (entry as usize - 1, self.slot(1).load(Ordering::Relaxed), (nanos > 0).then_some(nanos))
+            let budget = self.slot(2).load(Ordering::Relaxed);
+            CallInProgress {
+                entry: entry as usize - 1,
+                call: self.slot(1).load(Ordering::Relaxed),
+                budget: (budget > 0).then_some(budget),
+                started: self.slot(3).load(Ordering::Relaxed),
+                flags: self.slot(4).load(Ordering::Relaxed),
+                own_origin: self.slot(5).load(Ordering::Relaxed),
+            }
         })
     }
 }
 
-/// Nanoseconds on the system's monotonic clock: the same clock in every process of the
-/// machine, so a worker's deadlines mean the same to the host that watches it.
-#[cfg(unix)]
-#[inline]
-pub fn monotonic_nanos() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `ts` is a valid timespec to write; CLOCK_MONOTONIC always exists.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-/// Nanoseconds since this process first asked (without isolation, the only use).
-#[cfg(not(unix))]
-pub fn monotonic_nanos() -> u64 {
-    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    START.get_or_init(std::time::Instant::now).elapsed().as_nanos() as u64
-}
+pub use crate::clock::monotonic_nanos;
 
 /// A bot with a time bank, a limit per call, an optional cut-off and an optional blame
 /// page.
@@ -142,10 +165,9 @@ pub struct Guarded<'a, G: Game> {
     calls: u64,
     used: Duration,
     bank: Option<TimeBank>,
-    /// The longest a call may take: the blame page's deadline is at most this far
-    /// ahead, so that a watching process kills a call stuck past it (plus a grace).
-    /// A slow answer that does come is taken (scripts and programs enforce the limit
-    /// on themselves; a wall-clock verdict here would change games on a loaded machine).
+    /// The most own time one call may take: a call that took more gives no answer (an
+    /// overrun), and the blame page's budget is at most this, so that a watching
+    /// process ends a call stuck past it.
     call_limit: Option<Duration>,
     cut: Option<Cut>,
     blame: Option<&'a BlamePage>,
@@ -197,30 +219,48 @@ impl<G: Game> Bot<G> for Guarded<'_, G> {
             (Some(l), Some(c)) => Some(l.min(c)),
             (l, c) => l.or(c),
         };
-        // One clock read starts the call's timing and dates its deadline.
-        let start = allowed.map(|_| monotonic_nanos());
+        let Some(allowed) = allowed else {
+            self.calls += 1;
+            return self.inner.turn(ctx);
+        };
+        let watch = Stopwatch::start();
         if let Some(blame) = self.blame {
-            blame.enter(self.entry, self.calls, start.zip(allowed).map(|(s, a)| s + a.as_nanos() as u64));
+            // A watching process ends a call stuck past its limit per call; a call that
+            // only overdraws the bank is left to finish and decided here (ending it
+            // would cost the game a replay).
+            let (budget, mut flags) = match self.call_limit {
+                Some(limit) => (limit, 0),
+                None => (allowed, BlamePage::BANK),
+            };
+            if self.inner.times_itself() {
+                flags |= BlamePage::TIMES_ITSELF;
+            }
+            let budget = budget.as_nanos().min(u128::from(u64::MAX)) as u64;
+            blame.enter(self.entry, self.calls, Some(budget), watch.started(), flags, watch.own_origin().unwrap_or(0));
         }
         self.calls += 1;
         let answer = self.inner.turn(ctx);
         if let Some(blame) = self.blame {
             blame.leave();
         }
-        let spent = start.map(|s| Duration::from_nanos(monotonic_nanos().saturating_sub(s)));
-        if let (Some(bank), Some(left), Some(spent)) = (self.bank, left, spent) {
-            self.used += spent;
-            if spent > left {
-                let reason = format!(
-                    "ran out of its time bank at turn {} ({:.1} s used of {:.1} s)",
-                    clock,
-                    self.used.as_secs_f64(),
-                    bank.allowance(clock).as_secs_f64()
-                );
-                self.out = Some(reason.clone());
-                return Err(BotError::Disqualified(reason));
-            }
+        let spent = self.inner.call_time().unwrap_or_else(|| watch.own());
+        self.used += spent;
+        if let (Some(bank), Some(left)) = (self.bank, left)
+            && spent > left
+        {
+            let reason = format!(
+                "ran out of its time bank at turn {} ({:.1} s used of {:.1} s)",
+                clock,
+                self.used.as_secs_f64(),
+                bank.allowance(clock).as_secs_f64()
+            );
+            self.out = Some(reason.clone());
+            return Err(BotError::Disqualified(reason));
         }
-        answer
+        match (answer, self.call_limit) {
+            // A bot that times itself kept its own deadline already.
+            (Ok(_), Some(limit)) if spent > limit && !self.inner.times_itself() => Err(BotError::Timeout),
+            (answer, _) => answer,
+        }
     }
 }

@@ -54,6 +54,8 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::clock::{ProgramTasks, ProgramTimer};
+
 /// How to start a program.
 #[derive(Debug, Clone, Default)]
 pub struct ProgramSpec {
@@ -860,20 +862,43 @@ fn poll_until(fds: &mut [libc::pollfd], deadline: Instant) -> io::Result<bool> {
         if now >= deadline {
             return Ok(false);
         }
-        let left = deadline - now;
-        let ts = libc::timespec { tv_sec: left.as_secs() as libc::time_t, tv_nsec: left.subsec_nanos() as _ };
-        // SAFETY: fds is a valid slice of pollfd for the given length; ts lives on the stack.
-        let n = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
-        if n > 0 {
+        if poll_for(fds, deadline - now)? {
             return Ok(true);
         }
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
+    }
+}
+
+/// `poll` on up to four descriptors until the program's call has used its own time
+/// (`crate::clock`); `Ok(false)` then. `born`: the program was started within this call.
+fn poll_timed(
+    fds: &mut [libc::pollfd],
+    timer: &mut ProgramTimer,
+    mut tasks: Option<&mut ProgramTasks>,
+    born: bool,
+) -> io::Result<bool> {
+    loop {
+        let Some(left) = timer.left(tasks.as_deref_mut(), born) else { return Ok(false) };
+        if poll_for(fds, left)? {
+            return Ok(true);
         }
     }
+}
+
+/// One `ppoll` of at most `left`; `Ok(false)` when nothing happened (or a signal came).
+fn poll_for(fds: &mut [libc::pollfd], left: Duration) -> io::Result<bool> {
+    let ts = libc::timespec { tv_sec: left.as_secs() as libc::time_t, tv_nsec: left.subsec_nanos() as _ };
+    // SAFETY: fds is a valid slice of pollfd for the given length; ts lives on the stack.
+    let n = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
+    if n > 0 {
+        return Ok(true);
+    }
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    Ok(false)
 }
 
 fn pollfd(fd: RawFd, events: libc::c_short) -> libc::pollfd {
@@ -983,6 +1008,10 @@ pub struct Process {
     ended: Option<String>,
     reaped: bool,
     stderr_done: Option<(mpsc::Receiver<()>, JoinHandle<()>)>,
+    /// Its tasks, whose waits for a CPU are not charged to its calls.
+    tasks: ProgramTasks,
+    /// The own time of the last call (`crate::clock`).
+    last_time: Duration,
 }
 
 impl Process {
@@ -1022,7 +1051,10 @@ impl Process {
             ended: None,
             reaped: false,
             stderr_done: None,
+            tasks: ProgramTasks::default(),
+            last_time: Duration::ZERO,
         };
+        process.tasks = ProgramTasks::new(process.child.id());
         match thread {
             Ok(handle) => process.stderr_done = Some((rx, handle)),
             Err(e) => {
@@ -1056,11 +1088,35 @@ impl Process {
     /// is discarded when it arrives; on `Exited` it has been killed and reaped, and every
     /// later call returns `Exited` again. The program counts as ended when its first process
     /// ends, even if a child of it still holds stdout open.
+    ///
+    /// `timeout` is the program's own time (`crate::clock`): the wall time of the call
+    /// less the time the program's tasks and the calling thread waited for a CPU, so a
+    /// loaded machine does not make a call time out; [`Process::last_call_time`] is
+    /// what the call took.
     pub fn ask(&mut self, request: &[u8], lines: usize, timeout: Duration) -> Result<Vec<String>, CallError> {
         if let Some(how) = &self.ended {
             return Err(CallError::Exited(how.clone()));
         }
-        let deadline = Instant::now() + timeout;
+        let mut tasks = std::mem::take(&mut self.tasks);
+        let mut timer = ProgramTimer::start(timeout, Some(&mut tasks));
+        let result = self.ask_timed(request, lines, &mut timer, &mut tasks);
+        self.last_time = timer.charge(Some(&mut tasks), false);
+        self.tasks = tasks;
+        result
+    }
+
+    /// The own time the last [`Process::ask`] took.
+    pub fn last_call_time(&self) -> Duration {
+        self.last_time
+    }
+
+    fn ask_timed(
+        &mut self,
+        request: &[u8],
+        lines: usize,
+        timer: &mut ProgramTimer,
+        tasks: &mut ProgramTasks,
+    ) -> Result<Vec<String>, CallError> {
         // Drop what arrived since the last call: owed lines, then anything unasked for.
         self.fill_available()?;
         self.skip_stale();
@@ -1102,7 +1158,7 @@ impl Process {
                     libc::POLLOUT,
                 ),
             ];
-            match poll_until(&mut fds, deadline) {
+            match poll_timed(&mut fds, timer, Some(tasks), false) {
                 Err(e) => return Err(io_err("poll", &e)),
                 Ok(false) => return Err(self.fail(CallError::Timeout, lines, answer.len())),
                 Ok(true) => {}
@@ -1295,9 +1351,39 @@ pub fn run_once(
     timeout: Duration,
     stderr_sink: &mut dyn Write,
 ) -> Result<Vec<String>, CallError> {
-    let deadline = Instant::now() + timeout;
-    let Started { mut child, stdin, mut stdout, mut stderr, pidfd } = start(spec, limits)?;
-    let result = run_once_loop(stdin, &mut stdout, &mut stderr, pidfd, limits, input, max_lines, deadline, stderr_sink);
+    run_once_timed(spec, limits, input, max_lines, timeout, stderr_sink).0
+}
+
+/// [`run_once`], and the own time the call took (`crate::clock`: the wall time less the
+/// time the program's tasks, all born within the call, and the calling thread waited
+/// for a CPU). `timeout` is on that clock too.
+pub fn run_once_timed(
+    spec: &ProgramSpec,
+    limits: &Limits,
+    input: &[u8],
+    max_lines: usize,
+    timeout: Duration,
+    stderr_sink: &mut dyn Write,
+) -> (Result<Vec<String>, CallError>, Duration) {
+    let mut timer = ProgramTimer::start(timeout, None);
+    let Started { mut child, stdin, mut stdout, mut stderr, pidfd } = match start(spec, limits) {
+        Ok(started) => started,
+        Err(e) => return (Err(e), timer.charge(None, true)),
+    };
+    let mut tasks = ProgramTasks::new(child.id());
+    let result = run_once_loop(
+        stdin,
+        &mut stdout,
+        &mut stderr,
+        pidfd,
+        limits,
+        input,
+        max_lines,
+        (&mut timer, &mut tasks),
+        stderr_sink,
+    );
+    // Read before the program is reaped (its first process is still readable then).
+    let time = timer.charge(Some(&mut tasks), true);
     let status = end_group(&mut child);
     // Pass on the rest of stderr; bounded, as a process that left the group may hold it.
     let mut capper = result.1;
@@ -1318,12 +1404,13 @@ pub fn run_once(
         }
     }
     let _ = stderr_sink.flush();
-    match result.0 {
+    let result = match result.0 {
         Ok(lines) if lines.is_empty() => {
             Err(CallError::Exited(format!("{} without printing a line", describe_status(status))))
         }
         other => other,
-    }
+    };
+    (result, time)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1335,7 +1422,7 @@ fn run_once_loop(
     limits: &Limits,
     input: &[u8],
     max_lines: usize,
-    deadline: Instant,
+    (timer, tasks): (&mut ProgramTimer, &mut ProgramTasks),
     sink: &mut dyn Write,
 ) -> (Result<Vec<String>, CallError>, StderrCap) {
     let mut capper = StderrCap::new(limits.stderr_cap);
@@ -1395,7 +1482,7 @@ fn run_once_loop(
             pollfd(pidfd.as_ref().map_or(-1, |f| f.as_raw_fd()), libc::POLLIN),
             pollfd(stdin.as_ref().map_or(-1, |s| s.as_raw_fd()), libc::POLLOUT),
         ];
-        match poll_until(&mut fds, deadline) {
+        match poll_timed(&mut fds, timer, Some(tasks), true) {
             Err(e) => return (Err(io_err("poll", &e)), capper),
             Ok(false) => {
                 return (if lines.is_empty() { Err(CallError::Timeout) } else { Ok(lines) }, capper);

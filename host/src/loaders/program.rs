@@ -15,7 +15,7 @@ use super::ScriptLimits;
 use super::log::EntryLog;
 use crate::bot::{BotError, Entry, EntryKind};
 use crate::game::Game;
-use crate::process::{CallError, Limits, Process, ProgramSpec, run_once};
+use crate::process::{CallError, Limits, Process, ProgramSpec, run_once_timed};
 
 /// A program bot as loaded: how to start it and under which limits.
 #[derive(Debug, Clone)]
@@ -113,17 +113,25 @@ pub struct Talker {
     process: Option<Process>,
     /// This game's marker line, until the first standard error of the game writes it.
     marker: Arc<std::sync::Mutex<Option<String>>>,
+    /// The own time of the last call (`crate::clock`), charged to the entry's bank.
+    last_time: Option<std::time::Duration>,
 }
 
 impl Talker {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> Talker {
         let marker = Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())));
-        Talker { program, process: None, marker }
+        Talker { program, process: None, marker, last_time: None }
     }
 
     fn sink(&self) -> LogSink {
         LogSink { log: Arc::clone(&self.program.log), marker: Arc::clone(&self.marker) }
+    }
+
+    /// The own time the last call took: the program's time, not the machine's
+    /// (`crate::clock`).
+    pub fn last_time(&self) -> Option<std::time::Duration> {
+        self.last_time
     }
 
     /// The program.
@@ -133,7 +141,8 @@ impl Talker {
 
     /// Sends `request` and reads the answer's `lines` lines (a once-per-call program may
     /// print fewer: it ends, and what it printed is the answer), within the per-call
-    /// time limit. Every failure is one [`BotError`] for this call.
+    /// time limit (the program's own time: `crate::clock`). Every failure is one
+    /// [`BotError`] for this call.
     pub fn ask(&mut self, request: &[u8], lines: usize) -> Result<Vec<String>, BotError> {
         let timeout = self.program.limits.call_timeout;
         let result = if self.program.persistent {
@@ -144,10 +153,15 @@ impl Talker {
                 self.process = Some(process);
             }
             let process = self.process.as_mut().expect("started above");
-            process.ask(request, lines, timeout)
+            let result = process.ask(request, lines, timeout);
+            self.last_time = Some(process.last_call_time());
+            result
         } else {
             let mut sink = self.sink();
-            run_once(&self.program.spec(), &self.program.process_limits(), request, lines, timeout, &mut sink)
+            let (result, time) =
+                run_once_timed(&self.program.spec(), &self.program.process_limits(), request, lines, timeout, &mut sink);
+            self.last_time = Some(time);
+            result
         };
         result.map_err(|e| error(&self.program, e))
     }

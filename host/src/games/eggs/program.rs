@@ -54,4 +54,12 @@ impl Bot<EggHunt> for ProgramBot {
         let lines = self.0.ask(&request(ctx), 3)?;
         read_answer(&lines)
     }
+
+    fn times_itself(&self) -> bool {
+        true
+    }
+
+    fn call_time(&self) -> Option<std::time::Duration> {
+        self.0.last_time()
+    }
 }

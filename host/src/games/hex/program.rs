@@ -50,6 +50,14 @@ impl Bot<HexGame> for ProgramBot {
             serde_json::from_str(text).map_err(|e| BotError::Invalid(format!("not JSON ({e}): {:.60}", text)))?;
         answer_from_json(&value)
     }
+
+    fn times_itself(&self) -> bool {
+        true
+    }
+
+    fn call_time(&self) -> Option<std::time::Duration> {
+        self.0.last_time()
+    }
 }
 
 fn contents_json(c: u32) -> Value {

@@ -39,6 +39,8 @@ pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<InvisibleTarge
 #[derive(Debug)]
 pub struct ProgramBot {
     program: Program,
+    /// The own time of the last call (`crate::clock`).
+    last_time: Option<Duration>,
     /// Per copy: its process (or why it could not start) and whether it has answered.
     copies: Vec<CopyProcess>,
 }
@@ -52,7 +54,7 @@ struct CopyProcess {
 impl ProgramBot {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> ProgramBot {
-        ProgramBot { program, copies: Vec::new() }
+        ProgramBot { program, last_time: None, copies: Vec::new() }
     }
 
     /// Starts every copy's process (all at once, so that their start-ups overlap).
@@ -94,6 +96,7 @@ impl Bot<InvisibleTarget> for ProgramBot {
         let process = copy.process.as_mut().map_err(|e| BotError::Failed(e.clone()))?;
         let timeout = if copy.answered { ANSWER_TIME } else { first_timeout };
         let result = process.ask(&request(ctx), 1, timeout);
+        self.last_time = Some(process.last_call_time());
         copy.answered = true;
         match result {
             Ok(lines) => parse_move(lines.first().map_or("", String::as_str)),
@@ -101,6 +104,14 @@ impl Bot<InvisibleTarget> for ProgramBot {
             Err(e @ (CallError::Flood | CallError::Garbage(_))) => Err(BotError::Invalid(format!("{name}: {e}"))),
             Err(e) => Err(BotError::Failed(format!("{name} (copy {}): {e}", ctx.copy))),
         }
+    }
+
+    fn times_itself(&self) -> bool {
+        true
+    }
+
+    fn call_time(&self) -> Option<Duration> {
+        self.last_time
     }
 }
 

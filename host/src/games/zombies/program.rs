@@ -81,4 +81,12 @@ impl Bot<Zombies> for ProgramBot {
         let lines = self.0.ask(request(ctx).as_bytes(), 1)?;
         read_answer(ctx, lines.first().map_or("", String::as_str))
     }
+
+    fn times_itself(&self) -> bool {
+        true
+    }
+
+    fn call_time(&self) -> Option<std::time::Duration> {
+        self.0.last_time()
+    }
 }

@@ -14,7 +14,9 @@
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::OwnDeadline;
 
 use zombies_plugin_abi::Random;
 
@@ -30,7 +32,8 @@ pub mod rhai;
 pub struct ScriptLimits {
     /// Rhai operations / Lua instructions allowed per call.
     pub op_budget: u64,
-    /// Wall-clock limit of one call (the last line of defence behind the budget).
+    /// Time limit of one call, on the bot's own time (`crate::clock`; the last line of
+    /// defence behind the budget).
     pub call_timeout: Duration,
     /// Memory cap of one entry's VM, in bytes.
     pub memory: usize,
@@ -118,10 +121,11 @@ pub struct Slot<T> {
     ctx: Cell<*const T>,
     /// The call's random numbers (from the game's generator).
     random: Cell<Option<Random<'static>>>,
-    /// When the call in progress must end: set at the first check of a call (a hook or
-    /// progress callback runs only every few hundred operations, so this costs a trivial
-    /// call nothing and shifts the deadline by microseconds).
-    deadline: Cell<Option<Instant>>,
+    /// When the call in progress must end, on the bot's own time (`crate::clock`): set
+    /// at the first check of a call (a hook or progress callback runs only every few
+    /// hundred operations, so this costs a trivial call nothing and shifts the deadline
+    /// by microseconds).
+    deadline: Cell<Option<OwnDeadline>>,
     /// The time a call may take.
     timeout: Cell<Duration>,
     /// Entry names, by entry index (filled by the game's bindings; fixed for a game).
@@ -188,13 +192,18 @@ impl<T> Slot<T> {
         self.deadline.set(None);
     }
 
-    /// True once the call has run past its time.
+    /// True once the call has used its time: its own time, so a loaded machine does
+    /// not cut a call short (the wall clock is read first; the thread's counters only
+    /// once the wall time says the limit may have been reached).
     pub fn timed_out(&self) -> bool {
-        let now = Instant::now();
         match self.deadline.get() {
-            Some(deadline) => now > deadline,
+            Some(mut deadline) => {
+                let passed = deadline.passed();
+                self.deadline.set(Some(deadline));
+                passed
+            }
             None => {
-                self.deadline.set(Some(now + self.timeout.get()));
+                self.deadline.set(Some(OwnDeadline::start(self.timeout.get())));
                 false
             }
         }

@@ -1,0 +1,587 @@
+//! The clock every time limit is measured on: a bot's **own time**, never the
+//! machine's load.
+//!
+//! A task's own time is the wall-clock time that passes while it is not waiting for a
+//! CPU: the time it runs, plus the time it sleeps or blocks by itself. Linux keeps, for
+//! every task, the nanoseconds it ran and the nanoseconds it sat runnable in a run
+//! queue (`/proc/<pid>/task/<tid>/schedstat`); own time is wall time less the second.
+//! A bot that computes for 0.9 s is charged 0.9 s whether the machine is idle or has
+//! twelve CPU hogs per core beside it; a bot that sleeps 120 ms is charged 120 ms.
+//!
+//! What is charged, per kind of bot (also in `docs/hardening.md`):
+//! - **in the calling thread** (native, Lua and Rhai bots, in the host or a worker):
+//!   the calling thread's own time over the call ([`Stopwatch`]). A call shorter than
+//!   [`SHORT`] in wall time is charged its wall time (no wait for a CPU of note fits in
+//!   it, and reading the counters costs a system call); a longer one reads the thread's
+//!   counters. So that a fast call needs no system call at its start either, the thread
+//!   keeps a mark (its own time at a moment at most [`MARK_AGE`] before the call); a
+//!   long call is charged from that mark, that is at most [`MARK_AGE`] of the engine's
+//!   own time too much, whatever the load.
+//! - **program bots**: the wall time from the request to the answer, less the time the
+//!   program's tasks (every thread of every process it consists of, as far as the host
+//!   saw them when the call started) and the host's calling thread waited for a CPU
+//!   ([`ProgramTimer`]).
+//!
+//! Where the counters cannot be read (no `/proc`, or a kernel without scheduler
+//! statistics), in-thread calls are charged the thread's CPU time and programs their
+//! wall time; [`source`] says which.
+//!
+//! This module measures; it decides nothing (the limits are `crate::limits`,
+//! `crate::process` and the games').
+
+use std::cell::{Cell, RefCell};
+use std::fs::File;
+use std::time::Duration;
+
+/// Nanoseconds on the system's monotonic clock: the same clock in every process of the
+/// machine, so a worker's times mean the same to the host that watches it.
+#[cfg(unix)]
+#[inline]
+pub fn monotonic_nanos() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec to write; CLOCK_MONOTONIC always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Nanoseconds since this process first asked (without isolation, the only use).
+#[cfg(not(unix))]
+pub fn monotonic_nanos() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_nanos() as u64
+}
+
+/// A call shorter than this in wall time is charged its wall time.
+pub const SHORT: Duration = Duration::from_millis(1);
+
+/// The oldest a thread's mark may be at the start of a call (see the module's doc).
+pub const MARK_AGE: Duration = Duration::from_millis(1);
+
+/// The wall-clock backstop of a limit: a call still running this long after it
+/// started is ended whatever its own time says (a bot that only waits for a CPU that
+/// long is on a machine too loaded to play on). Twenty times the limit, plus 5 s.
+pub fn backstop(limit: Duration) -> Duration {
+    limit.saturating_mul(20).saturating_add(Duration::from_secs(5))
+}
+
+/// A task's scheduler counters: nanoseconds on a CPU, and nanoseconds runnable but
+/// waiting for one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sched {
+    /// Time on a CPU.
+    pub cpu: u64,
+    /// Time waiting in a run queue.
+    pub wait: u64,
+}
+
+/// Parses a `schedstat` file: `cpu_ns wait_ns timeslices`.
+pub fn parse_schedstat(text: &[u8]) -> Option<Sched> {
+    let text = std::str::from_utf8(text).ok()?;
+    let mut fields = text.split_ascii_whitespace();
+    let cpu = fields.next()?.parse().ok()?;
+    let wait = fields.next()?.parse().ok()?;
+    Some(Sched { cpu, wait })
+}
+
+/// Reads a `schedstat` file kept open (from its start, without moving it).
+#[cfg(unix)]
+fn pread_sched(file: &File) -> Option<Sched> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = [0u8; 96];
+    let n = file.read_at(&mut buf, 0).ok()?;
+    parse_schedstat(&buf[..n])
+}
+
+#[cfg(not(unix))]
+fn pread_sched(_file: &File) -> Option<Sched> {
+    None
+}
+
+/// What the calling thread's own time is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Wall time less run-queue waits (`/proc/thread-self/schedstat`).
+    Schedstat,
+    /// The thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`): sleeping is not charged.
+    ThreadCpu,
+}
+
+thread_local! {
+    /// This thread's `schedstat`, opened at its first use (`None` inside: unavailable).
+    static SCHEDSTAT: RefCell<Option<Option<File>>> = const { RefCell::new(None) };
+    /// This thread's mark: (wall, own) at the last reading, 0 wall for none yet.
+    static MARK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+    /// Whether this thread's own time is wall time less waits (else CPU time).
+    static SCHEDSTAT_SCALE: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+/// The calling thread's counters, or `None` where they cannot be read.
+pub fn thread_sched() -> Option<Sched> {
+    SCHEDSTAT.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let file = cell.get_or_insert_with(|| File::open("/proc/thread-self/schedstat").ok());
+        file.as_ref().and_then(pread_sched)
+    })
+}
+
+/// Where this thread's own time comes from.
+pub fn source() -> Source {
+    if thread_sched().is_some() { Source::Schedstat } else { Source::ThreadCpu }
+}
+
+/// The calling thread's CPU time in nanoseconds.
+#[cfg(unix)]
+pub fn thread_cpu_nanos() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec to write; the thread CPU clock always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+#[cfg(not(unix))]
+pub fn thread_cpu_nanos() -> u64 {
+    monotonic_nanos()
+}
+
+/// The calling thread's own time at wall time `now` (from [`monotonic_nanos`]), on a
+/// scale of its own: only differences mean anything. It never runs faster than wall
+/// time.
+pub fn thread_own(now: u64) -> u64 {
+    let sched = thread_sched();
+    SCHEDSTAT_SCALE.with(|c| {
+        if c.get().is_none() {
+            c.set(Some(sched.is_some()));
+        }
+    });
+    match sched {
+        Some(s) => now.saturating_sub(s.wait),
+        None => thread_cpu_nanos(),
+    }
+}
+
+/// Reads the thread's own time now and makes it the thread's mark.
+fn mark_now(now: u64) -> u64 {
+    let own = thread_own(now);
+    MARK.with(|m| m.set((now, own)));
+    own
+}
+
+/// The time of one call made in the calling thread (see the module's doc). Started
+/// before the call, read during or after it, in the same thread.
+#[derive(Debug, Clone, Copy)]
+pub struct Stopwatch {
+    /// Wall time at the start.
+    wall0: u64,
+    /// The thread's own time at the start, or at a mark at most [`MARK_AGE`] before.
+    own0: u64,
+}
+
+impl Stopwatch {
+    /// Starts timing; reads the thread's counters only when its mark is older than
+    /// [`MARK_AGE`].
+    #[inline]
+    pub fn start() -> Stopwatch {
+        let now = monotonic_nanos();
+        let (wall, own) = MARK.with(Cell::get);
+        if wall != 0 && now.saturating_sub(wall) <= MARK_AGE.as_nanos() as u64 {
+            Stopwatch { wall0: now, own0: own }
+        } else {
+            Stopwatch { wall0: now, own0: mark_now(now) }
+        }
+    }
+
+    /// Starts timing, reading the thread's counters now.
+    pub fn start_exact() -> Stopwatch {
+        let now = monotonic_nanos();
+        Stopwatch { wall0: now, own0: mark_now(now) }
+    }
+
+    /// Wall time at the start ([`monotonic_nanos`]).
+    pub fn started(&self) -> u64 {
+        self.wall0
+    }
+
+    /// The thread's own time the watch counts from, when it is wall time less waits
+    /// (so that another process reading this thread's counters can go on measuring it
+    /// with [`task_own`]); `None` on the CPU-time fallback.
+    pub fn own_origin(&self) -> Option<u64> {
+        SCHEDSTAT_SCALE.with(Cell::get).unwrap_or(false).then_some(self.own0)
+    }
+
+    /// Wall time since the start.
+    pub fn wall(&self) -> Duration {
+        Duration::from_nanos(monotonic_nanos().saturating_sub(self.wall0))
+    }
+
+    /// Own time since the start: the wall time while it is under [`SHORT`], else read
+    /// from the thread's counters (at most the wall time).
+    #[inline]
+    pub fn own(&self) -> Duration {
+        let now = monotonic_nanos();
+        let wall = now.saturating_sub(self.wall0);
+        if wall < SHORT.as_nanos() as u64 {
+            return Duration::from_nanos(wall);
+        }
+        Duration::from_nanos(mark_now(now).saturating_sub(self.own0).min(wall))
+    }
+
+    /// Own time since the start, always read from the counters (at most the wall time).
+    pub fn own_exact(&self) -> Duration {
+        let now = monotonic_nanos();
+        let wall = now.saturating_sub(self.wall0);
+        Duration::from_nanos(mark_now(now).saturating_sub(self.own0).min(wall))
+    }
+}
+
+/// A deadline on a thread's own time, checked often and cheaply: the wall clock is read
+/// first, and the counters only once the wall time says the limit may have been
+/// reached (own time never runs faster than wall time). Used by the script VMs'
+/// hooks.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnDeadline {
+    watch: Stopwatch,
+    limit: u64,
+    /// No need to read the counters before this wall time.
+    next_check: u64,
+    /// The wall-clock backstop.
+    backstop: u64,
+}
+
+impl OwnDeadline {
+    /// A deadline `limit` of own time from now.
+    pub fn start(limit: Duration) -> OwnDeadline {
+        let watch = Stopwatch::start();
+        let limit_ns = limit.as_nanos().min(u128::from(u64::MAX / 4)) as u64;
+        OwnDeadline {
+            watch,
+            limit: limit_ns,
+            next_check: watch.wall0.saturating_add(limit_ns),
+            backstop: watch.wall0.saturating_add(backstop(limit).as_nanos().min(u128::from(u64::MAX / 4)) as u64),
+        }
+    }
+
+    /// True once the call has used its time (or reached the wall-clock backstop).
+    #[inline]
+    pub fn passed(&mut self) -> bool {
+        let now = monotonic_nanos();
+        if now < self.next_check {
+            return false;
+        }
+        if now >= self.backstop {
+            return true;
+        }
+        let used = mark_now(now).saturating_sub(self.watch.own0).min(now - self.watch.wall0);
+        if used >= self.limit {
+            return true;
+        }
+        // Own time cannot reach the limit before the rest of it has passed in wall time.
+        self.next_check = now + (self.limit - used).max(100_000);
+        false
+    }
+}
+
+/// One task watched from outside: its `schedstat` and `stat` files, kept open.
+///
+/// The kernel adds a wait to a task's counters only when the task gets a CPU again, so
+/// a task waiting in a run queue *now* shows none of that wait yet. [`TaskProbe::waiting`]
+/// tells that case apart: the task is runnable (state `R`) but has had no CPU time since
+/// the previous reading; a verdict is then put off until it has run again.
+#[derive(Debug)]
+pub struct TaskProbe {
+    sched: File,
+    stat: File,
+    /// CPU time at the previous reading.
+    last_cpu: u64,
+}
+
+impl TaskProbe {
+    /// Opens task `tid` of process `pid`.
+    pub fn open(pid: u32, tid: u32) -> Option<TaskProbe> {
+        let sched = File::open(format!("/proc/{pid}/task/{tid}/schedstat")).ok()?;
+        let stat = File::open(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
+        let last_cpu = pread_sched(&sched)?.cpu;
+        Some(TaskProbe { sched, stat, last_cpu })
+    }
+
+    /// The task's counters now.
+    pub fn read(&mut self) -> Option<Sched> {
+        pread_sched(&self.sched)
+    }
+
+    /// The task's own time at wall time `now` (wall time less its waits so far).
+    pub fn own(&mut self, now: u64) -> Option<u64> {
+        self.read().map(|s| now.saturating_sub(s.wait))
+    }
+
+    /// Notes the task's CPU time now, for [`TaskProbe::waiting`] to compare with.
+    pub fn mark(&mut self) {
+        if let Some(s) = self.read() {
+            self.last_cpu = s.cpu;
+        }
+    }
+
+    /// True when the task is runnable but has not run since the previous
+    /// [`TaskProbe::mark`] (or call of this; at least a scheduler tick earlier, so that a
+    /// running task shows CPU time): it is waiting for a CPU, and its counters do not
+    /// show that wait yet.
+    pub fn waiting(&mut self) -> bool {
+        let Some(cpu) = self.read().map(|s| s.cpu) else { return false };
+        let ran = cpu != self.last_cpu;
+        self.last_cpu = cpu;
+        !ran && task_state(&self.stat) == Some(b'R')
+    }
+}
+
+/// The state letter of a task's `stat` file (`R`, `S`, `D`, `Z`, ...).
+#[cfg(unix)]
+fn task_state(file: &File) -> Option<u8> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = [0u8; 512];
+    let n = file.read_at(&mut buf, 0).ok()?;
+    let text = &buf[..n];
+    // The command name is in parentheses and may hold anything: the state follows the
+    // last ')'.
+    let close = text.iter().rposition(|&b| b == b')')?;
+    text.get(close + 2).copied()
+}
+
+#[cfg(not(unix))]
+fn task_state(_file: &File) -> Option<u8> {
+    None
+}
+
+/// How long a verdict is put off while a task waits for a CPU (see [`TaskProbe`]):
+/// longer than a scheduler tick, so that a task that does run shows CPU time by then.
+pub const RECHECK: Duration = Duration::from_millis(5);
+
+/// The tasks of a program bot, and the run-queue waits they had at the start of a call:
+/// every thread of its first process and of every process below it, found through
+/// `/proc/<pid>/task/<tid>/children` (again whenever a long call is measured).
+#[derive(Debug, Default)]
+pub struct ProgramTasks {
+    root: u32,
+    /// (task id, its probe, its wait at the start of the call in progress).
+    tasks: Vec<(u32, TaskProbe, Option<u64>)>,
+    /// Whether the tasks were looked for since the program started.
+    found: bool,
+}
+
+impl ProgramTasks {
+    /// The tasks of the program whose first process is `root` (found at first use).
+    pub fn new(root: u32) -> ProgramTasks {
+        ProgramTasks { root, tasks: Vec::new(), found: false }
+    }
+
+    /// Looks for the program's tasks again, keeping those already open.
+    pub fn refresh(&mut self) {
+        self.found = true;
+        let mut seen: Vec<u32> = Vec::new();
+        let mut queue = vec![self.root];
+        while let Some(pid) = queue.pop() {
+            if seen.len() > 4096 {
+                break;
+            }
+            let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
+            for entry in dir.flatten() {
+                let Some(tid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+                if seen.contains(&tid) {
+                    continue;
+                }
+                seen.push(tid);
+                if !self.tasks.iter().any(|t| t.0 == tid)
+                    && let Some(mut probe) = TaskProbe::open(pid, tid)
+                {
+                    // A task first seen now is not forgiven its earlier waits.
+                    let start = probe.read().map(|s| s.wait);
+                    self.tasks.push((tid, probe, start));
+                }
+                if let Ok(children) = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/children")) {
+                    queue.extend(children.split_ascii_whitespace().filter_map(|c| c.parse::<u32>().ok()));
+                }
+            }
+        }
+        self.tasks.retain(|t| seen.contains(&t.0));
+    }
+
+    /// Marks the start of a call: every known task's wait now.
+    fn begin(&mut self) {
+        if !self.found {
+            self.refresh();
+        }
+        for t in &mut self.tasks {
+            let now = t.1.read();
+            t.2 = now.map(|s| s.wait);
+            t.1.last_cpu = now.map_or(0, |s| s.cpu);
+        }
+    }
+
+    /// The waits of the known tasks since [`ProgramTasks::begin`] (tasks that ended
+    /// since, or were not known then, count nothing); with `born`, their whole waits.
+    fn waited(&mut self, born: bool) -> u64 {
+        self.tasks
+            .iter_mut()
+            .filter_map(|t| {
+                let wait = t.1.read()?.wait;
+                Some(if born { wait } else { wait.saturating_sub(t.2?) })
+            })
+            .fold(0u64, u64::saturating_add)
+    }
+
+    /// Notes every task's CPU time now ([`TaskProbe::mark`]).
+    fn mark(&mut self) {
+        for t in &mut self.tasks {
+            t.1.mark();
+        }
+    }
+
+    /// True when one of the tasks is most likely waiting for a CPU right now
+    /// ([`TaskProbe::waiting`]).
+    fn any_waiting(&mut self) -> bool {
+        let mut any = false;
+        for t in &mut self.tasks {
+            any |= t.1.waiting();
+        }
+        any
+    }
+}
+
+/// The time of one call to a program bot: wall time less the run-queue waits of the
+/// program's tasks and of the calling thread (see the module's doc), with a deadline
+/// on it.
+#[derive(Debug)]
+pub struct ProgramTimer {
+    wall0: u64,
+    host_wait0: Option<u64>,
+    limit: u64,
+    next_check: u64,
+    backstop: u64,
+    /// The limit seemed reached at the last check: the tasks' CPU times were noted, to
+    /// tell at the next whether one was only waiting for a CPU.
+    suspect: bool,
+}
+
+impl ProgramTimer {
+    /// Starts the time of a call with `limit`; `tasks` are the program's (for a program
+    /// started for this call, none yet: its tasks are all born within the call).
+    pub fn start(limit: Duration, tasks: Option<&mut ProgramTasks>) -> ProgramTimer {
+        if let Some(tasks) = tasks {
+            tasks.begin();
+        }
+        let host_wait0 = thread_sched().map(|s| s.wait);
+        let wall0 = monotonic_nanos();
+        let limit_ns = limit.as_nanos().min(u128::from(u64::MAX / 4)) as u64;
+        ProgramTimer {
+            wall0,
+            host_wait0,
+            limit: limit_ns,
+            next_check: wall0.saturating_add(limit_ns),
+            backstop: wall0.saturating_add(backstop(limit).as_nanos().min(u128::from(u64::MAX / 4)) as u64),
+            suspect: false,
+        }
+    }
+
+    /// The own time used up to `now`: the wall time less the waits.
+    fn measure(&mut self, now: u64, tasks: Option<&mut ProgramTasks>, born: bool) -> u64 {
+        let wall = now.saturating_sub(self.wall0);
+        let host = match (self.host_wait0, thread_sched()) {
+            (Some(w0), Some(s)) => s.wait.saturating_sub(w0),
+            _ => 0,
+        };
+        let program = tasks.map_or(0, |t| t.waited(born));
+        wall.saturating_sub(host.saturating_add(program))
+    }
+
+    /// The wall time left before the limit may have been reached, or `None` once it
+    /// has (or the backstop has come). `tasks`: the program's; `born`: they were all
+    /// started within this call (their whole waits are forgiven).
+    pub fn left(&mut self, mut tasks: Option<&mut ProgramTasks>, born: bool) -> Option<Duration> {
+        let now = monotonic_nanos();
+        if now >= self.backstop {
+            return None;
+        }
+        if now < self.next_check {
+            return Some(Duration::from_nanos(self.next_check - now));
+        }
+        if let Some(t) = tasks.as_deref_mut() {
+            t.refresh();
+        }
+        let used = self.measure(now, tasks.as_deref_mut(), born);
+        let rest = match tasks {
+            _ if used < self.limit => {
+                self.suspect = false;
+                (self.limit - used).max(100_000)
+            }
+            // The limit seems reached, but a task may be waiting for a CPU with that
+            // wait not counted yet: look again a tick later, and for as long as one
+            // still waits without running.
+            Some(t) if !self.suspect => {
+                self.suspect = true;
+                t.mark();
+                RECHECK.as_nanos() as u64
+            }
+            Some(t) => {
+                if !t.any_waiting() {
+                    return None;
+                }
+                RECHECK.as_nanos() as u64
+            }
+            None => return None,
+        };
+        self.next_check = now + rest;
+        Some(Duration::from_nanos(rest))
+    }
+
+    /// The own time the call took, at its end: its wall time if under [`SHORT`]. After
+    /// a long call the program's tasks are looked for again, for the next call.
+    pub fn charge(&mut self, tasks: Option<&mut ProgramTasks>, born: bool) -> Duration {
+        let now = monotonic_nanos();
+        let wall = now.saturating_sub(self.wall0);
+        if wall < SHORT.as_nanos() as u64 {
+            return Duration::from_nanos(wall);
+        }
+        let used = match tasks {
+            Some(t) => {
+                if born {
+                    t.refresh();
+                }
+                let used = self.measure(now, Some(&mut *t), born);
+                if !born {
+                    t.refresh();
+                }
+                used
+            }
+            None => self.measure(now, None, born),
+        };
+        Duration::from_nanos(used)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedstat_lines_parse() {
+        assert_eq!(parse_schedstat(b"327482069 108261373 43\n"), Some(Sched { cpu: 327482069, wait: 108261373 }));
+        assert_eq!(parse_schedstat(b"garbage"), None);
+        assert_eq!(parse_schedstat(b""), None);
+    }
+
+    #[test]
+    fn own_time_counts_sleep_and_never_exceeds_wall_time() {
+        let watch = Stopwatch::start_exact();
+        std::thread::sleep(Duration::from_millis(30));
+        let own = watch.own_exact();
+        let wall = watch.wall();
+        assert!(own >= Duration::from_millis(29), "{own:?}");
+        assert!(own <= wall, "{own:?} > {wall:?}");
+    }
+
+    #[test]
+    fn a_deadline_passes_after_its_limit_of_sleep() {
+        let mut deadline = OwnDeadline::start(Duration::from_millis(20));
+        assert!(!deadline.passed());
+        std::thread::sleep(Duration::from_millis(25));
+        assert!(deadline.passed());
+    }
+}
