@@ -654,7 +654,9 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
                     Err(e) => failures.push(anyhow::Error::msg(e)),
                 }
             }
-            outputs_failed(failures)
+            outputs_failed(failures)?;
+            exit_if_lost(&result);
+            Ok(())
         }
         Command::Replay { file, html } => {
             let html = html.unwrap_or_else(|| file.with_extension("html"));
@@ -686,7 +688,9 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
                 result.rounds,
                 if missing > 0 { format!(" -- {missing} missing") } else { String::new() }
             );
-            write_results(&result, json.as_deref(), csv.as_deref())
+            write_results(&result, json.as_deref(), csv.as_deref())?;
+            exit_if_lost(&result);
+            Ok(())
         }
     }
 }
@@ -1496,15 +1500,29 @@ fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)]) {
         }
         println!();
     }
+    let lost = result.leaderboard.iter().any(|s| s.lost > 0);
     println!(
-        "{:<4} {:<20} {:>7} {:>15} {:>8} {:>5} {:>5} {:>10} {:>8} {:>7} {:>8} {:>4}",
-        "rank", "entry", "median", "95% CI", "mean", "min", "max", "calls", "us/call", "errors", "overruns", "out"
+        "{:<4} {:<20} {:>7} {:>7} {:>15} {:>8} {:>5} {:>5} {:>10} {:>8} {:>7} {:>8} {:>4}",
+        "rank",
+        "entry",
+        if lost { "games*" } else { "games" },
+        "median",
+        "95% CI",
+        "mean",
+        "min",
+        "max",
+        "calls",
+        "us/call",
+        "errors",
+        "overruns",
+        "out"
     );
     for (rank, s) in result.leaderboard.iter().enumerate() {
         println!(
-            "{:<4} {:<20} {:>7.1} {:>15} {:>8.2} {:>5} {:>5} {:>10} {:>8.2} {:>7} {:>8} {:>4}",
+            "{:<4} {:<20} {:>7} {:>7.1} {:>15} {:>8.2} {:>5} {:>5} {:>10} {:>8.2} {:>7} {:>8} {:>4}",
             rank + 1,
             s.name,
+            if s.lost > 0 { format!("{}-{}", s.games + s.lost, s.lost) } else { s.games.to_string() },
             s.median,
             format!("[{:.1}, {:.1}]", s.median_ci_low, s.median_ci_high),
             s.mean,
@@ -1526,9 +1544,30 @@ fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)]) {
     println!(
         "(ranked by {ranked}; out: games in which the entry was disqualified: it crashed, hung, or spent its time bank)"
     );
+    if lost {
+        println!("(games*: N-L: the entry was to play N games, L of which could not be played, listed below)");
+    }
     print_problems(result.leaderboard.iter().map(|s| (s.name.as_str(), &s.stats)), sources);
     for f in &result.failed {
-        println!("game {} (seed {}) could not be played: {}", f.index, f.seed, f.reason);
+        let who = if f.entries.is_empty() { String::new() } else { format!(" [{}]", f.entries.join(", ")) };
+        println!("game {} (seed {}){who} could not be played: {}", f.index, f.seed, f.reason);
+    }
+}
+
+/// The exit status of a tournament (or merge) whose results lack games that could not
+/// be played (the results hold every other game): 3, distinct from an error's 1.
+const EXIT_LOST_GAMES: i32 = 3;
+
+/// Ends the process with [`EXIT_LOST_GAMES`] after a last line saying so, when games
+/// were lost.
+fn exit_if_lost(result: &TournamentResult) {
+    if !result.failed.is_empty() {
+        println!(
+            "{} game(s) could not be played and are not in the results (listed above, and under \"failed\" in the JSON); exit status {EXIT_LOST_GAMES}",
+            result.failed.len()
+        );
+        let _ = std::io::stdout().flush();
+        std::process::exit(EXIT_LOST_GAMES);
     }
 }
 

@@ -163,7 +163,8 @@ impl<G: Game> Plan<G> {
     }
 }
 
-/// A game that could not be played (its worker failed outside any bot).
+/// A game that could not be played, however often it was tried (its worker failed
+/// outside any bot's call, or could not be started): lost, and reported as such.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FailedGame {
     /// Index of the game.
@@ -172,7 +173,16 @@ pub struct FailedGame {
     pub seed: u64,
     /// What happened, in one line.
     pub reason: String,
+    /// The entries that were to play it (empty in results written before this was
+    /// recorded: then every entry counts it as lost).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<String>,
 }
+
+/// How often a game is tried before it counts as lost: a failure outside every bot's
+/// call is the host's (or its worker's), so the game is played again from its seed in a
+/// fresh worker, the same game.
+pub const ATTEMPTS: u32 = 3;
 
 /// One game as recorded in results.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -249,6 +259,13 @@ pub struct Standing {
     /// (hex: survival as humans).
     #[serde(default)]
     pub survival: f64,
+    /// Games the entry played (and which count in its scores).
+    #[serde(default)]
+    pub games: u64,
+    /// Games the entry was to play that could not be played (see
+    /// [`TournamentResult::failed`]): not in its scores.
+    #[serde(default)]
+    pub lost: u64,
     /// Mean duration of a bot call, in microseconds (sampled).
     pub mean_call_micros: f64,
     /// Bot call counters over all games.
@@ -354,12 +371,20 @@ pub fn run<G: Game>(
                     let seated: Vec<String> = seats.iter().map(|&i| names[i].clone()).collect();
                     // Games ranked by pairs, or seating a subset, record who sat where.
                     let partial = seats != everyone || G::RANKING == Ranking::Pairs;
-                    let result = play_one(worker.as_mut(), entries, &seats, plan, seed)
+                    let mut attempt = 1;
+                    let played = loop {
+                        match play_one(worker.as_mut(), entries, &seats, plan, seed) {
+                            Err(_) if attempt < ATTEMPTS && !stop.load(Ordering::SeqCst) => attempt += 1,
+                            Err(reason) => break Err(format!("{reason} (tried {attempt} times)")),
+                            Ok(played) => break Ok(played),
+                        }
+                    };
+                    let result = played
                         .map(|(outcome, replay)| {
                             let record = GameRecord::new(index, &seated, outcome);
                             (GameRecord { seats: if partial { seated.clone() } else { Vec::new() }, ..record }, replay)
                         })
-                        .map_err(|reason| FailedGame { index, seed, reason });
+                        .map_err(|reason| FailedGame { index, seed, reason, entries: seated.clone() });
                     if send.send(result).is_err() {
                         break;
                     }
@@ -378,7 +403,15 @@ pub fn run<G: Game>(
         }
     });
     failed.sort_by_key(|f| f.index);
-    TournamentResult { failed, ..summarise(G::NAME, G::RANKING, &names, plan.seed, plan.rounds, games) }
+    count_lost(TournamentResult { failed, ..summarise(G::NAME, G::RANKING, &names, plan.seed, plan.rounds, games) })
+}
+
+/// Fills each standing's [`Standing::lost`] from the result's failed games.
+pub fn count_lost(mut result: TournamentResult) -> TournamentResult {
+    for s in &mut result.leaderboard {
+        s.lost = result.failed.iter().filter(|f| f.entries.is_empty() || f.entries.contains(&s.name)).count() as u64;
+    }
+    result
 }
 
 /// Builds the results of a set of finished games (in any order; duplicates by index
@@ -428,6 +461,8 @@ pub fn summarise(
                 points: 0.0,
                 margin: 0.0,
                 survival: 0.0,
+                games: scores.len() as u64,
+                lost: 0,
                 mean_call_micros: stats.mean_micros(),
                 stats,
             }
@@ -512,7 +547,7 @@ pub fn merge(parts: Vec<TournamentResult>) -> Result<TournamentResult, MergeErro
     failed.retain(|index, _| !games.contains_key(index));
     // The entry order of a run is its discovery order; ranking does not depend on it.
     let result = summarise(&game, ranking, &names, seed, rounds, games.into_values().collect());
-    Ok(TournamentResult { failed: failed.into_values().collect(), ..result })
+    Ok(count_lost(TournamentResult { failed: failed.into_values().collect(), ..result }))
 }
 
 /// [`Ranking::Pairs`]: fills each standing's match points, margin and survival from the
