@@ -15,6 +15,7 @@ mod hex_game;
 mod hex_rules;
 mod hex_traces;
 mod kit;
+mod load;
 mod native;
 mod programs;
 mod properties;

@@ -1,0 +1,288 @@
+//! Verdicts that do not move with the machine's load (`docs/hardening.md`, "Time"): the
+//! bundled bots of all four games play the same games beside CPU hogs as on a quieter
+//! machine, with no error, overrun or disqualification; and a bot that really is slow
+//! is still caught at its limit, quiet or loaded.
+//!
+//! The hogs are threads of this test process (six runnable per core, or all pinned to
+//! one core beside the thread under test), stopped when the test ends or after a bound.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::util::{deps_dir, root};
+
+/// Busy threads that end on drop (or after `bound`, whichever comes first).
+struct Hogs {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Hogs {
+    /// `n` busy threads; pinned to CPU `cpu` when given.
+    fn start(n: usize, bound: Duration, cpu: Option<usize>) -> Hogs {
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads = (0..n)
+            .map(|_| {
+                let stop = Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    if let Some(cpu) = cpu {
+                        pin_to(cpu);
+                    }
+                    let started = Instant::now();
+                    let mut x = 0u64;
+                    while !stop.load(Ordering::Relaxed) && started.elapsed() < bound {
+                        for _ in 0..10_000 {
+                            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                        }
+                    }
+                })
+            })
+            .collect();
+        Hogs { stop, threads }
+    }
+
+    /// Six per core of this machine.
+    fn six_per_core(bound: Duration) -> Hogs {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Hogs::start(6 * cores, bound, None)
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Pins the calling thread to one CPU.
+fn pin_to(cpu: usize) {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes within it;
+    // sched_setaffinity(0) applies to the calling thread only.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// Lets the calling thread run on every CPU again.
+fn unpin() {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    // SAFETY: as in `pin_to`.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for cpu in 0..cores {
+            libc::CPU_SET(cpu, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// A directory holding the bundled native bots of every game (links to the plugins
+/// cargo built for the tests), and nothing else.
+fn bundled_plugins(dir: &Path) -> PathBuf {
+    let plugins = dir.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    for name in [
+        "standstill",
+        "random_walker",
+        "sharpshooter",
+        "phalanx",
+        "egg_hunter",
+        "egg_random",
+        "target_random",
+        "target_seeker",
+        "hex_basic",
+        "hex_smart",
+    ] {
+        let file = format!("{}{name}{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
+        std::os::unix::fs::symlink(deps_dir().join(&file), plugins.join(&file)).unwrap();
+    }
+    plugins
+}
+
+/// A tournament of the bundled bots of `game` (its native plugins, and every script and
+/// program in the repository's `scripts/`), as its results.
+fn tournament(game: &str, plugins: &Path, dir: &Path, args: &[&str]) -> serde_json::Value {
+    let json = dir.join(format!("{game}-{}.json", Instant::now().elapsed().as_nanos()));
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["--game", game, "--plugins"])
+        .arg(plugins)
+        .arg("--scripts")
+        .arg(root().join("scripts"))
+        .arg("--logs")
+        .arg(dir.join("logs"))
+        .args(["tournament", "--seed", "20"])
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{game}: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    v
+}
+
+/// What must not move with the load: each game's index, seed, turns and scores.
+fn games(v: &serde_json::Value) -> Vec<String> {
+    v["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| format!("game {} seed {} turns {} scores {}", g["index"], g["seed"], g["turns"], g["scores"]))
+        .collect()
+}
+
+/// Every entry played every game without an error, an overrun or a disqualification,
+/// and no game was lost.
+fn assert_clean(game: &str, when: &str, v: &serde_json::Value) {
+    assert!(v.get("failed").is_none_or(|f| f.as_array().unwrap().is_empty()), "{game} {when}: lost games: {v}");
+    for s in v["leaderboard"].as_array().unwrap() {
+        assert!(
+            s["errors"] == 0 && s["overruns"] == 0 && s["disqualified"] == 0,
+            "{game} {when}: {} made errors: {s}",
+            s["name"]
+        );
+    }
+}
+
+/// Each game's bundled bots (native, Rhai, Lua, and the deterministic program bots),
+/// with options that keep the test short.
+const CASES: [(&str, &[&str]); 4] = [
+    ("zombies", &["--rounds", "2", "--set", "players_per_entry=20"]),
+    ("eggs", &["--rounds", "2", "--set", "max_turns=30"]),
+    ("target", &["--rounds", "1", "--set", "max_rounds=40"]),
+    ("hex", &["--rounds", "1", "--max-turns", "24"]),
+];
+
+#[test]
+fn the_bundled_bots_of_every_game_play_the_same_games_beside_six_cpu_hogs_per_core() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = bundled_plugins(dir.path());
+    let quiet: Vec<serde_json::Value> =
+        CASES.iter().map(|(game, args)| tournament(game, &plugins, dir.path(), args)).collect();
+    for ((game, _), v) in CASES.iter().zip(&quiet) {
+        assert_clean(game, "quiet", v);
+        let kinds = v["leaderboard"].as_array().unwrap().len();
+        assert!(kinds >= 4, "{game}: only {kinds} bundled entries played");
+    }
+    let hogs = Hogs::six_per_core(Duration::from_secs(900));
+    for ((game, args), quiet) in CASES.iter().zip(&quiet) {
+        let loaded = tournament(game, &plugins, dir.path(), args);
+        assert_clean(game, "loaded", &loaded);
+        assert_eq!(games(quiet), games(&loaded), "{game}: the games changed with the load");
+    }
+    drop(hogs);
+}
+
+/// Runs `f` on a thread pinned to CPU 0 beside `hogs` busy threads pinned there too, so
+/// that it waits for the CPU most of the time whatever else the machine does.
+fn crowded<R: Send>(hogs: usize, f: impl FnOnce() -> R + Send) -> R {
+    std::thread::scope(|scope| {
+        let _hogs = Hogs::start(hogs, Duration::from_secs(120), Some(0));
+        let r = scope
+            .spawn(|| {
+                pin_to(0);
+                let r = f();
+                unpin();
+                r
+            })
+            .join()
+            .unwrap();
+        r
+    })
+}
+
+#[test]
+fn own_time_leaves_out_the_waits_for_a_cpu() {
+    use arena::clock::Stopwatch;
+    // Work that takes some tens of milliseconds of CPU, timed three ways.
+    let work = || {
+        let mut x = 1u64;
+        for i in 0..30_000_000u64 {
+            x = std::hint::black_box(x.wrapping_mul(i | 1));
+        }
+        x
+    };
+    let (own, wall, cpu) = crowded(3, || {
+        let cpu0 = arena::clock::thread_cpu_nanos();
+        let watch = Stopwatch::start_exact();
+        work();
+        let (own, wall) = (watch.own_exact(), watch.wall());
+        (own, wall, Duration::from_nanos(arena::clock::thread_cpu_nanos() - cpu0))
+    });
+    // Sharing one CPU with three hogs, the work waited most of the time; its own time
+    // is its CPU time (it never slept), not the wall time.
+    assert!(wall > cpu * 2, "no contention to measure: wall {wall:?}, cpu {cpu:?}");
+    let diff = own.abs_diff(cpu);
+    assert!(diff < cpu / 10 + Duration::from_millis(5), "own {own:?} vs cpu {cpu:?} (wall {wall:?})");
+}
+
+/// A zombies Lua bot that adds `n` numbers when the clock is even and spins forever when
+/// it is odd, with a 400 ms limit per call and no instruction budget to speak of.
+fn lua_bot(dir: &Path, n: u64) -> arena::bot::Entry<arena::games::zombies::Zombies> {
+    use arena::loaders::{ScriptLimits, SearchPaths, discover};
+    let sub = dir.join(n.to_string());
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(
+        sub.join("spin.lua"),
+        format!(
+            "function do_turn(ctx)\n  if ctx.clock % 2 == 1 then while true do end end\n  local x = 0\n  for i = 1, {n} do x = x + i end\n  return 'STAY'\nend\n"
+        ),
+    )
+    .unwrap();
+    let limits = ScriptLimits { op_budget: u64::MAX / 4, call_timeout: LIMIT, ..ScriptLimits::default() };
+    let found = discover(&SearchPaths { plugins: vec![], scripts: vec![sub] }, &limits);
+    found.entries.first().expect("the script loads").clone()
+}
+
+const LIMIT: Duration = Duration::from_millis(400);
+
+#[test]
+fn a_lua_spin_loop_is_caught_at_its_limit_and_an_honest_slow_call_is_not_crowded_out() {
+    use arena::bot::BotError;
+    use arena::clock::Stopwatch;
+    let dir = tempfile::tempdir().unwrap();
+    // Calibrate: how many additions make about 120 ms of this machine's own time.
+    let probe = lua_bot(dir.path(), 1_000_000);
+    let per_million = arena::bench::with_sample_context(|ctx| {
+        let mut bot = probe.create_bot().unwrap();
+        let watch = Stopwatch::start_exact();
+        bot.turn(ctx).unwrap();
+        watch.own_exact()
+    });
+    let n = (120.0 / per_million.as_secs_f64().max(1e-4) / 1000.0 * 1_000_000.0) as u64;
+    let entry = lua_bot(dir.path(), n.clamp(10_000, 200_000_000));
+    let (honest, honest_wall, spin) = crowded(3, || {
+        arena::bench::with_sample_context(|ctx| {
+            let mut bot = entry.create_bot().unwrap();
+            let watch = Stopwatch::start_exact();
+            let honest = bot.turn(ctx).map(|_| watch.own_exact());
+            let honest_wall = watch.wall();
+            let odd = arena::abi::Context { clock: 1, ..*ctx };
+            let watch = Stopwatch::start_exact();
+            let spin = bot.turn(&odd).map(|_| ()).map_err(|e| (e, watch.own_exact()));
+            (honest, honest_wall, spin)
+        })
+    });
+    // The honest call took longer than the limit in wall time (it shared its CPU with
+    // three hogs), but not in its own time: it is not cut short.
+    let honest = honest.expect("a call well within its limit is not cut short by waiting for a CPU");
+    assert!(honest < LIMIT, "{honest:?}");
+    assert!(honest_wall > LIMIT || honest < LIMIT / 5, "not crowded enough to tell: {honest_wall:?}");
+    let (err, took) = spin.expect_err("the spin loop is stopped");
+    assert_eq!(err, BotError::Timeout);
+    assert!(took >= LIMIT && took <= LIMIT + LIMIT / 10, "caught after {took:?} of its own time, not at its limit");
+}
