@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::util::{deps_dir, root};
 
 /// Busy threads that end on drop (or after `bound`, whichever comes first).
-struct Hogs {
+pub struct Hogs {
     stop: Arc<AtomicBool>,
     threads: Vec<std::thread::JoinHandle<()>>,
 }
@@ -45,7 +45,7 @@ impl Hogs {
     }
 
     /// Six per core of this machine.
-    fn six_per_core(bound: Duration) -> Hogs {
+    pub fn six_per_core(bound: Duration) -> Hogs {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         Hogs::start(6 * cores, bound, None)
     }
@@ -192,7 +192,7 @@ fn the_bundled_bots_of_every_game_play_the_same_games_beside_six_cpu_hogs_per_co
 fn crowded<R: Send>(hogs: usize, f: impl FnOnce() -> R + Send) -> R {
     std::thread::scope(|scope| {
         let _hogs = Hogs::start(hogs, Duration::from_secs(120), Some(0));
-        let r = scope
+        scope
             .spawn(|| {
                 pin_to(0);
                 let r = f();
@@ -200,8 +200,7 @@ fn crowded<R: Send>(hogs: usize, f: impl FnOnce() -> R + Send) -> R {
                 r
             })
             .join()
-            .unwrap();
-        r
+            .unwrap()
     })
 }
 
@@ -285,4 +284,35 @@ fn a_lua_spin_loop_is_caught_at_its_limit_and_an_honest_slow_call_is_not_crowded
     let (err, took) = spin.expect_err("the spin loop is stopped");
     assert_eq!(err, BotError::Timeout);
     assert!(took >= LIMIT && took <= LIMIT + LIMIT / 10, "caught after {took:?} of its own time, not at its limit");
+}
+
+#[test]
+fn a_program_that_sleeps_past_its_limit_is_caught_and_one_that_computes_within_it_is_not_crowded_out() {
+    use arena::process::{CallError, Limits, Process, ProgramSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("bot.py");
+    std::fs::write(
+        &bot,
+        "#!/usr/bin/env python3\nimport sys, time\nfor line in sys.stdin:\n    what, n = line.split()\n    if what == 'sleep':\n        time.sleep(int(n) / 1000)\n    else:\n        x = 0\n        for i in range(int(n)):\n            x += i\n    print('done', flush=True)\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&bot, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut p = Process::spawn(&ProgramSpec::new([&bot]), &Limits::default(), Box::new(std::io::sink())).unwrap();
+    // Start-up, then calibrate: how many additions make about 120 ms of its own time.
+    assert_eq!(p.ask(b"work 10\n", 1, Duration::from_secs(30)).unwrap(), ["done"]);
+    p.ask(b"work 1000000\n", 1, Duration::from_secs(30)).unwrap();
+    let per_million = p.last_call_time().as_secs_f64().max(1e-4);
+    let n = ((0.12 / per_million) * 1e6) as u64;
+    let work = format!("work {}\n", n.clamp(1000, 1_000_000_000));
+    let _hogs = Hogs::six_per_core(Duration::from_secs(120));
+    let started = Instant::now();
+    let answer = p.ask(work.as_bytes(), 1, LIMIT);
+    let (took, wall) = (p.last_call_time(), started.elapsed());
+    assert_eq!(answer, Ok(vec!["done".to_owned()]), "computing {took:?} of its own time ({wall:?} on the wall clock)");
+    assert!(took < LIMIT, "{took:?}");
+    assert!(wall > took * 2, "no contention to measure: {wall:?} on the wall clock, {took:?} of its own");
+    let answer = p.ask(b"sleep 700\n", 1, LIMIT);
+    let took = p.last_call_time();
+    assert_eq!(answer, Err(CallError::Timeout));
+    assert!(took >= LIMIT && took <= LIMIT + LIMIT / 10, "caught after {took:?} of its own time");
 }

@@ -400,7 +400,11 @@ impl<G: Game> Worker<G> {
                     if entry >= seats.len() || cuts.iter().any(|c| c.entry == entry) || cuts.len() >= seats.len() {
                         return Err(format!("the game worker failed again and again (last: entry {entry}, {what})"));
                     }
-                    cuts.push(Cut { entry, after_calls: call, reason: format!("{what} at its call {call}") });
+                    let reason = match what.split_once(" (") {
+                        Some((verdict, detail)) => format!("{verdict} at its call {call} ({detail}"),
+                        None => format!("{what} at its call {call}"),
+                    };
+                    cuts.push(Cut { entry, after_calls: call, reason });
                 }
             }
         }
@@ -481,13 +485,19 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
             }
         };
         if stuck {
+            let used = r.own_used(&c, now);
             kill_group(&mut r.child);
             let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
             let what = if c.flags & BlamePage::BANK != 0 {
-                "ran out of its time bank in a call".to_owned()
+                "ran out of its time bank in a call"
             } else {
-                "hung in a call past its time limit".to_owned()
+                "hung in a call past its time limit"
             };
+            let measured = match used {
+                Some(used) if elapsed < backstop => format!("{:.2} s of its own time", used as f64 / 1e9),
+                _ => format!("{:.2} s of wall-clock time", elapsed as f64 / 1e9),
+            };
+            let what = format!("{what} ({measured}; its limit {:.2} s)", limit.as_secs_f64());
             return (r, Watched::Lost(Some((c.entry, c.call, what)), status));
         }
     }

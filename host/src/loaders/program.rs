@@ -158,8 +158,14 @@ impl Talker {
             result
         } else {
             let mut sink = self.sink();
-            let (result, time) =
-                run_once_timed(&self.program.spec(), &self.program.process_limits(), request, lines, timeout, &mut sink);
+            let (result, time) = run_once_timed(
+                &self.program.spec(),
+                &self.program.process_limits(),
+                request,
+                lines,
+                timeout,
+                &mut sink,
+            );
             self.last_time = Some(time);
             result
         };
