@@ -62,7 +62,7 @@ struct SourceArgs {
     /// Rhai operations / Lua instructions a script may use per call [default: 1000000].
     #[arg(long, value_name = "N")]
     op_budget: Option<u64>,
-    /// Wall-clock limit of one bot call, in milliseconds [default: 1000].
+    /// Limit of one bot call, in milliseconds of the bot's own time (waits for a CPU do not count) [default: 1000].
     #[arg(long, value_name = "MS")]
     call_timeout_ms: Option<u64>,
     /// Memory cap of each script entry, in MiB [default: 64].
@@ -134,7 +134,7 @@ struct GameOptions {
     /// for zombies). An unknown key is an error that lists the game's options.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// Each entry's wall-clock time bank per game, in seconds, at the start...
+    /// Each entry's time bank per game (own time), in seconds, at the start...
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     time_bank: f64,
     /// ...plus this many seconds per turn. An entry that spends its bank is out of

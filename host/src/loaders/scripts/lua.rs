@@ -7,7 +7,7 @@
 //! opened, and `load`, `loadfile`, `dofile`, `require`, `collectgarbage` and
 //! `string.dump` are removed; `print` goes to the entry's log; `random(n)` and
 //! `math.random` draw from the game's generator. Each call has an instruction budget
-//! enforced by a count hook that `pcall`/`xpcall` cannot swallow, plus a wall-clock
+//! enforced by a count hook that `pcall`/`xpcall` cannot swallow, plus an own-time
 //! deadline; the VM has a memory cap (mlua's allocator limit).
 
 use std::cell::Cell;

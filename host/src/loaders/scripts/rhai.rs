@@ -6,7 +6,7 @@
 //! The script defines `fn do_turn(ctx)`; inside it `this` is the entry's persistent
 //! object map. No file or module access exists in Rhai's standard packages, `import`
 //! is compiled out and `eval` is disabled. Each call has an operation budget, a
-//! wall-clock deadline checked from `on_progress`, and the entry a memory cap measured
+//! own-time deadline (`crate::clock`) checked from `on_progress`, and the entry a memory cap measured
 //! by the host's allocation meter. `print` goes to the entry's log and `random(n)`
 //! draws from the game's generator.
 
