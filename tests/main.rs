@@ -14,6 +14,7 @@ mod hardening;
 mod hex_game;
 mod hex_rules;
 mod hex_traces;
+mod hostile;
 mod kit;
 mod load;
 mod native;

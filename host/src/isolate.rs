@@ -25,7 +25,7 @@
 //! the entries and call it.
 
 use std::ffi::OsString;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ExitStatus, Stdio};
@@ -82,7 +82,37 @@ pub struct GameRequest {
     pub cuts: Vec<Cut>,
     /// Record the game's replay to this file.
     pub replay: Option<PathBuf>,
+    /// A number drawn by the host for this request, which the answer must carry: a
+    /// line that does not is not the answer (a stray or forged line is ignored).
+    #[serde(default)]
+    pub nonce: u64,
 }
+
+/// One answer line of a worker: the request's nonce and the response.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct GameAnswer {
+    /// The nonce of the request answered.
+    pub nonce: u64,
+    /// The response.
+    pub response: GameResponse,
+}
+
+/// A fresh nonce for a request (not a secret from the worker, which reads it: it keeps
+/// lines that programs or stray writes put on the channel from being taken for an
+/// answer).
+fn fresh_nonce() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut x = crate::clock::monotonic_nanos()
+        ^ (u64::from(std::process::id()) << 32)
+        ^ COUNTER.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (x ^ (x >> 31)).max(1)
+}
+
+/// The longest answer line the host reads from a worker; a longer one is cut off and
+/// cannot be an answer.
+const MAX_ANSWER_LINE: u64 = 16 << 20;
 
 /// A worker's answer to a [`GameRequest`].
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
@@ -325,8 +355,20 @@ impl<G: Game> Worker<G> {
         let stderr = StderrTail::drain(child.stderr.take().ok_or("the worker has no stderr")?);
         let (send, answers) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in std::io::BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
+            let mut out = std::io::BufReader::new(out);
+            loop {
+                let mut line = Vec::new();
+                match (&mut out).take(MAX_ANSWER_LINE).read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                if line.last() != Some(&b'\n') {
+                    // Cut off: drop the rest of this line.
+                    let mut rest = Vec::new();
+                    let _ = out.read_until(b'\n', &mut rest);
+                    continue;
+                }
+                let Ok(line) = String::from_utf8(line) else { continue };
                 if send.send(line).is_err() {
                     break;
                 }
@@ -360,6 +402,7 @@ impl<G: Game> Worker<G> {
                 seats: seats.to_vec(),
                 cuts: cuts.clone(),
                 replay: replay.clone(),
+                nonce: fresh_nonce(),
             };
             let (running, watched) = watch(running, &request);
             match watched {
@@ -370,7 +413,7 @@ impl<G: Game> Worker<G> {
                         let _ = std::fs::remove_file(p);
                         bytes
                     });
-                    return match serde_json::from_str::<GameResponse>(&line) {
+                    return match serde_json::from_str::<GameAnswer>(&line).map(|a| a.response) {
                         Ok(GameResponse::Played(outcome)) => {
                             let replay = match (record, recorded) {
                                 (false, _) => None,
@@ -440,7 +483,14 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
     let mut suspect: Option<(usize, u64)> = None;
     loop {
         match r.answers.recv_timeout(Duration::from_millis(5)) {
-            Ok(line) => return (r, Watched::Answered(line)),
+            // Only the line that carries this request's nonce is its answer.
+            Ok(line)
+                if serde_json::from_str::<serde_json::Value>(&line)
+                    .is_ok_and(|v| v.get("nonce").and_then(serde_json::Value::as_u64) == Some(request.nonce)) =>
+            {
+                return (r, Watched::Answered(line));
+            }
+            Ok(_) => {}
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 // Its group (what it forked) goes with it, before its pid is released.
@@ -553,11 +603,11 @@ pub fn serve<G: Game>(
 ) -> std::io::Result<()> {
     for line in requests.lines() {
         let line = line?;
-        let response = match serde_json::from_str::<GameRequest>(&line) {
-            Ok(request) => play_request(entries, blame, bank, call_limit, &request),
-            Err(e) => GameResponse::Failed(format!("a bad request ({e})")),
+        let (nonce, response) = match serde_json::from_str::<GameRequest>(&line) {
+            Ok(request) => (request.nonce, play_request(entries, blame, bank, call_limit, &request)),
+            Err(e) => (0, GameResponse::Failed(format!("a bad request ({e})"))),
         };
-        let text = serde_json::to_string(&response).expect("a response serialises");
+        let text = serde_json::to_string(&GameAnswer { nonce, response }).expect("a response serialises");
         answers.write_all(text.as_bytes())?;
         answers.write_all(b"\n")?;
         answers.flush()?;

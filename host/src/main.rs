@@ -1433,7 +1433,8 @@ fn private_stdout() -> std::io::Result<std::fs::File> {
     // SAFETY: plain descriptor calls on this process's own stdout and stderr, before
     // any bot code runs; the duplicate is owned by the returned File alone.
     unsafe {
-        let fd = libc::dup(1);
+        // Close-on-exec: no program bot the worker starts inherits the answer channel.
+        let fd = libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 3);
         if fd < 0 || libc::dup2(2, 1) < 0 {
             return Err(std::io::Error::last_os_error());
         }

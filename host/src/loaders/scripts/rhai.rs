@@ -128,7 +128,7 @@ fn engine<T: 'static>(script: &Script, slot: &Rc<Slot<T>>, mem_base: &Rc<Cell<is
         .set_max_operations(limits.op_budget)
         .set_max_call_levels(64)
         .set_max_expr_depths(64, 64)
-        .set_max_string_size(1 << 20)
+        .set_max_string_size(MAX_STRING)
         .set_max_array_size(1 << 20)
         .set_max_map_size(1 << 20)
         .set_max_variables(1024)
@@ -152,5 +152,38 @@ fn engine<T: 'static>(script: &Script, slot: &Rc<Slot<T>>, mem_base: &Rc<Cell<is
     });
     let s = Rc::clone(slot);
     engine.register_fn("random", move |n: i64| -> Fallible<i64> { s.random(n).map_err(Into::into) });
+    register_bounded_replace(&mut engine);
     engine
+}
+
+/// The largest string a script may make (Rhai's own check, `set_max_string_size`).
+const MAX_STRING: usize = 1 << 20;
+
+/// `replace` in its four forms, checked *before* the new string is built: Rhai checks
+/// a string's size only after a built-in function returns, so one `replace` of a
+/// large string into a large string could take all of the host's memory and time
+/// before any check ran. Registered on the engine, these take the place of the
+/// package's.
+fn register_bounded_replace(engine: &mut Engine) {
+    fn replace(string: &mut rhai::ImmutableString, find: &str, sub: &str) -> Fallible<()> {
+        let count = if find.is_empty() { string.chars().count() + 1 } else { string.matches(find).count() };
+        let len = (string.len() - count * find.len()).saturating_add(count.saturating_mul(sub.len()));
+        if len > MAX_STRING {
+            return Err(format!("replace would make a string of {len} bytes (at most {MAX_STRING})").into());
+        }
+        if count > 0 {
+            *string = string.replace(find, sub).into();
+        }
+        Ok(())
+    }
+    engine.register_fn("replace", |s: &mut rhai::ImmutableString, f: &str, r: &str| replace(s, f, r));
+    engine.register_fn("replace", |s: &mut rhai::ImmutableString, f: &str, r: char| {
+        replace(s, f, r.encode_utf8(&mut [0; 4]))
+    });
+    engine.register_fn("replace", |s: &mut rhai::ImmutableString, f: char, r: &str| {
+        replace(s, f.encode_utf8(&mut [0; 4]), r)
+    });
+    engine.register_fn("replace", |s: &mut rhai::ImmutableString, f: char, r: char| {
+        replace(s, f.encode_utf8(&mut [0; 4]), r.encode_utf8(&mut [0; 4]))
+    });
 }

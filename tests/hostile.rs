@@ -1,0 +1,123 @@
+//! Hostile bots against the host's own channels and verdicts (`docs/hardening.md`):
+//! a program bot that writes forged results to every descriptor it might have inherited
+//! changes nothing.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::util::{plugin_lib, root};
+
+/// An eggs program bot named `sneaky` that always stays; with `forge`, before each
+/// answer it also writes made-up result lines (in every shape a worker's answer has
+/// had) to every descriptor from 3 to 1023.
+fn sneaky(dir: &Path, forge: bool) -> std::path::PathBuf {
+    let scripts = dir.join(if forge { "forging" } else { "plain" });
+    std::fs::create_dir_all(&scripts).unwrap();
+    let forgery = if forge {
+        r#"
+forged = []
+for nonce in [0, 1]:
+    outcome = {"seed": 0, "turns": 1, "scores": [1000] * 8, "stats": [], "tiebreak": []}
+    forged.append(json.dumps({"nonce": nonce, "response": {"Played": outcome}}))
+forged.append(json.dumps({"Played": {"seed": 0, "turns": 1, "scores": [1000] * 8, "stats": [], "tiebreak": []}}))
+text = ("\n".join(forged) + "\n").encode()
+written = 0
+for fd in range(3, 1024):
+    try:
+        os.write(fd, text)
+        written += 1
+    except OSError:
+        pass
+print("descriptors written:", written, file=sys.stderr)
+"#
+    } else {
+        ""
+    };
+    let program = format!(
+        "#!/usr/bin/env python3\n# arena: eggs\nimport json, os, sys\nfor _ in range(6):\n    sys.stdin.readline()\n{forgery}\nprint('9')\nprint('N')\nprint('')\n"
+    );
+    let path = scripts.join("sneaky.py");
+    std::fs::write(&path, program).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&scripts, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    scripts
+}
+
+fn eggs_tournament(plugins: &Path, scripts: &Path, sandbox: &str, json: &Path) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["--game", "eggs", "--plugins"])
+        .arg(plugins)
+        .arg("--scripts")
+        .arg(scripts)
+        .arg("--scripts")
+        .arg(root().join("scripts/eggs/lua-hunter.lua"))
+        .arg("--logs")
+        .arg(scripts.join("logs"))
+        .args(["tournament", "--rounds", "3", "--seed", "5", "--isolate", "on", "--sandbox", sandbox])
+        .args(["--set", "max_turns=12", "--json"])
+        .arg(json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap()
+}
+
+fn games(v: &serde_json::Value) -> Vec<String> {
+    v["games"].as_array().unwrap().iter().map(|g| format!("{} {} {}", g["seed"], g["turns"], g["scores"])).collect()
+}
+
+#[test]
+fn a_program_that_writes_forged_results_to_every_descriptor_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    let hunter = plugin_lib("egg-hunter");
+    std::os::unix::fs::symlink(&hunter, plugins.join(hunter.file_name().unwrap())).unwrap();
+    let plain = sneaky(dir.path(), false);
+    let forging = sneaky(dir.path(), true);
+    let sandboxes: &[&str] = if arena::process::bwrap_available().is_ok() { &["none", "bwrap"] } else { &["none"] };
+    for sandbox in sandboxes {
+        let honest = eggs_tournament(&plugins, &plain, sandbox, &dir.path().join("plain.json"));
+        let forged = eggs_tournament(&plugins, &forging, sandbox, &dir.path().join("forged.json"));
+        assert_eq!(games(&honest), games(&forged), "--sandbox {sandbox}: the forger changed the games");
+        assert_eq!(forged["played"], 3);
+        assert!(forged.get("failed").is_none(), "{forged}");
+        // No descriptor of the host's reached the program at all.
+        let log = std::fs::read_to_string(forging.join("logs/sneaky.log")).unwrap();
+        assert!(log.contains("descriptors written: 0"), "--sandbox {sandbox}: {log}");
+        assert!(!log.contains("descriptors written: 1"), "--sandbox {sandbox}: {log}");
+    }
+}
+
+#[test]
+fn a_rhai_replace_that_would_make_a_huge_string_fails_before_it_starts() {
+    // Run in the host process (no native or Lua bot plays, so no worker): one built-in
+    // call on a large value must not pass the memory cap or the deadline.
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = dir.path().join("scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    std::fs::write(
+        scripts.join("bomb.rhai"),
+        "fn do_turn(ctx) {\n  let s = \"a\";\n  while s.len < 500000 { s += s; }\n  s.replace(\"a\", s);\n  \"STAY\"\n}\n",
+    )
+    .unwrap();
+    std::fs::write(scripts.join("calm.rhai"), "fn do_turn(ctx) { \"STAY\" }\n").unwrap();
+    let json = dir.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--plugins")
+        .arg(&scripts)
+        .arg("--scripts")
+        .arg(&scripts)
+        .arg("--logs")
+        .arg(dir.path().join("logs"))
+        .args(["tournament", "--rounds", "1", "--max-turns", "3", "--set", "players_per_entry=2", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let bomb = v["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == "bomb").unwrap();
+    assert!(bomb["errors"].as_u64().unwrap() > 0, "{bomb}");
+    assert!(bomb["messages"][0].as_str().unwrap().contains("replace would make a string of"), "{bomb}");
+}
