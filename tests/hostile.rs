@@ -121,3 +121,33 @@ fn a_rhai_replace_that_would_make_a_huge_string_fails_before_it_starts() {
     assert!(bomb["errors"].as_u64().unwrap() > 0, "{bomb}");
     assert!(bomb["messages"][0].as_str().unwrap().contains("replace would make a string of"), "{bomb}");
 }
+
+#[test]
+fn a_bot_that_times_out_every_call_is_out_after_three_in_a_row() {
+    // The bank grows by a turn's allowance each turn (here as much as a call may take),
+    // so it alone would never stop a bot that uses its whole limit every call.
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = dir.path().join("scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    std::fs::write(scripts.join("spin.lua"), "-- arena: eggs\nfunction do_turn(ctx)\n  while true do end\nend\n").unwrap();
+    std::fs::copy(root().join("scripts/eggs/lua-hunter.lua"), scripts.join("lua-hunter.lua")).unwrap();
+    let json = dir.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["--game", "eggs", "--plugins"])
+        .arg(&scripts)
+        .arg("--scripts")
+        .arg(&scripts)
+        .arg("--logs")
+        .arg(dir.path().join("logs"))
+        .args(["tournament", "--rounds", "2", "--call-timeout-ms", "150", "--op-budget", "1000000000000"])
+        .args(["--time-per-turn", "0.15", "--set", "max_turns=40", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let spin = v["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == "spin").unwrap();
+    assert_eq!(spin["overruns"], 6, "three per game: {spin}");
+    assert_eq!(spin["disqualified"], 2, "{spin}");
+    assert!(spin["messages"].to_string().contains("over its time limit in 3 calls in a row"), "{spin}");
+}

@@ -173,7 +173,12 @@ pub struct Guarded<'a, G: Game> {
     blame: Option<&'a BlamePage>,
     /// Why the entry is out of this game, once it is.
     out: Option<String>,
+    /// Calls in a row that used their whole limit per call.
+    late_in_a_row: u32,
 }
+
+/// Calls in a row over the limit per call that put an entry out of the game.
+pub const LATE_IN_A_ROW: u32 = 3;
 
 impl<G: Game> std::fmt::Debug for Guarded<'_, G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -194,7 +199,18 @@ impl<'a, G: Game> Guarded<'a, G> {
         cut: Option<Cut>,
         blame: Option<&'a BlamePage>,
     ) -> Self {
-        Guarded { inner, entry, calls: 0, used: Duration::ZERO, bank, call_limit: None, cut, blame, out: None }
+        Guarded {
+            inner,
+            entry,
+            calls: 0,
+            used: Duration::ZERO,
+            bank,
+            call_limit: None,
+            cut,
+            blame,
+            out: None,
+            late_in_a_row: 0,
+        }
     }
 
     /// The same with a limit per call.
@@ -257,10 +273,20 @@ impl<G: Game> Bot<G> for Guarded<'_, G> {
             self.out = Some(reason.clone());
             return Err(BotError::Disqualified(reason));
         }
-        match (answer, self.call_limit) {
+        let answer = match (answer, self.call_limit) {
             // A bot that times itself kept its own deadline already.
             (Ok(_), Some(limit)) if spent > limit && !self.inner.times_itself() => Err(BotError::Timeout),
             (answer, _) => answer,
+        };
+        // Calls that each used their whole limit per call (not a game's own shorter
+        // deadline, like target's 50 ms): the bank grows by a turn's allowance each
+        // turn, so a bot that times out every call would never spend it; three in a
+        // row put the entry out of the game instead.
+        let late = matches!(answer, Err(BotError::Timeout)) && self.call_limit.is_some_and(|l| spent >= l);
+        self.late_in_a_row = if late { self.late_in_a_row + 1 } else { 0 };
+        if self.late_in_a_row >= LATE_IN_A_ROW {
+            self.out = Some(format!("over its time limit in {LATE_IN_A_ROW} calls in a row (turn {clock})"));
         }
+        answer
     }
 }
