@@ -92,6 +92,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 PATH="$PATH:/usr/sbin:/sbin"
 
+if [ -s "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then
+    die "$dir: a cluster is already running there (cluster.sh stop $dir first)"
+fi
 ctld_port=${SLURMCTLD_PORT:-6817}
 slurmd_port=${SLURMD_PORT:-6818}
 for port in "$ctld_port" "$slurmd_port"; do
@@ -99,9 +102,6 @@ for port in "$ctld_port" "$slurmd_port"; do
         die "port $port is in use (a Slurm already running?); set SLURMCTLD_PORT and SLURMD_PORT"
     fi
 done
-if [ -s "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then
-    die "$dir: a cluster is already running there (cluster.sh stop $dir first)"
-fi
 
 node=$(hostname -s)
 cpus=$(nproc --all)
