@@ -129,6 +129,20 @@ fn an_incomplete_shard_is_refused_unless_partial() {
 }
 
 #[test]
+fn games_that_failed_are_accounted_for_not_missing() {
+    // A game whose worker failed is recorded in `failed` (as a one-machine run records
+    // it): the shard is complete, and the merge keeps the failure.
+    let parts: Vec<TournamentResult> = (0..2).map(|k| play(1, Shard { k, n: 2 })).collect();
+    let mut with_failure = parts[1].clone();
+    let lost = with_failure.games.remove(0);
+    let failure = serde_json::json!({"index": lost.index, "seed": lost.seed, "reason": "worker died"});
+    with_failure.failed.push(serde_json::from_value(failure).unwrap());
+    let merged = merge(vec![parts[0].clone(), with_failure]).unwrap();
+    assert_eq!((merged.played, merged.failed.len()), (11, 1));
+    assert_eq!(merged.failed[0].index, lost.index);
+}
+
+#[test]
 fn merging_results_of_different_tournaments_is_refused() {
     let a = play(1, Shard { k: 0, n: 2 });
     let b = play(1, Shard { k: 1, n: 2 });

@@ -521,18 +521,18 @@ pub enum MergeError {
         /// The number of shards.
         n: u64,
     },
-    /// Games missing from results given: an interrupted run, or games that failed.
+    /// Games missing from results given (neither played nor failed): an interrupted run.
     #[error("{file}: {what} is incomplete: {held} of {expected} games{why}; play it again (or merge with --partial)")]
     Incomplete {
         /// The file.
         file: String,
         /// `shard K/N`, or `the tournament` (results that record no shard).
         what: String,
-        /// Games it holds.
+        /// Games it holds (played, or failed and recorded as such).
         held: u64,
         /// Games it should hold.
         expected: u64,
-        /// Why, when known (games that failed, with the first reason).
+        /// Why, or which games are missing.
         why: String,
     },
 }
@@ -559,8 +559,9 @@ pub fn merge(parts: Vec<TournamentResult>) -> Result<TournamentResult, MergeErro
 /// Refused, in one line naming the files: results of different tournaments (game,
 /// seed, rounds, game options or entry set differ), shards of different splits, a
 /// shard or game given twice, and, unless `partial`, a shard missing or incomplete (an
-/// interrupted run, games that failed). With `partial`, the result holds the games
-/// given and says how many were played.
+/// interrupted run: games neither played nor recorded as failed). Games that failed
+/// stay in the result's `failed`, as in a one-machine run. With `partial`, the result
+/// holds the games given and says how many were played.
 pub fn merge_named(parts: Vec<(String, TournamentResult)>, partial: bool) -> Result<TournamentResult, MergeError> {
     let (first_file, first) = parts.first().ok_or(MergeError::Empty)?;
     let first_file = first_file.clone();
@@ -618,18 +619,11 @@ pub fn merge_named(parts: Vec<(String, TournamentResult)>, partial: bool) -> Res
             shards.insert(shard.k, (shard, file.clone()));
         }
         let expected = (0..rounds).filter(|&i| shard.has(i)).count() as u64;
-        let held = part.games.len() as u64;
+        // Games that failed are accounted for (a one-machine run records them too);
+        // games neither played nor failed were never reached (an interrupted run).
+        let held = (part.games.len() + part.failed.len()) as u64;
         if part.shard.is_some() && held < expected && incomplete.is_none() {
-            let why = match part.failed.first() {
-                Some(f) => format!(
-                    " ({} game{} failed; game {}: {})",
-                    part.failed.len(),
-                    if part.failed.len() > 1 { "s" } else { "" },
-                    f.index,
-                    f.reason
-                ),
-                None => " (an interrupted run)".to_owned(),
-            };
+            let why = " (an interrupted run)".to_owned();
             let what = format!("shard {}/{}", shard.k, shard.n);
             incomplete = Some(MergeError::Incomplete { file: file.clone(), what, held, expected, why });
         }
@@ -651,13 +645,13 @@ pub fn merge_named(parts: Vec<(String, TournamentResult)>, partial: bool) -> Res
         if let Some(e) = incomplete {
             return Err(e);
         }
-        if (games.len() as u64) < rounds {
-            // Results that record no shard: say which games are missing.
-            let absent: Vec<u64> = (0..rounds).filter(|i| !games.contains_key(i)).collect();
+        // Results that record no shard: say which games are missing.
+        let absent: Vec<u64> = (0..rounds).filter(|i| !games.contains_key(i) && !failed.contains_key(i)).collect();
+        if !absent.is_empty() {
             return Err(MergeError::Incomplete {
                 file: first_file,
                 what: "the tournament".to_owned(),
-                held: games.len() as u64,
+                held: rounds - absent.len() as u64,
                 expected: rounds,
                 why: format!(" (games {} missing)", list(&absent)),
             });
