@@ -7,8 +7,10 @@
 //! on one machine (compared as JSON, wall-clock timings excluded).
 //!
 //! It runs where it can: as root on Debian (the script installs `slurm-wlm` and `munge`
-//! when missing). Elsewhere it says in one line why it is skipped. It does not test Slurm
-//! itself, several nodes, or a shared file system.
+//! when missing, so a first run as root installs them; `.ci/run` does it beforehand).
+//! Elsewhere it says in one line why it is skipped. Its cluster has its own directory
+//! and free ports, and is stopped (jobs cancelled, daemons ended) even when the test
+//! fails. It does not test Slurm itself, several nodes, or a shared file system.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -44,8 +46,9 @@ fn skip_reason() -> Option<String> {
     None
 }
 
-/// Says a line (why the test is skipped, how long it took) where the harness does not swallow it (the standard
-/// error itself, not the captured `eprintln!`), so that `.ci/run`'s log shows it.
+/// Says a line (why the test is skipped, how long it took) where the harness does not
+/// swallow it (the standard error itself, not the captured `eprintln!`), so that
+/// `.ci/run`'s log shows it.
 fn say(line: &str) {
     let _ = std::io::stderr().lock().write_all(format!("{line}\n").as_bytes());
 }
