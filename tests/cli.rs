@@ -110,6 +110,12 @@ fn shards_run_apart_and_merged_give_the_one_machine_leaderboard() {
     let merged =
         run(&["merge", &path("a.json"), &path("b.json"), "--json", &path("all.json"), "--csv", &path("all.csv")]);
     assert!(merged.contains("5 of 5 games merged"), "{merged}");
+    // A shard missing: refused in one line, or merged as it is with --partial.
+    let alone = zombies(d, d, &["merge", &path("a.json")]);
+    let err = String::from_utf8_lossy(&alone.stderr);
+    assert!(!alone.status.success() && err.contains("shard 1 of 2 missing"), "{err}");
+    let partial = run(&["merge", &path("a.json"), "--partial"]);
+    assert!(partial.contains("3 of 5 games merged -- 2 missing"), "{partial}");
     assert_eq!(ranking(&json(&d.join("all.json"))), ranking(&json(&d.join("full.json"))));
     let csv = std::fs::read_to_string(d.join("all.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "{csv}");

@@ -23,6 +23,7 @@ mod properties;
 mod report;
 mod rules;
 mod scripts;
+mod slurm;
 mod target_game;
 mod target_rules;
 mod tournaments;

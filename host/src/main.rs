@@ -323,6 +323,10 @@ enum Command {
         /// Write the merged leaderboard as CSV to this file.
         #[arg(long, value_name = "FILE")]
         csv: Option<PathBuf>,
+        /// Merge even when shards or games are missing (a provisional leaderboard);
+        /// without it, a shard missing or incomplete is an error.
+        #[arg(long)]
+        partial: bool,
     },
     /// Measure the engine and bot calls on the standard workloads (docs/performance.md).
     Bench {
@@ -562,7 +566,7 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
             // Games in the whole tournament: rounds times the game's games per round
             // (hex: every ordered pair of entries each round).
             let rounds = rounds * G::games_per_round(found.entries.len());
-            let plan = Plan {
+            let plan: Plan<G> = Plan {
                 seed,
                 rounds,
                 shard,
@@ -584,9 +588,10 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
                 let (finished, names) =
                     (Arc::clone(&finished), found.entries.iter().map(|e| e.name.clone()).collect::<Vec<_>>());
                 let (json, csv) = (json.clone(), csv.clone());
+                let plan = Plan::<G> { shard, config: plan.config.clone(), ..Plan::new(seed, rounds) };
                 on_quit(Box::new(move || {
                     let games = finished.lock().map(|g| g.clone()).unwrap_or_default();
-                    let result = tournament::summarise(G::NAME, G::RANKING, &names, seed, rounds, games);
+                    let result = tournament::summarise(G::NAME, G::RANKING, &names, seed, rounds, games).of_plan(&plan);
                     let _ = write_results(&result, json.as_deref(), csv.as_deref());
                 }));
             }
@@ -670,16 +675,17 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
         Command::Bench { seconds, only, games, steps, isolation: false, .. } => {
             bench::<G>(sources, seconds, only.as_deref(), games, steps)
         }
-        Command::Merge { inputs, json, csv } => {
+        Command::Merge { inputs, json, csv, partial } => {
             let parts = inputs
                 .iter()
                 .map(|path| {
                     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-                    serde_json::from_slice::<TournamentResult>(&bytes)
-                        .with_context(|| format!("{}: not a results file", path.display()))
+                    let part = serde_json::from_slice::<TournamentResult>(&bytes)
+                        .with_context(|| format!("{}: not a results file", path.display()))?;
+                    Ok((path.display().to_string(), part))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            let result = tournament::merge(parts)?;
+            let result = tournament::merge_named(parts, partial)?;
             print_leaderboard(&result, &[]);
             let missing = result.rounds - result.played;
             println!(

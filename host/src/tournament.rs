@@ -299,6 +299,23 @@ pub struct TournamentResult {
     /// Games that could not be played.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<FailedGame>,
+    /// The games these results are for ([`Shard::ALL`]: all of them, as one run or a
+    /// merge gives); `None` in results written before shards were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// The game's options the games were played with (`--set`, `--max-turns`), as a
+    /// JSON map; `null` when not recorded.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub options: serde_json::Value,
+}
+
+impl TournamentResult {
+    /// These results marked as those of `plan`: its shard and its game options (which
+    /// `merge` checks).
+    pub fn of_plan<G: Game>(self, plan: &Plan<G>) -> TournamentResult {
+        let options = serde_json::to_value(&plan.config).unwrap_or_default();
+        TournamentResult { shard: Some(plan.shard), options, ..self }
+    }
 }
 
 fn median_ranking() -> Ranking {
@@ -404,6 +421,7 @@ pub fn run<G: Game>(
     });
     failed.sort_by_key(|f| f.index);
     count_lost(TournamentResult { failed, ..summarise(G::NAME, G::RANKING, &names, plan.seed, plan.rounds, games) })
+        .of_plan(plan)
 }
 
 /// Fills each standing's [`Standing::lost`] from the result's failed games.
@@ -481,43 +499,127 @@ pub fn summarise(
         games,
         leaderboard,
         failed: Vec::new(),
+        shard: None,
+        options: serde_json::Value::Null,
     }
 }
 
-/// Why results files cannot be merged.
+/// Why results files cannot be merged. Each names the files (as given to
+/// [`merge_named`]) and says what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MergeError {
     /// No results given.
     #[error("nothing to merge")]
     Empty,
     /// Files of different tournaments.
-    #[error("{what} differ: {a} vs {b} (results of different tournaments)")]
+    #[error("{a_file} and {b_file}: {what} differ: {a} vs {b} (results of different tournaments)")]
     Mismatch {
         /// What differs.
         what: &'static str,
+        /// The file of one value.
+        a_file: String,
         /// One value.
         a: String,
+        /// The file of the other.
+        b_file: String,
         /// The other.
         b: String,
     },
-    /// The same game with different results.
-    #[error("game {0} appears twice with different results")]
-    Conflict(u64),
+    /// Shards of different splits of the tournament (`--shard K/N` with different N).
+    #[error("{a_file} and {b_file}: shards of different splits ({a} vs {b}); merge the shards of one split")]
+    Split {
+        /// The file of one shard.
+        a_file: String,
+        /// Its shard, `K/N`.
+        a: String,
+        /// The file of the other.
+        b_file: String,
+        /// Its shard.
+        b: String,
+    },
+    /// The same shard, or the same game, in two files.
+    #[error("{a_file} and {b_file}: both hold {what}; give each shard once")]
+    Twice {
+        /// `shard K/N` or `game I`.
+        what: String,
+        /// The first file.
+        a_file: String,
+        /// The second.
+        b_file: String,
+    },
+    /// Whole shards without results.
+    #[error("shard{} {} of {n} missing: no results given for {}; play {} (or merge with --partial)",
+        if missing.len() > 1 { "s" } else { "" }, list(missing), if missing.len() > 1 { "them" } else { "it" },
+        if missing.len() > 1 { "them" } else { "it" })]
+    MissingShards {
+        /// The numbers `K` of the shards missing.
+        missing: Vec<u64>,
+        /// The number of shards.
+        n: u64,
+    },
+    /// Games missing from results given (neither played nor failed): an interrupted run.
+    #[error("{file}: {what} is incomplete: {held} of {expected} games{why}; play it again (or merge with --partial)")]
+    Incomplete {
+        /// The file.
+        file: String,
+        /// `shard K/N`, or `the tournament` (results that record no shard).
+        what: String,
+        /// Games it holds (played, or failed and recorded as such).
+        held: u64,
+        /// Games it should hold.
+        expected: u64,
+        /// Why, or which games are missing.
+        why: String,
+    },
 }
 
-/// Merges the results of several runs (shards) of one tournament into the results a
-/// single run of all their games gives.
+/// `1, 3, 5` (at most 10 numbers, then `...`).
+fn list(numbers: &[u64]) -> String {
+    let mut shown: Vec<String> = numbers.iter().take(10).map(u64::to_string).collect();
+    if numbers.len() > 10 {
+        shown.push("...".to_owned());
+    }
+    shown.join(", ")
+}
+
+/// Merges the results of all the shards of one tournament into the results a single
+/// run of all their games gives ([`merge_named`] with the files called `results 1`,
+/// `results 2`, ..., and nothing missing).
 pub fn merge(parts: Vec<TournamentResult>) -> Result<TournamentResult, MergeError> {
-    let first = parts.first().ok_or(MergeError::Empty)?;
+    merge_named(parts.into_iter().enumerate().map(|(i, p)| (format!("results {}", i + 1), p)).collect(), false)
+}
+
+/// Merges the results of the shards of one tournament (each with the name of its file)
+/// into the results a single run of all their games gives.
+///
+/// Refused, in one line naming the files: results of different tournaments (game,
+/// seed, rounds, game options or entry set differ), shards of different splits, a
+/// shard or game given twice, and, unless `partial`, a shard missing or incomplete (an
+/// interrupted run: games neither played nor recorded as failed). Games that failed
+/// stay in the result's `failed`, as in a one-machine run. With `partial`, the result
+/// holds the games given and says how many were played.
+pub fn merge_named(parts: Vec<(String, TournamentResult)>, partial: bool) -> Result<TournamentResult, MergeError> {
+    let (first_file, first) = parts.first().ok_or(MergeError::Empty)?;
+    let first_file = first_file.clone();
     let (seed, rounds, game, ranking) = (first.seed, first.rounds, first.game.clone(), first.ranking);
+    let options = first.options.clone();
     let names: Vec<String> = first.leaderboard.iter().map(|s| s.name.clone()).collect();
     let mut sorted_names = names.clone();
     sorted_names.sort();
-    let mut games: BTreeMap<u64, GameRecord> = BTreeMap::new();
+    // Every part records its shard (else the check is by games only).
+    let tagged = parts.iter().all(|(_, p)| p.shard.is_some());
+    let mut shards: BTreeMap<u64, (Shard, String)> = BTreeMap::new();
+    let mut games: BTreeMap<u64, (GameRecord, String)> = BTreeMap::new();
     let mut failed: BTreeMap<u64, FailedGame> = BTreeMap::new();
-    for part in parts {
-        failed.extend(part.failed.into_iter().map(|f| (f.index, f)));
-        let mismatch = |what, a: String, b: String| MergeError::Mismatch { what, a, b };
+    let mut incomplete = None;
+    for (file, part) in parts {
+        let mismatch = |what, a: String, b: String| MergeError::Mismatch {
+            what,
+            a_file: first_file.clone(),
+            a,
+            b_file: file.clone(),
+            b,
+        };
         if part.game != game {
             return Err(mismatch("games", game.clone(), part.game.clone()));
         }
@@ -527,27 +629,76 @@ pub fn merge(parts: Vec<TournamentResult>) -> Result<TournamentResult, MergeErro
         if part.rounds != rounds {
             return Err(mismatch("round counts", rounds.to_string(), part.rounds.to_string()));
         }
+        if part.options != options {
+            return Err(mismatch("game options", options.to_string(), part.options.to_string()));
+        }
         let mut these: Vec<String> = part.leaderboard.iter().map(|s| s.name.clone()).collect();
         these.sort();
         if these != sorted_names {
             return Err(mismatch("entries", sorted_names.join(","), these.join(",")));
         }
-        for g in part.games {
-            match games.get(&g.index) {
-                Some(old) if old.seed != g.seed || old.scores != g.scores || old.turns != g.turns => {
-                    return Err(MergeError::Conflict(g.index));
-                }
-                Some(_) => {}
-                None => {
-                    games.insert(g.index, g);
-                }
+        let shard = part.shard.unwrap_or(Shard::ALL);
+        if let Some((other, other_file)) = shards.values().next().filter(|(s, _)| s.n != shard.n) {
+            let show = |s: &Shard| format!("{}/{}", s.k, s.n);
+            return Err(MergeError::Split {
+                a_file: other_file.clone(),
+                a: show(other),
+                b_file: file,
+                b: show(&shard),
+            });
+        }
+        if tagged {
+            if let Some((_, other_file)) = shards.get(&shard.k) {
+                let what = format!("shard {}/{}", shard.k, shard.n);
+                return Err(MergeError::Twice { what, a_file: other_file.clone(), b_file: file });
             }
+            shards.insert(shard.k, (shard, file.clone()));
+        }
+        let expected = (0..rounds).filter(|&i| shard.has(i)).count() as u64;
+        // Games that failed are accounted for (a one-machine run records them too);
+        // games neither played nor failed were never reached (an interrupted run).
+        let held = (part.games.len() + part.failed.len()) as u64;
+        if part.shard.is_some() && held < expected && incomplete.is_none() {
+            let why = " (an interrupted run)".to_owned();
+            let what = format!("shard {}/{}", shard.k, shard.n);
+            incomplete = Some(MergeError::Incomplete { file: file.clone(), what, held, expected, why });
+        }
+        failed.extend(part.failed.into_iter().map(|f| (f.index, f)));
+        for g in part.games {
+            if let Some((_, other_file)) = games.get(&g.index) {
+                let what = format!("game {}", g.index);
+                return Err(MergeError::Twice { what, a_file: other_file.clone(), b_file: file });
+            }
+            games.insert(g.index, (g, file.clone()));
+        }
+    }
+    if !partial {
+        let n = shards.values().next().map_or(1, |(s, _)| s.n);
+        let missing: Vec<u64> = (0..n).filter(|k| !shards.contains_key(k)).collect();
+        if tagged && !missing.is_empty() {
+            return Err(MergeError::MissingShards { missing, n });
+        }
+        if let Some(e) = incomplete {
+            return Err(e);
+        }
+        // Results that record no shard: say which games are missing.
+        let absent: Vec<u64> = (0..rounds).filter(|i| !games.contains_key(i) && !failed.contains_key(i)).collect();
+        if !absent.is_empty() {
+            return Err(MergeError::Incomplete {
+                file: first_file,
+                what: "the tournament".to_owned(),
+                held: rounds - absent.len() as u64,
+                expected: rounds,
+                why: format!(" (games {} missing)", list(&absent)),
+            });
         }
     }
     failed.retain(|index, _| !games.contains_key(index));
     // The entry order of a run is its discovery order; ranking does not depend on it.
-    let result = summarise(&game, ranking, &names, seed, rounds, games.into_values().collect());
-    Ok(count_lost(TournamentResult { failed: failed.into_values().collect(), ..result }))
+    let games = games.into_values().map(|(g, _)| g).collect();
+    let result = summarise(&game, ranking, &names, seed, rounds, games);
+    let shard = tagged.then_some(Shard::ALL);
+    Ok(count_lost(TournamentResult { failed: failed.into_values().collect(), shard, options, ..result }))
 }
 
 /// [`Ranking::Pairs`]: fills each standing's match points, margin and survival from the
