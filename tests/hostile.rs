@@ -129,7 +129,8 @@ fn a_bot_that_times_out_every_call_is_out_after_three_in_a_row() {
     let dir = tempfile::tempdir().unwrap();
     let scripts = dir.path().join("scripts");
     std::fs::create_dir_all(&scripts).unwrap();
-    std::fs::write(scripts.join("spin.lua"), "-- arena: eggs\nfunction do_turn(ctx)\n  while true do end\nend\n").unwrap();
+    std::fs::write(scripts.join("spin.lua"), "-- arena: eggs\nfunction do_turn(ctx)\n  while true do end\nend\n")
+        .unwrap();
     std::fs::copy(root().join("scripts/eggs/lua-hunter.lua"), scripts.join("lua-hunter.lua")).unwrap();
     let json = dir.path().join("r.json");
     let out = Command::new(env!("CARGO_BIN_EXE_arena"))
@@ -150,4 +151,86 @@ fn a_bot_that_times_out_every_call_is_out_after_three_in_a_row() {
     assert_eq!(spin["overruns"], 6, "three per game: {spin}");
     assert_eq!(spin["disqualified"], 2, "{spin}");
     assert!(spin["messages"].to_string().contains("over its time limit in 3 calls in a row"), "{spin}");
+}
+
+/// An eggs tournament of program bots only (played by the host itself, no worker), in
+/// `scripts`, with `extra` options; its results.
+fn programs_only(scripts: &Path, extra: &[&str]) -> serde_json::Value {
+    let json = scripts.join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["--game", "eggs", "--plugins"])
+        .arg(scripts)
+        .arg("--scripts")
+        .arg(scripts)
+        .arg("--logs")
+        .arg(scripts.join("logs"))
+        .args(["tournament", "--rounds", "2", "--set", "max_turns=6"])
+        .args(extra)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+}
+
+/// A readable scripts directory holding the bundled `py-random.py` and `extra` programs.
+fn program_dir(dir: &Path, extra: &[(&str, &str)]) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let scripts = dir.join("scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&scripts, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::copy(root().join("scripts/eggs/py-random.py"), scripts.join("py-random.py")).unwrap();
+    for (name, text) in extra {
+        std::fs::write(scripts.join(name), text).unwrap();
+        std::fs::set_permissions(scripts.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    scripts
+}
+
+fn running(pattern: &str) -> bool {
+    Command::new("pgrep").args(["-f", pattern]).output().is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn a_daemon_that_leaves_its_process_group_ends_with_its_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = "#!/usr/bin/env python3\n# arena: eggs persistent\nimport subprocess, sys\nsubprocess.Popen(['sleep', '4243.5'], start_new_session=True)\nwhile True:\n    for _ in range(6):\n        if not sys.stdin.readline():\n            sys.exit(0)\n    print('9'); print('N'); print('', flush=True)\n";
+    let scripts = program_dir(dir.path(), &[("daemon.py", daemon)]);
+    let v = programs_only(&scripts, &[]);
+    assert_eq!(v["played"], 2, "{v}");
+    if arena::process::ProcessCap::new(8).is_ok() {
+        // Where the host can give each program a process cap of its own, the daemon is
+        // found there and killed with its program.
+        assert!(!running("sleep 4243.5"), "the detached child outlived the tournament");
+    } else {
+        let _ = Command::new("pkill").args(["-f", "sleep 4243.5"]).status();
+        eprintln!("no pids control group here: a daemon that leaves its group is not followed");
+    }
+}
+
+#[test]
+fn programs_are_not_starved_by_other_processes_of_their_user() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 || arena::process::ProcessCap::new(8).is_err() {
+        eprintln!("skipped: needs root and a pids control group (the fallback is RLIMIT_NPROC per user)");
+        return;
+    }
+    let (uid, _) = arena::process::default_run_as().unwrap();
+    // 300 unrelated processes of the user program bots run as, over its old 256 limit.
+    let mut sleepers: Vec<std::process::Child> = (0..300)
+        .map(|_| {
+            std::os::unix::process::CommandExt::uid(&mut Command::new("sleep"), uid).arg("4244.5").spawn().unwrap()
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = program_dir(dir.path(), &[]);
+    let v = programs_only(&scripts, &[]);
+    for s in &mut sleepers {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
+    let bot = v["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == "py-random").unwrap();
+    assert_eq!((bot["errors"].as_u64(), bot["disqualified"].as_u64()), (Some(0), Some(0)), "{bot}");
 }

@@ -160,6 +160,9 @@ pub fn describe_exit(status: ExitStatus) -> String {
         }
     }
     match status.code() {
+        // Under bwrap the worker's death by signal N comes back as bwrap's 128 + N.
+        Some(code @ 129..=159) => crate::process::describe_status(status)
+            .replace(&format!("exit status {code} ("), &format!("exit status {code} in its sandbox (")),
         Some(code) => format!("exit status {code}"),
         None => "an unknown end".to_owned(),
     }

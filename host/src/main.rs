@@ -416,6 +416,8 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    #[cfg(unix)]
+    arena::process::no_inherited_descriptors();
     let cli = Cli::parse();
     let sources = Sources::resolve(&cli.sources, cli.command.sources());
     if sources.sandbox == SandboxMode::Bwrap && cli.command.sources().is_some() {

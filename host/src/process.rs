@@ -189,6 +189,26 @@ pub fn ignore_sigpipe() {
     }
 }
 
+/// Marks every descriptor above standard error that this process inherited (a build
+/// tool's jobserver pipe, a shell's open files) close-on-exec, so that none reaches a
+/// bot the host starts: the only descriptors a bot gets are its own three. Call once at
+/// start-up, before any thread starts a child.
+pub fn no_inherited_descriptors() {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return };
+    let fds: Vec<RawFd> =
+        dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).filter(|&fd| fd > 2).collect();
+    for fd in fds {
+        // SAFETY: fcntl on a descriptor number only changes its flags (a closed one, such
+        // as the directory's own, fails harmlessly).
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
+}
+
 /// `nobody`'s uid and gid when the host runs as root (so that RLIMIT_NPROC bites), else
 /// `None`. Looked up in `/etc/passwd`; 65534:65534 if it has no `nobody`.
 pub fn default_run_as() -> Option<(u32, u32)> {
@@ -465,7 +485,11 @@ pub fn bwrap_available() -> Result<(), String> {
 /// "exit status 1", "killed by signal 9 (SIGKILL)".
 pub fn describe_status(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
-        format!("exit status {code}")
+        match code {
+            // bwrap (and a shell) report a child killed by signal N as 128 + N.
+            129..=159 => format!("exit status {code} (killed by signal {} ({}))", code - 128, signal_name(code - 128)),
+            _ => format!("exit status {code}"),
+        }
     } else if let Some(sig) = status.signal() {
         let core = if status.core_dumped() { ", core dumped" } else { "" };
         format!("killed by signal {sig} ({}{core})", signal_name(sig))
@@ -503,8 +527,10 @@ fn signal_name(sig: i32) -> &'static str {
 
 /// Everything the child applies between fork and exec; plain data, so that the `pre_exec`
 /// closure neither allocates nor locks.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct ChildSetup {
+    /// The `cgroup.procs` of the program's own process cap, joined before anything else.
+    cgroup_procs: Option<std::ffi::CString>,
     address_space: Option<u64>,
     cpu_seconds: Option<u64>,
     processes: Option<u64>,
@@ -533,6 +559,17 @@ impl ChildSetup {
     /// Runs in the child after fork, before exec: only async-signal-safe calls, no
     /// allocation (`io::Error::last_os_error` does not allocate).
     fn apply(&self) -> io::Result<()> {
+        if let Some(procs) = &self.cgroup_procs {
+            // SAFETY: open/write/close are async-signal-safe; "0" moves this process
+            // into the group before it can fork (and before it drops root).
+            unsafe {
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd >= 0 {
+                    libc::write(fd, b"0".as_ptr().cast(), 1);
+                    libc::close(fd);
+                }
+            }
+        }
         if let Some(v) = self.address_space {
             lower_limit(libc::RLIMIT_AS, v, v)?;
         }
@@ -694,6 +731,9 @@ struct Started {
     stdout: ChildStdout,
     stderr: ChildStderr,
     pidfd: Option<OwnedFd>,
+    /// The program's own process cap, where the host can make one: dropped (whatever is
+    /// left in it killed, a process that left the group included) after the program.
+    cap: Option<ProcessCap>,
 }
 
 fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, CallError> {
@@ -751,10 +791,15 @@ fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, CallError> {
     }
     cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd.process_group(0);
+    // A process cap of the program's own (a pids control group) counts only its own
+    // processes, so no other program, and no other process of its user, can starve it;
+    // where none can be made, RLIMIT_NPROC counts every process of its user.
+    let cap = limits.processes.and_then(|max| ProcessCap::new(u32::try_from(max).unwrap_or(u32::MAX)).ok());
     let setup = ChildSetup {
+        cgroup_procs: cap.as_ref().map(|c| c.procs.clone()),
         address_space: limits.address_space,
         cpu_seconds: limits.cpu_seconds,
-        processes: limits.processes,
+        processes: if cap.is_some() { None } else { limits.processes },
         open_files: limits.open_files,
         file_size: limits.file_size,
         run_as: limits.run_as,
@@ -784,7 +829,8 @@ fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, CallError> {
         unreachable!("all three pipes were requested");
     };
     let pidfd = pidfd_open(child.id());
-    let started = Started { child, stdin, stdout, stderr, pidfd };
+    let cap = cap.filter(|c| c.holds(child.id()));
+    let started = Started { child, stdin, stdout, stderr, pidfd, cap };
     for fd in [started.stdin.as_raw_fd(), started.stdout.as_raw_fd()] {
         if let Err(e) = set_nonblocking(fd) {
             let mut started = started;
@@ -1012,6 +1058,8 @@ pub struct Process {
     tasks: ProgramTasks,
     /// The own time of the last call (`crate::clock`).
     last_time: Duration,
+    /// Its own process cap, if any (dropped after the program is killed).
+    cap: Option<ProcessCap>,
 }
 
 impl Process {
@@ -1022,7 +1070,7 @@ impl Process {
         limits: &Limits,
         mut stderr_sink: Box<dyn Write + Send>,
     ) -> Result<Process, CallError> {
-        let Started { child, stdin, stdout, mut stderr, pidfd } = start(spec, limits)?;
+        let Started { child, stdin, stdout, mut stderr, pidfd, cap: process_cap } = start(spec, limits)?;
         let cap = limits.stderr_cap;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new().name(format!("stderr-{}", child.id())).spawn(move || {
@@ -1053,6 +1101,7 @@ impl Process {
             stderr_done: None,
             tasks: ProgramTasks::default(),
             last_time: Duration::ZERO,
+            cap: process_cap,
         };
         process.tasks = ProgramTasks::new(process.child.id());
         match thread {
@@ -1306,6 +1355,8 @@ impl Process {
         self.stdin = None;
         let status = end_group(&mut self.child);
         self.reaped = true;
+        // What left the process group (a `setsid` daemon) is still in the cap.
+        drop(self.cap.take());
         if let Some((rx, handle)) = self.stderr_done.take() {
             // A process that left the group may hold stderr open: then detach the thread.
             if rx.recv_timeout(Duration::from_millis(500)).is_ok() {
@@ -1366,7 +1417,7 @@ pub fn run_once_timed(
     stderr_sink: &mut dyn Write,
 ) -> (Result<Vec<String>, CallError>, Duration) {
     let mut timer = ProgramTimer::start(timeout, None);
-    let Started { mut child, stdin, mut stdout, mut stderr, pidfd } = match start(spec, limits) {
+    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap } = match start(spec, limits) {
         Ok(started) => started,
         Err(e) => return (Err(e), timer.charge(None, true)),
     };
@@ -1385,6 +1436,7 @@ pub fn run_once_timed(
     // Read before the program is reaped (its first process is still readable then).
     let time = timer.charge(Some(&mut tasks), true);
     let status = end_group(&mut child);
+    drop(cap);
     // Pass on the rest of stderr; bounded, as a process that left the group may hold it.
     let mut capper = result.1;
     let _ = set_nonblocking(stderr.as_raw_fd());
