@@ -84,6 +84,29 @@ fn calls(c: &mut Criterion) {
             group.bench_function(*name, |b| b.iter(|| black_box(bot.turn(black_box(ctx)))));
         }
     });
+    // The same calls through the limits every tournament call has (time bank and limit
+    // per call, timed on the bot's own time): the difference is the clock's cost.
+    with_sample_context(|ctx| {
+        for (name, entry) in &bots[..3] {
+            let bot: Box<dyn Bot<Zombies>> = entry.create_bot().unwrap();
+            let mut bot = arena::limits::Guarded::new(bot, 0, Some(arena::limits::TimeBank::default()), None, None)
+                .with_call_limit(Some(Duration::from_secs(1)));
+            group.bench_function(format!("{name}, guarded"), |b| b.iter(|| black_box(bot.turn(black_box(ctx)))));
+        }
+    });
+    group.finish();
+    clock(c);
+}
+
+/// The clock's reads: a call's stopwatch as a fast call uses it (two reads of the
+/// monotonic clock, the thread's mark checked), and with the thread's counters read.
+fn clock(c: &mut Criterion) {
+    use arena::clock::Stopwatch;
+    let mut group = c.benchmark_group("clock");
+    group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    group.bench_function("stopwatch, fast call", |b| b.iter(|| black_box(Stopwatch::start().own())));
+    group.bench_function("stopwatch, counters read", |b| b.iter(|| black_box(Stopwatch::start_exact().own_exact())));
+    group.bench_function("thread counters (schedstat)", |b| b.iter(|| black_box(arena::clock::thread_sched())));
     group.finish();
 }
 
