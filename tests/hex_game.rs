@@ -395,3 +395,71 @@ ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }
     plays_cleanly(&[c.clone(), basic("Basic")], &short);
     plays_cleanly(&[basic("Basic"), c], &short);
 }
+
+/// As in the original server, a zombie may be spawned at any point of the zombies'
+/// half-turn, and the cap counts the zombies living at that moment: a zombie eaten in a
+/// unit call frees room for a spawn later in the same half-turn (here, in the same call).
+#[test]
+fn spawn_after_eat_in_the_same_half_turn() {
+    use arena::abi::hex::{CALL_SPAWN_ZOMBIES, CALL_UNIT, HUMANS};
+    use arena::bot::Bot;
+    use arena::games::hex::{Command, Event, Side, play};
+    use std::cell::Cell;
+
+    // One pistol near the middle that never acts; zombies spawned in zone 7 facing in, and
+    // never moving, so that they fill the cap (t ≈ 66) and stack (the zone's 27 hexes
+    // repeat).
+    let humans = |ctx: &HexContext<'_>| {
+        let mut a = HexAnswer::default();
+        if ctx.call == CALL_SPAWN_HUMANS {
+            a.push(HexCommand::spawn_human(1, 1, 5));
+        }
+        a
+    };
+    let tried = Cell::new(false);
+    let zombies = |ctx: &HexContext<'_>| {
+        let mut a = HexAnswer::default();
+        if ctx.side == HUMANS {
+            return a;
+        }
+        if ctx.call == CALL_SPAWN_ZOMBIES {
+            for _ in 0..ctx.zombies_to_spawn {
+                a.push(HexCommand::spawn_zombie(7, 0));
+            }
+        } else if ctx.call == CALL_UNIT
+            && !tried.get()
+            && ctx.zombies.len() as u32 == ctx.zombie_cap
+            && ctx.zombies_ready >= 1.0
+        {
+            assert_eq!(ctx.zombies_to_spawn, 0, "at the cap, nothing can be spawned");
+            let me = ctx.me_zombie().unwrap();
+            if let Some(other) = ctx.zombies.iter().find(|z| z.id != me.id && (z.x, z.y) == (me.x, me.y)) {
+                tried.set(true);
+                a.push(HexCommand::eat(other.id));
+                a.push(HexCommand::spawn_zombie(7, 0));
+            }
+        }
+        a
+    };
+    let mut bots: Vec<Box<dyn Bot<HexGame> + '_>> = vec![Box::new(humans), Box::new(zombies)];
+    // (half-turn, accepted) of every eat and spawn outside the spawn calls' half-turns' starts.
+    let mut eaten_at = None;
+    let mut respawned = None;
+    let config = HexConfig { max_turns: Some(120) };
+    play(2, 5, &config, &mut bots, |event| {
+        if let Event::Command { game, side: Side::Zombies, command, accepted: true, .. } = event {
+            match command {
+                Command::Eat { .. } => eaten_at = Some(game.t()),
+                Command::SpawnZombie { .. } if eaten_at == Some(game.t()) && respawned.is_none() => {
+                    // Back at the cap: the spawn used the room the eaten zombie left.
+                    assert_eq!(game.zombies().count() as u32, game.zombie_cap());
+                    respawned = Some(game.t());
+                }
+                _ => {}
+            }
+        }
+    });
+    assert!(tried.get(), "the zombies never reached the cap with a stacked pair");
+    assert!(eaten_at.is_some(), "the eat was refused");
+    assert_eq!(respawned, eaten_at, "the spawn after the eat was refused");
+}

@@ -95,9 +95,12 @@ pub mod cmd {
     /// Humans (side command): call an airdrop of `id` (a weapon, or [`AMMO`](super::AMMO))
     /// onto `(x, y)`; needs a whole airdrop held.
     pub const CALL_DROP: u32 = 9;
-    /// Humans' spawn call: a human at `(x, y)` with weapon `id`.
+    /// Humans (side command, half-turn 1 only: the spawn call or any later call of that
+    /// half-turn): a human at `(x, y)` with weapon `id`.
     pub const SPAWN_HUMAN: u32 = 10;
-    /// Zombies' spawn call: a zombie in zone `id` (7..=10) facing `amount` (0..=5).
+    /// Zombies (side command, any call of a zombie half-turn: the spawn call or a unit
+    /// call): a zombie in zone `id` (7..=10) facing `amount` (0..=5). The cap counts the
+    /// zombies living at that moment, so one eaten earlier in the half-turn frees room.
     pub const SPAWN_ZOMBIE: u32 = 11;
     /// Zombies: step to the front hex.
     pub const FORWARD: u32 = 12;

@@ -209,6 +209,9 @@ pub fn to_command(ctx: &HexContext<'_>, c: &HexCommand) -> Option<Command> {
         (abi::CALL_SPAWN_ZOMBIES, _) => (c.kind == cmd::SPAWN_ZOMBIE)
             .then(|| Command::SpawnZombie { zone: c.id, facing: u32::try_from(c.amount).unwrap_or(u32::MAX) }),
         (_, abi::HUMANS) => Some(match c.kind {
+            // As in the original, placing humans is a side command of half-turn 1: the
+            // engine refuses it on any later half-turn.
+            cmd::SPAWN_HUMAN => Command::SpawnHuman { x, y, weapon: c.id },
             cmd::MOVE => Command::Move { unit, x, y },
             cmd::ATTACK => Command::Attack { unit, target: c.id },
             cmd::ATTACK_GROUND => Command::AttackGround { unit, x, y },
@@ -234,6 +237,12 @@ pub fn to_command(ctx: &HexContext<'_>, c: &HexCommand) -> Option<Command> {
             cmd::ATTACK => Command::Attack { unit, target: c.id },
             cmd::ATTACK_GROUND => Command::AttackGround { unit, x, y },
             cmd::EAT => Command::Eat { unit, target: c.id },
+            // A side command, as in the original server: a zombie may be spawned at any
+            // point of the zombies' half-turn, the cap counted at that moment (so a zombie
+            // eaten earlier in the half-turn frees its place).
+            cmd::SPAWN_ZOMBIE => {
+                Command::SpawnZombie { zone: c.id, facing: u32::try_from(c.amount).unwrap_or(u32::MAX) }
+            }
             _ => return None,
         }),
     }
