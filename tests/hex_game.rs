@@ -272,18 +272,89 @@ fn a_program_bot_plays_both_sides_over_json_lines() {
 
 #[test]
 fn answers_past_the_limits_and_unknown_commands_are_skipped() {
-    // Zombies answer 16 commands of which only 4 count; humans mix in zombie commands.
+    // Humans mix in zombie commands (skipped, no error); zombies answer 16 commands of
+    // which 4 run: each such call is one error.
     let greedy = Entry::builtin("Greedy", || {
         let mut inner = arena::bench::hex::baseline();
         move |ctx: &HexContext<'_>| {
             let mut a = inner(ctx);
             if ctx.call != CALL_SPAWN_HUMANS {
-                while a.push(HexCommand::forward()) {}
+                while a.len < 16 {
+                    a.push(HexCommand::forward());
+                }
             }
             a
         }
     });
-    plays_cleanly(&[greedy.clone(), greedy], &HexConfig { max_turns: Some(200) });
+    let outcome = play_game(&[basic("Basic"), greedy.clone()], 7, &HexConfig { max_turns: Some(100) });
+    let s = &outcome.stats[1];
+    assert!(s.errors > 0 && s.errors < s.calls, "{s:?}");
+    assert!(s.messages.iter().any(|m| m.contains("16 commands, at most 4")), "{s:?}");
+    let outcome = play_game(&[greedy, basic("Basic")], 7, &HexConfig { max_turns: Some(100) });
+    assert_eq!(outcome.stats[0].errors, 0, "{:?}", outcome.stats[0]);
+}
+
+/// The command cap, one rule for every kind of bot: the humans' spawn call answers 20
+/// placements; the first 6 place the humans (the game goes on past t = 1), the 7th to
+/// 16th are executed and rejected by the rules, the last 4 are refused, and the call
+/// counts as one error.
+#[test]
+fn the_command_cap_runs_the_first_commands_and_counts_one_error_for_every_kind() {
+    let rust = Entry::builtin("Rust20", || {
+        |ctx: &HexContext<'_>| {
+            let mut a = HexAnswer::default();
+            if ctx.call == CALL_SPAWN_HUMANS {
+                for i in 1..=20 {
+                    a.push(HexCommand::spawn_human(i, 1, 5));
+                }
+            }
+            a
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "lua20.lua",
+            "-- arena: hex\nfunction do_turn(ctx)\n  local a = {}\n  if ctx.kind == \"spawn_humans\" then\n    for i = 1, 20 do a[i] = {cmd = \"spawn\", x = i, y = 1, weapon = 5} end\n  end\n  return a\nend\n",
+        ),
+        (
+            "rhai20.rhai",
+            "// arena: hex\nfn do_turn(ctx) {\n  let a = [];\n  if ctx.kind == \"spawn_humans\" {\n    for i in 1..21 { a.push(#{cmd: \"spawn\", x: i, y: 1, weapon: 5}); }\n  }\n  a\n}\n",
+        ),
+        (
+            "py20.py",
+            "#!/usr/bin/env python3\n# arena: hex\nimport json, sys\nfor line in sys.stdin:\n    ctx = json.loads(line)\n    a = [{\"cmd\": \"spawn\", \"x\": i, \"y\": 1, \"weapon\": 5} for i in range(1, 21)] if ctx[\"kind\"] == \"spawn_humans\" else []\n    print(json.dumps(a), flush=True)\n",
+        ),
+    ];
+    let python = Path::new("/usr/bin/python3").exists() || Path::new("/usr/local/bin/python3").exists();
+    for (name, text) in files {
+        if name.ends_with(".py") && !python {
+            eprintln!("skipped {name}: no python3");
+            continue;
+        }
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    let found = discover::<HexGame>(
+        &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        &ScriptLimits::default(),
+    );
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    let mut entries = found.entries;
+    entries.push(rust);
+    assert_eq!(entries.len(), if python { 4 } else { 3 });
+    for e in &entries {
+        let outcome = play_game(&[e.clone(), null("Null")], 1, &HexConfig { max_turns: Some(5) });
+        let s = &outcome.stats[0];
+        assert_eq!(outcome.turns, 5, "{}: the first commands did not run", e.name);
+        assert_eq!(s.errors, 1, "{}: {s:?}", e.name);
+        assert!(s.messages[0].contains("20 commands, at most 16"), "{}: {s:?}", e.name);
+    }
 }
 
 fn banked(entries: &[Entry<HexGame>], ms: u64) -> (arena::game::Outcome, Option<Replay<HexGame>>) {

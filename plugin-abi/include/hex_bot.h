@@ -106,13 +106,15 @@ typedef struct hb_context {
 typedef struct hb_command { uint32_t kind, id; int32_t x, y; int64_t amount; } hb_command;
 
 typedef struct hb_answer {
-    uint32_t len, reserved;
+    uint32_t len;
+    uint32_t reserved;         /* commands refused because the answer was full (hb_push counts them) */
     hb_command commands[HB_MAX_COMMANDS];
 } hb_answer;
 
-/* Appends a command; 0 when the answer is full. */
+/* Appends a command; 0 when the answer is full (the command is refused and counted in
+   `reserved`: the host counts one error for the call, and still runs the first ones). */
 static inline int hb_push(hb_answer *a, uint32_t kind, uint32_t id, int32_t x, int32_t y, int64_t amount) {
-    if (a->len >= HB_MAX_COMMANDS) return 0;
+    if (a->len >= HB_MAX_COMMANDS) { if (a->reserved < UINT32_MAX) a->reserved++; return 0; }
     hb_command c = { kind, id, x, y, amount };
     a->commands[a->len++] = c;
     return 1;

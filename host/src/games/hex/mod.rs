@@ -192,9 +192,21 @@ fn contents_code(c: Contents) -> u32 {
     }
 }
 
-/// Most commands a call's answer counts (spawn calls and humans 16, zombies 4).
+/// Most commands a call's answer may carry (spawn calls and humans 16, zombies' unit
+/// calls 4). One rule for every kind of bot: the first ones run, the rest are refused and
+/// the call counts as one error ([`over_the_cap`]).
 pub fn command_limit(ctx: &HexContext<'_>) -> usize {
     if ctx.call == abi::CALL_UNIT && ctx.side == abi::ZOMBIES { abi::MAX_ZOMBIE_COMMANDS } else { abi::MAX_COMMANDS }
+}
+
+/// The error of an answer with more commands than its call may carry (those refused as
+/// the answer was full included), or `None`.
+pub fn over_the_cap(ctx: &HexContext<'_>, answer: &HexAnswer) -> Option<BotError> {
+    let limit = command_limit(ctx);
+    let given = answer.given();
+    (given > limit as u64).then(|| {
+        BotError::Invalid(format!("{given} commands, at most {limit}: the first {limit} ran, the rest were refused"))
+    })
 }
 
 /// The engine's command for one command of an answer, or `None` for a kind this call
@@ -557,6 +569,9 @@ pub fn play(
             };
             match result {
                 Ok(answer) => {
+                    if let Some(err) = over_the_cap(&ctx, &answer) {
+                        stats[e].record_error(&err);
+                    }
                     let limit = command_limit(&ctx);
                     let mut commands = [Command::Forward { unit: 0 }; abi::MAX_COMMANDS];
                     let mut n = 0;

@@ -218,7 +218,8 @@ pub fn command_from_json(v: &Value) -> Result<HexCommand, BotError> {
 }
 
 /// An answer from JSON: a list of commands (or `{"commands": [...]}`, or null for none).
-/// Commands past the 16th are an error.
+/// Commands past the 16th are refused (not read, counted in the answer's `reserved`):
+/// the play loop runs the first ones and counts the call as one error.
 pub fn answer_from_json(v: &Value) -> Result<HexAnswer, BotError> {
     let list = match v {
         Value::Null => return Ok(HexAnswer::default()),
@@ -231,12 +232,10 @@ pub fn answer_from_json(v: &Value) -> Result<HexAnswer, BotError> {
         Value::Object(_) => std::slice::from_ref(v),
         other => return Err(BotError::Invalid(format!("the answer is {other:.40}, not a list of commands"))),
     };
-    if list.len() > abi::MAX_COMMANDS {
-        return Err(BotError::Invalid(format!("{} commands, at most {}", list.len(), abi::MAX_COMMANDS)));
-    }
     let mut answer = HexAnswer::default();
-    for c in list {
+    for c in list.iter().take(abi::MAX_COMMANDS) {
         answer.push(command_from_json(c)?);
     }
+    answer.reserved = u32::try_from(list.len().saturating_sub(abi::MAX_COMMANDS)).unwrap_or(u32::MAX);
     Ok(answer)
 }
