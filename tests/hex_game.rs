@@ -534,3 +534,176 @@ fn spawn_after_eat_in_the_same_half_turn() {
     assert!(eaten_at.is_some(), "the eat was refused");
     assert_eq!(respawned, eaten_at, "the spawn after the eat was refused");
 }
+
+/// A digest of the sight as the host lists it: the same polynomial hash over the same
+/// integers as `digest` in the Python program of the test below (floats by their bits).
+fn sight_digest(ctx: &HexContext<'_>) -> i64 {
+    const P: u128 = (1 << 61) - 1;
+    let mut h: u128 = 0;
+    let mut add = |v: u64| h = (h * 1_000_003 + u128::from(v) % P) % P;
+    let i = |v: i64| v as u64;
+    add(ctx.humans.len() as u64);
+    for o in ctx.humans.iter() {
+        for v in [i(o.id.into()), i(o.x.into()), i(o.y.into()), i(o.hp), i(o.ammo), i(o.weapon.into())] {
+            add(v);
+        }
+        for v in [i(o.specialty.into()), i(o.moves.into()), o.idle.to_bits()] {
+            add(v);
+        }
+    }
+    add(ctx.zombies.len() as u64);
+    for o in ctx.zombies.iter() {
+        for v in [i(o.id.into()), i(o.x.into()), i(o.y.into()), i(o.hp), i(o.facing.into()), i(o.moves.into())] {
+            add(v);
+        }
+        add(o.idle.to_bits());
+        add(o.scent.to_bits());
+    }
+    add(ctx.walls.len() as u64);
+    for o in ctx.walls.iter() {
+        for v in [i(o.id.into()), i(o.x.into()), i(o.y.into()), i(o.hp), i(o.cap)] {
+            add(v);
+        }
+    }
+    add(ctx.crates.len() as u64);
+    for o in ctx.crates.iter() {
+        for v in [i(o.id.into()), i(o.x.into()), i(o.y.into()), i(o.hp), i(o.cap), i(o.contents.into())] {
+            add(v);
+        }
+    }
+    add(ctx.airstrikes.len() as u64);
+    for o in ctx.airstrikes.iter() {
+        for v in [i(o.id.into()), i(o.x.into()), i(o.y.into()), i(o.delay.into()), i(o.contents.into())] {
+            add(v);
+        }
+    }
+    h as i64
+}
+
+/// The delta protocol against the full world: the bundled Python bot's `World`, fed the
+/// first call's world and then only deltas, equals the host's view of the side at every
+/// call of long games (300 half-turns), on both sides. The program answers, besides its moves, a
+/// digest of its copy (as a `give` to no one, which the test takes out again).
+#[test]
+fn a_program_rebuilding_the_world_from_deltas_sees_what_the_engine_shows() {
+    use arena::abi::hex::{CALL_UNIT, HUMANS, cmd};
+    use arena::bot::{Bot, BotError};
+    use arena::games::hex::play;
+
+    if !Path::new("/usr/bin/python3").exists() && !Path::new("/usr/local/bin/python3").exists() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let bundled = std::fs::read_to_string(root().join("scripts/hex/py-basic.py")).unwrap();
+    let body = bundled.trim_end().strip_suffix("main()").expect("py-basic.py ends with main()");
+    let program = format!(
+        r#"{body}
+import struct
+
+P = (1 << 61) - 1
+FIELDS = {{
+    "humans": ("id", "x", "y", "hp", "ammo", "weapon", "specialty", "moves", "idle"),
+    "zombies": ("id", "x", "y", "hp", "facing", "moves", "idle", "scent"),
+    "walls": ("id", "x", "y", "hp", "cap"),
+    "crates": ("id", "x", "y", "hp", "cap", "contents"),
+    "airstrikes": ("id", "x", "y", "delay", "contents"),
+}}
+
+
+def digest(world):
+    h = 0
+    for name in LISTS:
+        objects = world.sorted(name)
+        values = [len(objects)]
+        for o in objects:
+            for f in FIELDS[name]:
+                v = o[f]
+                if f == "contents" and v == "ammo":
+                    v = 7
+                if isinstance(v, float):
+                    v = struct.unpack("<Q", struct.pack("<d", v))[0]
+                values.append(v & ((1 << 64) - 1))
+        for v in values:
+            h = (h * 1000003 + v % P) % P
+    return h
+
+
+def test_main():
+    state = {{"zone": 0}}
+    world = World()
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        ctx = json.loads(line)
+        world.update(ctx)
+        out = answer(ctx, world, state)
+        if ctx["kind"] == "unit" and ctx["side"] == "humans":
+            me = ctx["me"]
+            if ctx["airdrops_held"] >= 1:
+                out.append({{"cmd": "call_drop", "x": me["x"] + 2, "y": me["y"], "contents": "ammo"}})
+            if not out:
+                out.append({{"cmd": "build", "x": me["x"] + 1, "y": me["y"] - 1}})
+        out.append({{"cmd": "give", "id": 4294967295, "amount": digest(world)}})
+        print(json.dumps(out), flush=True)
+
+
+test_main()
+"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("py-deltas.py");
+    std::fs::write(&path, program).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let found = discover::<HexGame>(
+        &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        &ScriptLimits::default(),
+    );
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    let entry = found.entries[0].clone();
+
+    /// Checks the digest the program answered against the host's sight, and takes it out.
+    struct Checked {
+        inner: Box<dyn Bot<HexGame>>,
+        calls: std::rc::Rc<std::cell::Cell<u64>>,
+    }
+    impl Bot<HexGame> for Checked {
+        fn turn(&mut self, ctx: &HexContext<'_>) -> Result<HexAnswer, BotError> {
+            let a = self.inner.turn(ctx)?;
+            let (last, rest) = a.commands().split_last().expect("the digest");
+            assert_eq!((last.kind, last.id), (cmd::GIVE, u32::MAX), "no digest at t = {}", ctx.t);
+            assert_eq!(
+                last.amount,
+                sight_digest(ctx),
+                "the program's world differs from the host's at t = {}, unit {}",
+                ctx.t,
+                ctx.unit
+            );
+            self.calls.set(self.calls.get() + u64::from(ctx.call == CALL_UNIT));
+            let mut out = HexAnswer::default();
+            for &c in rest {
+                out.push(c);
+            }
+            Ok(out)
+        }
+    }
+    for program_side in [HUMANS, 1 - HUMANS] {
+        let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+        let checked: Box<dyn Bot<HexGame>> =
+            Box::new(Checked { inner: entry.create_bot().unwrap(), calls: calls.clone() });
+        let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::bench::hex::baseline());
+        let (mut bots, at) =
+            if program_side == HUMANS { (vec![checked, baseline], 0) } else { (vec![baseline, checked], 1) };
+        // 300 half-turns: thousands of calls, spawns, deaths, crates, walls and airdrops
+        // (a whole game of hundreds of zombies takes minutes in a debug build).
+        let outcome = play(2, 3, &HexConfig { max_turns: Some(300) }, &mut bots, |_| {});
+        let s = &outcome.stats[at];
+        assert_eq!((s.errors, s.overruns, s.disqualified), (0, 0, 0), "{s:?}");
+        eprintln!("program side {program_side}: {} unit calls checked, result {}", calls.get(), outcome.turns);
+        assert!(calls.get() > 500 && outcome.turns > 50, "too short a game to tell: {}", outcome.turns);
+    }
+}

@@ -1,21 +1,31 @@
 //! The hex text protocol for program bots, and the JSON shape the script bindings share.
 //!
 //! One process plays a whole game (one per entry per game, started at its first call).
-//! Each call is one line of JSON on the program's standard input, the context
-//! ([`context_json`]); the program answers with one line of JSON, the command list
-//! ([`answer_from_json`]), and flushes. For example:
+//! Each call is one line of JSON on the program's standard input; the program answers
+//! with one line of JSON, the command list ([`answer_from_json`]), and flushes. A call's
+//! line carries the call's header ([`header_json`]: kind, side, t, the unit, the counters)
+//! and the side's sight in one of two forms: the side's **first call of a half-turn**
+//! carries the whole sight as `"world"` (five lists); every **later call of that
+//! half-turn** carries only what changed since the previous call as `"delta"`: objects
+//! `added` and `changed` (whole objects, by list) and the ids `removed` (gone from sight
+//! or destroyed). A program keeps its own copy of the world (`docs/games/hex.md` has a
+//! complete Python bot that does). For example:
 //!
 //! ```text
-//! > {"kind":"unit","side":"humans","t":3,"unit":120,"me":{"id":120,"x":0,"y":0,...},"humans":[...],...}
+//! > {"kind":"unit","side":"humans","t":3,"unit":120,"me":{"id":120,...},...,"world":{"humans":[...],"zombies":[...],...}}
 //! < [{"cmd":"build","x":1,"y":0},{"cmd":"attack","id":131}]
+//! > {"kind":"unit","side":"humans","t":3,"unit":121,"me":{"id":121,...},...,"delta":{"changed":{"humans":[...],"walls":[...]},"removed":[131]}}
 //! ```
 //!
 //! A command is an object with `cmd` and its fields: `move` (x, y), `attack` (id),
 //! `attack_ground` (x, y), `grab` (id), `give` (id, amount), `throw_weapon` (x, y),
 //! `throw_ammo` (x, y, amount), `build` (x, y), `call_drop` (x, y, contents: "ammo" or a
-//! weapon id), `spawn` (x, y, weapon: the humans' spawn call), `spawn_zombie` (zone,
-//! facing: the zombies' spawn call), `forward`, `turn` (by: 1 or −1), `eat` (id). The
-//! answer may also be an object `{"commands": [...]}`; an empty line or `[]` does nothing.
+//! weapon id), `spawn` (x, y, weapon: the humans, half-turn 1), `spawn_zombie` (zone,
+//! facing: the zombies), `forward`, `turn` (by: 1 or −1), `eat` (id). The answer may also
+//! be an object `{"commands": [...]}`; an empty line or `[]` does nothing.
+//!
+//! This module is the protocol only: what a call may send is decided by the play loop
+//! (`games::hex`), the process by `loaders::program`.
 
 use std::sync::Arc;
 
@@ -31,26 +41,178 @@ use crate::loaders::program::{Program, Talker};
 /// The bots of a program (always one persistent process per game).
 pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<HexGame>>, String> {
     let program = Program { persistent: true, ..program };
-    let factory = move || Ok(Box::new(ProgramBot(Talker::new(program.clone()))) as Box<dyn Bot<HexGame>>);
+    let factory = move || Ok(Box::new(ProgramBot::new(Talker::new(program.clone()))) as Box<dyn Bot<HexGame>>);
     Ok(Arc::new(factory))
 }
 
-struct ProgramBot(Talker);
+struct ProgramBot {
+    talker: Talker,
+    /// The sight as the program last received it (its copy of the world), or `None`
+    /// before the first call and after a failed one (the next call sends the world).
+    sent: Option<Sight>,
+}
+
+impl ProgramBot {
+    fn new(talker: Talker) -> ProgramBot {
+        ProgramBot { talker, sent: None }
+    }
+}
+
+/// A side's sight as a call shows it: the five lists, in id order, with the half-turn
+/// and side they belong to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sight {
+    /// The half-turn.
+    pub t: u32,
+    /// The side ([`abi::HUMANS`] or [`abi::ZOMBIES`]).
+    pub side: u32,
+    pub humans: Vec<HexHuman>,
+    pub zombies: Vec<HexZombie>,
+    pub walls: Vec<HexWall>,
+    pub crates: Vec<HexCrate>,
+    pub airstrikes: Vec<HexAirstrike>,
+}
+
+impl Sight {
+    /// The sight of a call.
+    pub fn of(ctx: &HexContext<'_>) -> Sight {
+        Sight {
+            t: ctx.t,
+            side: ctx.side,
+            humans: ctx.humans.to_vec(),
+            zombies: ctx.zombies.to_vec(),
+            walls: ctx.walls.to_vec(),
+            crates: ctx.crates.to_vec(),
+            airstrikes: ctx.airstrikes.to_vec(),
+        }
+    }
+
+    /// The whole sight as JSON: `{"humans": [...], "zombies": [...], "walls": [...],
+    /// "crates": [...], "airstrikes": [...]}`.
+    pub fn world_json(&self) -> Value {
+        fn all<T: Listed>(list: &[T]) -> Value {
+            Value::Array(list.iter().map(Listed::json).collect())
+        }
+        json!({"humans": all(&self.humans), "zombies": all(&self.zombies), "walls": all(&self.walls),
+               "crates": all(&self.crates), "airstrikes": all(&self.airstrikes)})
+    }
+
+    /// What changed from `self` to `now` as JSON: `{"added": {list: [objects]},
+    /// "changed": {list: [objects]}, "removed": [ids]}`, lists without an object and an
+    /// empty `removed` left out. Object ids are unique across the lists.
+    pub fn delta_json(&self, now: &Sight) -> Value {
+        let mut added = Map::new();
+        let mut changed = Map::new();
+        let mut removed = Vec::new();
+        diff("humans", &self.humans, &now.humans, &mut added, &mut changed, &mut removed);
+        diff("zombies", &self.zombies, &now.zombies, &mut added, &mut changed, &mut removed);
+        diff("walls", &self.walls, &now.walls, &mut added, &mut changed, &mut removed);
+        diff("crates", &self.crates, &now.crates, &mut added, &mut changed, &mut removed);
+        diff("airstrikes", &self.airstrikes, &now.airstrikes, &mut added, &mut changed, &mut removed);
+        let mut delta = Map::new();
+        if !added.is_empty() {
+            delta.insert("added".into(), Value::Object(added));
+        }
+        if !changed.is_empty() {
+            delta.insert("changed".into(), Value::Object(changed));
+        }
+        if !removed.is_empty() {
+            delta.insert("removed".into(), Value::Array(removed));
+        }
+        Value::Object(delta)
+    }
+}
+
+/// One list's part of a delta: both lists are in id order, so one merge walk finds the
+/// objects added, changed and removed.
+fn diff<T: Listed>(
+    name: &str,
+    before: &[T],
+    now: &[T],
+    added: &mut Map<String, Value>,
+    changed: &mut Map<String, Value>,
+    removed: &mut Vec<Value>,
+) {
+    if before == now {
+        return;
+    }
+    let (mut a, mut c) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0, 0);
+    while i < before.len() || j < now.len() {
+        match (before.get(i), now.get(j)) {
+            (Some(b), Some(n)) if b.id() == n.id() => {
+                if b != n {
+                    c.push(n.json());
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(b), Some(n)) if b.id() < n.id() => {
+                removed.push(json!(b.id()));
+                i += 1;
+            }
+            (Some(b), None) => {
+                removed.push(json!(b.id()));
+                i += 1;
+            }
+            (_, Some(n)) => {
+                a.push(n.json());
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    if !a.is_empty() {
+        added.insert(name.into(), Value::Array(a));
+    }
+    if !c.is_empty() {
+        changed.insert(name.into(), Value::Array(c));
+    }
+}
 
 impl Bot<HexGame> for ProgramBot {
     fn turn(&mut self, ctx: &HexContext<'_>) -> Result<HexAnswer, BotError> {
-        let mut line = serde_json::to_vec(&context_json(ctx)).expect("JSON values serialise");
-        line.push(b'\n');
-        let lines = self.0.ask(&line, 1)?;
-        let text = lines.first().map_or("", |l| l.trim());
-        if text.is_empty() {
-            return Ok(HexAnswer::default());
+        let now = Sight::of(ctx);
+        let mut message = header_json(ctx);
+        let fields = message.as_object_mut().expect("the header is an object");
+        match self.sent.take() {
+            Some(before) if before.t == now.t && before.side == now.side => {
+                fields.insert("delta".into(), before.delta_json(&now));
+            }
+            _ => {
+                fields.insert("world".into(), now.world_json());
+            }
         }
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| BotError::Invalid(format!("not JSON ({e}): {:.60}", text)))?;
-        answer_from_json(&value)
+        let mut line = serde_json::to_vec(&message).expect("JSON values serialise");
+        line.push(b'\n');
+        // Taken above: a failed call leaves no copy, so the next call sends the world.
+        let mut lines = self.talker.ask(&line, 1)?;
+        self.sent = Some(now);
+        for _ in 0..=MAX_RANDOM_REQUESTS {
+            let text = lines.first().map_or("", |l| l.trim());
+            if text.is_empty() {
+                return Ok(HexAnswer::default());
+            }
+            let value: Value =
+                serde_json::from_str(text).map_err(|e| BotError::Invalid(format!("not JSON ({e}): {:.60}", text)))?;
+            // `{"random": n}` asks for a number of the game's generator: the answer is
+            // `{"random": k}`, k uniform in 0..n, and the call goes on.
+            let Some(n) = value.as_object().filter(|m| m.len() == 1).and_then(|m| m.get("random")) else {
+                return answer_from_json(&value);
+            };
+            let n = n
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| BotError::Invalid(format!("random {n} is not a count 0..2^32")))?;
+            let reply = format!("{{\"random\":{}}}\n", ctx.random(n));
+            lines = self.talker.ask(reply.as_bytes(), 1)?;
+        }
+        Err(BotError::Invalid(format!("more than {MAX_RANDOM_REQUESTS} random numbers asked in one call")))
     }
 }
+
+/// Random numbers a program may ask for in one call.
+pub const MAX_RANDOM_REQUESTS: usize = 1000;
 
 fn contents_json(c: u32) -> Value {
     if c == abi::AMMO { json!("ammo") } else { json!(c) }
@@ -115,16 +277,11 @@ impl Listed for HexAirstrike {
     }
 }
 
-/// The context as JSON: `kind` ("spawn_humans", "spawn_zombies", "unit"), `side`
-/// ("humans", "zombies"), `t`, `unit` (null in spawn calls), `me` (the unit, or null),
-/// `humans_to_spawn`, `zombies_to_spawn`, `zombie_cap`, `airdrops_held`, `zombies_ready`,
-/// and the lists `humans`, `zombies`, `walls`, `crates`, `airstrikes` of objects.
-pub fn context_json(ctx: &HexContext<'_>) -> Value {
-    let humans: Vec<Value> = ctx.humans.iter().map(Listed::json).collect();
-    let zombies: Vec<Value> = ctx.zombies.iter().map(Listed::json).collect();
-    let walls: Vec<Value> = ctx.walls.iter().map(Listed::json).collect();
-    let crates: Vec<Value> = ctx.crates.iter().map(Listed::json).collect();
-    let airstrikes: Vec<Value> = ctx.airstrikes.iter().map(Listed::json).collect();
+/// The call's header as JSON: `kind` ("spawn_humans", "spawn_zombies", "unit"), `side`
+/// ("humans", "zombies"), `t`, `unit` (null in spawn calls), `me` (the unit's object, or
+/// null), `humans_to_spawn`, `zombies_to_spawn`, `zombie_cap`, `airdrops_held`,
+/// `zombies_ready`.
+pub fn header_json(ctx: &HexContext<'_>) -> Value {
     let call = match ctx.call {
         abi::CALL_SPAWN_HUMANS => "spawn_humans",
         abi::CALL_SPAWN_ZOMBIES => "spawn_zombies",
@@ -132,16 +289,29 @@ pub fn context_json(ctx: &HexContext<'_>) -> Value {
     };
     let side = if ctx.side == abi::HUMANS { "humans" } else { "zombies" };
     let unit = (ctx.unit != abi::NO_UNIT).then_some(ctx.unit);
-    let me = unit.and_then(|id| {
-        let list = if ctx.side == abi::HUMANS { &humans } else { &zombies };
-        list.iter().find(|o| o["id"] == json!(id)).cloned()
-    });
+    let me = if ctx.call != abi::CALL_UNIT {
+        Value::Null
+    } else if ctx.side == abi::HUMANS {
+        ctx.me_human().map_or(Value::Null, Listed::json)
+    } else {
+        ctx.me_zombie().map_or(Value::Null, Listed::json)
+    };
     json!({
         "kind": call, "side": side, "t": ctx.t, "unit": unit, "me": me,
         "humans_to_spawn": ctx.humans_to_spawn, "zombies_to_spawn": ctx.zombies_to_spawn,
         "zombie_cap": ctx.zombie_cap, "airdrops_held": ctx.airdrops_held, "zombies_ready": ctx.zombies_ready,
-        "humans": humans, "zombies": zombies, "walls": walls, "crates": crates, "airstrikes": airstrikes,
     })
+}
+
+/// The whole context as one JSON object: the header ([`header_json`]) and the five lists
+/// `humans`, `zombies`, `walls`, `crates`, `airstrikes` of objects (the shape the scripts'
+/// `ctx` has).
+pub fn context_json(ctx: &HexContext<'_>) -> Value {
+    let mut v = header_json(ctx);
+    if let (Value::Object(m), Value::Object(lists)) = (&mut v, Sight::of(ctx).world_json()) {
+        m.extend(lists);
+    }
+    v
 }
 
 fn int(m: &Map<String, Value>, key: &str) -> Result<i64, BotError> {
