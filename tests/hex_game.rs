@@ -632,7 +632,7 @@ def test_main():
     state = {{"zone": 0}}
     world = World()
     while True:
-        line = sys.stdin.readline()
+        line = sys.stdin.buffer.readline()
         if not line:
             break
         ctx = json.loads(line)
@@ -645,7 +645,7 @@ def test_main():
             if not out:
                 out.append({{"cmd": "build", "x": me["x"] + 1, "y": me["y"] - 1}})
         out.append({{"cmd": "give", "id": 4294967295, "amount": digest(world)}})
-        print(json.dumps(out), flush=True)
+        send(json.dumps(out))
 
 
 test_main()
@@ -705,5 +705,44 @@ test_main()
         assert_eq!((s.errors, s.overruns, s.disqualified), (0, 0, 0), "{s:?}");
         eprintln!("program side {program_side}: {} unit calls checked, result {}", calls.get(), outcome.turns);
         assert!(calls.get() > 500 && outcome.turns > 50, "too short a game to tell: {}", outcome.turns);
+    }
+}
+
+/// docs/games/hex.md shows the complete Python bot: it is scripts/hex/py-basic.py.
+#[test]
+fn the_python_bot_in_the_docs_is_the_bundled_one() {
+    let doc = std::fs::read_to_string(root().join("docs/games/hex.md")).unwrap();
+    let start = doc.find("```python\n").expect("a Python block in hex.md") + "```python\n".len();
+    let len = doc[start..].find("```").unwrap();
+    let file = std::fs::read_to_string(root().join("scripts/hex/py-basic.py")).unwrap();
+    assert_eq!(&doc[start..start + len], file);
+}
+
+/// The bundled baselines in Lua, Rhai and Python are the same logic: from the same seed
+/// they play the same games, command for command (the programs draw their random numbers
+/// from the game's generator too).
+#[test]
+fn the_lua_rhai_and_python_baselines_make_the_same_decisions() {
+    let python = Path::new("/usr/bin/python3").exists() || Path::new("/usr/local/bin/python3").exists();
+    let mut files = vec!["scripts/hex/basic.lua", "scripts/hex/rhai-basic.rhai"];
+    if python {
+        files.push("scripts/hex/py-basic.py");
+    }
+    let (_dir, entries) = scripts_in(&files);
+    assert_eq!(entries.len(), files.len());
+    let config = HexConfig { max_turns: Some(150) };
+    let games: Vec<_> = entries
+        .iter()
+        .map(|e| {
+            let (outcome, replay) = arena::replay::play_recorded(&[e.clone(), e.renamed("copy")], 4, &config);
+            for s in &outcome.stats {
+                assert_eq!((s.errors, s.overruns), (0, 0), "{}: {s:?}", e.name);
+            }
+            (e.name.clone(), outcome.turns, replay.calls)
+        })
+        .collect();
+    assert!(games[0].2.len() > 1000, "{} calls", games[0].2.len());
+    for g in &games[1..] {
+        assert_eq!((g.1, &g.2), (games[0].1, &games[0].2), "{} and {} differ", g.0, games[0].0);
     }
 }

@@ -59,10 +59,16 @@ class World:
         return (x, y) in self.walls_at
 
 
+def send(line):
+    """One line to the host, flushed at once (the host waits for it)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def random(n):
     """A number in 0..n from the game's generator (one request line, one reply line)."""
-    print(json.dumps({"random": n}), flush=True)
-    return json.loads(sys.stdin.readline())["random"]
+    send(json.dumps({"random": n}))
+    return json.loads(sys.stdin.buffer.readline())["random"]
 
 
 def distance(x1, y1, x2, y2):
@@ -105,12 +111,12 @@ def main():
     state = {"zone": 0}
     world = World()
     while True:
-        line = sys.stdin.readline()
+        line = sys.stdin.buffer.readline()
         if not line:
             break
         ctx = json.loads(line)
         world.update(ctx)
-        print(json.dumps(answer(ctx, world, state)), flush=True)
+        send(json.dumps(answer(ctx, world, state)))
 
 
 main()

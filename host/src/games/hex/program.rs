@@ -27,6 +27,7 @@
 //! This module is the protocol only: what a call may send is decided by the play loop
 //! (`games::hex`), the process by `loaders::program`.
 
+use std::io::Write as _;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -50,11 +51,13 @@ struct ProgramBot {
     /// The sight as the program last received it (its copy of the world), or `None`
     /// before the first call and after a failed one (the next call sends the world).
     sent: Option<Sight>,
+    /// The request line's buffer, kept between calls.
+    line: Vec<u8>,
 }
 
 impl ProgramBot {
     fn new(talker: Talker) -> ProgramBot {
-        ProgramBot { talker, sent: None }
+        ProgramBot { talker, sent: None, line: Vec::new() }
     }
 }
 
@@ -62,6 +65,8 @@ impl ProgramBot {
 /// and side they belong to.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Sight {
+    /// The lists hold a sight (else the next call sends the world).
+    pub valid: bool,
     /// The half-turn.
     pub t: u32,
     /// The side ([`abi::HUMANS`] or [`abi::ZOMBIES`]).
@@ -77,6 +82,7 @@ impl Sight {
     /// The sight of a call.
     pub fn of(ctx: &HexContext<'_>) -> Sight {
         Sight {
+            valid: true,
             t: ctx.t,
             side: ctx.side,
             humans: ctx.humans.to_vec(),
@@ -87,107 +93,177 @@ impl Sight {
         }
     }
 
-    /// The whole sight as JSON: `{"humans": [...], "zombies": [...], "walls": [...],
-    /// "crates": [...], "airstrikes": [...]}`.
-    pub fn world_json(&self) -> Value {
-        fn all<T: Listed>(list: &[T]) -> Value {
-            Value::Array(list.iter().map(Listed::json).collect())
+    /// Makes `self` the sight of a call, reusing its buffers.
+    pub fn set(&mut self, ctx: &HexContext<'_>) {
+        fn copy<T: Copy>(to: &mut Vec<T>, from: &[T]) {
+            to.clear();
+            to.extend_from_slice(from);
         }
-        json!({"humans": all(&self.humans), "zombies": all(&self.zombies), "walls": all(&self.walls),
-               "crates": all(&self.crates), "airstrikes": all(&self.airstrikes)})
+        self.valid = true;
+        self.t = ctx.t;
+        self.side = ctx.side;
+        copy(&mut self.humans, ctx.humans.as_slice());
+        copy(&mut self.zombies, ctx.zombies.as_slice());
+        copy(&mut self.walls, ctx.walls.as_slice());
+        copy(&mut self.crates, ctx.crates.as_slice());
+        copy(&mut self.airstrikes, ctx.airstrikes.as_slice());
     }
 
-    /// What changed from `self` to `now` as JSON: `{"added": {list: [objects]},
-    /// "changed": {list: [objects]}, "removed": [ids]}`, lists without an object and an
-    /// empty `removed` left out. Object ids are unique across the lists.
-    pub fn delta_json(&self, now: &Sight) -> Value {
-        let mut added = Map::new();
-        let mut changed = Map::new();
-        let mut removed = Vec::new();
-        diff("humans", &self.humans, &now.humans, &mut added, &mut changed, &mut removed);
-        diff("zombies", &self.zombies, &now.zombies, &mut added, &mut changed, &mut removed);
-        diff("walls", &self.walls, &now.walls, &mut added, &mut changed, &mut removed);
-        diff("crates", &self.crates, &now.crates, &mut added, &mut changed, &mut removed);
-        diff("airstrikes", &self.airstrikes, &now.airstrikes, &mut added, &mut changed, &mut removed);
-        let mut delta = Map::new();
-        if !added.is_empty() {
-            delta.insert("added".into(), Value::Object(added));
+    /// Writes the whole sight of `ctx` as JSON: `{"humans": [...], "zombies": [...],
+    /// "walls": [...], "crates": [...], "airstrikes": [...]}`.
+    pub fn write_world(ctx: &HexContext<'_>, out: &mut Vec<u8>) {
+        fn all<T: Listed>(out: &mut Vec<u8>, name: &str, list: &[T]) {
+            let _ = write!(out, "\"{name}\":[");
+            for (i, o) in list.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                o.write_json(out);
+            }
+            out.push(b']');
         }
-        if !changed.is_empty() {
-            delta.insert("changed".into(), Value::Object(changed));
+        out.push(b'{');
+        all(out, "humans", ctx.humans.as_slice());
+        out.push(b',');
+        all(out, "zombies", ctx.zombies.as_slice());
+        out.push(b',');
+        all(out, "walls", ctx.walls.as_slice());
+        out.push(b',');
+        all(out, "crates", ctx.crates.as_slice());
+        out.push(b',');
+        all(out, "airstrikes", ctx.airstrikes.as_slice());
+        out.push(b'}');
+    }
+
+    /// Writes what changed from `self` to the sight of `ctx` as JSON: `{"added": {list:
+    /// [objects]}, "changed": {list: [objects]}, "removed": [ids]}`, lists without an
+    /// object and an empty `removed` left out. Object ids are unique across the lists.
+    pub fn write_delta(&self, ctx: &HexContext<'_>, out: &mut Vec<u8>) {
+        let mut d = Delta::default();
+        d.list("humans", &self.humans, ctx.humans.as_slice());
+        d.list("zombies", &self.zombies, ctx.zombies.as_slice());
+        d.list("walls", &self.walls, ctx.walls.as_slice());
+        d.list("crates", &self.crates, ctx.crates.as_slice());
+        d.list("airstrikes", &self.airstrikes, ctx.airstrikes.as_slice());
+        out.push(b'{');
+        let mut first = true;
+        for (key, part, open, close) in
+            [("added", &d.added, b'{', b'}'), ("changed", &d.changed, b'{', b'}'), ("removed", &d.removed, b'[', b']')]
+        {
+            if part.is_empty() {
+                continue;
+            }
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            let _ = write!(out, "\"{key}\":");
+            out.push(open);
+            out.extend_from_slice(part);
+            out.push(close);
         }
-        if !removed.is_empty() {
-            delta.insert("removed".into(), Value::Array(removed));
-        }
-        Value::Object(delta)
+        out.push(b'}');
+    }
+
+    /// The whole sight of `ctx` as a JSON value (see [`Sight::write_world`]).
+    pub fn world_json(ctx: &HexContext<'_>) -> Value {
+        let mut out = Vec::new();
+        Sight::write_world(ctx, &mut out);
+        serde_json::from_slice(&out).expect("the world is JSON")
+    }
+
+    /// What changed as a JSON value (see [`Sight::write_delta`]).
+    pub fn delta_json(&self, ctx: &HexContext<'_>) -> Value {
+        let mut out = Vec::new();
+        self.write_delta(ctx, &mut out);
+        serde_json::from_slice(&out).expect("the delta is JSON")
     }
 }
 
-/// One list's part of a delta: both lists are in id order, so one merge walk finds the
-/// objects added, changed and removed.
-fn diff<T: Listed>(
-    name: &str,
-    before: &[T],
-    now: &[T],
-    added: &mut Map<String, Value>,
-    changed: &mut Map<String, Value>,
-    removed: &mut Vec<Value>,
-) {
-    if before == now {
-        return;
-    }
-    let (mut a, mut c) = (Vec::new(), Vec::new());
-    let (mut i, mut j) = (0, 0);
-    while i < before.len() || j < now.len() {
-        match (before.get(i), now.get(j)) {
-            (Some(b), Some(n)) if b.id() == n.id() => {
-                if b != n {
-                    c.push(n.json());
-                }
-                i += 1;
-                j += 1;
-            }
-            (Some(b), Some(n)) if b.id() < n.id() => {
-                removed.push(json!(b.id()));
-                i += 1;
-            }
-            (Some(b), None) => {
-                removed.push(json!(b.id()));
-                i += 1;
-            }
-            (_, Some(n)) => {
-                a.push(n.json());
-                j += 1;
-            }
-            (None, None) => break,
+/// The parts of a delta as they are written: the entries of the `added` and `changed`
+/// maps (`"list":[...]`, joined by commas) and the `removed` ids (joined by commas).
+#[derive(Default)]
+struct Delta {
+    added: Vec<u8>,
+    changed: Vec<u8>,
+    removed: Vec<u8>,
+}
+
+/// Appends object `o` to list `name` of `part`, opening the list at its first object.
+fn item<T: Listed>(part: &mut Vec<u8>, count: &mut usize, name: &str, o: &T) {
+    if *count == 0 {
+        if !part.is_empty() {
+            part.push(b',');
         }
+        let _ = write!(part, "\"{name}\":[");
+    } else {
+        part.push(b',');
     }
-    if !a.is_empty() {
-        added.insert(name.into(), Value::Array(a));
-    }
-    if !c.is_empty() {
-        changed.insert(name.into(), Value::Array(c));
+    *count += 1;
+    o.write_json(part);
+}
+
+impl Delta {
+    /// One list's part: both lists are in id order, so one merge walk finds the objects
+    /// added, changed and removed.
+    fn list<T: Listed>(&mut self, name: &str, before: &[T], now: &[T]) {
+        if before == now {
+            return;
+        }
+        let (mut added, mut changed) = (0, 0);
+        let (mut i, mut j) = (0, 0);
+        loop {
+            match (before.get(i), now.get(j)) {
+                (Some(b), Some(n)) if b.id() == n.id() => {
+                    if b != n {
+                        item(&mut self.changed, &mut changed, name, n);
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                (Some(b), n) if n.is_none_or(|n| b.id() < n.id()) => {
+                    if !self.removed.is_empty() {
+                        self.removed.push(b',');
+                    }
+                    let _ = write!(self.removed, "{}", b.id());
+                    i += 1;
+                }
+                (_, Some(n)) => {
+                    item(&mut self.added, &mut added, name, n);
+                    j += 1;
+                }
+                (_, None) => break,
+            }
+        }
+        if added > 0 {
+            self.added.push(b']');
+        }
+        if changed > 0 {
+            self.changed.push(b']');
+        }
     }
 }
 
 impl Bot<HexGame> for ProgramBot {
     fn turn(&mut self, ctx: &HexContext<'_>) -> Result<HexAnswer, BotError> {
-        let now = Sight::of(ctx);
-        let mut message = header_json(ctx);
-        let fields = message.as_object_mut().expect("the header is an object");
-        match self.sent.take() {
-            Some(before) if before.t == now.t && before.side == now.side => {
-                fields.insert("delta".into(), before.delta_json(&now));
-            }
-            _ => {
-                fields.insert("world".into(), now.world_json());
-            }
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        write_header(ctx, &mut line);
+        // Taken: a failed call leaves no copy, so the next call sends the world.
+        let mut sight = self.sent.take().unwrap_or_default();
+        if sight.valid && sight.t == ctx.t && sight.side == ctx.side {
+            line.extend_from_slice(b",\"delta\":");
+            sight.write_delta(ctx, &mut line);
+        } else {
+            line.extend_from_slice(b",\"world\":");
+            Sight::write_world(ctx, &mut line);
         }
-        let mut line = serde_json::to_vec(&message).expect("JSON values serialise");
-        line.push(b'\n');
-        // Taken above: a failed call leaves no copy, so the next call sends the world.
-        let mut lines = self.talker.ask(&line, 1)?;
-        self.sent = Some(now);
+        line.extend_from_slice(b"}\n");
+        let asked = self.talker.ask(&line, 1);
+        self.line = line;
+        let mut lines = asked?;
+        sight.set(ctx);
+        self.sent = Some(sight);
         for _ in 0..=MAX_RANDOM_REQUESTS {
             let text = lines.first().map_or("", |l| l.trim());
             if text.is_empty() {
@@ -224,6 +300,22 @@ pub trait Listed: Copy + PartialEq {
     fn id(&self) -> u32;
     /// Its JSON object.
     fn json(&self) -> Value;
+    /// Its JSON object, written straight to `out` (the protocol's hot path: the same
+    /// text as serialising [`Listed::json`], but for the order of the keys).
+    fn write_json(&self, out: &mut Vec<u8>);
+}
+
+/// Writes `v` as JSON (finite floats keep a fraction: `1.0`, as serde_json writes them).
+fn write_f64(out: &mut Vec<u8>, v: f64) {
+    serde_json::to_writer(&mut *out, &v).expect("writing to a Vec cannot fail");
+}
+
+fn write_contents(out: &mut Vec<u8>, c: u32) {
+    if c == abi::AMMO {
+        out.extend_from_slice(b"\"ammo\"");
+    } else {
+        let _ = write!(out, "{c}");
+    }
 }
 
 impl Listed for HexHuman {
@@ -234,6 +326,16 @@ impl Listed for HexHuman {
         let h = self;
         json!({"id": h.id, "x": h.x, "y": h.y, "hp": h.hp, "ammo": h.ammo, "weapon": h.weapon,
                "specialty": h.specialty, "moves": h.moves, "idle": h.idle})
+    }
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let h = self;
+        let _ = write!(
+            out,
+            "{{\"id\":{},\"x\":{},\"y\":{},\"hp\":{},\"ammo\":{},\"weapon\":{},\"specialty\":{},\"moves\":{},\"idle\":",
+            h.id, h.x, h.y, h.hp, h.ammo, h.weapon, h.specialty, h.moves
+        );
+        write_f64(out, h.idle);
+        out.push(b'}');
     }
 }
 
@@ -246,6 +348,18 @@ impl Listed for HexZombie {
         json!({"id": z.id, "x": z.x, "y": z.y, "hp": z.hp, "facing": z.facing, "moves": z.moves,
                "idle": z.idle, "scent": z.scent})
     }
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let z = self;
+        let _ = write!(
+            out,
+            "{{\"id\":{},\"x\":{},\"y\":{},\"hp\":{},\"facing\":{},\"moves\":{},\"idle\":",
+            z.id, z.x, z.y, z.hp, z.facing, z.moves
+        );
+        write_f64(out, z.idle);
+        out.extend_from_slice(b",\"scent\":");
+        write_f64(out, z.scent);
+        out.push(b'}');
+    }
 }
 
 impl Listed for HexWall {
@@ -254,6 +368,10 @@ impl Listed for HexWall {
     }
     fn json(&self) -> Value {
         json!({"id": self.id, "x": self.x, "y": self.y, "hp": self.hp, "cap": self.cap})
+    }
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let w = self;
+        let _ = write!(out, "{{\"id\":{},\"x\":{},\"y\":{},\"hp\":{},\"cap\":{}}}", w.id, w.x, w.y, w.hp, w.cap);
     }
 }
 
@@ -265,6 +383,16 @@ impl Listed for HexCrate {
         let c = self;
         json!({"id": c.id, "x": c.x, "y": c.y, "hp": c.hp, "cap": c.cap, "contents": contents_json(c.contents)})
     }
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let c = self;
+        let _ = write!(
+            out,
+            "{{\"id\":{},\"x\":{},\"y\":{},\"hp\":{},\"cap\":{},\"contents\":",
+            c.id, c.x, c.y, c.hp, c.cap
+        );
+        write_contents(out, c.contents);
+        out.push(b'}');
+    }
 }
 
 impl Listed for HexAirstrike {
@@ -274,6 +402,12 @@ impl Listed for HexAirstrike {
     fn json(&self) -> Value {
         let a = self;
         json!({"id": a.id, "x": a.x, "y": a.y, "delay": a.delay, "contents": contents_json(a.contents)})
+    }
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let a = self;
+        let _ = write!(out, "{{\"id\":{},\"x\":{},\"y\":{},\"delay\":{},\"contents\":", a.id, a.x, a.y, a.delay);
+        write_contents(out, a.contents);
+        out.push(b'}');
     }
 }
 
@@ -303,12 +437,46 @@ pub fn header_json(ctx: &HexContext<'_>) -> Value {
     })
 }
 
+/// Writes the call's header (the keys of [`header_json`]) as the start of a JSON object,
+/// without its closing brace.
+fn write_header(ctx: &HexContext<'_>, out: &mut Vec<u8>) {
+    let call = match ctx.call {
+        abi::CALL_SPAWN_HUMANS => "spawn_humans",
+        abi::CALL_SPAWN_ZOMBIES => "spawn_zombies",
+        _ => "unit",
+    };
+    let side = if ctx.side == abi::HUMANS { "humans" } else { "zombies" };
+    let _ = write!(out, "{{\"kind\":\"{call}\",\"side\":\"{side}\",\"t\":{},\"unit\":", ctx.t);
+    if ctx.unit == abi::NO_UNIT {
+        out.extend_from_slice(b"null");
+    } else {
+        let _ = write!(out, "{}", ctx.unit);
+    }
+    out.extend_from_slice(b",\"me\":");
+    let me = match (ctx.call, ctx.side) {
+        (abi::CALL_UNIT, abi::HUMANS) => ctx.me_human().map(|h| h.write_json(out)),
+        (abi::CALL_UNIT, _) => ctx.me_zombie().map(|z| z.write_json(out)),
+        _ => None,
+    };
+    if me.is_none() {
+        out.extend_from_slice(b"null");
+    }
+    let _ = write!(
+        out,
+        ",\"humans_to_spawn\":{},\"zombies_to_spawn\":{},\"zombie_cap\":{},\"airdrops_held\":",
+        ctx.humans_to_spawn, ctx.zombies_to_spawn, ctx.zombie_cap
+    );
+    write_f64(out, ctx.airdrops_held);
+    out.extend_from_slice(b",\"zombies_ready\":");
+    write_f64(out, ctx.zombies_ready);
+}
+
 /// The whole context as one JSON object: the header ([`header_json`]) and the five lists
 /// `humans`, `zombies`, `walls`, `crates`, `airstrikes` of objects (the shape the scripts'
 /// `ctx` has).
 pub fn context_json(ctx: &HexContext<'_>) -> Value {
     let mut v = header_json(ctx);
-    if let (Value::Object(m), Value::Object(lists)) = (&mut v, Sight::of(ctx).world_json()) {
+    if let (Value::Object(m), Value::Object(lists)) = (&mut v, Sight::world_json(ctx)) {
         m.extend(lists);
     }
     v
