@@ -8,7 +8,7 @@
 //! call on each zombie half-turn (only when a zombie can be spawned), then one call per
 //! living unit of the side whose half-turn it is, in id order. Each answer is executed
 //! in order at once; a rejected command is skipped and the rest still run. The rules are
-//! the host's (`games::hex`, `rules/hexzombies.md`); nothing here knows them beyond the
+//! the host's (`games::hex`, told in full in `docs/games/hex.md`); nothing here knows them beyond the
 //! tables bots need.
 //!
 //! `include/hex_bot.h` declares the same layouts for C (asserted on both sides).

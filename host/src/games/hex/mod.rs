@@ -1,6 +1,7 @@
 //! Hex humans vs zombies ("Survive!", MegaMinerAI 3, 2009): the pure rules engine, built to
-//! `rules/hexzombies.md` sections 1–10 and checked against the original server's golden traces,
-//! and the host's play loop around it (spec section 11), with how each kind of bot plays it.
+//! the rules of `docs/games/hex.md` (sections 1–10, which the comments cite as "spec N") and
+//! checked against the original server's golden traces, and the host's play loop around it
+//! (hex.md, "The calls"), with how each kind of bot plays it.
 //!
 //! What this is: the board (`board`), the static tables and the office map (`data`), the typed
 //! objects, commands and snapshots (`state`), the engine (`engine`: set-up, commands, boundary),
@@ -59,7 +60,8 @@ pub struct HexConfig {
 
 impl Game for HexGame {
     const NAME: &'static str = "hex";
-    /// Spec 11: match points per ordered pair, then survival margin, then survival.
+    /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival
+    /// margin, then survival.
     const RANKING: Ranking = Ranking::Pairs;
     const RULES_VERSION: u16 = 1;
     type Ctx<'a> = HexContext<'a>;
