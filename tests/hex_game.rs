@@ -432,13 +432,13 @@ static void hex_turn(void *bot, const struct hb_context *ctx, struct hb_answer *
         for (int i = 0; i < 6; i++) hb_push(a, HB_SPAWN_HUMAN, HB_PISTOL, 1 + i % 3, 1 + i / 3, 0);
         return;
     }
-    if (ctx->call == HB_CALL_SPAWN_ZOMBIES) { hb_push(a, HB_SPAWN_ZOMBIE, 7 + ctx->t % 4, 0, 0, (ctx->t / 2) % 6); return; }
+    if (ctx->call == HB_CALL_SPAWN_ZOMBIES) { hb_push(a, HB_SPAWN_ZOMBIE, 7 + ctx->t % 4, 0, 0, hb_zone_inward(7 + ctx->t % 4)); return; }
     if (ctx->side == HB_HUMANS) {
         const hb_human *me = &ctx->humans.ptr[ctx->unit_index];
         if (me->id != ctx->unit) abort();
         for (size_t i = 0; i < ctx->zombies.len; i++) {
             const hb_zombie *z = &ctx->zombies.ptr[i];
-            if (hb_distance(me->x, me->y, z->x, z->y) <= 5) {
+            if (hb_distance(me->x, me->y, z->x, z->y) <= hb_weapon_range(me->weapon) && hb_weapon_delay(me->weapon) < 1.0) {
                 hb_push(a, HB_ATTACK, z->id, 0, 0, 0);
                 hb_push(a, HB_ATTACK, z->id, 0, 0, 0);
                 return;
@@ -446,8 +446,10 @@ static void hex_turn(void *bot, const struct hb_context *ctx, struct hb_answer *
         }
     } else {
         if (ctx->zombies.ptr[ctx->unit_index].id != ctx->unit) abort();
-        hb_push(a, HB_FORWARD, 0, 0, 0, 0);
-        hb_push(a, HB_TURN, 0, 0, 0, 1);
+        const hb_zombie *me = &ctx->zombies.ptr[ctx->unit_index];
+        int32_t fx = me->x + hb_dir_x(me->facing), fy = me->y + hb_dir_y(me->facing);
+        if (fx < -HB_BOUND || fx > HB_BOUND || fy < -HB_BOUND || fy > HB_BOUND) hb_push(a, HB_TURN, 0, 0, 0, hb_random(ctx, 2) ? 1 : -1);
+        else hb_push(a, HB_FORWARD, 0, 0, 0, 0);
     }
 }
 static const zb_bot_table TABLE = { .abi_version = ZOMBIES_BOT_ABI_VERSION,
@@ -744,5 +746,86 @@ fn the_lua_rhai_and_python_baselines_make_the_same_decisions() {
     assert!(games[0].2.len() > 1000, "{} calls", games[0].2.len());
     for g in &games[1..] {
         assert_eq!((g.1, &g.2), (games[0].1, &games[0].2), "{} and {} differ", g.0, games[0].0);
+    }
+}
+
+/// What the 2009 client could read is in every kind's context: the board's radius, the
+/// weapons table and the spawn zones (`ctx.game`, a program's first line's `game`), and
+/// the game's random numbers. Each bot places its humans only if it read them right.
+#[test]
+fn scripts_and_programs_read_the_weapons_table_zones_and_radius() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "lua-static.lua",
+            r#"-- arena: hex
+function do_turn(ctx)
+  local g = ctx.game
+  local ok = g.radius == 13 and #g.weapons == 7 and g.weapons[6].name == "Pistol" and g.weapons[6].range == 5
+    and g.weapons[7].delay == 0.33 and g.zones[1].id == 7 and g.zones[1].inward == 0 and g.zones[2].from[1] == -13
+    and random(1) == 0
+  if ctx.kind == "spawn_humans" and ok then return {{cmd = "spawn", x = 1, y = 1, weapon = 5}} end
+  return {}
+end
+"#,
+        ),
+        (
+            "rhai-static.rhai",
+            r#"// arena: hex
+fn do_turn(ctx) {
+    let g = ctx.game;
+    let ok = g.radius == 13 && g.weapons.len() == 7 && g.weapons[5].name == "Pistol" && g.weapons[5].range == 5
+        && g.weapons[6].delay == 0.33 && g.zones[0].id == 7 && g.zones[0].inward == 0 && g.zones[1].from[0] == -13
+        && random(1) == 0;
+    if ctx.kind == "spawn_humans" && ok { return [#{cmd: "spawn", x: 1, y: 1, weapon: 5}]; }
+    []
+}
+"#,
+        ),
+        (
+            "py-static.py",
+            r#"#!/usr/bin/env python3
+# arena: hex
+import json, sys
+game = None
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    ctx = json.loads(line)
+    game = ctx.get("game", game)
+    w, z = game["weapons"], game["zones"]
+    print(json.dumps({"random": 1}), flush=True)
+    ok = json.loads(sys.stdin.readline())["random"] == 0
+    ok = ok and game["radius"] == 13 and len(w) == 7 and w[5]["name"] == "Pistol" and w[5]["range"] == 5
+    ok = ok and w[6]["delay"] == 0.33 and z[0]["id"] == 7 and z[0]["inward"] == 0 and z[1]["from"][0] == -13
+    out = [{"cmd": "spawn", "x": 1, "y": 1, "weapon": 5}] if ctx["kind"] == "spawn_humans" and ok else []
+    print(json.dumps(out), flush=True)
+"#,
+        ),
+    ];
+    let python = Path::new("/usr/bin/python3").exists() || Path::new("/usr/local/bin/python3").exists();
+    for (name, text) in files {
+        if name.ends_with(".py") && !python {
+            continue;
+        }
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    let found = discover::<HexGame>(
+        &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        &ScriptLimits::default(),
+    );
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    assert_eq!(found.entries.len(), if python { 3 } else { 2 });
+    for e in &found.entries {
+        let outcome = play_game(&[e.clone(), null("Null")], 1, &HexConfig { max_turns: Some(5) });
+        assert_eq!(outcome.stats[0].errors, 0, "{}: {:?}", e.name, outcome.stats[0]);
+        assert_eq!(outcome.turns, 5, "{} did not read the static data", e.name);
     }
 }

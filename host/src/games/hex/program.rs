@@ -53,11 +53,13 @@ struct ProgramBot {
     sent: Option<Sight>,
     /// The request line's buffer, kept between calls.
     line: Vec<u8>,
+    /// The game's static data went in the first line.
+    greeted: bool,
 }
 
 impl ProgramBot {
     fn new(talker: Talker) -> ProgramBot {
-        ProgramBot { talker, sent: None, line: Vec::new() }
+        ProgramBot { talker, sent: None, line: Vec::new(), greeted: false }
     }
 }
 
@@ -249,6 +251,11 @@ impl Bot<HexGame> for ProgramBot {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         write_header(ctx, &mut line);
+        if !self.greeted {
+            line.extend_from_slice(b",\"game\":");
+            serde_json::to_writer(&mut line, &game_json()).expect("writing to a Vec cannot fail");
+            self.greeted = true;
+        }
         // Taken: a failed call leaves no copy, so the next call sends the world.
         let mut sight = self.sent.take().unwrap_or_default();
         if sight.valid && sight.t == ctx.t && sight.side == ctx.side {
@@ -286,6 +293,37 @@ impl Bot<HexGame> for ProgramBot {
         Err(BotError::Invalid(format!("more than {MAX_RANDOM_REQUESTS} random numbers asked in one call")))
     }
 }
+
+/// What never changes in a game, as the 2009 client library knew it from the first
+/// status: `radius` (the board is |x|, |y| ≤ radius), `turn_limit`, `humans` (placed per
+/// side), `weapons` (the table of section 5: `id`, `name`, `range`, `ammo`, `delay`,
+/// `direct`, `vertical`, `horizontal`, `radius`, `spawn_with`, `call_in`) and `zones`
+/// (`id`, `from` and `to`: the edge's end hexes h0 and h26, `inward`: the facing into
+/// the board). Programs get it as `"game"` in their first line; scripts as `ctx.game`.
+pub fn game_json() -> Value {
+    use super::data;
+    let weapons: Vec<Value> = data::WEAPONS
+        .iter()
+        .map(|w| {
+            json!({"id": w.id, "name": w.name, "range": w.range, "ammo": w.ammo, "delay": w.delay,
+                   "direct": w.direct, "vertical": w.vertical, "horizontal": w.horizontal, "radius": w.radius,
+                   "spawn_with": w.spawn_with, "call_in": w.call_in})
+        })
+        .collect();
+    let zones: Vec<Value> = data::ZONES
+        .iter()
+        .zip(INWARD)
+        .map(|(&id, inward)| {
+            let end = |k| data::zone_hex(id, k).map(|(x, y)| json!([x, y]));
+            json!({"id": id, "from": end(0), "to": end(26), "inward": inward})
+        })
+        .collect();
+    json!({"radius": abi::BOUND, "turn_limit": data::TURN_LIMIT, "humans": data::HUMANS_PER_GAME,
+           "weapons": weapons, "zones": zones})
+}
+
+/// The facing into the board from each zone (7, 8, 9, 10).
+pub const INWARD: [u32; 4] = [0, 4, 3, 1];
 
 /// Random numbers a program may ask for in one call.
 pub const MAX_RANDOM_REQUESTS: usize = 1000;

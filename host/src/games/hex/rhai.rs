@@ -46,6 +46,8 @@ struct RhaiBot {
     airstrikes: Cache<HexAirstrike>,
     /// The strings of `kind` and `side`, made once.
     names: [Dynamic; 5],
+    /// `ctx.game`, made once.
+    game: Dynamic,
 }
 
 impl RhaiBot {
@@ -60,6 +62,7 @@ impl RhaiBot {
             crates: Cache::default(),
             airstrikes: Cache::default(),
             names,
+            game: to_dynamic(&super::program::game_json()).into_read_only().into_shared(),
         }
     }
 }
@@ -193,6 +196,7 @@ impl Bot<HexGame> for RhaiBot {
         m.insert("walls".into(), self.walls.array.clone());
         m.insert("crates".into(), self.crates.array.clone());
         m.insert("airstrikes".into(), self.airstrikes.array.clone());
+        m.insert("game".into(), self.game.clone());
         let arg = Dynamic::from_map(m);
         let result = self.vm.call(ctx, ctx.random, arg)?;
         answer_from_json(&to_json(&result, 0)?)
