@@ -829,3 +829,24 @@ while True:
         assert_eq!(outcome.turns, 5, "{} did not read the static data", e.name);
     }
 }
+
+/// Humans should never live to the turn limit: a bundled zombie bot of each kind (Rust
+/// `HexSmart`, Lua `fortress.lua`, Python `py-horde.py`) ends the baseline humans well
+/// before it, and plays without an error (the command cap included).
+#[test]
+fn bundled_zombie_bots_end_the_baseline_humans_well_before_the_limit() {
+    let python = Path::new("/usr/bin/python3").exists() || Path::new("/usr/local/bin/python3").exists();
+    let mut files = vec!["scripts/hex/fortress.lua"];
+    if python {
+        files.push("scripts/hex/py-horde.py");
+    }
+    let (_dir, mut entries) = scripts_in(&files);
+    entries.insert(0, native("hex-smart"));
+    for zombies in &entries {
+        let outcome = play_game(&[basic("Basic"), zombies.clone()], 1, &HexConfig::default());
+        let s = &outcome.stats[1];
+        assert_eq!((s.errors, s.overruns, s.disqualified), (0, 0, 0), "{}: {s:?}", zombies.name);
+        eprintln!("{} ends the baseline humans at t = {}", zombies.name, outcome.turns);
+        assert!(outcome.turns < 500, "{}: the baseline humans lived to t = {}", zombies.name, outcome.turns);
+    }
+}
