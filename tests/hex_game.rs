@@ -850,3 +850,37 @@ fn bundled_zombie_bots_end_the_baseline_humans_well_before_the_limit() {
         assert!(outcome.turns < 500, "{}: the baseline humans lived to t = {}", zombies.name, outcome.turns);
     }
 }
+
+/// Rhai's `ctx` is kept between calls, so a script must not be able to change it: the
+/// objects are read-only (writing one is the call's error), and no later call sees a
+/// changed object.
+#[test]
+fn a_rhai_script_cannot_change_the_kept_context() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mutator.rhai"),
+        r#"// arena: hex
+fn do_turn(ctx) {
+    for z in ctx.zombies { if z.hp == -1 { throw "saw a changed zombie"; } }
+    for h in ctx.humans { if h.hp == -1 { throw "saw a changed human"; } }
+    if ctx.kind == "spawn_humans" { return [#{cmd: "spawn", x: 1, y: 1, weapon: 5}]; }
+    if ctx.kind == "spawn_zombies" { return [#{cmd: "spawn_zombie", zone: 7, facing: 0}]; }
+    for z in ctx.zombies { z.hp = -1; }
+    for h in ctx.humans { h.hp = -1; }
+    ctx.me.hp = -1;
+    []
+}
+"#,
+    )
+    .unwrap();
+    let found = discover::<HexGame>(
+        &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        &ScriptLimits::default(),
+    );
+    let e = found.entries[0].clone();
+    let outcome = play_game(&[e.clone(), e.renamed("other")], 1, &HexConfig { max_turns: Some(30) });
+    for s in &outcome.stats {
+        assert!(s.errors > 0, "{s:?}");
+        assert!(s.messages.iter().all(|m| m.contains("Cannot modify constant")), "{s:?}");
+    }
+}
