@@ -63,7 +63,9 @@ impl Game for HexGame {
     /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival
     /// margin, then survival.
     const RANKING: Ranking = Ranking::Pairs;
-    const RULES_VERSION: u16 = 1;
+    /// 2: spawning is a side command of the whole half-turn (a `spawn_zombie` in a unit
+    /// call, skipped in version 1, now runs), so version-1 replays may not re-play.
+    const RULES_VERSION: u16 = 2;
     type Ctx<'a> = HexContext<'a>;
     type Answer = HexAnswer;
     type Config = HexConfig;
