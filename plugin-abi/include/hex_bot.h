@@ -1,7 +1,7 @@
 /*
  * hex_bot.h -- the plain C ABI of the arena's hex humans vs zombies (ABI 1.1), for bots
  * written in C, C++, Zig or anything that can export a C function from a shared library.
- * The rules are shared/rules/hexzombies.md; docs/games/hex.md tells them for bot authors.
+ * The rules are in docs/games/hex.md.
  *
  * A hex bot library exports `zombies_bot_entry` like any C bot (zombies_bot.h), with a
  * table whose `game` is "hex", `turn`, `eggs_turn` and `target_turn` NULL and `hex_turn`

@@ -2,7 +2,7 @@
 //! validation, counters), and how each kind of bot plays it (`native`, `rhai`, `lua`,
 //! `program`), what its replays record (`replay`) and how its viewer draws (`viewer`).
 //!
-//! The spec is `shared/rules/eggs.md`; `docs/games/eggs.md` tells it for bot authors.
+//! The rules are `docs/games/eggs.md`.
 //! Loading files, limiting bots and running tournaments are not here.
 
 mod lua;

@@ -3,8 +3,8 @@
 //! `program`), what its replays record (`replay`) and how its viewer draws (`viewer`).
 //!
 //! Loading files, limiting bots and running tournaments are not here (see `loaders`,
-//! `limits`, `tournament`). The spec is `shared/rules/zombies.md`; `docs/games/zombies.md`
-//! tells it for bot authors.
+//! `limits`, `tournament`). The rules are
+//! `docs/games/zombies.md`.
 
 pub mod board;
 pub mod game;
