@@ -149,6 +149,22 @@ fn the_page_is_self_contained_and_holds_every_turn() {
 
 // ----- in a real browser ---------------------------------------------------------------
 
+/// Without chromedriver (outside CI) a browser test passes without checking anything, and
+/// the test output says so: the line is not captured away like a passing test's prints.
+#[test]
+fn a_browser_test_without_chromedriver_says_it_skipped_in_the_test_output() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["viewer::the_viewer_steps_with_the_arrow_key_in_headless_chromium", "--exact", "--test-threads=1"])
+        .env("ARENA_CHROMEDRIVER", "/nonexistent/chromedriver")
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("1 passed"), "{text}");
+    assert!(text.contains("skipping a browser test: no chromedriver"), "the skip is not shown: {text}");
+}
+
 #[test]
 fn the_viewer_steps_with_the_arrow_key_in_headless_chromium() {
     let Some(driver) = Driver::start() else { return };
