@@ -243,3 +243,38 @@ print(9); print("N"); print("escaped:" + ",".join(tries) if tries else "containe
     assert_eq!(answer.memory(), b"contained");
     assert!(!Path::new("/etc/arena-sandbox-test").exists());
 }
+
+/// Every program gets the game's seed (`ARENA_SEED`); a target copy its index
+/// (`ARENA_COPY`), a program started once per call the call's number (`ARENA_CALL`).
+#[test]
+fn programs_get_the_games_seed_and_their_copy_or_call_in_their_environment() {
+    use arena::games::target::{InvisibleTarget, TargetConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    program(
+        dir.path(),
+        "envtarget",
+        "#!/bin/sh\n# arena: target\necho \"seed=$ARENA_SEED copy=$ARENA_COPY\" >&2\nwhile read line; do echo 2; done\n",
+    );
+    program(
+        dir.path(),
+        "envegg",
+        "#!/bin/sh\n# arena: eggs\necho \"seed=$ARENA_SEED call=$ARENA_CALL\" >&2\necho 9\necho N\necho\n",
+    );
+    let limits = ScriptLimits { log_dir: Some(logs.path().to_owned()), ..limits(5000) };
+    let paths = SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] };
+    let target = discover::<InvisibleTarget>(&paths, &limits);
+    assert_eq!(target.entries.len(), 1, "{:?}", target.skipped);
+    play_game(&target.entries, 77, &TargetConfig { max_rounds: Some(2), ..TargetConfig::default() });
+    let log = std::fs::read_to_string(logs.path().join("envtarget.log")).unwrap();
+    for copy in 0..16 {
+        assert!(log.contains(&format!("seed=77 copy={copy}\n")), "copy {copy}: {log}");
+    }
+    let eggs = discover::<EggHunt>(&paths, &limits);
+    assert_eq!(eggs.entries.len(), 1, "{:?}", eggs.skipped);
+    play_game(&eggs.entries, 78, &EggsConfig { max_turns: Some(3) });
+    let log = std::fs::read_to_string(logs.path().join("envegg.log")).unwrap();
+    for call in 0..3 {
+        assert!(log.contains(&format!("seed=78 call={call}\n")), "call {call}: {log}");
+    }
+}

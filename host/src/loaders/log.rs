@@ -50,6 +50,12 @@ pub fn end_log_game() {
     IN_GAME.with(|g| g.set(false));
 }
 
+/// The seed of the game this thread plays (between [`set_log_game`] and
+/// [`end_log_game`]): program bots get it as `ARENA_SEED`.
+pub fn current_game_seed() -> Option<u64> {
+    if IN_GAME.with(Cell::get) { GAME_SEED.with(Cell::get) } else { None }
+}
+
 /// The marker line of the game this thread plays.
 pub fn game_marker() -> String {
     match GAME_SEED.with(Cell::get) {

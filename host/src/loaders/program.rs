@@ -4,8 +4,10 @@
 //! process itself (limits, pipes, deadlines) is `crate::process`, and each game's
 //! protocol is the game's own (`games/<game>/program.rs`).
 //!
-//! A program's randomness is its own: games with program bots are reproducible from
-//! their seed only as far as the programs are deterministic.
+//! A program's randomness is its own, but every program gets the game's seed in its
+//! environment (`ARENA_SEED`; a target copy also `ARENA_COPY`, a program started once
+//! per call also `ARENA_CALL`): a program that seeds its generator from them makes its
+//! games a function of the tournament's seed, as native and script bots are.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -35,15 +37,26 @@ pub struct Program {
 }
 
 impl Program {
-    /// How to start it: the command, in the file's directory. A program run as another
+    /// How to start it: the command, in the file's directory, with the seed of the game
+    /// this thread plays as `ARENA_SEED` (a decimal `u64`). A program run as another
     /// user gets the system's `PATH` (`/usr/local/bin:/usr/bin:/bin`): the host's may
     /// hold directories that user cannot read (a pyenv shim under `/root`).
     pub fn spec(&self) -> ProgramSpec {
-        let env = match self.limits.program_user {
+        let mut env: Vec<(OsString, OsString)> = match self.limits.program_user {
             Some(_) => vec![("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into())],
             None => Vec::new(),
         };
+        if let Some(seed) = super::log::current_game_seed() {
+            env.push(("ARENA_SEED".into(), seed.to_string().into()));
+        }
         ProgramSpec { command: self.command.clone(), dir: self.path.parent().map(Path::to_owned), env }
+    }
+
+    /// [`Program::spec`] with one more environment variable (`ARENA_COPY`, `ARENA_CALL`).
+    pub fn spec_with(&self, key: &str, value: impl ToString) -> ProgramSpec {
+        let mut spec = self.spec();
+        spec.env.push((key.into(), value.to_string().into()));
+        spec
     }
 
     /// The limits every program bot runs under, set before it starts (`setrlimit`):
@@ -111,6 +124,9 @@ pub fn load<G: Game>(path: &Path, limits: &ScriptLimits, persistent: bool) -> Re
 pub struct Talker {
     program: Program,
     process: Option<Process>,
+    /// Calls made in this game (a program started once per call gets the number of its
+    /// call, from 0, as `ARENA_CALL`).
+    calls: u64,
     /// This game's marker line, until the first standard error of the game writes it.
     marker: Arc<std::sync::Mutex<Option<String>>>,
 }
@@ -119,7 +135,7 @@ impl Talker {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> Talker {
         let marker = Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())));
-        Talker { program, process: None, marker }
+        Talker { program, process: None, calls: 0, marker }
     }
 
     fn sink(&self) -> LogSink {
@@ -147,7 +163,9 @@ impl Talker {
             process.ask(request, lines, timeout)
         } else {
             let mut sink = self.sink();
-            run_once(&self.program.spec(), &self.program.process_limits(), request, lines, timeout, &mut sink)
+            let spec = self.program.spec_with("ARENA_CALL", self.calls);
+            self.calls += 1;
+            run_once(&spec, &self.program.process_limits(), request, lines, timeout, &mut sink)
         };
         result.map_err(|e| error(&self.program, e))
     }

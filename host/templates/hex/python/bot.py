@@ -62,7 +62,8 @@ def answer(ctx, state):
             return [{"cmd": "attack", "id": min(near)[1]}] * 4
         return []
     # A zombie: bite a human next to it, else step forward, else turn (alternating
-    # ways: the program has no share of the game's random numbers).
+    # ways; a bot that wants randomness seeds it from the ARENA_SEED environment
+    # variable, the game's seed, so that games replay exactly from their seed).
     for h in ctx["humans"]:
         if distance(me["x"], me["y"], h["x"], h["y"]) <= 1:
             return [{"cmd": "attack", "id": h["id"]}]
