@@ -133,6 +133,11 @@ impl EntryLog {
         EntryLog { path: dir.map(|d| d.join(format!("{name}.log"))), append, state: Mutex::new((None, 0)) }
     }
 
+    /// Where the log goes, for messages: its path, or "not kept".
+    pub fn describe(&self) -> String {
+        self.path.as_ref().map_or_else(|| "not kept".to_owned(), |p| p.display().to_string())
+    }
+
     /// Appends one game's whole output after its game's marker line (nothing when it
     /// printed nothing).
     pub fn append_game(&self, text: &str) {

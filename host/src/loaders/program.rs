@@ -101,6 +101,17 @@ pub fn is_program(path: &Path) -> bool {
     }
 }
 
+/// True for a regular file that starts with `#!` (a script meant to be run) but has no
+/// run bit: a program bot that cannot be started as it is.
+pub fn is_unexecutable_program(path: &Path) -> bool {
+    use std::io::Read;
+    if super::native::is_library_name(path) || super::scripts::is_script_name(path) || is_program(path) {
+        return false;
+    }
+    let mut head = [0u8; 2];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && &head == b"#!"
+}
+
 /// Loads a program as an entry of game `G`.
 pub fn load<G: Game>(path: &Path, limits: &ScriptLimits, persistent: bool) -> Result<Entry<G>, String> {
     let name = path.file_stem().and_then(|s| s.to_str()).ok_or("the file name is not UTF-8")?.to_owned();
@@ -118,12 +129,16 @@ pub fn load<G: Game>(path: &Path, limits: &ScriptLimits, persistent: bool) -> Re
 }
 
 /// Talks to a program bot for one game: one process for the whole game (persistent),
-/// or a fresh process per call (the seed protocols'). A persistent process that died is
-/// started again at the next call (its state is lost, and the failed call counted).
+/// or a fresh process per call (the seed protocols'). A persistent process that ended
+/// is not started again (a fresh process would have lost the game's state, silently):
+/// the call it ended in fails with its exit status, and every later call of the game
+/// fails with one message saying so; its players stay.
 #[derive(Debug)]
 pub struct Talker {
     program: Program,
     process: Option<Process>,
+    /// Why a persistent process is gone for the rest of the game, once it ended.
+    ended: Option<String>,
     /// Calls made in this game (a program started once per call gets the number of its
     /// call, from 0, as `ARENA_CALL`).
     calls: u64,
@@ -135,7 +150,7 @@ impl Talker {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> Talker {
         let marker = Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())));
-        Talker { program, process: None, calls: 0, marker }
+        Talker { program, process: None, ended: None, calls: 0, marker }
     }
 
     fn sink(&self) -> LogSink {
@@ -153,14 +168,30 @@ impl Talker {
     pub fn ask(&mut self, request: &[u8], lines: usize) -> Result<Vec<String>, BotError> {
         let timeout = self.program.limits.call_timeout;
         let result = if self.program.persistent {
-            if self.process.as_ref().is_none_or(Process::has_ended) {
+            if let Some(why) = &self.ended {
+                return Err(BotError::Failed(why.clone()));
+            }
+            if self.process.is_none() {
                 let sink = Box::new(self.sink());
                 let process = Process::spawn(&self.program.spec(), &self.program.process_limits(), sink)
                     .map_err(|e| error(&self.program, e))?;
                 self.process = Some(process);
             }
             let process = self.process.as_mut().expect("started above");
-            process.ask(request, lines, timeout)
+            let result = if process.has_ended() {
+                Err(CallError::Exited("it ended between calls".to_owned()))
+            } else {
+                process.ask(request, lines, timeout)
+            };
+            if let Err(CallError::Exited(how)) = &result {
+                self.ended = Some(format!(
+                    "{}: the program ended during the game ({how}) and is not restarted: its players stay \
+                     for the rest of the game (its standard error: {})",
+                    self.program.file_name(),
+                    self.program.log.describe()
+                ));
+            }
+            result
         } else {
             let mut sink = self.sink();
             let spec = self.program.spec_with("ARENA_CALL", self.calls);
