@@ -3,7 +3,8 @@
 //! - `rules`: one test per rule of `docs/games/zombies.md`, on hand-made positions;
 //! - `properties`: invariants over random games (one entity per cell, unique ids,
 //!   determinism);
-//! - `cli`: the `zombies` binary end to end.
+//! - `cli`: the `zombies` binary end to end;
+//! - `newcomer`: the defects a first-time entrant hit (issue 23), through the binary.
 
 mod cli;
 mod eggs_bots;
@@ -16,6 +17,7 @@ mod hex_rules;
 mod hex_traces;
 mod kit;
 mod native;
+mod newcomer;
 mod programs;
 mod properties;
 mod report;

@@ -311,7 +311,8 @@ fn a_program_without_its_run_bit_is_skipped_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("forgot.py"), "#!/usr/bin/env python3\nprint('STAY')\n").unwrap();
     std::fs::write(dir.path().join("notes.txt"), "not a bot\n").unwrap();
-    let found = discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(1000));
+    let found =
+        discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(1000));
     assert!(found.entries.is_empty());
     assert_eq!(found.skipped.len(), 1, "{:?}", found.skipped);
     assert!(found.skipped[0].path.ends_with("forgot.py"), "{}", found.skipped[0]);

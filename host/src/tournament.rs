@@ -143,6 +143,9 @@ pub struct Plan<G: Game> {
     pub call_limit: Option<std::time::Duration>,
     /// Play each game in worker processes (native bots cannot crash the host).
     pub isolation: Option<Arc<Isolation>>,
+    /// Play only the games whose lineup seats this entry (`check` of a two-seat game:
+    /// the checked bot's pairs, not every ordered pair of the others).
+    pub with_entry: Option<usize>,
 }
 
 impl<G: Game> Plan<G> {
@@ -159,7 +162,17 @@ impl<G: Game> Plan<G> {
             bank: None,
             call_limit: None,
             isolation: None,
+            with_entry: None,
         }
+    }
+
+    /// The indices of the games this run plays, in order: the shard's, and with
+    /// [`Plan::with_entry`] only those seating that entry.
+    pub fn indices(&self, entries: usize) -> Vec<u64> {
+        (0..self.rounds)
+            .filter(|&i| self.shard.has(i))
+            .filter(|&i| self.with_entry.is_none_or(|e| G::lineup(entries, i).contains(&e)))
+            .collect()
     }
 }
 
@@ -333,7 +346,7 @@ pub fn run<G: Game>(
     mut on_game: impl FnMut(&GameRecord, Option<Replay<G>>),
 ) -> TournamentResult {
     let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
-    let indices: Vec<u64> = (0..plan.rounds).filter(|&i| plan.shard.has(i)).collect();
+    let indices = plan.indices(entries.len());
     let next = AtomicU64::new(0);
     let (send, receive) = mpsc::channel::<Result<(GameRecord, Option<Replay<G>>), FailedGame>>();
     let mut games = Vec::with_capacity(indices.len());

@@ -42,6 +42,13 @@ impl crate::game::Game for EggHunt {
     /// The seed's rule: mean eggs per game, ties by median.
     const RANKING: Ranking = Ranking::Mean;
     const RULES_VERSION: u16 = 1;
+
+    fn check_config(config: &EggsConfig) -> Result<(), String> {
+        match config.max_turns {
+            Some(0) => Err("max_turns = 0: a game needs at least 1 turn".to_owned()),
+            _ => Ok(()),
+        }
+    }
     type Ctx<'a> = EggsContext<'a>;
     type Answer = EggsAnswer;
     type Config = EggsConfig;
