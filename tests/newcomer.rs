@@ -125,3 +125,58 @@ fn hex_check_plays_only_the_checked_bots_pairs_and_says_how_many_first() {
     assert!(stdout.contains("playing 4 games: 1 round as the humans and as the zombies against each of 2"), "{stdout}");
     assert!(stdout.contains("played 4 games against 2 other entries"), "{stdout}");
 }
+
+/// `arena replay FILE --json OUT`: every game, turn by turn, as docs/replays.md says.
+#[test]
+fn replay_json_writes_every_game_turn_by_turn() {
+    let dir = bots(&["zombies/coward.lua", "eggs/lua-hunter.lua", "target/lua-seeker.lua", "hex/basic.lua"]);
+    let read = |name: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(dir.path().join(name)).unwrap()).unwrap()
+    };
+    let games: [(&str, &[&str]); 4] = [
+        ("zombies", &["--set", "players_per_entry=4", "--max-turns", "6"]),
+        ("eggs", &["--max-turns", "5"]),
+        ("target", &["--set", "max_rounds=3"]),
+        ("hex", &["--set", "max_turns=4"]),
+    ];
+    for (game, options) in games {
+        let args =
+            [&["--game", game, "--scripts", "bots", "play", "--seed", "9", "--replay", "r.zrpl"][..], options].concat();
+        let out = arena(dir.path(), &args);
+        assert!(out.status.success(), "{game}: {}", text(&out).1);
+        let out = arena(dir.path(), &["replay", "r.zrpl", "--json", "r.json"]);
+        assert!(out.status.success(), "{game}: {}", text(&out).1);
+        assert!(!dir.path().join("r.html").exists(), "--json alone writes no page");
+        let v = read("r.json");
+        assert_eq!(
+            (v["format"].as_u64(), v["game"].as_str(), v["seed_text"].as_str()),
+            (Some(1), Some(game), Some("9"))
+        );
+        let length = v["length"].as_u64().unwrap() as usize;
+        match game {
+            "zombies" | "eggs" => {
+                let turns = v["turns"].as_array().unwrap();
+                assert_eq!(turns.len(), length + 1, "{game}: the start and every turn");
+                assert_eq!(turns[length]["scores"], v["scores"], "{game}");
+                assert_eq!(turns[0]["turn"], 0);
+            }
+            "target" => {
+                let moves = v["moves"].as_array().unwrap();
+                assert_eq!(moves.len(), 3 * v["players"].as_array().unwrap().len(), "3 rounds, every player");
+                assert_eq!(moves.last().unwrap()[1], 2, "the last move's round (from 0)");
+                assert_eq!(v["counted_in"], "rounds");
+            }
+            _ => {
+                let states = v["half_turns"].as_array().unwrap();
+                assert_eq!(states.len(), length + 1, "hex: the start and every half-turn");
+                assert_eq!(states[0]["t"], 1);
+                assert_eq!(v["humans_entry"], "basic");
+            }
+        }
+    }
+    // A damaged file is one line, no panic.
+    std::fs::write(dir.path().join("bad.zrpl"), b"ZRPL\x01\x00").unwrap();
+    let out = arena(dir.path(), &["replay", "bad.zrpl", "--json", "bad.json"]);
+    assert!(!out.status.success());
+    assert_eq!(text(&out).1.lines().count(), 1, "{}", text(&out).1);
+}

@@ -293,13 +293,18 @@ enum Command {
         #[command(flatten)]
         which: GameChoice,
     },
-    /// Turn a replay into one self-contained HTML page (a viewer with no other files).
+    /// Turn a replay into one self-contained HTML page (a viewer with no other files),
+    /// or with --json into the game turn by turn as JSON (docs/replays.md).
     Replay {
         /// The replay file (from `play --replay` or `tournament --replay-dir`).
         file: PathBuf,
-        /// The page to write (default: the replay's name with `.html`).
+        /// The page to write (default, without --json: the replay's name with `.html`).
         #[arg(long, value_name = "OUT.html")]
         html: Option<PathBuf>,
+        /// Write the game turn by turn as JSON to this file, for other tools (`-` for
+        /// standard output); the schema is in docs/replays.md.
+        #[arg(long, value_name = "OUT.json")]
+        json: Option<PathBuf>,
     },
     /// Check one bot: load it, play it against the game's bundled bots (or --vs) over
     /// a few seeded games, and print a short report. Exits non-zero when it is broken.
@@ -682,9 +687,22 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
             }
             outputs_failed(failures)
         }
-        Command::Replay { file, html } => {
-            let html = html.unwrap_or_else(|| file.with_extension("html"));
+        Command::Replay { file, html, json } => {
             let bytes = std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
+            if let Some(out) = &json {
+                let value = arena::games::turns::replay_json(&bytes).with_context(|| file.display().to_string())?;
+                let text = serde_json::to_vec(&value)?;
+                if out.as_os_str() == "-" {
+                    std::io::stdout().write_all(&text).and_then(|()| std::io::stdout().write_all(b"\n"))?;
+                } else {
+                    write_atomically(out, &text, "the JSON")?;
+                    println!("{}: turn by turn written to {}", file.display(), out.display());
+                }
+                if html.is_none() {
+                    return Ok(());
+                }
+            }
+            let html = html.unwrap_or_else(|| file.with_extension("html"));
             let game = arena::replay::game_of(&bytes).with_context(|| file.display().to_string())?;
             with_game!(game.as_str(), R => replay_page::<R>(&file, &bytes, &html),
                 _ => bail!("{}: a replay of {game:?}, a game this program does not know", file.display()))
