@@ -300,6 +300,38 @@ fn every_games_page_steps_with_the_arrow_key_without_a_script_error_in_headless_
     }
 }
 
+/// Target with many entries: the dots stay visible on a board that fits the window, and
+/// the distance chart draws the leader bold and the rest faint instead of a tangle.
+#[test]
+fn the_target_page_with_seventeen_entries_draws_visible_dots_and_a_readable_chart() {
+    use arena::abi::target::TargetContext;
+    use arena::game::Game as _;
+    use arena::games::target::{InvisibleTarget, TargetConfig};
+    let seeker = || |c: &TargetContext<'_>| c.random(5);
+    let entries: Vec<_> = (0..17).map(|i| Entry::builtin(format!("E{i}"), seeker)).collect();
+    let (_, target) = play_recorded(&entries, 4, &TargetConfig { max_rounds: Some(5), ..TargetConfig::default() });
+    let page = InvisibleTarget::viewer_page(&target).unwrap();
+    let Some(driver) = Driver::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("target.html");
+    std::fs::write(&file, page).unwrap();
+    let id = driver.chromium(false);
+    let s = |path: &str| format!("/session/{id}{path}");
+    // A small window: a laptop's browser beside other windows.
+    driver.post(&s("/window/rect"), json!({"width": 800, "height": 600}));
+    driver.post(&s("/url"), json!({"url": format!("file://{}", file.display())}));
+    let state = driver.post(
+        &s("/execute/async"),
+        json!({"script": r#"
+            const done = arguments[arguments.length - 1];
+            requestAnimationFrame(() => requestAnimationFrame(() => done([window.viewer.dot, window.viewer.focus])));
+        "#, "args": []}),
+    );
+    driver.delete(&s(""));
+    assert!(state[0].as_f64().unwrap() >= 4.0, "dots of radius 4 px at least: {state}");
+    assert_eq!(state[1].as_array().map(Vec::len), Some(1), "one entry bold in the chart, the leader: {state}");
+}
+
 fn replay_side(replay: &Replay) -> u32 {
     arena::games::zombies::board_side(
         replay.header.names.len(),

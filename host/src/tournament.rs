@@ -576,6 +576,18 @@ pub const BOOTSTRAP_RESAMPLES: usize = 1000;
 /// A percentile bootstrap 95% confidence interval of the median of `values`, with a
 /// generator seeded from `seed` (so the same scores always give the same interval).
 pub fn bootstrap_median_ci(values: &[u32], seed: u64) -> (f64, f64) {
+    bootstrap_ci(values, seed, median)
+}
+
+/// A percentile bootstrap 95% confidence interval of the mean of `values`: like every
+/// percentile interval it stays within the scores' range (never below 0 for scores that
+/// cannot be, as a normal approximation does for skewed scores such as 0, 0, 0, 3).
+pub fn bootstrap_mean_ci(values: &[u32], seed: u64) -> (f64, f64) {
+    bootstrap_ci(values, seed, mean)
+}
+
+/// A percentile bootstrap 95% confidence interval of `statistic` over `values`.
+fn bootstrap_ci(values: &[u32], seed: u64, statistic: fn(&[u32]) -> f64) -> (f64, f64) {
     match values.len() {
         0 => return (0.0, 0.0),
         1 => return (f64::from(values[0]), f64::from(values[0])),
@@ -588,7 +600,7 @@ pub fn bootstrap_median_ci(values: &[u32], seed: u64) -> (f64, f64) {
             for s in sample.iter_mut() {
                 *s = values[rng.random_range(0..values.len())];
             }
-            median(&sample)
+            statistic(&sample)
         })
         .collect();
     medians.sort_by(f64::total_cmp);
