@@ -266,14 +266,14 @@ fn programs_get_the_games_seed_and_their_copy_or_call_in_their_environment() {
     let target = discover::<InvisibleTarget>(&paths, &limits);
     assert_eq!(target.entries.len(), 1, "{:?}", target.skipped);
     play_game(&target.entries, 77, &TargetConfig { max_rounds: Some(2), ..TargetConfig::default() });
-    let log = std::fs::read_to_string(logs.path().join("envtarget.log")).unwrap();
+    let log = log_once(&logs.path().join("envtarget.log"), |log| log.matches("seed=77 ").count() >= 16);
     for copy in 0..16 {
         assert!(log.contains(&format!("seed=77 copy={copy}\n")), "copy {copy}: {log}");
     }
     let eggs = discover::<EggHunt>(&paths, &limits);
     assert_eq!(eggs.entries.len(), 1, "{:?}", eggs.skipped);
     play_game(&eggs.entries, 78, &EggsConfig { max_turns: Some(3) });
-    let log = std::fs::read_to_string(logs.path().join("envegg.log")).unwrap();
+    let log = log_once(&logs.path().join("envegg.log"), |log| log.matches("seed=78 ").count() >= 3);
     for call in 0..3 {
         assert!(log.contains(&format!("seed=78 call={call}\n")), "call {call}: {log}");
     }
@@ -300,8 +300,23 @@ fn a_persistent_program_that_ends_is_not_restarted_and_each_later_call_says_so()
     let messages = s.messages.join(" | ");
     assert!(messages.contains("exit status 1"), "{messages}");
     assert!(messages.contains("not restarted"), "{messages}");
-    let log = std::fs::read_to_string(logs.path().join("quitter.log")).unwrap();
+    let log = log_once(&logs.path().join("quitter.log"), |log| log.contains("started"));
     assert_eq!(log.matches("started").count(), 1, "started again: {log}");
+}
+
+/// A program's log once `ready` holds for it (standard error reaches the log from a
+/// drain thread, a moment after the game on a loaded machine), or as it is after 20 s.
+fn log_once(path: &Path, ready: impl Fn(&str) -> bool) -> String {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let log = std::fs::read_to_string(path).unwrap_or_default();
+        if ready(&log) || std::time::Instant::now() > until {
+            // What else is on its way has a moment to arrive.
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            return std::fs::read_to_string(path).unwrap_or_default();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// A program file (`#!` line) without the run bit is skipped with a reason saying so,

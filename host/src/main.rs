@@ -562,7 +562,11 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
                 order.sort_by_key(|&i| std::cmp::Reverse(outcome.scores[i]));
             }
             for &i in &order {
-                let label = seat_names.get(i).map_or(String::new(), |l| format!("  (played the {l})"));
+                let label = match seat_names {
+                    // One entry alone plays every seat (hex: both sides).
+                    [_, ..] if seats.len() == 1 => format!("  (played the {})", seat_names.join(" and the ")),
+                    _ => seat_names.get(i).map_or(String::new(), |l| format!("  (played the {l})")),
+                };
                 println!("  {:<24} {}{label}", found.entries[seats[i]].name, outcome.scores[i]);
             }
             if seats.len() < found.entries.len() {
