@@ -532,9 +532,9 @@ fn every_output_is_checked_before_the_first_game() {
 #[test]
 fn an_output_that_fails_after_the_games_costs_only_itself() {
     let scripts = scripts_dir();
-    // A directory where the JSON file should be: only found when writing it.
-    let json = scripts.path().join("taken");
-    std::fs::create_dir(&json).unwrap();
+    // A file name the system takes but whose temporary file's name is too long: only
+    // found when writing it (a directory in its place is found before the games).
+    let json = scripts.path().join(format!("{}.json", "r".repeat(248)));
     let csv = scripts.path().join("board.csv");
     let out = zombies(
         scripts.path(),

@@ -1,4 +1,4 @@
-//! One test per rule of `shared/rules/eggs.md`, through the public API only, then
+//! One test per rule of `docs/games/eggs.md`, through the public API only, then
 //! property tests over random games.
 
 use arena::games::eggs::rules::{Act, Answer, Cell, Eggs, Event, GameRng, Reason, parse_answer};

@@ -272,18 +272,89 @@ fn a_program_bot_plays_both_sides_over_json_lines() {
 
 #[test]
 fn answers_past_the_limits_and_unknown_commands_are_skipped() {
-    // Zombies answer 16 commands of which only 4 count; humans mix in zombie commands.
+    // Humans mix in zombie commands (skipped, no error); zombies answer 16 commands of
+    // which 4 run: each such call is one error.
     let greedy = Entry::builtin("Greedy", || {
         let mut inner = arena::bench::hex::baseline();
         move |ctx: &HexContext<'_>| {
             let mut a = inner(ctx);
             if ctx.call != CALL_SPAWN_HUMANS {
-                while a.push(HexCommand::forward()) {}
+                while a.len < 16 {
+                    a.push(HexCommand::forward());
+                }
             }
             a
         }
     });
-    plays_cleanly(&[greedy.clone(), greedy], &HexConfig { max_turns: Some(200) });
+    let outcome = play_game(&[basic("Basic"), greedy.clone()], 7, &HexConfig { max_turns: Some(100) });
+    let s = &outcome.stats[1];
+    assert!(s.errors > 0 && s.errors < s.calls, "{s:?}");
+    assert!(s.messages.iter().any(|m| m.contains("16 commands, at most 4")), "{s:?}");
+    let outcome = play_game(&[greedy, basic("Basic")], 7, &HexConfig { max_turns: Some(100) });
+    assert_eq!(outcome.stats[0].errors, 0, "{:?}", outcome.stats[0]);
+}
+
+/// The command cap, one rule for every kind of bot: the humans' spawn call answers 20
+/// placements; the first 6 place the humans (the game goes on past t = 1), the 7th to
+/// 16th are executed and rejected by the rules, the last 4 are refused, and the call
+/// counts as one error.
+#[test]
+fn the_command_cap_runs_the_first_commands_and_counts_one_error_for_every_kind() {
+    let rust = Entry::builtin("Rust20", || {
+        |ctx: &HexContext<'_>| {
+            let mut a = HexAnswer::default();
+            if ctx.call == CALL_SPAWN_HUMANS {
+                for i in 1..=20 {
+                    a.push(HexCommand::spawn_human(i, 1, 5));
+                }
+            }
+            a
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "lua20.lua",
+            "-- arena: hex\nfunction do_turn(ctx)\n  local a = {}\n  if ctx.kind == \"spawn_humans\" then\n    for i = 1, 20 do a[i] = {cmd = \"spawn\", x = i, y = 1, weapon = 5} end\n  end\n  return a\nend\n",
+        ),
+        (
+            "rhai20.rhai",
+            "// arena: hex\nfn do_turn(ctx) {\n  let a = [];\n  if ctx.kind == \"spawn_humans\" {\n    for i in 1..21 { a.push(#{cmd: \"spawn\", x: i, y: 1, weapon: 5}); }\n  }\n  a\n}\n",
+        ),
+        (
+            "py20.py",
+            "#!/usr/bin/env python3\n# arena: hex\nimport json, sys\nfor line in sys.stdin:\n    ctx = json.loads(line)\n    a = [{\"cmd\": \"spawn\", \"x\": i, \"y\": 1, \"weapon\": 5} for i in range(1, 21)] if ctx[\"kind\"] == \"spawn_humans\" else []\n    print(json.dumps(a), flush=True)\n",
+        ),
+    ];
+    let python = Path::new("/usr/bin/python3").exists() || Path::new("/usr/local/bin/python3").exists();
+    for (name, text) in files {
+        if name.ends_with(".py") && !python {
+            eprintln!("skipped {name}: no python3");
+            continue;
+        }
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    let found = discover::<HexGame>(
+        &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        &ScriptLimits::default(),
+    );
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    let mut entries = found.entries;
+    entries.push(rust);
+    assert_eq!(entries.len(), if python { 4 } else { 3 });
+    for e in &entries {
+        let outcome = play_game(&[e.clone(), null("Null")], 1, &HexConfig { max_turns: Some(5) });
+        let s = &outcome.stats[0];
+        assert_eq!(outcome.turns, 5, "{}: the first commands did not run", e.name);
+        assert_eq!(s.errors, 1, "{}: {s:?}", e.name);
+        assert!(s.messages[0].contains("20 commands, at most 16"), "{}: {s:?}", e.name);
+    }
 }
 
 fn banked(entries: &[Entry<HexGame>], ms: u64) -> (arena::game::Outcome, Option<Replay<HexGame>>) {
@@ -361,13 +432,13 @@ static void hex_turn(void *bot, const struct hb_context *ctx, struct hb_answer *
         for (int i = 0; i < 6; i++) hb_push(a, HB_SPAWN_HUMAN, HB_PISTOL, 1 + i % 3, 1 + i / 3, 0);
         return;
     }
-    if (ctx->call == HB_CALL_SPAWN_ZOMBIES) { hb_push(a, HB_SPAWN_ZOMBIE, 7 + ctx->t % 4, 0, 0, (ctx->t / 2) % 6); return; }
+    if (ctx->call == HB_CALL_SPAWN_ZOMBIES) { hb_push(a, HB_SPAWN_ZOMBIE, 7 + ctx->t % 4, 0, 0, hb_zone_inward(7 + ctx->t % 4)); return; }
     if (ctx->side == HB_HUMANS) {
         const hb_human *me = &ctx->humans.ptr[ctx->unit_index];
         if (me->id != ctx->unit) abort();
         for (size_t i = 0; i < ctx->zombies.len; i++) {
             const hb_zombie *z = &ctx->zombies.ptr[i];
-            if (hb_distance(me->x, me->y, z->x, z->y) <= 5) {
+            if (hb_distance(me->x, me->y, z->x, z->y) <= hb_weapon_range(me->weapon) && hb_weapon_delay(me->weapon) < 1.0) {
                 hb_push(a, HB_ATTACK, z->id, 0, 0, 0);
                 hb_push(a, HB_ATTACK, z->id, 0, 0, 0);
                 return;
@@ -375,8 +446,10 @@ static void hex_turn(void *bot, const struct hb_context *ctx, struct hb_answer *
         }
     } else {
         if (ctx->zombies.ptr[ctx->unit_index].id != ctx->unit) abort();
-        hb_push(a, HB_FORWARD, 0, 0, 0, 0);
-        hb_push(a, HB_TURN, 0, 0, 0, 1);
+        const hb_zombie *me = &ctx->zombies.ptr[ctx->unit_index];
+        int32_t fx = me->x + hb_dir_x(me->facing), fy = me->y + hb_dir_y(me->facing);
+        if (fx < -HB_BOUND || fx > HB_BOUND || fy < -HB_BOUND || fy > HB_BOUND) hb_push(a, HB_TURN, 0, 0, 0, hb_random(ctx, 2) ? 1 : -1);
+        else hb_push(a, HB_FORWARD, 0, 0, 0, 0);
     }
 }
 static const zb_bot_table TABLE = { .abi_version = ZOMBIES_BOT_ABI_VERSION,
@@ -394,4 +467,420 @@ ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }
     let short = HexConfig { max_turns: Some(300) };
     plays_cleanly(&[c.clone(), basic("Basic")], &short);
     plays_cleanly(&[basic("Basic"), c], &short);
+}
+
+/// As in the original server, a zombie may be spawned at any point of the zombies'
+/// half-turn, and the cap counts the zombies living at that moment: a zombie eaten in a
+/// unit call frees room for a spawn later in the same half-turn (here, in the same call).
+#[test]
+fn spawn_after_eat_in_the_same_half_turn() {
+    use arena::abi::hex::{CALL_SPAWN_ZOMBIES, CALL_UNIT, HUMANS};
+    use arena::bot::Bot;
+    use arena::games::hex::{Command, Event, Side, play};
+    use std::cell::Cell;
+
+    // One pistol near the middle that never acts; zombies spawned in zone 7 facing in, and
+    // never moving, so that they fill the cap (t ≈ 66) and stack (the zone's 27 hexes
+    // repeat).
+    let humans = |ctx: &HexContext<'_>| {
+        let mut a = HexAnswer::default();
+        if ctx.call == CALL_SPAWN_HUMANS {
+            a.push(HexCommand::spawn_human(1, 1, 5));
+        }
+        a
+    };
+    let tried = Cell::new(false);
+    let zombies = |ctx: &HexContext<'_>| {
+        let mut a = HexAnswer::default();
+        if ctx.side == HUMANS {
+            return a;
+        }
+        if ctx.call == CALL_SPAWN_ZOMBIES {
+            for _ in 0..ctx.zombies_to_spawn {
+                a.push(HexCommand::spawn_zombie(7, 0));
+            }
+        } else if ctx.call == CALL_UNIT
+            && !tried.get()
+            && ctx.zombies.len() as u32 == ctx.zombie_cap
+            && ctx.zombies_ready >= 1.0
+        {
+            assert_eq!(ctx.zombies_to_spawn, 0, "at the cap, nothing can be spawned");
+            let me = ctx.me_zombie().unwrap();
+            if let Some(other) = ctx.zombies.iter().find(|z| z.id != me.id && (z.x, z.y) == (me.x, me.y)) {
+                tried.set(true);
+                a.push(HexCommand::eat(other.id));
+                a.push(HexCommand::spawn_zombie(7, 0));
+            }
+        }
+        a
+    };
+    let mut bots: Vec<Box<dyn Bot<HexGame> + '_>> = vec![Box::new(humans), Box::new(zombies)];
+    // (half-turn, accepted) of every eat and spawn outside the spawn calls' half-turns' starts.
+    let mut eaten_at = None;
+    let mut respawned = None;
+    let config = HexConfig { max_turns: Some(120) };
+    play(2, 5, &config, &mut bots, |event| {
+        if let Event::Command { game, side: Side::Zombies, command, accepted: true, .. } = event {
+            match command {
+                Command::Eat { .. } => eaten_at = Some(game.t()),
+                Command::SpawnZombie { .. } if eaten_at == Some(game.t()) && respawned.is_none() => {
+                    // Back at the cap: the spawn used the room the eaten zombie left.
+                    assert_eq!(game.zombies().count() as u32, game.zombie_cap());
+                    respawned = Some(game.t());
+                }
+                _ => {}
+            }
+        }
+    });
+    assert!(tried.get(), "the zombies never reached the cap with a stacked pair");
+    assert!(eaten_at.is_some(), "the eat was refused");
+    assert_eq!(respawned, eaten_at, "the spawn after the eat was refused");
+}
+
+/// A digest of the sight as the host lists it: the same polynomial hash over the same
+/// integers as `digest` in the Python program of the test below (floats by their bits).
+fn sight_digest(ctx: &HexContext<'_>) -> i64 {
+    const P: u128 = (1 << 61) - 1;
+    let mut h: u128 = 0;
+    let mut add = |v: u64| h = (h * 1_000_003 + u128::from(v) % P) % P;
+    let i = |v: i64| v as u64;
+    add(ctx.humans.len() as u64);
+    for o in ctx.humans.iter() {
+        for v in [i(o.id.into()), i(o.x.into()), i(o.y.into()), i(o.hp), i(o.ammo), i(o.weapon.into())] {
+            add(v);
+        }
+        for v in [i(o.specialty.into()), i(o.moves.into()), o.idle.to_bits()] {
+            add(v);
+        }
+    }
+    add(ctx.zombies.len() as u64);
+    for o in ctx.zombies.iter() {
+        for v in [i(o.id.into()), i(o.x.into()), i(o.y.into()), i(o.hp), i(o.facing.into()), i(o.moves.into())] {
+            add(v);
+        }
+        add(o.idle.to_bits());
+        add(o.scent.to_bits());
+    }
+    add(ctx.walls.len() as u64);
+    for o in ctx.walls.iter() {
+        for v in [i(o.id.into()), i(o.x.into()), i(o.y.into()), i(o.hp), i(o.cap)] {
+            add(v);
+        }
+    }
+    add(ctx.crates.len() as u64);
+    for o in ctx.crates.iter() {
+        for v in [i(o.id.into()), i(o.x.into()), i(o.y.into()), i(o.hp), i(o.cap), i(o.contents.into())] {
+            add(v);
+        }
+    }
+    add(ctx.airstrikes.len() as u64);
+    for o in ctx.airstrikes.iter() {
+        for v in [i(o.id.into()), i(o.x.into()), i(o.y.into()), i(o.delay.into()), i(o.contents.into())] {
+            add(v);
+        }
+    }
+    h as i64
+}
+
+/// The delta protocol against the full world: the bundled Python bot's `World`, fed the
+/// first call's world and then only deltas, equals the host's view of the side at every
+/// call of long games (300 half-turns), on both sides. The program answers, besides its moves, a
+/// digest of its copy (as a `give` to no one, which the test takes out again).
+#[test]
+fn a_program_rebuilding_the_world_from_deltas_sees_what_the_engine_shows() {
+    use arena::abi::hex::{CALL_UNIT, HUMANS, cmd};
+    use arena::bot::{Bot, BotError};
+    use arena::games::hex::play;
+
+    if !Path::new("/usr/bin/python3").exists() && !Path::new("/usr/local/bin/python3").exists() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let bundled = std::fs::read_to_string(root().join("scripts/hex/py-basic.py")).unwrap();
+    let body = bundled.trim_end().strip_suffix("main()").expect("py-basic.py ends with main()");
+    let program = format!(
+        r#"{body}
+import struct
+
+P = (1 << 61) - 1
+FIELDS = {{
+    "humans": ("id", "x", "y", "hp", "ammo", "weapon", "specialty", "moves", "idle"),
+    "zombies": ("id", "x", "y", "hp", "facing", "moves", "idle", "scent"),
+    "walls": ("id", "x", "y", "hp", "cap"),
+    "crates": ("id", "x", "y", "hp", "cap", "contents"),
+    "airstrikes": ("id", "x", "y", "delay", "contents"),
+}}
+
+
+def digest(world):
+    h = 0
+    for name in LISTS:
+        objects = world.sorted(name)
+        values = [len(objects)]
+        for o in objects:
+            for f in FIELDS[name]:
+                v = o[f]
+                if f == "contents" and v == "ammo":
+                    v = 7
+                if isinstance(v, float):
+                    v = struct.unpack("<Q", struct.pack("<d", v))[0]
+                values.append(v & ((1 << 64) - 1))
+        for v in values:
+            h = (h * 1000003 + v % P) % P
+    return h
+
+
+def test_main():
+    state = {{"zone": 0}}
+    world = World()
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            break
+        ctx = json.loads(line)
+        world.update(ctx)
+        out = answer(ctx, world, state)
+        if ctx["kind"] == "unit" and ctx["side"] == "humans":
+            me = ctx["me"]
+            if ctx["airdrops_held"] >= 1:
+                out.append({{"cmd": "call_drop", "x": me["x"] + 2, "y": me["y"], "contents": "ammo"}})
+            if not out:
+                out.append({{"cmd": "build", "x": me["x"] + 1, "y": me["y"] - 1}})
+        out.append({{"cmd": "give", "id": 4294967295, "amount": digest(world)}})
+        send(json.dumps(out))
+
+
+test_main()
+"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("py-deltas.py");
+    std::fs::write(&path, program).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let found = discover::<HexGame>(
+        &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        &ScriptLimits::default(),
+    );
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    let entry = found.entries[0].clone();
+
+    /// Checks the digest the program answered against the host's sight, and takes it out.
+    struct Checked {
+        inner: Box<dyn Bot<HexGame>>,
+        calls: std::rc::Rc<std::cell::Cell<u64>>,
+    }
+    impl Bot<HexGame> for Checked {
+        fn turn(&mut self, ctx: &HexContext<'_>) -> Result<HexAnswer, BotError> {
+            let a = self.inner.turn(ctx)?;
+            let (last, rest) = a.commands().split_last().expect("the digest");
+            assert_eq!((last.kind, last.id), (cmd::GIVE, u32::MAX), "no digest at t = {}", ctx.t);
+            assert_eq!(
+                last.amount,
+                sight_digest(ctx),
+                "the program's world differs from the host's at t = {}, unit {}",
+                ctx.t,
+                ctx.unit
+            );
+            self.calls.set(self.calls.get() + u64::from(ctx.call == CALL_UNIT));
+            let mut out = HexAnswer::default();
+            for &c in rest {
+                out.push(c);
+            }
+            Ok(out)
+        }
+    }
+    for program_side in [HUMANS, 1 - HUMANS] {
+        let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+        let checked: Box<dyn Bot<HexGame>> =
+            Box::new(Checked { inner: entry.create_bot().unwrap(), calls: calls.clone() });
+        let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::bench::hex::baseline());
+        let (mut bots, at) =
+            if program_side == HUMANS { (vec![checked, baseline], 0) } else { (vec![baseline, checked], 1) };
+        // 300 half-turns: thousands of calls, spawns, deaths, crates, walls and airdrops
+        // (a whole game of hundreds of zombies takes minutes in a debug build).
+        let outcome = play(2, 3, &HexConfig { max_turns: Some(300) }, &mut bots, |_| {});
+        let s = &outcome.stats[at];
+        assert_eq!((s.errors, s.overruns, s.disqualified), (0, 0, 0), "{s:?}");
+        eprintln!("program side {program_side}: {} unit calls checked, result {}", calls.get(), outcome.turns);
+        assert!(calls.get() > 500 && outcome.turns > 50, "too short a game to tell: {}", outcome.turns);
+    }
+}
+
+/// docs/games/hex.md shows the complete Python bot: it is scripts/hex/py-basic.py.
+#[test]
+fn the_python_bot_in_the_docs_is_the_bundled_one() {
+    let doc = std::fs::read_to_string(root().join("docs/games/hex.md")).unwrap();
+    let start = doc.find("```python\n").expect("a Python block in hex.md") + "```python\n".len();
+    let len = doc[start..].find("```").unwrap();
+    let file = std::fs::read_to_string(root().join("scripts/hex/py-basic.py")).unwrap();
+    assert_eq!(&doc[start..start + len], file);
+}
+
+/// The bundled baselines in Lua, Rhai and Python are the same logic: from the same seed
+/// they play the same games, command for command (the programs draw their random numbers
+/// from the game's generator too).
+#[test]
+fn the_lua_rhai_and_python_baselines_make_the_same_decisions() {
+    let python = Path::new("/usr/bin/python3").exists() || Path::new("/usr/local/bin/python3").exists();
+    let mut files = vec!["scripts/hex/basic.lua", "scripts/hex/rhai-basic.rhai"];
+    if python {
+        files.push("scripts/hex/py-basic.py");
+    }
+    let (_dir, entries) = scripts_in(&files);
+    assert_eq!(entries.len(), files.len());
+    let config = HexConfig { max_turns: Some(150) };
+    let games: Vec<_> = entries
+        .iter()
+        .map(|e| {
+            let (outcome, replay) = arena::replay::play_recorded(&[e.clone(), e.renamed("copy")], 4, &config);
+            for s in &outcome.stats {
+                assert_eq!((s.errors, s.overruns), (0, 0), "{}: {s:?}", e.name);
+            }
+            (e.name.clone(), outcome.turns, replay.calls)
+        })
+        .collect();
+    assert!(games[0].2.len() > 1000, "{} calls", games[0].2.len());
+    for g in &games[1..] {
+        assert_eq!((g.1, &g.2), (games[0].1, &games[0].2), "{} and {} differ", g.0, games[0].0);
+    }
+}
+
+/// What the 2009 client could read is in every kind's context: the board's radius, the
+/// weapons table and the spawn zones (`ctx.game`, a program's first line's `game`), and
+/// the game's random numbers. Each bot places its humans only if it read them right.
+#[test]
+fn scripts_and_programs_read_the_weapons_table_zones_and_radius() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "lua-static.lua",
+            r#"-- arena: hex
+function do_turn(ctx)
+  local g = ctx.game
+  local ok = g.radius == 13 and #g.weapons == 7 and g.weapons[6].name == "Pistol" and g.weapons[6].range == 5
+    and g.weapons[7].delay == 0.33 and g.zones[1].id == 7 and g.zones[1].inward == 0 and g.zones[2].from[1] == -13
+    and random(1) == 0
+  if ctx.kind == "spawn_humans" and ok then return {{cmd = "spawn", x = 1, y = 1, weapon = 5}} end
+  return {}
+end
+"#,
+        ),
+        (
+            "rhai-static.rhai",
+            r#"// arena: hex
+fn do_turn(ctx) {
+    let g = ctx.game;
+    let ok = g.radius == 13 && g.weapons.len() == 7 && g.weapons[5].name == "Pistol" && g.weapons[5].range == 5
+        && g.weapons[6].delay == 0.33 && g.zones[0].id == 7 && g.zones[0].inward == 0 && g.zones[1].from[0] == -13
+        && random(1) == 0;
+    if ctx.kind == "spawn_humans" && ok { return [#{cmd: "spawn", x: 1, y: 1, weapon: 5}]; }
+    []
+}
+"#,
+        ),
+        (
+            "py-static.py",
+            r#"#!/usr/bin/env python3
+# arena: hex
+import json, sys
+game = None
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    ctx = json.loads(line)
+    game = ctx.get("game", game)
+    w, z = game["weapons"], game["zones"]
+    print(json.dumps({"random": 1}), flush=True)
+    ok = json.loads(sys.stdin.readline())["random"] == 0
+    ok = ok and game["radius"] == 13 and len(w) == 7 and w[5]["name"] == "Pistol" and w[5]["range"] == 5
+    ok = ok and w[6]["delay"] == 0.33 and z[0]["id"] == 7 and z[0]["inward"] == 0 and z[1]["from"][0] == -13
+    out = [{"cmd": "spawn", "x": 1, "y": 1, "weapon": 5}] if ctx["kind"] == "spawn_humans" and ok else []
+    print(json.dumps(out), flush=True)
+"#,
+        ),
+    ];
+    let python = Path::new("/usr/bin/python3").exists() || Path::new("/usr/local/bin/python3").exists();
+    for (name, text) in files {
+        if name.ends_with(".py") && !python {
+            continue;
+        }
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    let found = discover::<HexGame>(
+        &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        &ScriptLimits::default(),
+    );
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    assert_eq!(found.entries.len(), if python { 3 } else { 2 });
+    for e in &found.entries {
+        let outcome = play_game(&[e.clone(), null("Null")], 1, &HexConfig { max_turns: Some(5) });
+        assert_eq!(outcome.stats[0].errors, 0, "{}: {:?}", e.name, outcome.stats[0]);
+        assert_eq!(outcome.turns, 5, "{} did not read the static data", e.name);
+    }
+}
+
+/// Humans should never live to the turn limit: a bundled zombie bot of each kind (Rust
+/// `HexSmart`, Lua `fortress.lua`, Python `py-horde.py`) ends the baseline humans well
+/// before it, and plays without an error (the command cap included).
+#[test]
+fn bundled_zombie_bots_end_the_baseline_humans_well_before_the_limit() {
+    let python = Path::new("/usr/bin/python3").exists() || Path::new("/usr/local/bin/python3").exists();
+    let mut files = vec!["scripts/hex/fortress.lua"];
+    if python {
+        files.push("scripts/hex/py-horde.py");
+    }
+    let (_dir, mut entries) = scripts_in(&files);
+    entries.insert(0, native("hex-smart"));
+    for zombies in &entries {
+        let outcome = play_game(&[basic("Basic"), zombies.clone()], 1, &HexConfig::default());
+        let s = &outcome.stats[1];
+        assert_eq!((s.errors, s.overruns, s.disqualified), (0, 0, 0), "{}: {s:?}", zombies.name);
+        eprintln!("{} ends the baseline humans at t = {}", zombies.name, outcome.turns);
+        assert!(outcome.turns < 500, "{}: the baseline humans lived to t = {}", zombies.name, outcome.turns);
+    }
+}
+
+/// Rhai's `ctx` is kept between calls, so a script must not be able to change it: the
+/// objects are read-only (writing one is the call's error), and no later call sees a
+/// changed object.
+#[test]
+fn a_rhai_script_cannot_change_the_kept_context() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mutator.rhai"),
+        r#"// arena: hex
+fn do_turn(ctx) {
+    for z in ctx.zombies { if z.hp == -1 { throw "saw a changed zombie"; } }
+    for h in ctx.humans { if h.hp == -1 { throw "saw a changed human"; } }
+    if ctx.kind == "spawn_humans" { return [#{cmd: "spawn", x: 1, y: 1, weapon: 5}]; }
+    if ctx.kind == "spawn_zombies" { return [#{cmd: "spawn_zombie", zone: 7, facing: 0}]; }
+    for z in ctx.zombies { z.hp = -1; }
+    for h in ctx.humans { h.hp = -1; }
+    ctx.me.hp = -1;
+    []
+}
+"#,
+    )
+    .unwrap();
+    let found = discover::<HexGame>(
+        &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        &ScriptLimits::default(),
+    );
+    let e = found.entries[0].clone();
+    let outcome = play_game(&[e.clone(), e.renamed("other")], 1, &HexConfig { max_turns: Some(30) });
+    for s in &outcome.stats {
+        assert!(s.errors > 0, "{s:?}");
+        assert!(s.messages.iter().all(|m| m.contains("Cannot modify constant")), "{s:?}");
+    }
 }

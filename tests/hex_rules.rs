@@ -1,4 +1,4 @@
-//! Rule tests with the spec's own worked numbers (`rules/hexzombies.md`), one test per rule.
+//! Rule tests with the spec's own worked numbers (`docs/games/hex.md`, sections 1–10), one test per rule.
 //!
 //! What this is: small hand-built games driven through the public API only (`Hex::new`, `apply`,
 //! `end_half_turn`, read access), checking cadences, splash, spawn pattern, supply, cap, facing

@@ -1,5 +1,5 @@
 //! Golden-trace replay: the 20 games recorded from the original 2009 server's game logic
-//! (`shared/data/hex-traces/`, format in its README) must replay exactly.
+//! (`tests/data/hex-traces/`, format in its README) must replay exactly.
 //!
 //! What this is: for every trace, start `Hex::new()`, compare with `initial_state`, then per
 //! half-turn feed the commands in order (each accept/reject must match), end the half-turn and
@@ -12,12 +12,11 @@ use std::path::PathBuf;
 use arena::games::hex::{Command, Contents, Hex, Side, State};
 use serde_json::Value;
 
-/// `HEX_TRACES_DIR`, else `shared/data/hex-traces` two levels above the crate (works from the
-/// scratch crate and from the host crate alike).
+/// `HEX_TRACES_DIR`, else the repository's `tests/data/hex-traces` (beside this file).
 fn traces_dir() -> PathBuf {
     match std::env::var_os("HEX_TRACES_DIR") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/hex-traces"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/hex-traces"),
     }
 }
 

@@ -1,9 +1,10 @@
 //! The integration tests: one binary, fixtures in `tests/data`.
 //!
-//! - `rules`: one test per rule of `shared/rules/zombies.md`, on hand-made positions;
+//! - `rules`: one test per rule of `docs/games/zombies.md`, on hand-made positions;
 //! - `properties`: invariants over random games (one entity per cell, unique ids,
 //!   determinism);
-//! - `cli`: the `zombies` binary end to end.
+//! - `cli`: the `zombies` binary end to end;
+//! - `newcomer`: the defects a first-time entrant hit (issue 23), through the binary.
 
 mod cli;
 mod eggs_bots;
@@ -18,6 +19,7 @@ mod hostile;
 mod kit;
 mod load;
 mod native;
+mod newcomer;
 mod programs;
 mod properties;
 mod report;

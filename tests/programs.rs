@@ -243,3 +243,93 @@ print(9); print("N"); print("escaped:" + ",".join(tries) if tries else "containe
     assert_eq!(answer.memory(), b"contained");
     assert!(!Path::new("/etc/arena-sandbox-test").exists());
 }
+
+/// Every program gets the game's seed (`ARENA_SEED`); a target copy its index
+/// (`ARENA_COPY`), a program started once per call the call's number (`ARENA_CALL`).
+#[test]
+fn programs_get_the_games_seed_and_their_copy_or_call_in_their_environment() {
+    use arena::games::target::{InvisibleTarget, TargetConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    program(
+        dir.path(),
+        "envtarget",
+        "#!/bin/sh\n# arena: target\necho \"seed=$ARENA_SEED copy=$ARENA_COPY\" >&2\nwhile read line; do echo 2; done\n",
+    );
+    program(
+        dir.path(),
+        "envegg",
+        "#!/bin/sh\n# arena: eggs\necho \"seed=$ARENA_SEED call=$ARENA_CALL\" >&2\necho 9\necho N\necho\n",
+    );
+    let limits = ScriptLimits { log_dir: Some(logs.path().to_owned()), ..limits(5000) };
+    let paths = SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] };
+    let target = discover::<InvisibleTarget>(&paths, &limits);
+    assert_eq!(target.entries.len(), 1, "{:?}", target.skipped);
+    play_game(&target.entries, 77, &TargetConfig { max_rounds: Some(2), ..TargetConfig::default() });
+    let log = log_once(&logs.path().join("envtarget.log"), |log| log.matches("seed=77 ").count() >= 16);
+    for copy in 0..16 {
+        assert!(log.contains(&format!("seed=77 copy={copy}\n")), "copy {copy}: {log}");
+    }
+    let eggs = discover::<EggHunt>(&paths, &limits);
+    assert_eq!(eggs.entries.len(), 1, "{:?}", eggs.skipped);
+    play_game(&eggs.entries, 78, &EggsConfig { max_turns: Some(3) });
+    let log = log_once(&logs.path().join("envegg.log"), |log| log.matches("seed=78 ").count() >= 3);
+    for call in 0..3 {
+        assert!(log.contains(&format!("seed=78 call={call}\n")), "call {call}: {log}");
+    }
+}
+
+/// A persistent program that ends during a game is not started again with fresh state:
+/// its player stays for the rest of the game, and every such call says why.
+#[test]
+fn a_persistent_program_that_ends_is_not_restarted_and_each_later_call_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    program(
+        dir.path(),
+        "quitter",
+        "#!/bin/sh\n# arena: eggs persistent\necho started >&2\nn=0\nwhile [ $n -lt 2 ]; do\n  \
+         for i in 1 2 3 4 5 6; do read line; done\n  echo 9; echo N; echo m\n  n=$((n+1))\ndone\nexit 1\n",
+    );
+    let limits = ScriptLimits { log_dir: Some(logs.path().to_owned()), ..limits(5000) };
+    let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
+    assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
+    let out = play_game(&found.entries, 3, &EggsConfig { max_turns: Some(6) });
+    let s = &out.stats[0];
+    assert_eq!((s.calls, s.errors), (6, 4), "{:?}", s.messages);
+    let messages = s.messages.join(" | ");
+    assert!(messages.contains("exit status 1"), "{messages}");
+    assert!(messages.contains("not restarted"), "{messages}");
+    let log = log_once(&logs.path().join("quitter.log"), |log| log.contains("started"));
+    assert_eq!(log.matches("started").count(), 1, "started again: {log}");
+}
+
+/// A program's log once `ready` holds for it (standard error reaches the log from a
+/// drain thread, a moment after the game on a loaded machine), or as it is after 20 s.
+fn log_once(path: &Path, ready: impl Fn(&str) -> bool) -> String {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let log = std::fs::read_to_string(path).unwrap_or_default();
+        if ready(&log) || std::time::Instant::now() > until {
+            // What else is on its way has a moment to arrive.
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            return std::fs::read_to_string(path).unwrap_or_default();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A program file (`#!` line) without the run bit is skipped with a reason saying so,
+/// not passed over in silence.
+#[test]
+fn a_program_without_its_run_bit_is_skipped_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("forgot.py"), "#!/usr/bin/env python3\nprint('STAY')\n").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not a bot\n").unwrap();
+    let found =
+        discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(1000));
+    assert!(found.entries.is_empty());
+    assert_eq!(found.skipped.len(), 1, "{:?}", found.skipped);
+    assert!(found.skipped[0].path.ends_with("forgot.py"), "{}", found.skipped[0]);
+    assert!(found.skipped[0].reason.contains("without the run bit") && found.skipped[0].reason.contains("chmod +x"));
+}

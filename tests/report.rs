@@ -248,7 +248,10 @@ fn pair_rankings_add_their_columns_and_overlapping_intervals_are_noted() {
         assert!(page.contains(&format!("<th>{col}</th>")), "{col}");
     }
     assert!(page.contains("A&lt;b&gt;") && !page.contains("A<b>"), "names are escaped");
-    assert!(page.contains("A&lt;b&gt; 30 · B 10"), "scores in seat order");
+    assert!(
+        page.contains(r#"<span class="s">A&lt;b&gt; 30</span> · <span class="s">B 10</span>"#),
+        "scores in seat order"
+    );
     assert!(page.contains("Match points have no confidence interval"));
 
     // Median ranking: a note exactly where adjacent intervals overlap.
@@ -338,4 +341,41 @@ fn the_report_sorts_and_links_to_a_game_page_in_headless_chromium() {
     assert_eq!(state[0], format!("zombies replay, seed {seed}"), "{state}");
     assert_eq!(state[1], "0", "the turn counter: {state}");
     assert!(state[2].as_str().unwrap().ends_with(&game_page(game, seed)), "{state}");
+}
+
+/// A report of 13 entries with long names fits the page's width (the games' scores wrap
+/// between entries; the leaderboard scrolls in its own box), its target games are counted
+/// in rounds, and the interval of a mean of scores that cannot be negative is not.
+#[test]
+fn a_report_of_thirteen_entries_fits_the_page_in_headless_chromium() {
+    let names: Vec<String> = (0..13).map(|i| format!("a-rather-long-entry-name-{i:02}")).collect();
+    let games = (0..4)
+        .map(|g| GameRecord {
+            index: g,
+            seed: g,
+            turns: 3,
+            scores: names.iter().enumerate().map(|(i, n)| (n.clone(), u32::from(i == g as usize) * 3)).collect(),
+            stats: BTreeMap::new(),
+            seats: Vec::new(),
+            tiebreak: Default::default(),
+        })
+        .collect();
+    let result = summarise("target", Ranking::Total, &names, 1, 4, games);
+    let page = index_html(&result, &IndexInfo { total: 4, sources: &[], in_progress: false }, &BTreeMap::new());
+    assert!(page.contains("<th>rounds</th>"), "target's games are counted in rounds");
+    assert!(!page.contains("[-"), "no interval below 0 for scores of 0 and 3");
+    let Some(driver) = Driver::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("index.html");
+    std::fs::write(&file, &page).unwrap();
+    let id = driver.chromium(false);
+    let s = |path: &str| format!("/session/{id}{path}");
+    driver.post(&s("/url"), json!({"url": format!("file://{}", file.display())}));
+    let widths = driver.post(
+        &s("/execute/sync"),
+        json!({"script": "return [document.documentElement.scrollWidth, window.innerWidth];", "args": []}),
+    );
+    driver.delete(&s(""));
+    let (page_width, window) = (widths[0].as_u64().unwrap(), widths[1].as_u64().unwrap());
+    assert!(page_width <= window, "the page is {page_width} px wide in a window of {window} px");
 }

@@ -1,4 +1,4 @@
-//! One test per rule of `shared/rules/zombies.md`, each on a hand-made position.
+//! One test per rule of `docs/games/zombies.md`, each on a hand-made position.
 
 use arena::abi::{Action, Context, Direction, Id};
 use arena::bot::Bot;

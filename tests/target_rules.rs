@@ -1,4 +1,4 @@
-//! One test per rule of "Invisible target" (`shared/rules/target.md`), through the public
+//! One test per rule of "Invisible target" (`docs/games/target.md`), through the public
 //! API only, plus property tests: the fast eligibility against a brute-force flood fill,
 //! and "every player keeps a route to the target" along random games.
 

@@ -149,6 +149,22 @@ fn the_page_is_self_contained_and_holds_every_turn() {
 
 // ----- in a real browser ---------------------------------------------------------------
 
+/// Without chromedriver (outside CI) a browser test passes without checking anything, and
+/// the test output says so: the line is not captured away like a passing test's prints.
+#[test]
+fn a_browser_test_without_chromedriver_says_it_skipped_in_the_test_output() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["viewer::the_viewer_steps_with_the_arrow_key_in_headless_chromium", "--exact", "--test-threads=1"])
+        .env("ARENA_CHROMEDRIVER", "/nonexistent/chromedriver")
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("1 passed"), "{text}");
+    assert!(text.contains("skipping a browser test: no chromedriver"), "the skip is not shown: {text}");
+}
+
 #[test]
 fn the_viewer_steps_with_the_arrow_key_in_headless_chromium() {
     let Some(driver) = Driver::start() else { return };
@@ -282,6 +298,38 @@ fn every_games_page_steps_with_the_arrow_key_without_a_script_error_in_headless_
         let severe: Vec<&Value> = entries.iter().filter(|e| e["level"] == "SEVERE").collect();
         assert!(severe.is_empty(), "{game}: no error in the browser's log: {severe:?}");
     }
+}
+
+/// Target with many entries: the dots stay visible on a board that fits the window, and
+/// the distance chart draws the leader bold and the rest faint instead of a tangle.
+#[test]
+fn the_target_page_with_seventeen_entries_draws_visible_dots_and_a_readable_chart() {
+    use arena::abi::target::TargetContext;
+    use arena::game::Game as _;
+    use arena::games::target::{InvisibleTarget, TargetConfig};
+    let seeker = || |c: &TargetContext<'_>| c.random(5);
+    let entries: Vec<_> = (0..17).map(|i| Entry::builtin(format!("E{i}"), seeker)).collect();
+    let (_, target) = play_recorded(&entries, 4, &TargetConfig { max_rounds: Some(5), ..TargetConfig::default() });
+    let page = InvisibleTarget::viewer_page(&target).unwrap();
+    let Some(driver) = Driver::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("target.html");
+    std::fs::write(&file, page).unwrap();
+    let id = driver.chromium(false);
+    let s = |path: &str| format!("/session/{id}{path}");
+    // A small window: a laptop's browser beside other windows.
+    driver.post(&s("/window/rect"), json!({"width": 800, "height": 600}));
+    driver.post(&s("/url"), json!({"url": format!("file://{}", file.display())}));
+    let state = driver.post(
+        &s("/execute/async"),
+        json!({"script": r#"
+            const done = arguments[arguments.length - 1];
+            requestAnimationFrame(() => requestAnimationFrame(() => done([window.viewer.dot, window.viewer.focus])));
+        "#, "args": []}),
+    );
+    driver.delete(&s(""));
+    assert!(state[0].as_f64().unwrap() >= 4.0, "dots of radius 4 px at least: {state}");
+    assert_eq!(state[1].as_array().map(Vec::len), Some(1), "one entry bold in the chart, the leader: {state}");
 }
 
 fn replay_side(replay: &Replay) -> u32 {

@@ -105,6 +105,17 @@ pub trait Game: Sized + 'static {
     /// One bot call as a replay stores it.
     type Call: Clone + fmt::Debug + PartialEq + Send + 'static;
 
+    /// What [`Outcome::turns`] counts, in messages and pages ("turns"; target: "rounds",
+    /// since its turn is one player's move).
+    const TURNS: &'static str = "turns";
+
+    /// Checks option values before any game is played: a value the rules cannot play
+    /// (a probability above 1, a limit of 0 turns) is an error naming the option.
+    fn check_config(config: &Self::Config) -> Result<(), String> {
+        let _ = config;
+        Ok(())
+    }
+
     /// The turn a call belongs to (a time bank grows by one allowance per turn).
     fn clock(ctx: &Self::Ctx<'_>) -> u32;
 

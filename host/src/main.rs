@@ -151,6 +151,14 @@ impl GameOptions {
         };
         let known: Vec<String> = map.keys().cloned().collect();
         let mut set = |key: &str, value: serde_json::Value| -> Result<()> {
+            if key == "max_turns" && !map.contains_key(key) && map.contains_key("max_rounds") {
+                bail!(
+                    "{} has no option \"max_turns\": its games are counted in rounds (every player moves once \
+                     a round); use --set max_rounds=N (its options: {})",
+                    G::NAME,
+                    known.join(", ")
+                );
+            }
             if !map.contains_key(key) {
                 bail!("{} has no option {key:?} (its options: {})", G::NAME, known.join(", "));
             }
@@ -166,7 +174,9 @@ impl GameOptions {
                 serde_json::from_str(v.trim()).unwrap_or_else(|_| serde_json::Value::String(v.trim().to_owned()));
             set(k.trim(), value)?;
         }
-        serde_json::from_value(serde_json::Value::Object(map)).context("bad game option")
+        let config = serde_json::from_value(serde_json::Value::Object(map)).context("bad game option")?;
+        G::check_config(&config).map_err(|why| anyhow::anyhow!("bad game option: {} {why}", G::NAME))?;
+        Ok(config)
     }
 
     fn bank(&self) -> Result<TimeBank> {
@@ -283,13 +293,18 @@ enum Command {
         #[command(flatten)]
         which: GameChoice,
     },
-    /// Turn a replay into one self-contained HTML page (a viewer with no other files).
+    /// Turn a replay into one self-contained HTML page (a viewer with no other files),
+    /// or with --json into the game turn by turn as JSON (docs/replays.md).
     Replay {
         /// The replay file (from `play --replay` or `tournament --replay-dir`).
         file: PathBuf,
-        /// The page to write (default: the replay's name with `.html`).
+        /// The page to write (default, without --json: the replay's name with `.html`).
         #[arg(long, value_name = "OUT.html")]
         html: Option<PathBuf>,
+        /// Write the game turn by turn as JSON to this file, for other tools (`-` for
+        /// standard output); the schema is in docs/replays.md.
+        #[arg(long, value_name = "OUT.json")]
+        json: Option<PathBuf>,
     },
     /// Check one bot: load it, play it against the game's bundled bots (or --vs) over
     /// a few seeded games, and print a short report. Exits non-zero when it is broken.
@@ -299,7 +314,8 @@ enum Command {
         /// Opponents: directories or files (default: the --plugins/--scripts bots).
         #[arg(long = "vs", value_name = "DIR|FILE")]
         vs: Vec<PathBuf>,
-        /// Games to play (seeded: the same games every time).
+        /// Games to play (seeded: the same games every time). In a two-seat game (hex)
+        /// rounds: each plays the bot on both sides against every opponent.
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
         games: u64,
         /// The games' seed.
@@ -531,22 +547,40 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
                 ..Plan::new(0, 1)
             };
             let mut worker = plan.isolation.as_ref().map(|iso| Worker::new(Arc::clone(iso), &found.entries));
-            let seats: Vec<usize> = (0..found.entries.len()).collect();
+            // The game's first lineup (every entry; hex: the first two, humans then zombies).
+            let seats = G::lineup(found.entries.len(), 0);
             let (outcome, recorded) = tournament::play_one(worker.as_mut(), &found.entries, &seats, &plan, seed)
                 .map_err(anyhow::Error::msg)?;
             if let (Some(path), Some(recorded)) = (&replay, recorded) {
                 write_atomically(path, &recorded.to_bytes(), "the replay")?;
                 println!("replay written to {}", path.display());
             }
-            println!("game seed {seed}: {} turns", outcome.turns);
-            let mut order: Vec<usize> = (0..found.entries.len()).collect();
-            order.sort_by_key(|&i| std::cmp::Reverse(outcome.scores[i]));
+            println!("game seed {seed}: {} {}", outcome.turns, G::TURNS);
+            let seat_names = seat_labels::<G>();
+            let mut order: Vec<usize> = (0..seats.len()).collect();
+            if seat_names.is_empty() {
+                order.sort_by_key(|&i| std::cmp::Reverse(outcome.scores[i]));
+            }
             for &i in &order {
-                println!("  {:<24} {}", found.entries[i].name, outcome.scores[i]);
+                let label = match seat_names {
+                    // One entry alone plays every seat (hex: both sides).
+                    [_, ..] if seats.len() == 1 => format!("  (played the {})", seat_names.join(" and the ")),
+                    _ => seat_names.get(i).map_or(String::new(), |l| format!("  (played the {l})")),
+                };
+                println!("  {:<24} {}{label}", found.entries[seats[i]].name, outcome.scores[i]);
+            }
+            if seats.len() < found.entries.len() {
+                println!(
+                    "  ({} of {} entries seated: a {} game seats {}; `tournament` plays every lineup)",
+                    seats.len(),
+                    found.entries.len(),
+                    G::NAME,
+                    seats.len()
+                );
             }
             let sources: Vec<(String, PathBuf)> =
                 found.entries.iter().map(|e| (e.name.clone(), e.source.clone())).collect();
-            print_problems(order.iter().map(|&i| (found.entries[i].name.as_str(), &outcome.stats[i])), &sources);
+            print_problems(order.iter().map(|&i| (found.entries[seats[i]].name.as_str(), &outcome.stats[i])), &sources);
             Ok(())
         }
         Command::Tournament {
@@ -578,6 +612,7 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
                 bank: Some(game.bank()?),
                 call_limit: Some(Duration::from_millis(sources.call_timeout_ms)),
                 isolation: games_isolation(isolate, iso, &found.entries),
+                with_entry: None,
             };
             if let Some(dir) = &replay_dir {
                 std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
@@ -622,7 +657,7 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
             let secs = started.elapsed().as_secs_f64();
             if result.games.len() <= 20 {
                 for g in &result.games {
-                    println!("game {:>4}  seed {:>20}  {:>5} turns", g.index, g.seed, g.turns);
+                    println!("game {:>4}  seed {:>20}  {:>5} {}", g.index, g.seed, g.turns, G::TURNS);
                 }
             }
             let sources: Vec<(String, PathBuf)> =
@@ -632,11 +667,11 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
                 let _ = std::fs::remove_dir_all(&iso.scratch);
             }
             println!(
-                "{} of {} games played in {:.1} s ({:.1} games/s, {} jobs){}",
+                "{} of {} games played in {:.1} s ({}, {} jobs){}",
                 result.played,
                 total,
                 secs,
-                result.played as f64 / secs.max(1e-9),
+                rate_text(result.played, secs),
                 jobs,
                 if result.played < total { " -- interrupted" } else { "" }
             );
@@ -665,9 +700,22 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
             exit_if_lost(&result);
             Ok(())
         }
-        Command::Replay { file, html } => {
-            let html = html.unwrap_or_else(|| file.with_extension("html"));
+        Command::Replay { file, html, json } => {
             let bytes = std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
+            if let Some(out) = &json {
+                let value = arena::games::turns::replay_json(&bytes).with_context(|| file.display().to_string())?;
+                let text = serde_json::to_vec(&value)?;
+                if out.as_os_str() == "-" {
+                    std::io::stdout().write_all(&text).and_then(|()| std::io::stdout().write_all(b"\n"))?;
+                } else {
+                    write_atomically(out, &text, "the JSON")?;
+                    println!("{}: turn by turn written to {}", file.display(), out.display());
+                }
+                if html.is_none() {
+                    return Ok(());
+                }
+            }
+            let html = html.unwrap_or_else(|| file.with_extension("html"));
             let game = arena::replay::game_of(&bytes).with_context(|| file.display().to_string())?;
             with_game!(game.as_str(), R => replay_page::<R>(&file, &bytes, &html),
                 _ => bail!("{}: a replay of {game:?}, a game this program does not know", file.display()))
@@ -710,12 +758,13 @@ fn replay_page<G: Game>(file: &Path, bytes: &[u8], html: &Path) -> Result<()> {
     write_atomically(html, page.as_bytes(), "the viewer page")?;
     let h = &replay.header;
     println!(
-        "{}: {} replay, seed {}, {} entries, {} turns; viewer written to {}",
+        "{}: {} replay, seed {}, {} entries, {} {}; viewer written to {}",
         file.display(),
         h.game,
         h.seed,
         h.names.len(),
         h.turns,
+        G::TURNS,
         html.display()
     );
     Ok(())
@@ -777,20 +826,38 @@ fn check<G: Game>(
         bank: Some(opts.bank()?),
         call_limit: Some(Duration::from_millis(sources.call_timeout_ms)),
         isolation: games_isolation(Isolate::Auto, iso.clone(), &entries),
+        // Only the games that seat the bot (hex: its pairs, not the others' pairs).
+        with_entry: Some(0),
         ..Plan::new(seed, rounds)
     };
     if plan.isolation.is_some() {
         start_logs(sources, &entries);
     }
+    let total = plan.indices(entries.len()).len() as u64;
+    let labels = seat_labels::<G>();
+    if labels.len() == 2 {
+        println!(
+            "  playing {total} games: {games} round{} as the {} and as the {} against each of {} opponents",
+            if games == 1 { "" } else { "s" },
+            labels[0],
+            labels[1],
+            entries.len() - 1
+        );
+    } else {
+        println!("  playing {total} games");
+    }
+    let mut progress = Progress::new(total, &entries);
     // The bot's worst game (lowest score, the first of equals), kept as a replay.
     let mut worst: Option<(u32, u64, u64, Vec<u8>)> = None;
     let result = tournament::run(&entries, &plan, &AtomicBool::new(false), |g, replay| {
+        progress.game(g);
         if let (Some(&score), Some(replay)) = (g.scores.get(&bot.name), replay) {
             if worst.as_ref().is_none_or(|w| (score, g.index) < (w.0, w.1)) {
                 worst = Some((score, g.index, g.seed, replay.to_bytes()));
             }
         }
     });
+    progress.finish();
     if let Some(iso) = &iso {
         let _ = std::fs::remove_dir_all(&iso.scratch);
     }
@@ -1180,6 +1247,14 @@ fn outputs_failed(failures: Vec<anyhow::Error>) -> Result<()> {
 fn check_outputs(files: &[Option<&Path>], dirs: &[Option<&Path>]) -> Result<()> {
     let mut problems = Vec::new();
     for path in files.iter().flatten() {
+        if path.is_dir() {
+            problems.push(format!("{}: is a directory; give a file name", path.display()));
+            continue;
+        }
+        if path.file_name().is_none() || path.as_os_str().to_string_lossy().ends_with('/') {
+            problems.push(format!("{}: not a file name", path.display()));
+            continue;
+        }
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let probe = dir.join(format!(".arena-check-{}", std::process::id()));
         match std::fs::File::create(&probe) {
@@ -1295,8 +1370,8 @@ impl Progress {
             bar.inc(1);
         } else if self.last_line.elapsed().as_secs() >= 5 || self.done == self.total {
             self.last_line = Instant::now();
-            let rate = self.done as f64 / self.started.elapsed().as_secs_f64().max(1e-9);
-            eprintln!("{}/{} games, {rate:.1} games/s, leader: {}", self.done, self.total, self.leader());
+            let rate = rate_text(self.done, self.started.elapsed().as_secs_f64());
+            eprintln!("{}/{} games, {rate}, leader: {}", self.done, self.total, self.leader());
         }
     }
 
@@ -1471,8 +1546,22 @@ fn new_bot(game: &str, name: &str, lang: &str, abi_path: Option<&Path>) -> Resul
 
 /// Reports skipped files (one line each) and insists on at least one entry.
 fn playable<G: Game>(discovery: Discovery<G>) -> Result<Discovery<G>> {
+    let mut other_games: std::collections::BTreeMap<&str, usize> = Default::default();
     for s in &discovery.skipped {
-        eprintln!("skipped {s}");
+        match s.other_game() {
+            Some(game) => *other_games.entry(game).or_default() += 1,
+            None => eprintln!("skipped {s}"),
+        }
+    }
+    if !other_games.is_empty() {
+        let n: usize = other_games.values().sum();
+        let each: Vec<String> = other_games.iter().map(|(g, k)| format!("{k} {g}")).collect();
+        eprintln!(
+            "skipped {n} bot{} of other games ({}; `arena --game {} list` names them)",
+            if n == 1 { "" } else { "s" },
+            each.join(", "),
+            G::NAME
+        );
     }
     if discovery.entries.is_empty() {
         bail!(
@@ -1547,7 +1636,9 @@ fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)]) {
     let ranked = match result.ranking {
         Ranking::Median => "median score, then mean",
         Ranking::Mean => "mean score, then median",
-        Ranking::Total => "total score, then mean",
+        Ranking::Total => {
+            "total points, then the mean distance of the best copy to the target (nearer first), then mean"
+        }
         Ranking::Pairs => "match points (per opponent: win 1, draw 1/2), then margin, then survival",
     };
     println!(
@@ -1617,4 +1708,36 @@ fn write_atomically(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
         std::fs::rename(&tmp, path)
     };
     write().with_context(|| format!("{}: cannot write {what}", path.display()))
+}
+
+/// Games per second, or seconds per game when games are slower than one a second (a rate
+/// of "0.0 games/s" says nothing).
+fn rate_text(games: u64, secs: f64) -> String {
+    if games == 0 {
+        return "no game finished yet".to_owned();
+    }
+    let rate = games as f64 / secs.max(1e-9);
+    if rate >= 1.0 { format!("{rate:.1} games/s") } else { format!("{:.1} s/game", secs / games as f64) }
+}
+
+/// What each seat plays in a game that seats entries in roles (hex: the first seat
+/// plays the humans, the second the zombies); empty for games where every seat is alike.
+fn seat_labels<G: Game>() -> &'static [&'static str] {
+    match (G::RANKING, G::NAME) {
+        (Ranking::Pairs, "hex") => &["humans", "zombies"],
+        (Ranking::Pairs, _) => &["first seat", "second seat"],
+        _ => &[],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rate_text;
+
+    #[test]
+    fn a_slow_rate_is_given_in_seconds_per_game_never_as_zero_games_per_second() {
+        assert_eq!(rate_text(3, 120.0), "40.0 s/game");
+        assert_eq!(rate_text(30, 10.0), "3.0 games/s");
+        assert_eq!(rate_text(0, 10.0), "no game finished yet");
+    }
 }

@@ -16,12 +16,17 @@ use crate::tournament::TournamentResult;
 /// The colour the zombies viewer draws a hit with; no entry's colour is near it.
 pub const HIT_COLOUR: &str = "#d50000";
 
-/// Kelly's colours of maximum contrast for many categories, in Kelly's order, without
-/// white and black (the background and the zombies), vivid red (the hit colour) and
-/// medium grey (dead bodies).
-pub const PALETTE: [&str; 18] = [
-    "#f3c300", "#875692", "#f38400", "#a1caf1", "#c2b280", "#008856", "#e68fac", "#0067a5", "#f99379", "#604e97",
-    "#f6a600", "#b3446c", "#dcd300", "#882d17", "#8db600", "#654522", "#e25822", "#2b3d26",
+/// Colours of entries, in an order where every prefix is as far apart as it can be: chosen
+/// farthest-first (by CIELAB distance) from Kelly's colours of maximum contrast and
+/// other well-known distinct sets, leaving out what the pages reserve (white and black,
+/// the background and the zombies; greys, the dead bodies; the hit red) and colours too
+/// near white or black. Kelly's order alone put two purples in the first 10 and two
+/// yellows in the first 13; here the 20 first are at least 29 apart (ΔE*ab), the 24 at
+/// least 24 (a test checks it).
+pub const PALETTE: [&str; 24] = [
+    "#f3c300", "#000075", "#17becf", "#800000", "#2ca02c", "#e377c2", "#c2b280", "#0067a5", "#f032e6", "#f58231",
+    "#bfef45", "#aaffc3", "#654522", "#fb9a99", "#808000", "#4363d8", "#01665e", "#dcbeff", "#911eb4", "#008856",
+    "#875692", "#b3446c", "#bcbd22", "#00bfa0",
 ];
 
 /// The colours of `n` entries as `#rrggbb`: [`PALETTE`], then hues a golden angle apart
@@ -201,5 +206,42 @@ fn score_unit(game: &str) -> &'static str {
         "zombies" => "turns survived",
         "eggs" => "eggs picked up",
         _ => "points",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HIT_COLOUR, entry_colours};
+
+    /// CIELAB (D65) of `#rrggbb`.
+    fn lab(hex: &str) -> [f64; 3] {
+        let c = |i: usize| {
+            let v = f64::from(u8::from_str_radix(&hex[i..i + 2], 16).unwrap()) / 255.0;
+            if v <= 0.04045 { v / 12.92 } else { ((v + 0.055) / 1.055).powf(2.4) }
+        };
+        let (r, g, b) = (c(1), c(3), c(5));
+        let x = (r * 0.4124 + g * 0.3576 + b * 0.1805) / 0.95047;
+        let y = r * 0.2126 + g * 0.7152 + b * 0.0722;
+        let z = (r * 0.0193 + g * 0.1192 + b * 0.9505) / 1.08883;
+        let f = |t: f64| if t > 0.008856 { t.cbrt() } else { 7.787 * t + 16.0 / 116.0 };
+        [116.0 * f(y) - 16.0, 500.0 * (f(x) - f(y)), 200.0 * (f(y) - f(z))]
+    }
+
+    fn distance(a: &str, b: &str) -> f64 {
+        let (a, b) = (lab(a), lab(b));
+        ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+    }
+
+    #[test]
+    fn up_to_twenty_entries_no_two_colours_are_alike_nor_like_a_reserved_one() {
+        let colours = entry_colours(20);
+        for (i, a) in colours.iter().enumerate() {
+            for b in &colours[..i] {
+                assert!(distance(a, b) >= 25.0, "{a} and {b} are alike ({:.1})", distance(a, b));
+            }
+            for reserved in ["#ffffff", "#000000", "#111111", "#808080", "#b0b0b0", HIT_COLOUR] {
+                assert!(distance(a, reserved) >= 25.0, "{a} is like the reserved {reserved}");
+            }
+        }
     }
 }

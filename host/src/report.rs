@@ -216,7 +216,9 @@ fn ranking_rule(ranking: Ranking) -> &'static str {
     match ranking {
         Ranking::Median => "median score, then mean",
         Ranking::Mean => "mean score, then median",
-        Ranking::Total => "total score, then mean",
+        Ranking::Total => {
+            "total points, then the mean distance of the best copy to the target (nearer first), then mean"
+        }
         Ranking::Pairs => "match points (per opponent: win 1, draw 1/2), then margin, then survival",
     }
 }
@@ -232,16 +234,11 @@ fn scores_by_entry(result: &TournamentResult) -> BTreeMap<&str, Vec<u32>> {
     scores
 }
 
-/// A 95% confidence interval of the mean (normal approximation).
+/// A 95% confidence interval of the mean: a percentile bootstrap (seeded, so a report
+/// is reproducible), which never leaves the range of the scores, where the normal
+/// approximation gave non-negative scores intervals such as [-0.1, 0.6].
 fn mean_ci(scores: &[u32]) -> (f64, f64) {
-    let n = scores.len() as f64;
-    let mean = crate::tournament::mean(scores);
-    if scores.len() < 2 {
-        return (mean, mean);
-    }
-    let var = scores.iter().map(|&s| (f64::from(s) - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    let half = 1.96 * (var / n).sqrt();
-    (mean - half, mean + half)
+    crate::tournament::bootstrap_mean_ci(scores, 0x6d65_616e)
 }
 
 fn leaderboard(h: &mut String, result: &TournamentResult) {
@@ -265,7 +262,9 @@ fn leaderboard(h: &mut String, result: &TournamentResult) {
             }
         })
         .collect();
-    h.push_str("<h2>Leaderboard</h2>\n<table id=\"leaderboard\" class=\"sortable\">\n<thead><tr>");
+    h.push_str(
+        "<h2>Leaderboard</h2>\n<div class=\"wide\">\n<table id=\"leaderboard\" class=\"sortable\">\n<thead><tr>",
+    );
     let mut headers = vec!["rank", "entry"];
     if pairs {
         headers.extend(["points", "margin", "survival"]);
@@ -322,7 +321,7 @@ fn leaderboard(h: &mut String, result: &TournamentResult) {
         };
         let _ = writeln!(h, "<td class=\"note\">{}</td></tr>", esc(&note));
     }
-    h.push_str("</tbody>\n</table>\n");
+    h.push_str("</tbody>\n</table>\n</div>\n");
     let key = match result.ranking {
         Ranking::Median => "the bootstrap 95% confidence intervals of the median (1,000 resamples)",
         Ranking::Mean => "the 95% confidence intervals of the mean (normal approximation)",
@@ -380,7 +379,12 @@ fn games(h: &mut String, result: &TournamentResult, pages: &BTreeMap<u64, Result
     h.push_str(
         "<p class=\"small\">Each game replays alone with <code>arena play --seed SEED</code>. Scores in seat order when a game seats some entries, else best first.</p>\n",
     );
-    h.push_str("<table id=\"games\" class=\"sortable\">\n<thead><tr><th>game</th><th>seed</th><th>turns</th><th>scores</th></tr></thead>\n<tbody>\n");
+    // What a game's length counts (target: rounds).
+    let turns = crate::with_game!(result.game.as_str(), G => G::TURNS, _ => "turns");
+    let _ = writeln!(
+        h,
+        "<table id=\"games\" class=\"sortable\">\n<thead><tr><th>game</th><th>seed</th><th>{turns}</th><th>scores</th></tr></thead>\n<tbody>"
+    );
     for g in &result.games {
         let link = match pages.get(&g.index) {
             Some(Ok(page)) => format!("<a href=\"{}\">game {}</a>", esc(page), g.index),
@@ -394,10 +398,13 @@ fn games(h: &mut String, result: &TournamentResult, pages: &BTreeMap<u64, Result
         } else {
             g.seats.iter().filter_map(|n| g.scores.get(n).map(|&s| (n, s))).collect()
         };
-        let scores: Vec<String> = order.iter().map(|(n, s)| format!("{} {s}", esc(n))).collect();
+        // One unbreakable piece per entry; the cell wraps between them, so that a game of
+        // many entries stays within the page.
+        let scores: Vec<String> =
+            order.iter().map(|(n, s)| format!("<span class=\"s\">{} {s}</span>", esc(n))).collect();
         let _ = writeln!(
             h,
-            "<tr class=\"game\"><td data-v=\"{}\">{link}</td><td data-v=\"{}\">{}</td>{}<td>{}</td></tr>",
+            "<tr class=\"game\"><td data-v=\"{}\">{link}</td><td data-v=\"{}\">{}</td>{}<td class=\"scores\">{}</td></tr>",
             g.index,
             g.seed,
             g.seed,
@@ -472,6 +479,9 @@ th[aria-sort=descending]::after { content: " \25BC"; }
 td.note { color: #a05a00; }
 .small { color: #666; font-size: 0.9em; }
 #plot svg { max-width: 100%; height: auto; }
+td.scores { white-space: normal; }
+td.scores .s { white-space: nowrap; }
+.wide { overflow-x: auto; max-width: 100%; }
 code { font-size: 0.95em; }
 "#;
 
@@ -502,3 +512,18 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
   });
 });
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::mean_ci;
+
+    #[test]
+    fn the_interval_of_the_mean_of_non_negative_scores_never_goes_negative() {
+        for scores in [&[0, 0, 0, 0, 1, 0, 0, 3][..], &[0, 0, 0, 6], &[0, 1], &[0, 0, 0, 0, 0, 0, 0, 0, 0, 2]] {
+            let (lo, hi) = mean_ci(scores);
+            let mean = crate::tournament::mean(scores);
+            assert!(lo >= 0.0 && lo <= mean && mean <= hi, "{scores:?}: [{lo}, {hi}], mean {mean}");
+            assert!(hi <= f64::from(*scores.iter().max().unwrap()), "{scores:?}: [{lo}, {hi}]");
+        }
+    }
+}

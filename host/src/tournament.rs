@@ -143,6 +143,9 @@ pub struct Plan<G: Game> {
     pub call_limit: Option<std::time::Duration>,
     /// Play each game in worker processes (native bots cannot crash the host).
     pub isolation: Option<Arc<Isolation>>,
+    /// Play only the games whose lineup seats this entry (`check` of a two-seat game:
+    /// the checked bot's pairs, not every ordered pair of the others).
+    pub with_entry: Option<usize>,
 }
 
 impl<G: Game> Plan<G> {
@@ -159,7 +162,17 @@ impl<G: Game> Plan<G> {
             bank: None,
             call_limit: None,
             isolation: None,
+            with_entry: None,
         }
+    }
+
+    /// The indices of the games this run plays, in order: the shard's, and with
+    /// [`Plan::with_entry`] only those seating that entry.
+    pub fn indices(&self, entries: usize) -> Vec<u64> {
+        (0..self.rounds)
+            .filter(|&i| self.shard.has(i))
+            .filter(|&i| self.with_entry.is_none_or(|e| G::lineup(entries, i).contains(&e)))
+            .collect()
     }
 }
 
@@ -367,7 +380,7 @@ pub fn run<G: Game>(
     mut on_game: impl FnMut(&GameRecord, Option<Replay<G>>),
 ) -> TournamentResult {
     let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
-    let indices: Vec<u64> = (0..plan.rounds).filter(|&i| plan.shard.has(i)).collect();
+    let indices = plan.indices(entries.len());
     let next = AtomicU64::new(0);
     let (send, receive) = mpsc::channel::<Result<(GameRecord, Option<Replay<G>>), FailedGame>>();
     let mut games = Vec::with_capacity(indices.len());
@@ -749,6 +762,18 @@ pub const BOOTSTRAP_RESAMPLES: usize = 1000;
 /// A percentile bootstrap 95% confidence interval of the median of `values`, with a
 /// generator seeded from `seed` (so the same scores always give the same interval).
 pub fn bootstrap_median_ci(values: &[u32], seed: u64) -> (f64, f64) {
+    bootstrap_ci(values, seed, median)
+}
+
+/// A percentile bootstrap 95% confidence interval of the mean of `values`: like every
+/// percentile interval it stays within the scores' range (never below 0 for scores that
+/// cannot be, as a normal approximation does for skewed scores such as 0, 0, 0, 3).
+pub fn bootstrap_mean_ci(values: &[u32], seed: u64) -> (f64, f64) {
+    bootstrap_ci(values, seed, mean)
+}
+
+/// A percentile bootstrap 95% confidence interval of `statistic` over `values`.
+fn bootstrap_ci(values: &[u32], seed: u64, statistic: fn(&[u32]) -> f64) -> (f64, f64) {
     match values.len() {
         0 => return (0.0, 0.0),
         1 => return (f64::from(values[0]), f64::from(values[0])),
@@ -761,7 +786,7 @@ pub fn bootstrap_median_ci(values: &[u32], seed: u64) -> (f64, f64) {
             for s in sample.iter_mut() {
                 *s = values[rng.random_range(0..values.len())];
             }
-            median(&sample)
+            statistic(&sample)
         })
         .collect();
     medians.sort_by(f64::total_cmp);

@@ -1,7 +1,7 @@
 /*
  * eggs_bot.h -- the plain C ABI of the arena's Easter Egg Hunt (ABI 1.1), for bots
  * written in C, C++, Zig or anything that can export a C function from a shared
- * library. The rules are shared/rules/eggs.md.
+ * library. The rules are in docs/games/eggs.md.
  *
  * An eggs bot library exports `zombies_bot_entry` like any C bot (zombies_bot.h), with
  * a table whose `game` is "eggs", `turn` NULL and `eggs_turn` set:

@@ -1,7 +1,7 @@
 /*
  * hex_bot.h -- the plain C ABI of the arena's hex humans vs zombies (ABI 1.1), for bots
  * written in C, C++, Zig or anything that can export a C function from a shared library.
- * The rules are shared/rules/hexzombies.md; docs/games/hex.md tells them for bot authors.
+ * The rules, in full, and how each kind of bot plays them: docs/games/hex.md.
  *
  * A hex bot library exports `zombies_bot_entry` like any C bot (zombies_bot.h), with a
  * table whose `game` is "hex", `turn`, `eggs_turn` and `target_turn` NULL and `hex_turn`
@@ -17,6 +17,11 @@
  * half-turn 1, the zombies' spawn call on each zombie half-turn when a zombie can be
  * spawned, then one call per living unit in id order -- and `destroy` at the end. The
  * answer is a list of commands executed in order at once; a rejected one is skipped.
+ * Spawning is a side command of the whole half-turn: HB_SPAWN_ZOMBIE is accepted in any
+ * call of a zombie half-turn (the cap counted at that moment), HB_SPAWN_HUMAN in any call
+ * of half-turn 1. The command cap: an answer carries at most HB_MAX_COMMANDS commands
+ * (a zombie's unit call HB_MAX_ZOMBIE_COMMANDS); of a longer one the first run, the rest
+ * are refused and the call counts as one error (hb_push counts its refusals).
  * Everything passed to `hex_turn` is valid only during the call.
  *
  * To log (ABI 1.2), add `.set_logger = zb_set_logger` to the table and call zb_log /
@@ -40,12 +45,23 @@ extern "C" {
 enum { HB_HUMANS = 0, HB_ZOMBIES = 1 };                                    /* side */
 enum { HB_CALL_SPAWN_HUMANS = 0, HB_CALL_SPAWN_ZOMBIES = 1, HB_CALL_UNIT = 2 }; /* call */
 #define HB_AMMO 7u            /* crate / airdrop contents: ammo (weapons are 0..6) */
-#define HB_MAX_COMMANDS 16    /* per answer; a zombie's answer counts its first 4 */
+#define HB_MAX_COMMANDS 16    /* per answer (spawn calls, humans) */
+#define HB_MAX_ZOMBIE_COMMANDS 4 /* per zombie unit call */
 #define HB_NO_UNIT 0xffffffffu
+#define HB_BOUND 13           /* the board: |x| <= HB_BOUND and |y| <= HB_BOUND */
 
-/* Weapons. */
+/* The six directions (dx, dy), numbered as zombie facings 0..5, counter-clockwise. */
+static inline int32_t hb_dir_x(uint32_t facing) { static const int32_t d[6] = { 1, 0, -1, -1, 0, 1 }; return d[facing % 6]; }
+static inline int32_t hb_dir_y(uint32_t facing) { static const int32_t d[6] = { 0, 1, 1, 0, -1, -1 }; return d[facing % 6]; }
+/* Spawn zones 7..10 lie on the edges x = -13, y = 13, x = 13, y = -13; the facing inward. */
+static inline uint32_t hb_zone_inward(uint32_t zone) { static const uint32_t f[4] = { 0, 4, 3, 1 }; return f[(zone - 7) % 4]; }
+
+/* Weapons, and their table by id (docs/games/hex.md, section 5). */
 enum { HB_MEDICAL_KIT = 0, HB_SHOTGUN = 1, HB_GRENADE_LAUNCHER = 2, HB_ZOMBIE_ARMS = 3,
        HB_CHAINSAW = 4, HB_PISTOL = 5, HB_FLAMETHROWER = 6 };
+static inline int32_t hb_weapon_range(uint32_t w) { static const int32_t r[7] = { 1, 3, 4, 1, 1, 5, 1 }; return r[w % 7]; }
+static inline int64_t hb_weapon_ammo(uint32_t w) { static const int64_t a[7] = { 5, 2, 12, 0, 0, 1, 3 }; return a[w % 7]; }
+static inline double hb_weapon_delay(uint32_t w) { static const double d[7] = { 2.0, 1.0, 3.0, 1.0, 1.0, 0.5, 0.33 }; return d[w % 7]; }
 
 /* Command kinds and the fields each uses (the unit is the call's). */
 enum {
@@ -58,8 +74,8 @@ enum {
     HB_THROW_AMMO = 7,    /* humans: x, y, amount */
     HB_BUILD = 8,         /* humans: x, y (adjacent; a move) */
     HB_CALL_DROP = 9,     /* humans: x, y, id = weapon or HB_AMMO (needs a whole airdrop) */
-    HB_SPAWN_HUMAN = 10,  /* spawn call: x, y, id = weapon */
-    HB_SPAWN_ZOMBIE = 11, /* spawn call: id = zone 7..10, amount = facing 0..5 */
+    HB_SPAWN_HUMAN = 10,  /* humans, half-turn 1 (any call): x, y, id = weapon */
+    HB_SPAWN_ZOMBIE = 11, /* zombies (any call): id = zone 7..10, amount = facing 0..5 */
     HB_FORWARD = 12,      /* zombies */
     HB_TURN = 13,         /* zombies: amount = +1 (counter-clockwise) or -1 */
     HB_EAT = 14           /* zombies: id of a zombie on its hex or its front hex */
@@ -106,16 +122,29 @@ typedef struct hb_context {
 typedef struct hb_command { uint32_t kind, id; int32_t x, y; int64_t amount; } hb_command;
 
 typedef struct hb_answer {
-    uint32_t len, reserved;
+    uint32_t len;
+    uint32_t reserved;         /* commands refused because the answer was full (hb_push counts them) */
     hb_command commands[HB_MAX_COMMANDS];
 } hb_answer;
 
-/* Appends a command; 0 when the answer is full. */
+/* Appends a command; 0 when the answer is full (the command is refused and counted in
+   `reserved`: the host counts one error for the call, and still runs the first ones). */
 static inline int hb_push(hb_answer *a, uint32_t kind, uint32_t id, int32_t x, int32_t y, int64_t amount) {
-    if (a->len >= HB_MAX_COMMANDS) return 0;
+    if (a->len >= HB_MAX_COMMANDS) { if (a->reserved < UINT32_MAX) a->reserved++; return 0; }
     hb_command c = { kind, id, x, y, amount };
     a->commands[a->len++] = c;
     return 1;
+}
+
+/* A uniform integer in 0..n-1 (0 when n <= 1) from the game's generator, drawn as the
+   Rust side's ctx.random(n) draws it. */
+static inline uint32_t hb_random(const hb_context *ctx, uint32_t n) {
+    if (n <= 1) return 0;
+    uint64_t zone = UINT64_MAX - (UINT64_MAX - (uint64_t)n + 1) % n;
+    for (;;) {
+        uint64_t v = ctx->random.next_u64(ctx->random.state);
+        if (v <= zone) return (uint32_t)(v % n);
+    }
 }
 
 /* Hex distance (the rules' section 2). */

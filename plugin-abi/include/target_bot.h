@@ -1,7 +1,7 @@
 /*
  * target_bot.h -- the plain C ABI of the arena's "Invisible target" (ABI 1.1), for bots
  * written in C, C++, Zig or anything that can export a C function from a shared
- * library. The rules are shared/rules/target.md.
+ * library. The rules are in docs/games/target.md.
  *
  * A target bot library exports `zombies_bot_entry` like any C bot (zombies_bot.h), with
  * a table whose `game` is "target" and `target_turn` set, every other turn function NULL

@@ -8,7 +8,7 @@
 //! call on each zombie half-turn (only when a zombie can be spawned), then one call per
 //! living unit of the side whose half-turn it is, in id order. Each answer is executed
 //! in order at once; a rejected command is skipped and the rest still run. The rules are
-//! the host's (`games::hex`, `rules/hexzombies.md`); nothing here knows them beyond the
+//! the host's (`games::hex`, told in full in `docs/games/hex.md`); nothing here knows them beyond the
 //! tables bots need.
 //!
 //! `include/hex_bot.h` declares the same layouts for C (asserted on both sides).
@@ -36,9 +36,11 @@ pub const CALL_UNIT: u32 = 2;
 
 /// Crate and airdrop contents: ammo (weapons are their ids 0..=6).
 pub const AMMO: u32 = 7;
-/// Most commands in an answer (spawn calls and humans).
+/// Most commands in an answer (spawn calls and humans). The command cap, one rule for
+/// every kind of bot: of an answer with more commands than its call may carry, the first
+/// ones run, the rest are refused and the call counts as one error.
 pub const MAX_COMMANDS: usize = 16;
-/// Most commands a zombie's answer may hold (the rest are ignored).
+/// Most commands a zombie's unit call may carry (the cap above, for zombies).
 pub const MAX_ZOMBIE_COMMANDS: usize = 4;
 /// `unit` in spawn calls.
 pub const NO_UNIT: u32 = u32::MAX;
@@ -95,9 +97,12 @@ pub mod cmd {
     /// Humans (side command): call an airdrop of `id` (a weapon, or [`AMMO`](super::AMMO))
     /// onto `(x, y)`; needs a whole airdrop held.
     pub const CALL_DROP: u32 = 9;
-    /// Humans' spawn call: a human at `(x, y)` with weapon `id`.
+    /// Humans (side command, half-turn 1 only: the spawn call or any later call of that
+    /// half-turn): a human at `(x, y)` with weapon `id`.
     pub const SPAWN_HUMAN: u32 = 10;
-    /// Zombies' spawn call: a zombie in zone `id` (7..=10) facing `amount` (0..=5).
+    /// Zombies (side command, any call of a zombie half-turn: the spawn call or a unit
+    /// call): a zombie in zone `id` (7..=10) facing `amount` (0..=5). The cap counts the
+    /// zombies living at that moment, so one eaten earlier in the half-turn frees room.
     pub const SPAWN_ZOMBIE: u32 = 11;
     /// Zombies: step to the front hex.
     pub const FORWARD: u32 = 12;
@@ -372,23 +377,37 @@ impl HexCommand {
 pub struct HexAnswer {
     /// Commands in use (at most [`MAX_COMMANDS`]).
     pub len: u32,
-    /// Unused (0).
+    /// Commands refused because the answer was full ([`HexAnswer::push`] counts them;
+    /// the host counts the call as one error and still runs the first commands). The
+    /// name is the ABI 1.0 one (a field's name is part of the layout check).
     pub reserved: u32,
     /// The commands.
     pub commands: [HexCommand; MAX_COMMANDS],
 }
 
 impl HexAnswer {
-    /// Appends a command; false (and nothing changes) when the answer is full.
+    /// Appends a command; false when the answer is full: the command is refused and
+    /// counted ([`HexAnswer::refused`]).
     #[inline]
     pub fn push(&mut self, c: HexCommand) -> bool {
         let n = self.len as usize;
         if n >= MAX_COMMANDS {
+            self.reserved = self.reserved.saturating_add(1);
             return false;
         }
         self.commands[n] = c;
         self.len += 1;
         true
+    }
+
+    /// Commands refused because the answer was full.
+    pub fn refused(&self) -> u32 {
+        self.reserved
+    }
+
+    /// Commands the bot gave: those in use plus those refused as the answer was full.
+    pub fn given(&self) -> u64 {
+        u64::from(self.len) + u64::from(self.reserved)
     }
 
     /// The commands in use.

@@ -23,6 +23,7 @@
 # map is dropped and rebuilt.
 
 import base64
+import os
 import sys
 import zlib
 from collections import deque
@@ -116,9 +117,10 @@ def mismatches(view, cells, x, y):
 def main():
     view, memory = read_view()
     pos, step, target, turn, avoid, cells = decode(memory)
-    # Tie-breaks vary with the place and the view, never with a clock: a game stays a
-    # function of its seed.
-    noise = zlib.crc32(("".join(view) + f"{pos},{turn}").encode())
+    # Tie-breaks vary with the game's seed (ARENA_SEED), the place and the view, never
+    # with a clock: a game stays a function of its seed.
+    seed = os.environ.get("ARENA_SEED", "")
+    noise = zlib.crc32(("".join(view) + f"{pos},{turn},{seed}").encode())
     if step != (0, 0):
         moved = (pos[0] + step[0], pos[1] + step[1])
         m, s = mismatches(view, cells, *moved), mismatches(view, cells, *pos)

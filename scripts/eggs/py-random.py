@@ -7,8 +7,10 @@
 #
 # It is a new process every turn, and a program cannot reach the game's generator, so
 # it carries its own: a 64-bit xorshift state in the memory line, seeded on the first
-# turn from its first view (CRC-32). A game therefore stays a function of its seed.
+# turn from the game's seed (ARENA_SEED) and its first view (CRC-32). A game therefore
+# stays a function of its seed.
 
+import os
 import sys
 import zlib
 
@@ -30,7 +32,8 @@ def main():
     except ValueError:
         state = 0
     if state == 0:
-        state = (zlib.crc32("".join(view).encode()) << 1) | 0x9E3779B97F4A7C15
+        seed = int(os.environ.get("ARENA_SEED", "0")) & MASK
+        state = next_u64(seed ^ (zlib.crc32("".join(view).encode()) << 1) | 1)
     state = next_u64(state)
     direction = 1 + (state >> 11) % 9
     state = next_u64(state)

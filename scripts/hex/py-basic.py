@@ -1,13 +1,74 @@
 #!/usr/bin/env python3
 # arena: hex
-# The hex baseline as a program bot (one line of JSON per call, one line per answer):
-# humans with pistols shoot the nearest zombie; zombies bite, else step forward, and
-# turn at walls and edges. Deterministic (no randomness of its own).
+# The hex baseline as a program bot, the same logic as basic.lua (and plugins/hex-basic):
+# humans with pistols shoot the nearest zombie in range; zombies bite a human next to
+# them, else step forward, and turn a random way (the game's random numbers) at walls
+# and edges. It keeps its own copy of the world: the first call of each half-turn brings
+# the side's whole sight ("world"), every later call only what changed ("delta").
+# The protocol, line by line: docs/games/hex.md.
 import json
 import sys
 
 DIRS = [(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)]
 INWARD = {7: 0, 8: 4, 9: 3, 10: 1}
+LISTS = ("humans", "zombies", "walls", "crates", "airstrikes")
+
+
+class World:
+    """The side's sight: per list, the objects by id (ids are unique across lists)."""
+
+    def __init__(self):
+        self.lists = {name: {} for name in LISTS}
+        self.walls_at = None  # the walls' hexes, made again when the walls change
+
+    def load(self, world):
+        """A whole world: the first call of a half-turn."""
+        self.lists = {name: {o["id"]: o for o in world.get(name, [])} for name in LISTS}
+        self.walls_at = None
+
+    def apply(self, delta):
+        """What changed since the previous call: objects added or changed, ids removed."""
+        for part in ("added", "changed"):
+            for name, objects in delta.get(part, {}).items():
+                table = self.lists[name]
+                for o in objects:
+                    table[o["id"]] = o
+                if name == "walls":
+                    self.walls_at = None
+        for i in delta.get("removed", []):
+            for name, table in self.lists.items():
+                if table.pop(i, None) is not None:
+                    if name == "walls":
+                        self.walls_at = None
+                    break
+
+    def update(self, ctx):
+        if "world" in ctx:
+            self.load(ctx["world"])
+        else:
+            self.apply(ctx.get("delta", {}))
+
+    def sorted(self, name):
+        """A list's objects in id order (as the host lists them)."""
+        table = self.lists[name]
+        return [table[i] for i in sorted(table)]
+
+    def wall_at(self, x, y):
+        if self.walls_at is None:
+            self.walls_at = {(w["x"], w["y"]) for w in self.lists["walls"].values()}
+        return (x, y) in self.walls_at
+
+
+def send(line):
+    """One line to the host, flushed at once (the host waits for it)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def random(n):
+    """A number in 0..n from the game's generator (one request line, one reply line)."""
+    send(json.dumps({"random": n}))
+    return json.loads(sys.stdin.buffer.readline())["random"]
 
 
 def distance(x1, y1, x2, y2):
@@ -17,7 +78,7 @@ def distance(x1, y1, x2, y2):
     return max(abs(dx), abs(dy))
 
 
-def answer(ctx, state):
+def answer(ctx, world, state):
     if ctx["kind"] == "spawn_humans":
         return [{"cmd": "spawn", "x": x, "y": y, "weapon": 5}
                 for x, y in [(2, 2), (3, 2), (2, 3), (1, 2), (2, 1), (3, 1)]]
@@ -30,29 +91,32 @@ def answer(ctx, state):
         return out
     me = ctx["me"]
     if ctx["side"] == "humans":
-        near = [(distance(me["x"], me["y"], z["x"], z["y"]), z["id"]) for z in ctx["zombies"]]
+        near = [(distance(me["x"], me["y"], z["x"], z["y"]), z["id"]) for z in world.lists["zombies"].values()]
         near = [n for n in near if n[0] <= 5]
         if near:
             target = min(near)[1]
             return [{"cmd": "attack", "id": target}] * 3
         return []
-    for h in ctx["humans"]:
+    for h in world.sorted("humans"):
         if distance(me["x"], me["y"], h["x"], h["y"]) <= 1:
             return [{"cmd": "attack", "id": h["id"]}]
     dx, dy = DIRS[me["facing"]]
     fx, fy = me["x"] + dx, me["y"] + dy
-    walls = {(w["x"], w["y"]) for w in ctx["walls"]}
-    if abs(fx) > 13 or abs(fy) > 13 or (fx, fy) in walls:
-        state["turn"] = -state["turn"]
-        return [{"cmd": "turn", "by": state["turn"]}]
+    if abs(fx) > 13 or abs(fy) > 13 or world.wall_at(fx, fy):
+        return [{"cmd": "turn", "by": 1 if random(2) == 0 else -1}]
     return [{"cmd": "forward"}]
 
 
 def main():
-    state = {"zone": 0, "turn": 1}
-    for line in sys.stdin:
+    state = {"zone": 0}
+    world = World()
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            break
         ctx = json.loads(line)
-        print(json.dumps(answer(ctx, state)), flush=True)
+        world.update(ctx)
+        send(json.dumps(answer(ctx, world, state)))
 
 
 main()

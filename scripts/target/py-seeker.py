@@ -11,8 +11,9 @@
 # where it is the nearest player to the most possible cells (a sample of at most SAMPLE
 # cells, ties counting half), staying if nothing beats staying. It cannot tell its
 # entry's other copies from rivals (each copy is a process of its own), so it treats
-# every other player alike. Its random tie-breaks are seeded by its position on the
-# first turn, so that a game replays from its seed.
+# every other player alike. Its random tie-breaks are seeded by the game's seed and its
+# copy index (ARENA_SEED, ARENA_COPY), so that a game replays from its seed.
+import os
 import random
 import sys
 
@@ -53,7 +54,7 @@ def main():
             continue
         me, new_wall, others = nums[1], nums[2], nums[3:]
         if rng is None:
-            rng = random.Random(me)
+            rng = random.Random(f"{os.environ.get('ARENA_SEED', me)}:{os.environ.get('ARENA_COPY', '0')}")
         if new_wall != NO_WALL and 0 <= new_wall < CELLS and not wall[new_wall]:
             wall[new_wall] = True
             dirty = True

@@ -5,6 +5,7 @@
 pub mod eggs;
 pub mod hex;
 pub mod target;
+pub mod turns;
 pub mod zombies;
 
 /// The names of the games, as `--game` takes them.

@@ -50,6 +50,12 @@ pub fn end_log_game() {
     IN_GAME.with(|g| g.set(false));
 }
 
+/// The seed of the game this thread plays (between [`set_log_game`] and
+/// [`end_log_game`]): program bots get it as `ARENA_SEED`.
+pub fn current_game_seed() -> Option<u64> {
+    if IN_GAME.with(Cell::get) { GAME_SEED.with(Cell::get) } else { None }
+}
+
 /// The marker line of the game this thread plays.
 pub fn game_marker() -> String {
     match GAME_SEED.with(Cell::get) {
@@ -125,6 +131,11 @@ impl EntryLog {
     /// The log of entry `name` in `dir` (`None`: output is dropped).
     pub fn new(dir: Option<&Path>, name: &str, append: bool) -> EntryLog {
         EntryLog { path: dir.map(|d| d.join(format!("{name}.log"))), append, state: Mutex::new((None, 0)) }
+    }
+
+    /// Where the log goes, for messages: its path, or "not kept".
+    pub fn describe(&self) -> String {
+        self.path.as_ref().map_or_else(|| "not kept".to_owned(), |p| p.display().to_string())
     }
 
     /// Appends one game's whole output after its game's marker line (nothing when it

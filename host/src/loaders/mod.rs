@@ -40,6 +40,15 @@ pub struct Skipped {
     pub reason: String,
 }
 
+impl Skipped {
+    /// The game the file plays, when that is why it was skipped (a bot of another game:
+    /// a tournament says how many in one line instead of one line each).
+    pub fn other_game(&self) -> Option<&str> {
+        let game = self.reason.strip_prefix("plays ")?.split_once("; this is ")?.0;
+        zombies_plugin_abi::GAMES.contains(&game).then_some(game)
+    }
+}
+
 impl fmt::Display for Skipped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.path.display(), self.reason)
@@ -103,7 +112,11 @@ pub fn discover_with<G: Game>(
         }
         for path in files {
             let is_script = scripts::is_script_name(&path);
-            if !is_script && !program::is_program(&path) {
+            let is_program = !is_script && program::is_program(&path);
+            // A script with a `#!` line but no run bit is a program bot its author
+            // forgot to `chmod +x`: skipped with that reason, not silently passed over.
+            let no_run_bit = !is_script && !is_program && program::is_unexecutable_program(&path);
+            if !is_script && !is_program && !no_run_bit {
                 continue;
             }
             let declared = match declared_game(&path) {
@@ -114,6 +127,14 @@ pub fn discover_with<G: Game>(
                 }
             };
             if let Err(reason) = native::check_game::<G>(&declared.game) {
+                candidates.push((path, Err(reason)));
+                continue;
+            }
+            if no_run_bit {
+                let reason = format!(
+                    "a program (it starts with #!) without the run bit: `chmod +x {}` to play it",
+                    path.display()
+                );
                 candidates.push((path, Err(reason)));
                 continue;
             }

@@ -4,8 +4,10 @@
 //! process itself (limits, pipes, deadlines) is `crate::process`, and each game's
 //! protocol is the game's own (`games/<game>/program.rs`).
 //!
-//! A program's randomness is its own: games with program bots are reproducible from
-//! their seed only as far as the programs are deterministic.
+//! A program's randomness is its own, but every program gets the game's seed in its
+//! environment (`ARENA_SEED`; a target copy also `ARENA_COPY`, a program started once
+//! per call also `ARENA_CALL`): a program that seeds its generator from them makes its
+//! games a function of the tournament's seed, as native and script bots are.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -35,15 +37,26 @@ pub struct Program {
 }
 
 impl Program {
-    /// How to start it: the command, in the file's directory. A program run as another
+    /// How to start it: the command, in the file's directory, with the seed of the game
+    /// this thread plays as `ARENA_SEED` (a decimal `u64`). A program run as another
     /// user gets the system's `PATH` (`/usr/local/bin:/usr/bin:/bin`): the host's may
     /// hold directories that user cannot read (a pyenv shim under `/root`).
     pub fn spec(&self) -> ProgramSpec {
-        let env = match self.limits.program_user {
+        let mut env: Vec<(OsString, OsString)> = match self.limits.program_user {
             Some(_) => vec![("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into())],
             None => Vec::new(),
         };
+        if let Some(seed) = super::log::current_game_seed() {
+            env.push(("ARENA_SEED".into(), seed.to_string().into()));
+        }
         ProgramSpec { command: self.command.clone(), dir: self.path.parent().map(Path::to_owned), env }
+    }
+
+    /// [`Program::spec`] with one more environment variable (`ARENA_COPY`, `ARENA_CALL`).
+    pub fn spec_with(&self, key: &str, value: impl ToString) -> ProgramSpec {
+        let mut spec = self.spec();
+        spec.env.push((key.into(), value.to_string().into()));
+        spec
     }
 
     /// The limits every program bot runs under, set before it starts (`setrlimit`):
@@ -88,6 +101,17 @@ pub fn is_program(path: &Path) -> bool {
     }
 }
 
+/// True for a regular file that starts with `#!` (a script meant to be run) but has no
+/// run bit: a program bot that cannot be started as it is.
+pub fn is_unexecutable_program(path: &Path) -> bool {
+    use std::io::Read;
+    if super::native::is_library_name(path) || super::scripts::is_script_name(path) || is_program(path) {
+        return false;
+    }
+    let mut head = [0u8; 2];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && &head == b"#!"
+}
+
 /// Loads a program as an entry of game `G`.
 pub fn load<G: Game>(path: &Path, limits: &ScriptLimits, persistent: bool) -> Result<Entry<G>, String> {
     let name = path.file_stem().and_then(|s| s.to_str()).ok_or("the file name is not UTF-8")?.to_owned();
@@ -105,12 +129,19 @@ pub fn load<G: Game>(path: &Path, limits: &ScriptLimits, persistent: bool) -> Re
 }
 
 /// Talks to a program bot for one game: one process for the whole game (persistent),
-/// or a fresh process per call (the seed protocols'). A persistent process that died is
-/// started again at the next call (its state is lost, and the failed call counted).
+/// or a fresh process per call (the seed protocols'). A persistent process that ended
+/// is not started again (a fresh process would have lost the game's state, silently):
+/// the call it ended in fails with its exit status, and every later call of the game
+/// fails with one message saying so; its players stay.
 #[derive(Debug)]
 pub struct Talker {
     program: Program,
     process: Option<Process>,
+    /// Why a persistent process is gone for the rest of the game, once it ended.
+    ended: Option<String>,
+    /// Calls made in this game (a program started once per call gets the number of its
+    /// call, from 0, as `ARENA_CALL`).
+    calls: u64,
     /// This game's marker line, until the first standard error of the game writes it.
     marker: Arc<std::sync::Mutex<Option<String>>>,
     /// The own time of the last call (`crate::clock`), charged to the entry's bank.
@@ -121,7 +152,7 @@ impl Talker {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> Talker {
         let marker = Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())));
-        Talker { program, process: None, marker, last_time: None }
+        Talker { program, process: None, ended: None, calls: 0, marker, last_time: None }
     }
 
     fn sink(&self) -> LogSink {
@@ -146,26 +177,37 @@ impl Talker {
     pub fn ask(&mut self, request: &[u8], lines: usize) -> Result<Vec<String>, BotError> {
         let timeout = self.program.limits.call_timeout;
         let result = if self.program.persistent {
-            if self.process.as_ref().is_none_or(Process::has_ended) {
+            if let Some(why) = &self.ended {
+                return Err(BotError::Failed(why.clone()));
+            }
+            if self.process.is_none() {
                 let sink = Box::new(self.sink());
                 let process = Process::spawn(&self.program.spec(), &self.program.process_limits(), sink)
                     .map_err(|e| error(&self.program, e))?;
                 self.process = Some(process);
             }
             let process = self.process.as_mut().expect("started above");
-            let result = process.ask(request, lines, timeout);
+            let result = if process.has_ended() {
+                Err(CallError::Exited("it ended between calls".to_owned()))
+            } else {
+                process.ask(request, lines, timeout)
+            };
             self.last_time = Some(process.last_call_time());
+            if let Err(CallError::Exited(how)) = &result {
+                self.ended = Some(format!(
+                    "{}: the program ended during the game ({how}) and is not restarted: its players stay \
+                     for the rest of the game (its standard error: {})",
+                    self.program.file_name(),
+                    self.program.log.describe()
+                ));
+            }
             result
         } else {
             let mut sink = self.sink();
-            let (result, time) = run_once_timed(
-                &self.program.spec(),
-                &self.program.process_limits(),
-                request,
-                lines,
-                timeout,
-                &mut sink,
-            );
+            let spec = self.program.spec_with("ARENA_CALL", self.calls);
+            self.calls += 1;
+            let (result, time) =
+                run_once_timed(&spec, &self.program.process_limits(), request, lines, timeout, &mut sink);
             self.last_time = Some(time);
             result
         };

@@ -3,8 +3,9 @@
 // What it is: the playback of a page, written once: the turn shown, play / pause at the
 // chosen speed, the previous / next buttons, the seek bar, the arrow keys and space, the
 // address naming the turn (#t=N, followed when it changes), the board following the
-// window and the tooltip box; and small helpers: escapeHtml, the Kelly palette of eggs and
-// target, the cell size that fits, and the sampled lines chart of eggs and target. Each
+// window and the tooltip box; and small helpers: escapeHtml, the cell size that fits, and
+// the sampled lines chart of eggs and target. (The entries' colours come with each page's
+// data, `D.colours`: the score plot's palette, `plot::entry_colours`.) Each
 // game's viewer.rs puts this file, compiled into the binary, in place of the PLAYER_JS
 // comment inside its page's one script, so the page stays a single self-contained file.
 //
@@ -18,13 +19,6 @@ function escapeHtml(s) {
   return s.replace(/[&<>"']/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
 
-// Kelly's colours of maximum contrast (white and black left out), then golden-angle hues.
-const KELLY = ["#f3c300", "#875692", "#f38400", "#a1caf1", "#be0032", "#c2b280", "#848482", "#008856",
-  "#e68fac", "#0067a5", "#f99379", "#604e97", "#f6a600", "#b3446c", "#dcd300", "#882d17", "#8db600",
-  "#654522", "#e25822", "#2b3d26"];
-const kellyColours = n => Array.from({ length: n }, (_, i) => i < KELLY.length ? KELLY[i] :
-  `hsl(${Math.round((i * 137.508) % 360)}, ${60 + (i % 3) * 15}%, ${35 + (i % 4) * 8}%)`);
-
 // The board follows the window: the largest whole cell (at least `min`) for which `n`
 // cells fit beside the side panel and below the controls.
 function fitCell(board, n, min) {
@@ -36,19 +30,25 @@ function fitCell(board, n, min) {
 
 // The eggs and target chart: one line per entry through `samples` ([turn, value of each
 // entry], in turn order) from 0 to `peak`, over turns 0..=turns, with a line at the turn
-// shown and the peak written in the corner.
-function drawSampledChart(chart, cg, samples, colours, peak, turn, turns) {
+// shown and the peak written in the corner. With `focus` (entry indices), those lines are
+// drawn bold on top and the others faint, so that many entries stay readable.
+function drawSampledChart(chart, cg, samples, colours, peak, turn, turns, focus) {
   const w = chart.width, h = chart.height, pad = 4;
   cg.fillStyle = "#fff";
   cg.fillRect(0, 0, w, h);
   const x = t => pad + (w - 2 * pad) * t / Math.max(1, turns), y = v => h - pad - (h - 2 * pad) * v / peak;
-  for (let i = 0; i < colours.length; i++) {
+  const line = (i, width, alpha) => {
+    cg.globalAlpha = alpha;
     cg.strokeStyle = colours[i];
-    cg.lineWidth = 1.5;
+    cg.lineWidth = width;
     cg.beginPath();
     samples.forEach(([t, s], k) => k === 0 ? cg.moveTo(x(t), y(s[i])) : cg.lineTo(x(t), y(s[i])));
     cg.stroke();
-  }
+    cg.globalAlpha = 1;
+  };
+  const bold = focus || [];
+  for (let i = 0; i < colours.length; i++) if (!bold.includes(i)) line(i, focus ? 1 : 1.5, focus ? 0.22 : 1);
+  for (const i of bold) line(i, 2.5, 1);
   cg.strokeStyle = "#000";
   cg.lineWidth = 1;
   cg.beginPath();

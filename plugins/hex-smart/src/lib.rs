@@ -15,7 +15,7 @@
 use zombies_plugin_abi::export_hex_bot;
 use zombies_plugin_abi::hex::{
     AMMO, BOUND, CALL_SPAWN_HUMANS, CALL_SPAWN_ZOMBIES, DIRS, HUMANS, HexAnswer, HexCommand, HexContext, HexPlayer,
-    ZONES, distance, in_bounds, weapon,
+    MAX_COMMANDS, ZONES, distance, in_bounds, weapon,
 };
 
 /// The middle-out spawn order of a zone's hexes (the rules' pattern).
@@ -95,7 +95,11 @@ impl HexSmart {
         }
         // Ammo crates within reach.
         for k in ctx.crates.iter() {
-            if distance(me.x, me.y, k.x, k.y) <= 1 && (k.contents == AMMO || me.weapon == weapon::CHAINSAW) {
+            // At most 8 grabs, so that builds and shots keep room under the command cap.
+            if answer.commands().len() < 8
+                && distance(me.x, me.y, k.x, k.y) <= 1
+                && (k.contents == AMMO || me.weapon == weapon::CHAINSAW)
+            {
                 answer.push(HexCommand::grab(k.id));
             }
         }
@@ -141,9 +145,11 @@ impl HexSmart {
         targets.sort();
         for (hp, _, id) in targets {
             for _ in 0..(hp + damage - 1) / damage {
-                if !answer.push(HexCommand::attack(id)) {
+                // The command cap: 16 a call (a 17th would be refused and count an error).
+                if answer.commands().len() >= MAX_COMMANDS {
                     return;
                 }
+                answer.push(HexCommand::attack(id));
             }
         }
     }

@@ -2,7 +2,7 @@
 //! validation, counters), and how each kind of bot plays it (`native`, `rhai`, `lua`,
 //! `program`), what its replays record (`replay`) and how its viewer draws (`viewer`).
 //!
-//! The spec is `shared/rules/eggs.md`; `docs/games/eggs.md` tells it for bot authors.
+//! The rules are `docs/games/eggs.md`.
 //! Loading files, limiting bots and running tournaments are not here.
 
 mod lua;
@@ -42,6 +42,13 @@ impl crate::game::Game for EggHunt {
     /// The seed's rule: mean eggs per game, ties by median.
     const RANKING: Ranking = Ranking::Mean;
     const RULES_VERSION: u16 = 1;
+
+    fn check_config(config: &EggsConfig) -> Result<(), String> {
+        match config.max_turns {
+            Some(0) => Err("max_turns = 0: a game needs at least 1 turn".to_owned()),
+            _ => Ok(()),
+        }
+    }
     type Ctx<'a> = EggsContext<'a>;
     type Answer = EggsAnswer;
     type Config = EggsConfig;

@@ -1,4 +1,4 @@
-//! The rules of "Easter Egg Hunt", as `shared/rules/eggs.md` specifies them: board
+//! The rules of "Easter Egg Hunt", as `docs/games/eggs.md` specifies them: board
 //! generation, what a player sees, one turn, the end of a game and the scores.
 //!
 //! This module is a pure, deterministic state machine. It is **not** a host: it does no

@@ -159,6 +159,7 @@ pub fn viewer_data(replay: &Replay<EggHunt>) -> Result<Value, ReplayError> {
         "board": board,
         "start": start,
         "frames": frames,
+        "colours": crate::plot::entry_colours(h.names.len()),
     }))
 }
 

@@ -152,7 +152,7 @@ impl Hex {
         self.slots.len() as u32
     }
 
-    /// Ids of a side's living units in id order (the order the host calls them, spec 11).
+    /// Ids of a side's living units in id order (the order the host calls them: hex.md, "The calls").
     pub fn unit_ids(&self, side: Side) -> &[u32] {
         match side {
             Side::Humans => &self.humans,

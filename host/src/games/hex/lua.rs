@@ -118,7 +118,8 @@ impl LuaBot {
         self.ctx.raw_set("zombies", &self.zombies.array)?;
         self.ctx.raw_set("walls", &self.walls.array)?;
         self.ctx.raw_set("crates", &self.crates.array)?;
-        self.ctx.raw_set("airstrikes", &self.airstrikes.array)
+        self.ctx.raw_set("airstrikes", &self.airstrikes.array)?;
+        self.ctx.raw_set("game", to_lua(&self.vm.lua, &super::program::game_json())?)
     }
 }
 

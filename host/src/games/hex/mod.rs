@@ -1,6 +1,7 @@
 //! Hex humans vs zombies ("Survive!", MegaMinerAI 3, 2009): the pure rules engine, built to
-//! `rules/hexzombies.md` sections 1–10 and checked against the original server's golden traces,
-//! and the host's play loop around it (spec section 11), with how each kind of bot plays it.
+//! the rules of `docs/games/hex.md` (sections 1–10, which the comments cite as "spec N") and
+//! checked against the original server's golden traces, and the host's play loop around it
+//! (hex.md, "The calls"), with how each kind of bot plays it.
 //!
 //! What this is: the board (`board`), the static tables and the office map (`data`), the typed
 //! objects, commands and snapshots (`state`), the engine (`engine`: set-up, commands, boundary),
@@ -59,9 +60,12 @@ pub struct HexConfig {
 
 impl Game for HexGame {
     const NAME: &'static str = "hex";
-    /// Spec 11: match points per ordered pair, then survival margin, then survival.
+    /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival
+    /// margin, then survival.
     const RANKING: Ranking = Ranking::Pairs;
-    const RULES_VERSION: u16 = 1;
+    /// 2: spawning is a side command of the whole half-turn (a `spawn_zombie` in a unit
+    /// call, skipped in version 1, now runs), so version-1 replays may not re-play.
+    const RULES_VERSION: u16 = 2;
     type Ctx<'a> = HexContext<'a>;
     type Answer = HexAnswer;
     type Config = HexConfig;
@@ -192,9 +196,21 @@ fn contents_code(c: Contents) -> u32 {
     }
 }
 
-/// Most commands a call's answer counts (spawn calls and humans 16, zombies 4).
+/// Most commands a call's answer may carry (spawn calls and humans 16, zombies' unit
+/// calls 4). One rule for every kind of bot: the first ones run, the rest are refused and
+/// the call counts as one error ([`over_the_cap`]).
 pub fn command_limit(ctx: &HexContext<'_>) -> usize {
     if ctx.call == abi::CALL_UNIT && ctx.side == abi::ZOMBIES { abi::MAX_ZOMBIE_COMMANDS } else { abi::MAX_COMMANDS }
+}
+
+/// The error of an answer with more commands than its call may carry (those refused as
+/// the answer was full included), or `None`.
+pub fn over_the_cap(ctx: &HexContext<'_>, answer: &HexAnswer) -> Option<BotError> {
+    let limit = command_limit(ctx);
+    let given = answer.given();
+    (given > limit as u64).then(|| {
+        BotError::Invalid(format!("{given} commands, at most {limit}: the first {limit} ran, the rest were refused"))
+    })
 }
 
 /// The engine's command for one command of an answer, or `None` for a kind this call
@@ -209,6 +225,9 @@ pub fn to_command(ctx: &HexContext<'_>, c: &HexCommand) -> Option<Command> {
         (abi::CALL_SPAWN_ZOMBIES, _) => (c.kind == cmd::SPAWN_ZOMBIE)
             .then(|| Command::SpawnZombie { zone: c.id, facing: u32::try_from(c.amount).unwrap_or(u32::MAX) }),
         (_, abi::HUMANS) => Some(match c.kind {
+            // As in the original, placing humans is a side command of half-turn 1: the
+            // engine refuses it on any later half-turn.
+            cmd::SPAWN_HUMAN => Command::SpawnHuman { x, y, weapon: c.id },
             cmd::MOVE => Command::Move { unit, x, y },
             cmd::ATTACK => Command::Attack { unit, target: c.id },
             cmd::ATTACK_GROUND => Command::AttackGround { unit, x, y },
@@ -234,6 +253,12 @@ pub fn to_command(ctx: &HexContext<'_>, c: &HexCommand) -> Option<Command> {
             cmd::ATTACK => Command::Attack { unit, target: c.id },
             cmd::ATTACK_GROUND => Command::AttackGround { unit, x, y },
             cmd::EAT => Command::Eat { unit, target: c.id },
+            // A side command, as in the original server: a zombie may be spawned at any
+            // point of the zombies' half-turn, the cap counted at that moment (so a zombie
+            // eaten earlier in the half-turn frees its place).
+            cmd::SPAWN_ZOMBIE => {
+                Command::SpawnZombie { zone: c.id, facing: u32::try_from(c.amount).unwrap_or(u32::MAX) }
+            }
             _ => return None,
         }),
     }
@@ -548,6 +573,9 @@ pub fn play(
             };
             match result {
                 Ok(answer) => {
+                    if let Some(err) = over_the_cap(&ctx, &answer) {
+                        stats[e].record_error(&err);
+                    }
                     let limit = command_limit(&ctx);
                     let mut commands = [Command::Forward { unit: 0 }; abi::MAX_COMMANDS];
                     let mut n = 0;

@@ -86,7 +86,7 @@ pub struct Airstrike {
     pub contents: Contents,
 }
 
-/// One command, as the traces record them (README) and spec 11 lists them. Which side sends it is
+/// One command, as the traces record them (README) and hex.md's commands table lists them. Which side sends it is
 /// an argument of `Hex::apply`; `Attack` and `AttackGround` serve both sides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {

@@ -50,9 +50,21 @@ impl Default for TargetConfig {
 
 impl crate::game::Game for InvisibleTarget {
     const NAME: &'static str = "target";
-    /// The spec's rule: total points over the games (ties by the mean score).
+    /// The rules': total points over the games (ties by the mean distance of the
+    /// entry's best copy to the target at the end).
     const RANKING: Ranking = Ranking::Total;
     const RULES_VERSION: u16 = 1;
+    const TURNS: &'static str = "rounds";
+
+    fn check_config(config: &TargetConfig) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&config.q) {
+            return Err(format!("q = {}: the wall probability must be between 0 and 1", config.q));
+        }
+        if config.max_rounds == Some(0) {
+            return Err("max_rounds = 0: a game needs at least 1 round".to_owned());
+        }
+        Ok(())
+    }
     type Ctx<'a> = TargetContext<'a>;
     type Answer = u32;
     type Config = TargetConfig;

@@ -10,7 +10,8 @@
 //! it comes, is discarded (the process layer books it as owed), never read as the next
 //! answer. A process's first answer may also take `--call-timeout-ms` (its start-up is
 //! not its thinking time). A process that ended makes its copy stay for the rest of the
-//! game (each such turn counts an error).
+//! game (each such turn counts an error). Each copy's process gets its copy index as
+//! `ARENA_COPY` beside the game's `ARENA_SEED`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,9 +61,10 @@ impl ProgramBot {
     /// Starts every copy's process (all at once, so that their start-ups overlap).
     fn start(&mut self, copies: u32) {
         self.copies = (0..copies)
-            .map(|_| {
+            .map(|copy| {
                 let sink = Box::new(LogSink(Arc::clone(&self.program.log)));
-                let process = Process::spawn(&self.program.spec(), &self.program.process_limits(), sink)
+                let spec = self.program.spec_with("ARENA_COPY", copy);
+                let process = Process::spawn(&spec, &self.program.process_limits(), sink)
                     .map_err(|e| format!("{}: {e}", self.program.file_name()));
                 CopyProcess { process, answered: false }
             })

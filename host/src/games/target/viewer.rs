@@ -92,6 +92,7 @@ pub fn viewer_data(replay: &Replay<InvisibleTarget>) -> Result<Value, ReplayErro
         "scores": h.scores,
         "mv": mv,
         "walls": walls,
+        "colours": crate::plot::entry_colours(h.names.len()),
     });
     if let (Value::Object(d), Value::Object(s)) = (&mut data, setup) {
         d.extend(s);

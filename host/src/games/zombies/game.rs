@@ -1,5 +1,5 @@
 //! One game of "Save the last bullet for yourself", step by step, as
-//! `shared/rules/zombies.md` specifies it.
+//! `docs/games/zombies.md` specifies it.
 //!
 //! [`Game::turn`] runs the eight steps of a turn in order; each step is also public so
 //! that tests can drive a hand-made position one rule at a time. The engine does no IO

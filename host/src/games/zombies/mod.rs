@@ -3,8 +3,8 @@
 //! `program`), what its replays record (`replay`) and how its viewer draws (`viewer`).
 //!
 //! Loading files, limiting bots and running tournaments are not here (see `loaders`,
-//! `limits`, `tournament`). The spec is `shared/rules/zombies.md`; `docs/games/zombies.md`
-//! tells it for bot authors.
+//! `limits`, `tournament`). The rules are
+//! `docs/games/zombies.md`.
 
 pub mod board;
 pub mod game;
@@ -25,6 +25,10 @@ pub use game::{
 use zombies_plugin_abi::{Action, Context, Direction, Id};
 
 use crate::bot::{Bot, BotError, BotFactory};
+
+/// The most players per entry `--set players_per_entry` may ask for (the board grows
+/// with them: 10,000 per entry is already a board of 409 cells a side per entry).
+pub const MAX_PLAYERS_PER_ENTRY: u32 = 10_000;
 use crate::game::{Outcome, PlaybackTape, Ranking, Tape};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
@@ -43,6 +47,19 @@ impl crate::game::Game for Zombies {
     const RANKING: Ranking = Ranking::Median;
     /// 2: bitten players are turned row by row.
     const RULES_VERSION: u16 = 2;
+
+    fn check_config(config: &GameConfig) -> Result<(), String> {
+        if !(1..=MAX_PLAYERS_PER_ENTRY).contains(&config.players_per_entry) {
+            return Err(format!(
+                "players_per_entry = {}: it must be 1..={MAX_PLAYERS_PER_ENTRY}",
+                config.players_per_entry
+            ));
+        }
+        match config.max_turns {
+            Some(0) => Err("max_turns = 0: a game needs at least 1 turn".to_owned()),
+            _ => Ok(()),
+        }
+    }
     type Ctx<'a> = Context<'a>;
     type Answer = Action;
     type Config = GameConfig;

@@ -22,6 +22,7 @@
 # on, turning at random when a wall or the edge is ahead. The memory holds the direction
 # it walks.
 
+import os
 import random
 import sys
 
@@ -43,12 +44,13 @@ def main():
             return
 
     # 2. Walk on in the remembered direction; pick another when the way is blocked.
-    #    (The arena cannot seed a program's randomness: seeding from what the bot sees
-    #    keeps games reproducible.)
+    #    Randomness: seeded from the game's seed (ARENA_SEED) and the number of this
+    #    call in the game (ARENA_CALL, as the program is started once per turn), so
+    #    that the game replays exactly from its seed.
     d = int(memory) if memory.isdigit() else 0
     if not 1 <= d <= 8 or at(*STEPS[d - 1]) in "#X":
         free = [i + 1 for i, (dx, dy) in enumerate(STEPS) if at(dx, dy) not in "#X"]
-        random.seed("".join(view) + memory)
+        random.seed(f"{os.environ.get('ARENA_SEED', '0')}:{os.environ.get('ARENA_CALL', '0')}:{''.join(view)}")
         d = random.choice(free) if free else 9
     print(f"{d}\nN\n{d}", flush=True)
 

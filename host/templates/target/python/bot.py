@@ -22,6 +22,7 @@
 # away from the nearest other player while one is within 8 cells, never into a known
 # wall; then it stays. The walls say where the target can be: use them.
 
+import os
 import random
 import sys
 
@@ -59,9 +60,9 @@ def main():
             continue
         me, new_wall, others = numbers[1], numbers[2], numbers[3:]
         if rng is None:
-            # The arena cannot seed a program's randomness: seeding from the first
-            # position keeps games reproducible.
-            rng = random.Random(me)
+            # Seeded from the game's seed and this copy's index (each copy is its own
+            # process), so that the game replays exactly from its seed.
+            rng = random.Random(f"{os.environ.get('ARENA_SEED', me)}:{os.environ.get('ARENA_COPY', '0')}")
         if new_wall != NO_WALL:
             walls.add(new_wall)
         turn += 1
