@@ -55,11 +55,14 @@ struct ProgramBot {
     line: Vec<u8>,
     /// The game's static data went in the first line.
     greeted: bool,
+    /// The own time of this call's exchanges so far (`crate::clock`): a call may ask
+    /// for random numbers, each an exchange of its own.
+    spent: std::time::Duration,
 }
 
 impl ProgramBot {
     fn new(talker: Talker) -> ProgramBot {
-        ProgramBot { talker, sent: None, line: Vec::new(), greeted: false }
+        ProgramBot { talker, sent: None, line: Vec::new(), greeted: false, spent: std::time::Duration::ZERO }
     }
 }
 
@@ -267,6 +270,7 @@ impl Bot<HexGame> for ProgramBot {
         }
         line.extend_from_slice(b"}\n");
         let asked = self.talker.ask(&line, 1);
+        self.spent = self.talker.last_time().unwrap_or_default();
         self.line = line;
         let mut lines = asked?;
         sight.set(ctx);
@@ -288,7 +292,9 @@ impl Bot<HexGame> for ProgramBot {
                 .and_then(|n| u32::try_from(n).ok())
                 .ok_or_else(|| BotError::Invalid(format!("random {n} is not a count 0..2^32")))?;
             let reply = format!("{{\"random\":{}}}\n", ctx.random(n));
-            lines = self.talker.ask(reply.as_bytes(), 1)?;
+            let asked = self.talker.ask(reply.as_bytes(), 1);
+            self.spent += self.talker.last_time().unwrap_or_default();
+            lines = asked?;
         }
         Err(BotError::Invalid(format!("more than {MAX_RANDOM_REQUESTS} random numbers asked in one call")))
     }
@@ -298,7 +304,7 @@ impl Bot<HexGame> for ProgramBot {
     }
 
     fn call_time(&self) -> Option<std::time::Duration> {
-        self.0.last_time()
+        Some(self.spent)
     }
 }
 
