@@ -35,13 +35,14 @@ fn bots(files: &[&str]) -> tempfile::TempDir {
 
 #[test]
 fn option_values_the_rules_cannot_play_are_errors_before_any_game() {
-    let dir = bots(&["target/lua-seeker.lua", "zombies/coward.lua", "eggs/lua-hunter.lua"]);
-    let cases: [(&str, &[&str], &str); 5] = [
+    let dir = bots(&["target/lua-seeker.lua", "zombies/coward.lua", "eggs/lua-hunter.lua", "hex/basic.lua"]);
+    let cases: [(&str, &[&str], &str); 6] = [
         ("target", &["--set", "q=2"], "q = 2"),
         ("target", &["--set", "max_rounds=0"], "max_rounds = 0"),
         ("zombies", &["--set", "players_per_entry=0"], "players_per_entry = 0"),
         ("zombies", &["--max-turns", "0"], "max_turns = 0"),
         ("eggs", &["--set", "max_turns=0"], "max_turns = 0"),
+        ("hex", &["--max-turns", "0"], "max_turns = 0"),
     ];
     for (game, set, says) in cases {
         let args = [&["--game", game, "--scripts", "bots", "tournament", "--rounds", "2"][..], set].concat();

@@ -267,8 +267,10 @@ fn every_games_page_steps_with_the_arrow_key_without_a_script_error_in_headless_
                 window.errors = [];
                 window.addEventListener("error", e => window.errors.push(String(e.message)));
                 window.addEventListener("unhandledrejection", e => window.errors.push(String(e.reason)));
+                const humans = document.getElementById("hcount");
                 requestAnimationFrame(() => requestAnimationFrame(() =>
-                    done([location.hash, document.getElementById("turn").textContent])));
+                    done([location.hash, document.getElementById("turn").textContent,
+                          humans && humans.textContent])));
             "#, "args": []}),
         );
         let right = [json!({"type": "keyDown", "value": "\u{E014}"}), json!({"type": "keyUp", "value": "\u{E014}"})];
@@ -290,6 +292,10 @@ fn every_games_page_steps_with_the_arrow_key_without_a_script_error_in_headless_
         // (hex counts half-turns from 1: its first position is the half-turn about to be played.)
         let first = if *game == "hex" { "1" } else { "0" };
         assert_eq!(before[1], first, "{game}: the page opens at the start: {before}");
+        if *game == "hex" {
+            // Before the humans' first half-turn none is placed yet: not "0 alive".
+            assert_eq!(before[2], "placed in this half-turn", "{game}: {before}");
+        }
         assert_ne!(after[0], before[0], "{game}: stepping changes the address: {after}");
         assert!(after[0].as_str().unwrap().starts_with("#t="), "{game}: {after}");
         assert_ne!(after[1], before[1], "{game}: the right arrow steps: {after}");

@@ -63,6 +63,15 @@ impl Game for HexGame {
     /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival
     /// margin, then survival.
     const RANKING: Ranking = Ranking::Pairs;
+    /// A game's length counts half-turns (each side's own moves), as the rules do.
+    const TURNS: &'static str = "half-turns";
+
+    fn check_config(config: &HexConfig) -> Result<(), String> {
+        match config.max_turns {
+            Some(0) => Err("max_turns = 0: a game needs at least 1 half-turn".to_owned()),
+            _ => Ok(()),
+        }
+    }
     /// 2: spawning is a side command of the whole half-turn (a `spawn_zombie` in a unit
     /// call, skipped in version 1, now runs), so version-1 replays may not re-play.
     const RULES_VERSION: u16 = 2;
