@@ -102,12 +102,10 @@ pub struct GameAnswer {
 /// answer).
 fn fresh_nonce() -> u64 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut x = crate::clock::monotonic_nanos()
+    let x = crate::clock::monotonic_nanos()
         ^ (u64::from(std::process::id()) << 32)
         ^ COUNTER.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (x ^ (x >> 31)).max(1)
+    crate::tournament::splitmix64(x).max(1)
 }
 
 /// The longest answer line the host reads from a worker; a longer one is cut off and
@@ -161,8 +159,11 @@ pub fn describe_exit(status: ExitStatus) -> String {
     }
     match status.code() {
         // Under bwrap the worker's death by signal N comes back as bwrap's 128 + N.
-        Some(code @ 129..=159) => crate::process::describe_status(status)
-            .replace(&format!("exit status {code} ("), &format!("exit status {code} in its sandbox (")),
+        Some(code @ 129..=159) => format!(
+            "exit status {code} in its sandbox (killed by signal {} ({}))",
+            code - 128,
+            crate::process::signal_name(code - 128)
+        ),
         Some(code) => format!("exit status {code}"),
         None => "an unknown end".to_owned(),
     }
@@ -313,9 +314,20 @@ impl StderrTail {
 
 /// How a game in a worker went, as the host saw it.
 enum Watched {
-    Answered(String),
-    /// The worker died or was killed: (whom to blame: entry, call, what), its exit.
-    Lost(Option<(usize, u64, String)>, ExitStatus),
+    /// The answer to the request (or why the line carrying its nonce is not one).
+    Answered(Result<GameResponse, String>),
+    /// The worker died or was killed: whom to blame, its exit.
+    Lost(Option<Blamed>, ExitStatus),
+}
+
+/// The call a worker's death is blamed on.
+struct Blamed {
+    entry: usize,
+    call: u64,
+    /// The verdict: "crashed (...)", "hung in a call past its time limit".
+    verdict: String,
+    /// What was measured, for a watchdog's verdict: "0.52 s of its own time; ...".
+    measured: Option<String>,
 }
 
 impl<G: Game> Worker<G> {
@@ -409,14 +421,14 @@ impl<G: Game> Worker<G> {
             };
             let (running, watched) = watch(running, &request);
             match watched {
-                Watched::Answered(line) => {
+                Watched::Answered(response) => {
                     self.running = Some(running);
                     let recorded = replay.as_ref().and_then(|p| {
                         let bytes = std::fs::read(p).ok();
                         let _ = std::fs::remove_file(p);
                         bytes
                     });
-                    return match serde_json::from_str::<GameAnswer>(&line).map(|a| a.response) {
+                    return match response {
                         Ok(GameResponse::Played(outcome)) => {
                             let replay = match (record, recorded) {
                                 (false, _) => None,
@@ -428,7 +440,7 @@ impl<G: Game> Worker<G> {
                             Ok((outcome, replay))
                         }
                         Ok(GameResponse::Failed(reason)) => Err(reason),
-                        Err(e) => Err(format!("the worker answered nonsense ({e})")),
+                        Err(e) => Err(e),
                     };
                 }
                 Watched::Lost(blamed, status) => {
@@ -436,7 +448,7 @@ impl<G: Game> Worker<G> {
                         let _ = std::fs::remove_file(p);
                     }
                     let last_words = running.end();
-                    let Some((entry, call, what)) = blamed else {
+                    let Some(Blamed { entry, call, verdict, measured }) = blamed else {
                         let line = last_words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
                         return Err(format!(
                             "the game worker failed outside any bot ({}): {line}",
@@ -444,11 +456,11 @@ impl<G: Game> Worker<G> {
                         ));
                     };
                     if entry >= seats.len() || cuts.iter().any(|c| c.entry == entry) || cuts.len() >= seats.len() {
-                        return Err(format!("the game worker failed again and again (last: entry {entry}, {what})"));
+                        return Err(format!("the game worker failed again and again (last: entry {entry}, {verdict})"));
                     }
-                    let reason = match what.split_once(" (") {
-                        Some((verdict, detail)) => format!("{verdict} at its call {call} ({detail}"),
-                        None => format!("{what} at its call {call}"),
+                    let reason = match measured {
+                        Some(measured) => format!("{verdict} at its call {call} ({measured})"),
+                        None => format!("{verdict} at its call {call}"),
                     };
                     cuts.push(Cut { entry, after_calls: call, reason });
                 }
@@ -487,20 +499,29 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
     loop {
         match r.answers.recv_timeout(Duration::from_millis(5)) {
             // Only the line that carries this request's nonce is its answer.
-            Ok(line)
-                if serde_json::from_str::<serde_json::Value>(&line)
-                    .is_ok_and(|v| v.get("nonce").and_then(serde_json::Value::as_u64) == Some(request.nonce)) =>
-            {
-                return (r, Watched::Answered(line));
-            }
-            Ok(_) => {}
+            Ok(line) => match serde_json::from_str::<GameAnswer>(&line) {
+                Ok(answer) if answer.nonce == request.nonce => return (r, Watched::Answered(Ok(answer.response))),
+                Ok(_) => {}
+                Err(e) => {
+                    let nonce = serde_json::from_str::<serde_json::Value>(&line)
+                        .ok()
+                        .and_then(|v| v.get("nonce").and_then(serde_json::Value::as_u64));
+                    if nonce == Some(request.nonce) {
+                        return (r, Watched::Answered(Err(format!("the worker answered nonsense ({e})"))));
+                    }
+                }
+            },
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 // Its group (what it forked) goes with it, before its pid is released.
                 kill_group(&mut r.child);
                 let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
-                let blamed =
-                    r.blame.current().map(|c| (c.entry, c.call, format!("crashed ({})", describe_exit(status))));
+                let blamed = r.blame.current().map(|c| Blamed {
+                    entry: c.entry,
+                    call: c.call,
+                    verdict: format!("crashed ({})", describe_exit(status)),
+                    measured: None,
+                });
                 return (r, Watched::Lost(blamed, status));
             }
         }
@@ -510,15 +531,19 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
         let elapsed = now.saturating_sub(c.started);
         let limit = Duration::from_nanos(budget);
         let backstop = crate::clock::backstop(limit).as_nanos() as u64;
+        // The own time used, read (from the playing thread's counters) only when the wall
+        // time says the call may be over: own time never runs faster than wall time.
+        let mut used = None;
         let stuck = if elapsed >= backstop {
             true
         } else if c.flags & BlamePage::TIMES_ITSELF != 0 {
             false
         } else {
             let allowed = budget.saturating_add(grace(limit).as_nanos() as u64);
-            // Own time never runs faster than wall time: read the counters only when
-            // the wall time says the call may be over.
-            let over = elapsed >= allowed && r.own_used(&c, now).unwrap_or(elapsed) >= allowed;
+            if elapsed >= allowed {
+                used = r.own_used(&c, now);
+            }
+            let over = elapsed >= allowed && used.unwrap_or(elapsed) >= allowed;
             // The playing thread's counters show a wait for a CPU only once it has run
             // again: when the call seems over, note its CPU time and decide at the next
             // look (5 ms on), unless it was still only waiting then.
@@ -538,10 +563,9 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
             }
         };
         if stuck {
-            let used = r.own_used(&c, now);
             kill_group(&mut r.child);
             let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
-            let what = if c.flags & BlamePage::BANK != 0 {
+            let verdict = if c.flags & BlamePage::BANK != 0 {
                 "ran out of its time bank in a call"
             } else {
                 "hung in a call past its time limit"
@@ -550,8 +574,9 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
                 Some(used) if elapsed < backstop => format!("{:.2} s of its own time", used as f64 / 1e9),
                 _ => format!("{:.2} s of wall-clock time", elapsed as f64 / 1e9),
             };
-            let what = format!("{what} ({measured}; its limit {:.2} s)", limit.as_secs_f64());
-            return (r, Watched::Lost(Some((c.entry, c.call, what)), status));
+            let measured = format!("{measured}; its limit {:.2} s", limit.as_secs_f64());
+            let blamed = Blamed { entry: c.entry, call: c.call, verdict: verdict.to_owned(), measured: Some(measured) };
+            return (r, Watched::Lost(Some(blamed), status));
         }
     }
 }

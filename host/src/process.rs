@@ -498,7 +498,7 @@ pub fn describe_status(status: ExitStatus) -> String {
     }
 }
 
-fn signal_name(sig: i32) -> &'static str {
+pub(crate) fn signal_name(sig: i32) -> &'static str {
     match sig {
         libc::SIGHUP => "SIGHUP",
         libc::SIGINT => "SIGINT",
