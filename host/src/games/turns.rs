@@ -88,23 +88,11 @@ fn zombies(replay: &Replay<super::zombies::Zombies>) -> Result<Value, ReplayErro
 }
 
 fn eggs(replay: &Replay<super::eggs::EggHunt>) -> Result<Value, ReplayError> {
-    use super::eggs::rules::Cell;
     let mut board = Vec::new();
     let mut turns = Vec::new();
     super::eggs::viewer::replay_turns(replay, |game| {
         if board.is_empty() {
-            let side = game.side();
-            board = (0..side)
-                .map(|y| {
-                    (0..side)
-                        .map(|x| match game.cell(x, y) {
-                            Cell::Wall => '#',
-                            Cell::Egg => 'o',
-                            Cell::Empty => ' ',
-                        })
-                        .collect::<String>()
-                })
-                .collect();
+            board = super::eggs::viewer::board_rows(game, ' ');
         }
         let events: Vec<Value> = game.last_events().iter().map(super::eggs::viewer::event_json).collect();
         turns.push(json!({

@@ -102,6 +102,22 @@ fn step_char(before: (u32, u32), after: (u32, u32)) -> char {
     char::from(b'0' + (d(before.1, after.1) * 3 + d(before.0, after.0)) as u8)
 }
 
+/// The board as text rows, north to south: `#` a wall, `o` an egg, `empty` elsewhere.
+pub fn board_rows(game: &Eggs, empty: char) -> Vec<String> {
+    let side = game.side();
+    (0..side)
+        .map(|y| {
+            (0..side)
+                .map(|x| match game.cell(x, y) {
+                    Cell::Wall => '#',
+                    Cell::Egg => 'o',
+                    Cell::Empty => empty,
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// The page's data: the start board, then one frame of changes per turn.
 pub fn viewer_data(replay: &Replay<EggHunt>) -> Result<Value, ReplayError> {
     let mut side = 0;
@@ -115,17 +131,7 @@ pub fn viewer_data(replay: &Replay<EggHunt>) -> Result<Value, ReplayError> {
         if !started {
             started = true;
             side = game.side();
-            board = (0..side)
-                .map(|y| {
-                    (0..side)
-                        .map(|x| match game.cell(x, y) {
-                            Cell::Wall => '#',
-                            Cell::Egg => 'o',
-                            Cell::Empty => '.',
-                        })
-                        .collect::<String>()
-                })
-                .collect();
+            board = board_rows(game, '.');
             start = game.players().iter().map(|&(x, y)| json!([x, y])).collect();
         } else {
             let mv: String = prev_pos.iter().zip(game.players()).map(|(&a, &b)| step_char(a, b)).collect();
