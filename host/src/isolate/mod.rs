@@ -42,6 +42,8 @@ use crate::loaders::native::LibraryInfo;
 use crate::process::kill_group;
 use crate::replay::Replay;
 
+pub mod lockstep;
+
 /// How to start workers.
 #[derive(Debug, Clone)]
 pub struct Isolation {
@@ -86,6 +88,10 @@ pub struct GameRequest {
     /// line that does not is not the answer (a stray or forged line is ignored).
     #[serde(default)]
     pub nonce: u64,
+    /// Set for a lockstep game (`lockstep`): which seats this worker plays, and the
+    /// names of all; `seats` and `cuts` are then unused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lockstep: Option<lockstep::Lockstep>,
 }
 
 /// One answer line of a worker: the request's nonce and the response.
@@ -231,7 +237,12 @@ pub struct Worker<G: Game> {
     /// Its scratch directory (blame page, replays): its own, since under a sandbox
     /// that is all it may write besides the logs.
     dir: PathBuf,
-    /// Workers started so far (1 unless some died).
+    /// Every entry's name, in entry order.
+    names: Vec<String>,
+    /// Per entry: it crashed or hung in a lockstep game (`lockstep`), so its games are
+    /// played in lockstep from then on, with the entry in a process of its own.
+    crashers: Vec<bool>,
+    /// Workers started so far (1 unless some died; lockstep games start their own).
     pub started: u32,
     _game: PhantomData<fn() -> G>,
 }
@@ -241,7 +252,9 @@ pub struct Worker<G: Game> {
 struct Running {
     child: Child,
     requests: ChildStdin,
-    answers: mpsc::Receiver<String>,
+    /// The lines it answers with (`None` once its pipe closed), for a worker watched
+    /// alone; a lockstep game's workers all send to one channel of the host's.
+    answers: Option<mpsc::Receiver<Event>>,
     blame: BlamePage,
     blame_path: PathBuf,
     stderr: StderrTail,
@@ -299,6 +312,12 @@ impl StderrTail {
         StderrTail { kept, reader }
     }
 
+    /// The last bytes written so far.
+    fn last_words_now(&self) -> String {
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        String::from_utf8_lossy(&kept[kept.len().saturating_sub(Self::KEPT)..]).into_owned()
+    }
+
     /// The last bytes written, once the worker (and whatever held its stderr) ended,
     /// or after half a second.
     fn last_words(self) -> String {
@@ -312,18 +331,20 @@ impl StderrTail {
     }
 }
 
+/// A line from worker number `.0` (`None`: its answer pipe closed: it died).
+type Event = (usize, Option<String>);
+
 /// How a game in a worker went, as the host saw it.
 enum Watched {
     /// The answer to the request (or why the line carrying its nonce is not one).
     Answered(Result<GameResponse, String>),
-    /// The worker died or was killed: whom to blame, its exit.
-    Lost(Option<Blamed>, ExitStatus),
+    /// The worker died or was killed (what it says of whom to blame is not believed:
+    /// see [`Worker::play`]).
+    Lost,
 }
 
-/// The call a worker's death is blamed on.
+/// Why the watchdog ends a call.
 struct Blamed {
-    entry: usize,
-    call: u64,
     /// The verdict: "crashed (...)", "hung in a call past its time limit".
     verdict: String,
     /// What was measured, for a watchdog's verdict: "0.52 s of its own time; ...".
@@ -334,11 +355,23 @@ impl<G: Game> Worker<G> {
     /// A worker for `entries` (not started until its first game).
     pub fn new(iso: Arc<Isolation>, entries: &[Entry<G>]) -> Worker<G> {
         let files = entries.iter().map(|e| e.source.clone()).collect();
+        let names = entries.iter().map(|e| e.name.clone()).collect();
         let dir = scratch_file(&iso.scratch, "worker");
-        Worker { iso, files, running: None, dir, started: 0, _game: PhantomData }
+        let crashers = vec![false; entries.len()];
+        Worker { iso, files, names, crashers, running: None, dir, started: 0, _game: PhantomData }
     }
 
+    /// Starts the long-lived worker, which loads every entry.
     fn start(&mut self) -> Result<Running, String> {
+        let (send, answers) = mpsc::channel();
+        let files = self.files.clone();
+        let mut running = self.launch(&files, 0, send)?;
+        running.answers = Some(answers);
+        Ok(running)
+    }
+
+    /// Starts a worker that loads `files`; its lines go to `events`, tagged `tag`.
+    fn launch(&mut self, files: &[PathBuf], tag: usize, events: mpsc::Sender<Event>) -> Result<Running, String> {
         let iso = &self.iso;
         std::fs::create_dir_all(&self.dir).map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
         let blame_path = scratch_file(&self.dir, "blame");
@@ -355,7 +388,7 @@ impl<G: Game> Worker<G> {
             .args(["--call-limit-ms", &iso.call_limit.as_millis().to_string()]);
         // The worker loads exactly these files (never the directories again: a file
         // that failed its probe must not be loaded by a worker either).
-        for f in &self.files {
+        for f in files {
             cmd.arg("--entry").arg(f);
         }
         let mut child = cmd
@@ -368,13 +401,15 @@ impl<G: Game> Worker<G> {
         let requests = child.stdin.take().ok_or("the worker has no stdin")?;
         let out = child.stdout.take().ok_or("the worker has no stdout")?;
         let stderr = StderrTail::drain(child.stderr.take().ok_or("the worker has no stderr")?);
-        let (send, answers) = mpsc::channel();
         std::thread::spawn(move || {
             let mut out = std::io::BufReader::new(out);
             loop {
                 let mut line = Vec::new();
                 match (&mut out).take(MAX_ANSWER_LINE).read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => break,
+                    Ok(0) | Err(_) => {
+                        let _ = events.send((tag, None));
+                        break;
+                    }
                     Ok(_) => {}
                 }
                 if line.last() != Some(&b'\n') {
@@ -384,18 +419,26 @@ impl<G: Game> Worker<G> {
                     continue;
                 }
                 let Ok(line) = String::from_utf8(line) else { continue };
-                if send.send(line).is_err() {
+                if events.send((tag, Some(line))).is_err() {
                     break;
                 }
             }
         });
         self.started += 1;
-        Ok(Running { child, requests, answers, blame, blame_path, stderr, cap, player: None })
+        Ok(Running { child, requests, answers: None, blame, blame_path, stderr, cap, player: None })
     }
 
     /// Plays one game with the entries `seats` (indices into this worker's entries, in
-    /// seat order), cutting off entries that crash or hang, and records its replay if
-    /// asked. `Err` only when the worker fails outside any bot's call (nobody to blame).
+    /// seat order) and records its replay if asked.
+    ///
+    /// The game is played in the long-lived worker, where all bots share one process.
+    /// When that worker dies or is killed in the game, nothing it says about whom to
+    /// blame is believed (a native bot can write anything in its process): the game is
+    /// played again in lockstep (`lockstep`), each entry in a process of its own, where
+    /// the host sees for itself which entry's process crashed or hung; that entry is
+    /// out of that game and the game goes on for the others. An entry found so is played
+    /// in lockstep in its later games too, so that it costs no more replays. `Err` only
+    /// when the game fails outside every bot (nobody to blame).
     pub fn play(
         &mut self,
         seats: &[usize],
@@ -404,69 +447,273 @@ impl<G: Game> Worker<G> {
         record: bool,
     ) -> Result<(Outcome, Option<Replay<G>>), String> {
         let config = serde_json::to_value(config).map_err(|e| format!("cannot write the game's options: {e}"))?;
-        let mut cuts: Vec<Cut> = Vec::new();
+        let singles: Vec<Vec<usize>> = (0..seats.len()).map(|p| vec![p]).collect();
+        let crashers: Vec<usize> = (0..seats.len()).filter(|&p| self.crashers[seats[p]]).collect();
+        let mut groups = if crashers.is_empty() {
+            if let Some(played) = self.play_shared(seats, seed, &config, record)? {
+                return Ok(played);
+            }
+            singles.clone()
+        } else {
+            // Each entry that crashed before alone, the others together.
+            let rest: Vec<usize> = (0..seats.len()).filter(|p| !crashers.contains(p)).collect();
+            let mut groups: Vec<Vec<usize>> = crashers.iter().map(|&p| vec![p]).collect();
+            if !rest.is_empty() {
+                groups.push(rest);
+            }
+            groups
+        };
         loop {
-            let running = match self.running.take() {
-                Some(r) => r,
-                None => self.start()?,
-            };
-            let replay = record.then(|| scratch_file(&self.dir, "replay"));
-            let request = GameRequest {
-                seed,
-                config: config.clone(),
-                seats: seats.to_vec(),
-                cuts: cuts.clone(),
-                replay: replay.clone(),
-                nonce: fresh_nonce(),
-            };
-            let (running, watched) = watch(running, &request);
-            match watched {
-                Watched::Answered(response) => {
-                    self.running = Some(running);
-                    let recorded = replay.as_ref().and_then(|p| {
-                        let bytes = std::fs::read(p).ok();
-                        let _ = std::fs::remove_file(p);
-                        bytes
-                    });
-                    return match response {
-                        Ok(GameResponse::Played(outcome)) => {
-                            let replay = match (record, recorded) {
-                                (false, _) => None,
-                                (true, Some(b)) => {
-                                    Some(Replay::from_bytes(&b).map_err(|e| format!("the worker's replay: {e}"))?)
-                                }
-                                (true, None) => return Err("the worker wrote no replay".to_owned()),
-                            };
-                            Ok((outcome, replay))
-                        }
-                        Ok(GameResponse::Failed(reason)) => Err(reason),
-                        Err(e) => Err(e),
-                    };
-                }
-                Watched::Lost(blamed, status) => {
-                    if let Some(p) = &replay {
-                        let _ = std::fs::remove_file(p);
+            match self.play_lockstep(seats, seed, &config, record, &groups)? {
+                Lockstepped::Played { outcome, replay, out } => {
+                    for p in out {
+                        self.crashers[seats[p]] = true;
                     }
-                    let last_words = running.end();
-                    let Some(Blamed { entry, call, verdict, measured }) = blamed else {
-                        let line = last_words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
-                        return Err(format!(
-                            "the game worker failed outside any bot ({}): {line}",
-                            describe_exit(status)
-                        ));
-                    };
-                    if entry >= seats.len() || cuts.iter().any(|c| c.entry == entry) || cuts.len() >= seats.len() {
-                        return Err(format!("the game worker failed again and again (last: entry {entry}, {verdict})"));
-                    }
-                    let reason = match measured {
-                        Some(measured) => format!("{verdict} at its call {call} ({measured})"),
-                        None => format!("{verdict} at its call {call}"),
-                    };
-                    cuts.push(Cut { entry, after_calls: call, reason });
+                    return Ok((outcome, replay));
                 }
+                // A worker of several entries failed: whose fault is unknown, so every
+                // entry gets a process of its own.
+                Lockstepped::Regroup if groups != singles => groups = singles.clone(),
+                Lockstepped::Regroup => return Err("a lockstep game could not be played".to_owned()),
             }
         }
     }
+
+    /// Plays the game in the long-lived worker: `None` when the worker died or was
+    /// killed in it.
+    fn play_shared(
+        &mut self,
+        seats: &[usize],
+        seed: u64,
+        config: &serde_json::Value,
+        record: bool,
+    ) -> Result<Option<(Outcome, Option<Replay<G>>)>, String> {
+        let running = match self.running.take() {
+            Some(r) => r,
+            None => self.start()?,
+        };
+        let replay = record.then(|| scratch_file(&self.dir, "replay"));
+        let request = GameRequest {
+            seed,
+            config: config.clone(),
+            seats: seats.to_vec(),
+            cuts: Vec::new(),
+            replay: replay.clone(),
+            nonce: fresh_nonce(),
+            lockstep: None,
+        };
+        let (running, watched) = watch(running, &request);
+        let recorded = replay.as_ref().and_then(|p| {
+            let bytes = std::fs::read(p).ok();
+            let _ = std::fs::remove_file(p);
+            bytes
+        });
+        match watched {
+            Watched::Answered(response) => {
+                self.running = Some(running);
+                match response? {
+                    GameResponse::Played(outcome) => Ok(Some((outcome, read_replay(record, recorded)?))),
+                    GameResponse::Failed(reason) => Err(reason),
+                }
+            }
+            Watched::Lost => {
+                running.end();
+                Ok(None)
+            }
+        }
+    }
+
+    /// Plays the game in lockstep: a referee process with no bot, and one worker per
+    /// group of seats (positions in `seats`) playing those seats' bots.
+    fn play_lockstep(
+        &mut self,
+        seats: &[usize],
+        seed: u64,
+        config: &serde_json::Value,
+        record: bool,
+        groups: &[Vec<usize>],
+    ) -> Result<Lockstepped<G>, String> {
+        let names: Vec<String> = seats.iter().map(|&i| self.names[i].clone()).collect();
+        let (send, events) = mpsc::channel::<Event>();
+        let mut procs: Vec<Proc> = Vec::with_capacity(groups.len() + 1);
+        let replay = record.then(|| scratch_file(&self.dir, "replay"));
+        // Number 0, the referee, then the groups.
+        for (w, group) in std::iter::once(&Vec::new()).chain(groups).enumerate() {
+            let files: Vec<PathBuf> = group.iter().map(|&p| self.files[seats[p]].clone()).collect();
+            let running = self.launch(&files, w, send.clone())?;
+            let mut live = vec![None; seats.len()];
+            for (k, &p) in group.iter().enumerate() {
+                live[p] = Some(k);
+            }
+            let request = GameRequest {
+                seed,
+                config: config.clone(),
+                seats: Vec::new(),
+                cuts: Vec::new(),
+                replay: if w == 0 { replay.clone() } else { None },
+                nonce: fresh_nonce(),
+                lockstep: Some(lockstep::Lockstep { names: names.clone(), live }),
+            };
+            let mut proc = Proc { running, seats: group.clone(), nonce: request.nonce, answer: None, ended: false, suspect: None };
+            let line = serde_json::to_string(&request).expect("a request serialises") + "\n";
+            // A worker that cannot take it has died: its closed pipe says so below.
+            let _ = proc.running.requests.write_all(line.as_bytes()).and_then(|()| proc.running.requests.flush());
+            procs.push(proc);
+        }
+        drop(send);
+        let mut calls = vec![0u64; seats.len()];
+        let mut out: Vec<Option<String>> = vec![None; seats.len()];
+        let result = loop {
+            if procs.iter().all(|p| p.ended || p.answer.is_some()) {
+                break Ok(());
+            }
+            match events.recv_timeout(Duration::from_millis(5)) {
+                Ok((w, Some(line))) => match lockstep::parse_line(&line) {
+                    // Only a seat's own worker speaks for it.
+                    lockstep::Line::Call(s) if w > 0 && procs[w].seats.contains(&s) && out[s].is_none() => {
+                        calls[s] += 1;
+                        pass_on(&mut procs, w, &line);
+                    }
+                    lockstep::Line::Call(_) | lockstep::Line::Out(..) => {}
+                    lockstep::Line::Other => {
+                        if let Ok(answer) = serde_json::from_str::<GameAnswer>(&line)
+                            && answer.nonce == procs[w].nonce
+                            && procs[w].answer.is_none()
+                        {
+                            procs[w].answer = Some(answer.response);
+                        }
+                    }
+                },
+                Ok((w, None)) => {
+                    if procs[w].ended || procs[w].answer.is_some() {
+                        continue;
+                    }
+                    procs[w].ended = true;
+                    let status = procs[w].running.kill();
+                    if w == 0 {
+                        let words = procs[w].running.stderr.last_words_now();
+                        let line = words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+                        break Err(format!("the game's referee failed ({}): {line}", describe_exit(status)));
+                    }
+                    if procs[w].seats.len() > 1 {
+                        break Ok(());
+                    }
+                    let s = procs[w].seats[0];
+                    let reason = format!("crashed ({}) at its call {}", describe_exit(status), calls[s]);
+                    put_out(&mut procs, &mut out, s, reason);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    for w in 1..procs.len() {
+                        if procs[w].ended || procs[w].answer.is_some() {
+                            continue;
+                        }
+                        let proc = &mut procs[w];
+                        let Some(blamed) = proc.running.stuck(&mut proc.suspect) else { continue };
+                        proc.ended = true;
+                        proc.running.kill();
+                        if proc.seats.len() > 1 {
+                            break;
+                        }
+                        let s = proc.seats[0];
+                        let reason = match blamed.measured {
+                            Some(m) => format!("{} at its call {} ({m})", blamed.verdict, calls[s]),
+                            None => format!("{} at its call {}", blamed.verdict, calls[s]),
+                        };
+                        put_out(&mut procs, &mut out, s, reason);
+                    }
+                    if procs.iter().skip(1).any(|p| p.ended && p.seats.len() > 1) {
+                        break Ok(());
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break Err("lost every lockstep worker".to_owned()),
+            }
+        };
+        let recorded = replay.as_ref().and_then(|p| {
+            let bytes = std::fs::read(p).ok();
+            let _ = std::fs::remove_file(p);
+            bytes
+        });
+        let answers: Vec<Option<GameResponse>> = procs
+            .into_iter()
+            .map(|mut p| {
+                let answer = p.answer.take();
+                p.running.end();
+                answer
+            })
+            .collect();
+        result?;
+        if answers.iter().zip(std::iter::once(&Vec::new()).chain(groups)).any(|(a, g)| a.is_none() && g.len() > 1) {
+            return Ok(Lockstepped::Regroup);
+        }
+        let mut outcome = match answers.first() {
+            Some(Some(GameResponse::Played(outcome))) => outcome.clone(),
+            Some(Some(GameResponse::Failed(reason))) => return Err(reason.clone()),
+            _ => return Err("the game's referee gave no answer".to_owned()),
+        };
+        // The score is the referee's; each seat's call counters are its own worker's.
+        for (answer, group) in answers.iter().skip(1).zip(groups) {
+            for &s in group {
+                outcome.stats[s] = match (answer, &out[s]) {
+                    (Some(GameResponse::Played(o)), None) => o.stats.get(s).cloned().unwrap_or_default(),
+                    (_, reason) => {
+                        let mut stats = crate::bot::CallStats { calls: calls[s], ..Default::default() };
+                        let reason = reason.clone().unwrap_or_else(|| "gave no answer".to_owned());
+                        stats.record_error(&BotError::Disqualified(reason));
+                        stats
+                    }
+                };
+            }
+        }
+        let replay = read_replay(record, recorded)?;
+        let out = (0..seats.len()).filter(|&s| out[s].is_some()).collect();
+        Ok(Lockstepped::Played { outcome, replay, out })
+    }
+}
+
+/// A recorded replay's bytes as a replay, when one was asked for.
+fn read_replay<G: Game>(record: bool, recorded: Option<Vec<u8>>) -> Result<Option<Replay<G>>, String> {
+    match (record, recorded) {
+        (false, _) => Ok(None),
+        (true, Some(b)) => Replay::from_bytes(&b).map(Some).map_err(|e| format!("the worker's replay: {e}")),
+        (true, None) => Err("the worker wrote no replay".to_owned()),
+    }
+}
+
+/// How a lockstep game went.
+enum Lockstepped<G: Game> {
+    /// Played to its end; `out`: the seats whose worker crashed or hung.
+    Played { outcome: Outcome, replay: Option<Replay<G>>, out: Vec<usize> },
+    /// A worker of several seats failed: play again with a process per seat.
+    Regroup,
+}
+
+/// One process of a lockstep game (number 0 is the referee).
+struct Proc {
+    running: Running,
+    /// The seats it plays (none for the referee).
+    seats: Vec<usize>,
+    nonce: u64,
+    answer: Option<GameResponse>,
+    /// It died or was killed.
+    ended: bool,
+    /// A call that seemed over at the last look (the watchdog's two-look rule).
+    suspect: Option<(usize, u64)>,
+}
+
+/// Passes a line of process `from` to every other process still playing.
+fn pass_on(procs: &mut [Proc], from: usize, line: &str) {
+    for (w, p) in procs.iter_mut().enumerate() {
+        if w != from && !p.ended && p.answer.is_none() {
+            // A process that cannot take it has died: its closed pipe says so.
+            let _ = p.running.requests.write_all(line.as_bytes()).and_then(|()| p.running.requests.flush());
+        }
+    }
+}
+
+/// Puts seat `s` out of a lockstep game in every process still playing.
+fn put_out(procs: &mut [Proc], out: &mut [Option<String>], s: usize, reason: String) {
+    pass_on(procs, usize::MAX, &lockstep::out_line(s, &reason));
+    out[s] = Some(reason);
 }
 
 impl<G: Game> Drop for Worker<G> {
@@ -490,43 +737,61 @@ impl<G: Game> Drop for Worker<G> {
 fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
     let line = serde_json::to_string(request).expect("a request serialises") + "\n";
     if r.requests.write_all(line.as_bytes()).and_then(|()| r.requests.flush()).is_err() {
-        kill_group(&mut r.child);
-        let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
-        return (r, Watched::Lost(None, status));
+        r.kill();
+        return (r, Watched::Lost);
     }
+    let Some(answers) = r.answers.take() else {
+        r.kill();
+        return (r, Watched::Lost);
+    };
     // A call that seemed over at the last look: (entry, call).
     let mut suspect: Option<(usize, u64)> = None;
-    loop {
-        match r.answers.recv_timeout(Duration::from_millis(5)) {
+    let watched = loop {
+        match answers.recv_timeout(Duration::from_millis(5)) {
             // Only the line that carries this request's nonce is its answer.
-            Ok(line) => match serde_json::from_str::<GameAnswer>(&line) {
-                Ok(answer) if answer.nonce == request.nonce => return (r, Watched::Answered(Ok(answer.response))),
+            Ok((_, Some(line))) => match serde_json::from_str::<GameAnswer>(&line) {
+                Ok(answer) if answer.nonce == request.nonce => break Watched::Answered(Ok(answer.response)),
                 Ok(_) => {}
                 Err(e) => {
                     let nonce = serde_json::from_str::<serde_json::Value>(&line)
                         .ok()
                         .and_then(|v| v.get("nonce").and_then(serde_json::Value::as_u64));
                     if nonce == Some(request.nonce) {
-                        return (r, Watched::Answered(Err(format!("the worker answered nonsense ({e})"))));
+                        break Watched::Answered(Err(format!("the worker answered nonsense ({e})")));
                     }
                 }
             },
             Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Ok((_, None)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                 // Its group (what it forked) goes with it, before its pid is released.
-                kill_group(&mut r.child);
-                let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
-                let blamed = r.blame.current().map(|c| Blamed {
-                    entry: c.entry,
-                    call: c.call,
-                    verdict: format!("crashed ({})", describe_exit(status)),
-                    measured: None,
-                });
-                return (r, Watched::Lost(blamed, status));
+                r.kill();
+                break Watched::Lost;
             }
         }
-        let Some(c) = r.blame.current() else { continue };
-        let Some(budget) = c.budget else { continue };
+        if r.stuck(&mut suspect).is_some() {
+            r.kill();
+            break Watched::Lost;
+        }
+    };
+    r.answers = Some(answers);
+    (r, watched)
+}
+
+impl Running {
+    /// Kills the worker with its group and reaps it.
+    fn kill(&mut self) -> ExitStatus {
+        kill_group(&mut self.child);
+        self.child.wait().unwrap_or_else(|_| ExitStatus::default())
+    }
+
+    /// Looks at the call in progress on the worker's blame page: the verdict when it is
+    /// stuck (the caller kills the worker), when it has used its budget plus a [`grace`]
+    /// of its **own** time, or reached the wall-clock backstop. `suspect` carries the
+    /// call that seemed over at the last look, since a wait for a CPU shows in the
+    /// counters only once the thread has run again.
+    fn stuck(&mut self, suspect: &mut Option<(usize, u64)>) -> Option<Blamed> {
+        let c = self.blame.current()?;
+        let budget = c.budget?;
         let now = crate::clock::monotonic_nanos();
         let elapsed = now.saturating_sub(c.started);
         let limit = Duration::from_nanos(budget);
@@ -541,43 +806,41 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
         } else {
             let allowed = budget.saturating_add(grace(limit).as_nanos() as u64);
             if elapsed >= allowed {
-                used = r.own_used(&c, now);
+                used = self.own_used(&c, now);
             }
             let over = elapsed >= allowed && used.unwrap_or(elapsed) >= allowed;
             // The playing thread's counters show a wait for a CPU only once it has run
             // again: when the call seems over, note its CPU time and decide at the next
             // look (5 ms on), unless it was still only waiting then.
-            match (over, suspect) {
+            match (over, *suspect) {
                 (false, _) => {
-                    suspect = None;
+                    *suspect = None;
                     false
                 }
-                (true, Some(s)) if s == (c.entry, c.call) => !r.player.as_mut().is_some_and(TaskProbe::waiting),
+                (true, Some(s)) if s == (c.entry, c.call) => !self.player.as_mut().is_some_and(TaskProbe::waiting),
                 (true, _) => {
-                    suspect = Some((c.entry, c.call));
-                    if let Some(p) = r.player.as_mut() {
+                    *suspect = Some((c.entry, c.call));
+                    if let Some(p) = self.player.as_mut() {
                         p.mark();
                     }
-                    r.player.is_none()
+                    self.player.is_none()
                 }
             }
         };
-        if stuck {
-            kill_group(&mut r.child);
-            let status = r.child.wait().unwrap_or_else(|_| std::process::ExitStatus::default());
-            let verdict = if c.flags & BlamePage::BANK != 0 {
-                "ran out of its time bank in a call"
-            } else {
-                "hung in a call past its time limit"
-            };
-            let measured = match used {
-                Some(used) if elapsed < backstop => format!("{:.2} s of its own time", used as f64 / 1e9),
-                _ => format!("{:.2} s of wall-clock time", elapsed as f64 / 1e9),
-            };
-            let measured = format!("{measured}; its limit {:.2} s", limit.as_secs_f64());
-            let blamed = Blamed { entry: c.entry, call: c.call, verdict: verdict.to_owned(), measured: Some(measured) };
-            return (r, Watched::Lost(Some(blamed), status));
+        if !stuck {
+            return None;
         }
+        let verdict = if c.flags & BlamePage::BANK != 0 {
+            "ran out of its time bank in a call"
+        } else {
+            "hung in a call past its time limit"
+        };
+        let measured = match used {
+            Some(used) if elapsed < backstop => format!("{:.2} s of its own time", used as f64 / 1e9),
+            _ => format!("{:.2} s of wall-clock time", elapsed as f64 / 1e9),
+        };
+        let measured = format!("{measured}; its limit {:.2} s", limit.as_secs_f64());
+        Some(Blamed { verdict: verdict.to_owned(), measured: Some(measured) })
     }
 }
 
@@ -626,13 +889,36 @@ pub fn serve<G: Game>(
     blame: &BlamePage,
     bank: TimeBank,
     call_limit: Duration,
-    requests: impl BufRead,
+    mut requests: impl BufRead,
     mut answers: impl Write,
 ) -> std::io::Result<()> {
-    for line in requests.lines() {
-        let line = line?;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if requests.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        // Only requests are JSON objects (a lockstep line left over is not one).
+        if !line.trim_start().starts_with('{') {
+            continue;
+        }
         let (nonce, response) = match serde_json::from_str::<GameRequest>(&line) {
-            Ok(request) => (request.nonce, play_request(entries, blame, bank, call_limit, &request)),
+            Ok(request) => {
+                let response = match &request.lockstep {
+                    Some(ls) => lockstep::play(
+                        entries,
+                        blame,
+                        bank,
+                        call_limit,
+                        &request,
+                        ls,
+                        &mut requests,
+                        &mut answers,
+                    ),
+                    None => play_request(entries, blame, bank, call_limit, &request),
+                };
+                (request.nonce, response)
+            }
             Err(e) => (0, GameResponse::Failed(format!("a bad request ({e})"))),
         };
         let text = serde_json::to_string(&GameAnswer { nonce, response }).expect("a response serialises");
@@ -640,7 +926,6 @@ pub fn serve<G: Game>(
         answers.write_all(b"\n")?;
         answers.flush()?;
     }
-    Ok(())
 }
 
 fn play_request<G: Game>(
