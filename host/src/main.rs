@@ -208,6 +208,11 @@ enum Isolate {
     Auto,
     /// Games always in worker processes.
     On,
+    /// Every game in lockstep: each entry in a worker process of its own and a referee
+    /// with no bot counting the score, so that no bot can touch another's calls or the
+    /// result, even in the game a crash would be replayed in (slower: every call
+    /// crosses processes).
+    Strict,
     /// Everything in this process: fastest, but a native bot can crash or hang the host,
     /// and a Lua call stuck in a C function (a pattern match) waits for its time bank.
     Off,
@@ -222,7 +227,7 @@ fn games_isolation<G: Game>(
 ) -> Option<Arc<Isolation>> {
     let risky = |e: &Entry<G>| matches!(e.kind, EntryKind::Native | EntryKind::NativeC | EntryKind::Lua);
     match isolate {
-        Isolate::On => iso,
+        Isolate::On | Isolate::Strict => iso,
         Isolate::Auto => iso.filter(|_| entries.iter().any(risky)),
         Isolate::Off => None,
     }
@@ -1471,7 +1476,8 @@ fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Opti
             arena::process::Sandbox::Bwrap { writable: vec![sources.logs.clone()] }
         }
     };
-    Ok(Some(Arc::new(Isolation { program, args, bank, call_limit, scratch, memory, processes, sandbox })))
+    let lockstep = isolate == Isolate::Strict;
+    Ok(Some(Arc::new(Isolation { program, args, bank, call_limit, scratch, memory, processes, sandbox, lockstep })))
 }
 
 /// The `__worker` command: loads the isolating host's entries once, then plays the

@@ -69,6 +69,9 @@ pub struct Isolation {
     /// system read-only but their scratch directory and these writable paths, the
     /// entries' logs).
     pub sandbox: crate::process::Sandbox,
+    /// Every game in lockstep (`lockstep`): each entry in a process of its own, and a
+    /// referee with no bot counting the score (`--isolate strict`).
+    pub lockstep: bool,
 }
 
 /// One game asked of a worker.
@@ -449,7 +452,9 @@ impl<G: Game> Worker<G> {
         let config = serde_json::to_value(config).map_err(|e| format!("cannot write the game's options: {e}"))?;
         let singles: Vec<Vec<usize>> = (0..seats.len()).map(|p| vec![p]).collect();
         let crashers: Vec<usize> = (0..seats.len()).filter(|&p| self.crashers[seats[p]]).collect();
-        let mut groups = if crashers.is_empty() {
+        let mut groups = if self.iso.lockstep {
+            singles.clone()
+        } else if crashers.is_empty() {
             if let Some(played) = self.play_shared(seats, seed, &config, record)? {
                 return Ok(played);
             }
