@@ -242,7 +242,11 @@ fn beside_honest_bots(flags: &[&str]) -> serde_json::Value {
     let (plugins, scripts) = (dir.path().join("plugins"), dir.path().join("scripts"));
     std::fs::create_dir_all(&plugins).unwrap();
     std::fs::create_dir_all(&scripts).unwrap();
-    crate::util::compile_c(&crate::util::data("native/misbehave.c"), &plugins.join(crate::util::lib_name("bad")), flags);
+    crate::util::compile_c(
+        &crate::util::data("native/misbehave.c"),
+        &plugins.join(crate::util::lib_name("bad")),
+        flags,
+    );
     crate::util::compile_c(
         &root().join("plugins/c-wanderer/wanderer.c"),
         &plugins.join(crate::util::lib_name("wanderer")),
@@ -296,4 +300,40 @@ fn a_native_thread_that_crashes_outside_any_call_costs_only_its_entry() {
     for honest in ["Wanderer", "coward"] {
         assert_eq!(standing(&v, honest)["disqualified"], 0, "{honest}: {v}");
     }
+}
+
+#[test]
+fn the_lines_of_a_play_stopped_by_a_crash_are_kept_in_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plugins, scripts, logs) = (dir.path().join("plugins"), dir.path().join("scripts"), dir.path().join("logs"));
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::create_dir_all(&scripts).unwrap();
+    crate::util::compile_c(
+        &crate::util::data("native/misbehave.c"),
+        &plugins.join(crate::util::lib_name("bad")),
+        &["-DSEGFAULT", "-DBOT_NAME=\"Crasher\""],
+    );
+    std::fs::copy(crate::util::data("scripts/chatty.lua"), scripts.join("chatty.lua")).unwrap();
+    let json = dir.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--plugins")
+        .arg(&plugins)
+        .arg("--scripts")
+        .arg(&scripts)
+        .arg("--logs")
+        .arg(&logs)
+        .args(["tournament", "--rounds", "1", "--seed", "3", "--jobs", "1", "--set", "players_per_entry=2"])
+        .args(["--max-turns", "5", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = std::fs::read_to_string(logs.join("chatty.log")).unwrap();
+    // The crash at the Crasher's third call ended the shared worker's play in its first
+    // turn or second: what chatty printed there is kept, then the whole game again.
+    let stopped = log.find("[this play was stopped here").unwrap_or_else(|| panic!("{log}"));
+    assert!(log[..stopped].starts_with("--- game seed"), "{log}");
+    assert!(log[..stopped].contains("turn\t0"), "{log}");
+    let again = &log[stopped..];
+    assert!(again.contains("--- game seed") && again.contains("turn\t4"), "{log}");
 }

@@ -1476,8 +1476,19 @@ fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Opti
             arena::process::Sandbox::Bwrap { writable: vec![sources.logs.clone()] }
         }
     };
-    let lockstep = isolate == Isolate::Strict;
-    Ok(Some(Arc::new(Isolation { program, args, bank, call_limit, scratch, memory, processes, sandbox, lockstep })))
+    let (lockstep, logs) = (isolate == Isolate::Strict, Some(sources.logs.clone()));
+    Ok(Some(Arc::new(Isolation {
+        program,
+        args,
+        bank,
+        call_limit,
+        scratch,
+        memory,
+        processes,
+        sandbox,
+        lockstep,
+        logs,
+    })))
 }
 
 /// The `__worker` command: loads the isolating host's entries once, then plays the

@@ -221,11 +221,7 @@ pub(super) fn play<G: Game>(
             }
         })
         .collect();
-    let inbox = RefCell::new(Inbox {
-        input,
-        calls: vec![VecDeque::new(); seats],
-        out: vec![None; seats],
-    });
+    let inbox = RefCell::new(Inbox { input, calls: vec![VecDeque::new(); seats], out: vec![None; seats] });
     let output = RefCell::new(output);
     let (inbox, output) = (&inbox, &output);
     let wrap = move |seat: usize, bot: Box<dyn Bot<G>>| -> Box<dyn Bot<G> + '_> {

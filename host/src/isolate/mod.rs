@@ -72,6 +72,9 @@ pub struct Isolation {
     /// Every game in lockstep (`lockstep`): each entry in a process of its own, and a
     /// referee with no bot counting the score (`--isolate strict`).
     pub lockstep: bool,
+    /// The entries' log directory, where the lines of a play the host ends go
+    /// (`crate::loaders::log::recover_pending`).
+    pub logs: Option<PathBuf>,
 }
 
 /// One game asked of a worker.
@@ -265,6 +268,10 @@ struct Running {
     cap: Option<crate::process::ProcessCap>,
     /// The worker's playing thread (found when first needed).
     player: Option<TaskProbe>,
+    /// Its directory of the entries' output of the game in play, and the log directory
+    /// that output goes to if the worker is ended in a game.
+    pending: PathBuf,
+    logs: Option<PathBuf>,
 }
 
 impl Running {
@@ -275,6 +282,7 @@ impl Running {
         // What left the group but not the control group, which may hold the stderr.
         drop(self.cap.take());
         let _ = std::fs::remove_file(&self.blame_path);
+        crate::loaders::log::recover_pending(&self.pending, self.logs.as_deref());
         self.stderr.last_words()
     }
 }
@@ -381,6 +389,8 @@ impl<G: Game> Worker<G> {
         let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
         let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &[&self.dir]);
         let cap = crate::process::confine_helper(&mut cmd, iso.memory, iso.processes);
+        let pending = scratch_file(&self.dir, "pending");
+        cmd.env(crate::loaders::log::PENDING_ENV, &pending);
         cmd.args(&iso.args)
             .args(["--game", G::NAME])
             .arg("__worker")
@@ -428,7 +438,8 @@ impl<G: Game> Worker<G> {
             }
         });
         self.started += 1;
-        Ok(Running { child, requests, answers: None, blame, blame_path, stderr, cap, player: None })
+        let logs = iso.logs.clone();
+        Ok(Running { child, requests, answers: None, blame, blame_path, stderr, cap, player: None, pending, logs })
     }
 
     /// Plays one game with the entries `seats` (indices into this worker's entries, in
@@ -559,7 +570,8 @@ impl<G: Game> Worker<G> {
                 nonce: fresh_nonce(),
                 lockstep: Some(lockstep::Lockstep { names: names.clone(), live }),
             };
-            let mut proc = Proc { running, seats: group.clone(), nonce: request.nonce, answer: None, ended: false, suspect: None };
+            let mut proc =
+                Proc { running, seats: group.clone(), nonce: request.nonce, answer: None, ended: false, suspect: None };
             let line = serde_json::to_string(&request).expect("a request serialises") + "\n";
             // A worker that cannot take it has died: its closed pipe says so below.
             let _ = proc.running.requests.write_all(line.as_bytes()).and_then(|()| proc.running.requests.flush());
@@ -910,16 +922,9 @@ pub fn serve<G: Game>(
         let (nonce, response) = match serde_json::from_str::<GameRequest>(&line) {
             Ok(request) => {
                 let response = match &request.lockstep {
-                    Some(ls) => lockstep::play(
-                        entries,
-                        blame,
-                        bank,
-                        call_limit,
-                        &request,
-                        ls,
-                        &mut requests,
-                        &mut answers,
-                    ),
+                    Some(ls) => {
+                        lockstep::play(entries, blame, bank, call_limit, &request, ls, &mut requests, &mut answers)
+                    }
                     None => play_request(entries, blame, bank, call_limit, &request),
                 };
                 (request.nonce, response)
