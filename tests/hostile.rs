@@ -337,3 +337,47 @@ fn the_lines_of_a_play_stopped_by_a_crash_are_kept_in_the_log() {
     let again = &log[stopped..];
     assert!(again.contains("--- game seed") && again.contains("turn\t4"), "{log}");
 }
+
+#[test]
+fn what_a_native_bot_leaves_running_is_charged_to_it_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plugins, scripts) = (dir.path().join("plugins"), dir.path().join("scripts"));
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::create_dir_all(&scripts).unwrap();
+    // It forks a sleeping child in its first game in a process.
+    crate::util::compile_c(&crate::util::data("native/forker.c"), &plugins.join(crate::util::lib_name("forker")), &[]);
+    crate::util::compile_c(
+        &root().join("plugins/c-wanderer/wanderer.c"),
+        &plugins.join(crate::util::lib_name("wanderer")),
+        &[],
+    );
+    std::fs::copy(root().join("scripts/zombies/coward.lua"), scripts.join("coward.lua")).unwrap();
+    let json = dir.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--plugins")
+        .arg(&plugins)
+        .arg("--scripts")
+        .arg(&scripts)
+        .arg("--logs")
+        .arg(dir.path().join("logs"))
+        .args(["tournament", "--rounds", "3", "--jobs", "1", "--isolate", "on", "--max-turns", "3", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["played"], 3, "{v}");
+    // Seen after its first game (played with everyone in one worker), it plays the
+    // others in a process of its own, where what it leaves is its own.
+    let forker = standing(&v, "Forker");
+    assert!(
+        forker["messages"]
+            .to_string()
+            .contains("left running at the end of the game (ended with it): 1 process(es), 0 other thread(s)"),
+        "{forker}"
+    );
+    assert_eq!(forker["disqualified"], 0, "{forker}");
+    for honest in ["Wanderer", "coward"] {
+        assert_eq!(standing(&v, honest)["messages"], serde_json::json!([]), "{honest}: {v}");
+    }
+}

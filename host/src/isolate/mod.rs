@@ -120,6 +120,9 @@ fn fresh_nonce() -> u64 {
     crate::tournament::splitmix64(x).max(1)
 }
 
+/// The line a worker writes once it has loaded its entries, before its first answer.
+const READY: &str = "ready\n";
+
 /// The longest answer line the host reads from a worker; a longer one is cut off and
 /// cannot be an answer.
 const MAX_ANSWER_LINE: u64 = 16 << 20;
@@ -272,6 +275,8 @@ struct Running {
     /// that output goes to if the worker is ended in a game.
     pending: PathBuf,
     logs: Option<PathBuf>,
+    /// Its threads and processes at rest (between games).
+    at_rest: Tasks,
 }
 
 impl Running {
@@ -377,6 +382,16 @@ impl<G: Game> Worker<G> {
         let (send, answers) = mpsc::channel();
         let files = self.files.clone();
         let mut running = self.launch(&files, 0, send)?;
+        // Its threads and processes once it has loaded every entry: what it has at rest
+        // between games.
+        match answers.recv_timeout(PROBE_TIME) {
+            Ok((_, Some(line))) if line == READY => running.at_rest = tree_tasks(running.child.id()),
+            _ => {
+                let words = running.end();
+                let line = words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+                return Err(format!("the game worker did not start: {line}"));
+            }
+        }
         running.answers = Some(answers);
         Ok(running)
     }
@@ -439,7 +454,20 @@ impl<G: Game> Worker<G> {
         });
         self.started += 1;
         let logs = iso.logs.clone();
-        Ok(Running { child, requests, answers: None, blame, blame_path, stderr, cap, player: None, pending, logs })
+        let at_rest = Tasks::default();
+        Ok(Running {
+            child,
+            requests,
+            answers: None,
+            blame,
+            blame_path,
+            stderr,
+            cap,
+            player: None,
+            pending,
+            logs,
+            at_rest,
+        })
     }
 
     /// Plays one game with the entries `seats` (indices into this worker's entries, in
@@ -526,7 +554,18 @@ impl<G: Game> Worker<G> {
         });
         match watched {
             Watched::Answered(response) => {
-                self.running = Some(running);
+                // Threads or processes left running by a bot of this game: the worker
+                // is replaced (ending them), and its native entries play in lockstep
+                // from then on, where each one's are seen and reported.
+                if tree_tasks(running.child.id()).more_than(running.at_rest) {
+                    running.end();
+                    let native = |e: &&usize| crate::loaders::native::is_library_name(&self.files[**e]);
+                    for &e in seats.iter().filter(|e| native(e)) {
+                        self.crashers[e] = true;
+                    }
+                } else {
+                    self.running = Some(running);
+                }
                 match response? {
                     GameResponse::Played(outcome) => Ok(Some((outcome, read_replay(record, recorded)?))),
                     GameResponse::Failed(reason) => Err(reason),
@@ -650,6 +689,11 @@ impl<G: Game> Worker<G> {
             let _ = std::fs::remove_file(p);
             bytes
         });
+        // What each seat's process has running beyond what the referee (started the
+        // same way, with no bot) has: the threads and processes its bot left behind.
+        let baseline = procs.first().map(|p| tree_tasks(p.running.child.id())).unwrap_or_default();
+        let left: Vec<Option<Tasks>> =
+            procs.iter().map(|p| (!p.ended).then(|| tree_tasks(p.running.child.id()))).collect();
         let answers: Vec<Option<GameResponse>> = procs
             .into_iter()
             .map(|mut p| {
@@ -668,10 +712,21 @@ impl<G: Game> Worker<G> {
             _ => return Err("the game's referee gave no answer".to_owned()),
         };
         // The score is the referee's; each seat's call counters are its own worker's.
-        for (answer, group) in answers.iter().skip(1).zip(groups) {
+        for ((answer, group), left) in answers.iter().skip(1).zip(groups).zip(left.iter().skip(1)) {
             for &s in group {
                 outcome.stats[s] = match (answer, &out[s]) {
-                    (Some(GameResponse::Played(o)), None) => o.stats.get(s).cloned().unwrap_or_default(),
+                    (Some(GameResponse::Played(o)), None) => {
+                        let mut stats = o.stats.get(s).cloned().unwrap_or_default();
+                        if let Some(left) = left.filter(|l| l.more_than(baseline) && group.len() == 1) {
+                            let (threads, processes) = left.beyond(baseline);
+                            stats.record_error(&BotError::Failed(format!(
+                                "left running at the end of the game (ended with it): {processes} \
+                                 process(es), {} other thread(s)",
+                                threads.saturating_sub(processes)
+                            )));
+                        }
+                        stats
+                    }
                     (_, reason) => {
                         let mut stats = crate::bot::CallStats { calls: calls[s], ..Default::default() };
                         let reason = reason.clone().unwrap_or_else(|| "gave no answer".to_owned());
@@ -685,6 +740,46 @@ impl<G: Game> Worker<G> {
         let out = (0..seats.len()).filter(|&s| out[s].is_some()).collect();
         Ok(Lockstepped::Played { outcome, replay, out })
     }
+}
+
+/// The threads and processes of a process tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Tasks {
+    threads: u32,
+    processes: u32,
+}
+
+impl Tasks {
+    /// More threads or more processes than `base`.
+    fn more_than(self, base: Tasks) -> bool {
+        self.threads > base.threads || self.processes > base.processes
+    }
+
+    /// How many threads and processes more than `base`.
+    fn beyond(self, base: Tasks) -> (u32, u32) {
+        (self.threads.saturating_sub(base.threads), self.processes.saturating_sub(base.processes))
+    }
+}
+
+/// The threads and processes of `root` and every process below it (as `/proc` shows
+/// them now; a process that left the tree by losing its parent is not counted, but a
+/// worker's process cap still ends it).
+fn tree_tasks(root: u32) -> Tasks {
+    let mut tasks = Tasks::default();
+    let mut todo = vec![root];
+    while let Some(pid) = todo.pop() {
+        let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
+        tasks.processes += 1;
+        for t in threads.flatten() {
+            tasks.threads += 1;
+            let children = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+            todo.extend(children.split_ascii_whitespace().filter_map(|c| c.parse::<u32>().ok()));
+        }
+        if tasks.processes > 100_000 {
+            break;
+        }
+    }
+    tasks
 }
 
 /// A recorded replay's bytes as a replay, when one was asked for.
@@ -909,6 +1004,8 @@ pub fn serve<G: Game>(
     mut requests: impl BufRead,
     mut answers: impl Write,
 ) -> std::io::Result<()> {
+    answers.write_all(READY.as_bytes())?;
+    answers.flush()?;
     let mut line = String::new();
     loop {
         line.clear();
