@@ -226,7 +226,7 @@ pub(super) fn play<G: Game>(
     let (inbox, output) = (&inbox, &output);
     let wrap = move |seat: usize, bot: Box<dyn Bot<G>>| -> Box<dyn Bot<G> + '_> {
         if lockstep.live[seat].is_some() {
-            let guarded = Guarded::new(bot, seat, Some(bank), None, Some(blame)).with_call_limit(Some(call_limit));
+            let guarded = Guarded::new(bot, seat, Some(bank), Some(blame)).with_call_limit(Some(call_limit));
             let tape: Tape<G::Call> = Default::default();
             let inner = G::record(Box::new(guarded), std::rc::Rc::clone(&tape));
             Box::new(Live { seat, inner, tape, sent: 0, output })

@@ -12,13 +12,16 @@
 //! "entry e, call k, deadline d" to a shared [`BlamePage`]; the deadline is what is left
 //! of the entry's time bank, and at most its per-call limit.
 //!
-//! The host watches: if the worker dies, or a call outlives its deadline by more than a
-//! grace, it kills the worker and knows whom to blame. It plays that game again from its
-//! seed, in a fresh worker, with that entry cut off at that call (its players stay from
-//! then on; it is disqualified for that game, with the reason). Everything before the
-//! cut is identical, because games are deterministic; the games before and after, in the
-//! old worker and the new, are not affected. A verdict the worker reaches itself (a bank
-//! spent between calls, a call answered late) is in its outcome: no second game.
+//! The host watches: when the worker dies, or a call outlives its deadline by more than
+//! a grace of own time, it kills the worker. It does not believe the page about whom to
+//! blame (a native bot can write anything in its process): it plays that game again in
+//! lockstep ([`lockstep`]), each entry in a process of its own beside a referee with no
+//! bot, where the process that dies or hangs is the culprit's, as the host sees itself;
+//! that entry is out of the game from that call on (its players stay) and the game goes
+//! on for everyone else. Lockstep games are the same games, move for move, because games
+//! are deterministic and calls are passed on as replays record them. A verdict the
+//! worker reaches itself (a bank spent between calls, a call answered late) is in its
+//! outcome: no second game.
 //!
 //! This module starts, talks to and watches processes, and holds the worker's side of
 //! the conversation ([`serve`]); the CLI's hidden `__worker` and `__probe` commands load
@@ -37,7 +40,7 @@ use std::time::{Duration, Instant};
 use crate::bot::{Bot, BotError, Entry};
 use crate::clock::TaskProbe;
 use crate::game::{Game, Outcome};
-use crate::limits::{BlamePage, Cut, Guarded, TimeBank};
+use crate::limits::{BlamePage, Guarded, TimeBank};
 use crate::loaders::native::LibraryInfo;
 use crate::process::kill_group;
 use crate::replay::Replay;
@@ -86,8 +89,6 @@ pub struct GameRequest {
     pub config: serde_json::Value,
     /// The entries that play, as indices into the worker's entries, in seat order.
     pub seats: Vec<usize>,
-    /// Entries (by seat) cut off at a call.
-    pub cuts: Vec<Cut>,
     /// Record the game's replay to this file.
     pub replay: Option<PathBuf>,
     /// A number drawn by the host for this request, which the answer must carry: a
@@ -95,7 +96,7 @@ pub struct GameRequest {
     #[serde(default)]
     pub nonce: u64,
     /// Set for a lockstep game (`lockstep`): which seats this worker plays, and the
-    /// names of all; `seats` and `cuts` are then unused.
+    /// names of all; `seats` is then unused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lockstep: Option<lockstep::Lockstep>,
 }
@@ -481,13 +482,7 @@ impl<G: Game> Worker<G> {
     /// out of that game and the game goes on for the others. An entry found so is played
     /// in lockstep in its later games too, so that it costs no more replays. `Err` only
     /// when the game fails outside every bot (nobody to blame).
-    pub fn play(
-        &mut self,
-        seats: &[usize],
-        seed: u64,
-        config: &G::Config,
-        record: bool,
-    ) -> Result<(Outcome, Option<Replay<G>>), String> {
+    pub fn play(&mut self, seats: &[usize], seed: u64, config: &G::Config, record: bool) -> Result<Played<G>, String> {
         let config = serde_json::to_value(config).map_err(|e| format!("cannot write the game's options: {e}"))?;
         let singles: Vec<Vec<usize>> = (0..seats.len()).map(|p| vec![p]).collect();
         let crashers: Vec<usize> = (0..seats.len()).filter(|&p| self.crashers[seats[p]]).collect();
@@ -513,7 +508,7 @@ impl<G: Game> Worker<G> {
                     for p in out {
                         self.crashers[seats[p]] = true;
                     }
-                    return Ok((outcome, replay));
+                    return Ok((outcome, replay.map(|r| *r)));
                 }
                 // A worker of several entries failed: whose fault is unknown, so every
                 // entry gets a process of its own.
@@ -531,7 +526,7 @@ impl<G: Game> Worker<G> {
         seed: u64,
         config: &serde_json::Value,
         record: bool,
-    ) -> Result<Option<(Outcome, Option<Replay<G>>)>, String> {
+    ) -> Result<Option<Played<G>>, String> {
         let running = match self.running.take() {
             Some(r) => r,
             None => self.start()?,
@@ -541,7 +536,6 @@ impl<G: Game> Worker<G> {
             seed,
             config: config.clone(),
             seats: seats.to_vec(),
-            cuts: Vec::new(),
             replay: replay.clone(),
             nonce: fresh_nonce(),
             lockstep: None,
@@ -604,7 +598,6 @@ impl<G: Game> Worker<G> {
                 seed,
                 config: config.clone(),
                 seats: Vec::new(),
-                cuts: Vec::new(),
                 replay: if w == 0 { replay.clone() } else { None },
                 nonce: fresh_nonce(),
                 lockstep: Some(lockstep::Lockstep { names: names.clone(), live }),
@@ -736,7 +729,7 @@ impl<G: Game> Worker<G> {
                 };
             }
         }
-        let replay = read_replay(record, recorded)?;
+        let replay = read_replay(record, recorded)?.map(Box::new);
         let out = (0..seats.len()).filter(|&s| out[s].is_some()).collect();
         Ok(Lockstepped::Played { outcome, replay, out })
     }
@@ -791,10 +784,13 @@ fn read_replay<G: Game>(record: bool, recorded: Option<Vec<u8>>) -> Result<Optio
     }
 }
 
+/// A game's outcome, and its replay when one was asked for.
+pub type Played<G> = (Outcome, Option<Replay<G>>);
+
 /// How a lockstep game went.
 enum Lockstepped<G: Game> {
     /// Played to its end; `out`: the seats whose worker crashed or hung.
-    Played { outcome: Outcome, replay: Option<Replay<G>>, out: Vec<usize> },
+    Played { outcome: Outcome, replay: Option<Box<Replay<G>>>, out: Vec<usize> },
     /// A worker of several seats failed: play again with a process per seat.
     Regroup,
 }
@@ -1050,8 +1046,7 @@ fn play_request<G: Game>(
         Err(e) => return GameResponse::Failed(format!("bad game options ({e})")),
     };
     let wrap = |i: usize, bot| {
-        let cut = request.cuts.iter().find(|c| c.entry == i).cloned();
-        let guarded = Guarded::new(bot, i, Some(bank), cut, Some(blame)).with_call_limit(Some(call_limit));
+        let guarded = Guarded::new(bot, i, Some(bank), Some(blame)).with_call_limit(Some(call_limit));
         Box::new(guarded) as Box<dyn Bot<G> + '_>
     };
     let outcome = match &request.replay {
