@@ -155,33 +155,38 @@ fn scratch_file(dir: &Path, what: &str) -> PathBuf {
     dir.join(format!("{what}-{}-{}", std::process::id(), SCRATCH.fetch_add(1, Ordering::Relaxed)))
 }
 
-/// "killed by signal 11 (SIGSEGV)", "exit status 3", ...
+/// "killed by signal 11 (SIGSEGV: a segmentation fault)", "exit status 3", ...: the
+/// same words with or without a sandbox (under bwrap, a worker's death by signal N comes
+/// back as bwrap's exit status 128 + N).
 pub fn describe_exit(status: ExitStatus) -> String {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(sig) = status.signal() {
-            let name = match sig {
-                4 => " (SIGILL)",
-                6 => " (SIGABRT: an abort, or a stack overflow)",
-                7 => " (SIGBUS)",
-                8 => " (SIGFPE)",
-                9 => " (SIGKILL)",
-                11 => " (SIGSEGV: a segmentation fault)",
-                _ => "",
-            };
-            return format!("killed by signal {sig}{name}");
+            return describe_signal(sig);
         }
     }
     match status.code() {
-        // Under bwrap the worker's death by signal N comes back as bwrap's 128 + N.
-        Some(code @ 129..=159) => format!(
-            "exit status {code} in its sandbox (killed by signal {} ({}))",
-            code - 128,
-            crate::process::signal_name(code - 128)
-        ),
+        Some(code @ 129..=159) => describe_signal(code - 128),
         Some(code) => format!("exit status {code}"),
         None => "an unknown end".to_owned(),
+    }
+}
+
+fn describe_signal(sig: i32) -> String {
+    let name = match sig {
+        4 => " (SIGILL)",
+        6 => " (SIGABRT: an abort, or a stack overflow)",
+        7 => " (SIGBUS)",
+        8 => " (SIGFPE)",
+        9 => " (SIGKILL)",
+        11 => " (SIGSEGV: a segmentation fault)",
+        _ => "",
+    };
+    if name.is_empty() {
+        format!("killed by signal {sig} ({})", crate::process::signal_name(sig))
+    } else {
+        format!("killed by signal {sig}{name}")
     }
 }
 
