@@ -381,3 +381,35 @@ fn what_a_native_bot_leaves_running_is_charged_to_it_and_reported() {
         assert_eq!(standing(&v, honest)["messages"], serde_json::json!([]), "{honest}: {v}");
     }
 }
+
+#[test]
+fn a_native_bot_over_the_memory_cap_is_out_for_its_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plugins, scripts) = (dir.path().join("plugins"), dir.path().join("scripts"));
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::create_dir_all(&scripts).unwrap();
+    let hungry = plugin_lib("hungry-bot");
+    std::fs::copy(&hungry, plugins.join(hungry.file_name().unwrap())).unwrap();
+    std::fs::copy(root().join("scripts/zombies/coward.lua"), scripts.join("coward.lua")).unwrap();
+    let json = dir.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--plugins")
+        .arg(&plugins)
+        .arg("--scripts")
+        .arg(&scripts)
+        .arg("--logs")
+        .arg(dir.path().join("logs"))
+        .args(["tournament", "--rounds", "2", "--jobs", "1", "--max-turns", "10", "--worker-memory-mib", "512"])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["played"], 2, "{v}");
+    let hungry = standing(&v, "Hungry");
+    assert_eq!(hungry["disqualified"], 2, "{hungry}");
+    let message = hungry["messages"][0].as_str().unwrap();
+    assert!(message.contains("over its memory limit") && message.contains("memory allocation of"), "{message}");
+    assert_eq!(standing(&v, "coward")["disqualified"], 0, "{v}");
+}

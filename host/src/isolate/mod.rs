@@ -334,8 +334,13 @@ impl StderrTail {
         StderrTail { kept, reader }
     }
 
-    /// The last bytes written so far.
+    /// The last bytes written, once the worker's stderr closed (or after half a
+    /// second), without giving up the reader.
     fn last_words_now(&self) -> String {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while !self.reader.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
         let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
         String::from_utf8_lossy(&kept[kept.len().saturating_sub(Self::KEPT)..]).into_owned()
     }
@@ -653,7 +658,18 @@ impl<G: Game> Worker<G> {
                         break Ok(());
                     }
                     let s = procs[w].seats[0];
-                    let reason = format!("crashed ({}) at its call {}", describe_exit(status), calls[s]);
+                    // A Rust bot whose allocation failed under the worker's memory cap
+                    // says so before it aborts.
+                    let words = procs[w].running.stderr.last_words_now();
+                    let reason = match words.lines().rev().find(|l| l.contains("memory allocation of")) {
+                        Some(line) => format!(
+                            "over its memory limit ({}; {}) at its call {}",
+                            describe_exit(status),
+                            line.trim(),
+                            calls[s]
+                        ),
+                        None => format!("crashed ({}) at its call {}", describe_exit(status), calls[s]),
+                    };
                     put_out(&mut procs, &mut out, s, reason);
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
