@@ -256,7 +256,7 @@ mod tests {
     #[test]
     fn lines_name_their_seat_and_the_reason_stays_on_one_line() {
         assert_eq!(parse_line("C 3 [1,2]\n"), Line::Call(3));
-        assert_eq!(parse_line(&out_line(1, "crashed\n(SIGSEGV)")), Line::Out(1, "crashed  (SIGSEGV)"));
+        assert_eq!(parse_line(&out_line(1, "crashed\n(SIGSEGV)")), Line::Out(1, "crashed (SIGSEGV)"));
         assert_eq!(parse_line("{\"nonce\":1}"), Line::Other);
         assert_eq!(parse_line("C x [1]"), Line::Other);
     }
