@@ -229,10 +229,10 @@ fn exited_bot_is_reaped_with_its_children() {
     let src = "import subprocess, sys\nsubprocess.Popen(['sleep', '1000'])\nsys.stdin.readline()\nsys.exit(0)\n";
     let mut p = spawn(python_bot(&py, dir.path(), "quit.py", src), &Limits::default());
     let pgid = p.pid() as i32;
-    // The sleeping child keeps stdout open: the exit is still noticed (pidfd).
-    let t = Instant::now();
+    // The sleeping child keeps stdout open: the exit is still noticed (pidfd), as an
+    // exit and not as the call's 10 s running out (no wall-clock assertion: the machine
+    // may be loaded).
     assert_eq!(p.ask(b"bye\n", 1, Duration::from_secs(10)), Err(CallError::Exited("exit status 0".into())));
-    assert!(t.elapsed() < Duration::from_secs(2));
     assert!(eventually(Duration::from_secs(3), || in_group(pgid).is_empty()), "left: {:?}", in_group(pgid));
 }
 
