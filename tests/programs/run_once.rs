@@ -31,10 +31,9 @@ int main(void) {
 }
 "#;
     let Some(exe) = compile_c(dir.path(), "three", src) else { return };
-    let t = Instant::now();
+    // Answered with its three lines, not timed out waiting for it to end.
     let got = once(vec![exe.into()], b"hello\n", 3, Duration::from_secs(10)).unwrap();
     assert_eq!(got, vec!["got hello", "line 1", "line 2"]);
-    assert!(t.elapsed() < Duration::from_secs(2));
 }
 
 #[test]
@@ -76,7 +75,8 @@ fn timeout_without_output_and_partial_output() {
     let exe2 = compile_c(dir.path(), "mute", src2).unwrap();
     let t = Instant::now();
     assert_eq!(once(vec![exe2.into()], b"", 1, Duration::from_millis(300)), Err(CallError::Timeout));
-    assert!(t.elapsed() < Duration::from_secs(2));
+    // Ended at its limit, not waited for (it sleeps 100 s); generous for a loaded machine.
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
 }
 
 #[test]
