@@ -35,7 +35,7 @@ use zombies_plugin_abi::hex::{
     self as abi, HexAirstrike, HexAnswer, HexCommand, HexContext, HexCrate, HexHuman, HexWall, HexZombie, cmd,
 };
 
-pub use engine::Hex;
+pub use engine::{Hex, Refusal};
 pub use state::{Airstrike, Command, Contents, Crate, Human, Side, State, Wall, Zombie};
 pub use view::View;
 
