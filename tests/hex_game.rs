@@ -8,7 +8,7 @@ use std::time::Duration;
 use arena::abi::hex::{CALL_SPAWN_HUMANS, HexAnswer, HexCommand, HexContext};
 use arena::bot::{Entry, EntryKind};
 use arena::game::{Game, Ranking};
-use arena::games::hex::{HexConfig, HexGame};
+use arena::games::hex::{HexCall, HexConfig, HexGame};
 use arena::limits::TimeBank;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::replay::Replay;
@@ -674,8 +674,9 @@ test_main()
         calls: std::rc::Rc<std::cell::Cell<u64>>,
     }
     impl Bot<HexGame> for Checked {
-        fn turn(&mut self, ctx: &HexContext<'_>) -> Result<HexAnswer, BotError> {
-            let a = self.inner.turn(ctx)?;
+        fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
+            let a = self.inner.turn(call)?;
+            let ctx = &call.ctx;
             let (last, rest) = a.commands().split_last().expect("the digest");
             assert_eq!((last.kind, last.id), (cmd::GIVE, u32::MAX), "no digest at t = {}", ctx.t);
             assert_eq!(
