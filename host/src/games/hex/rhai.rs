@@ -22,7 +22,7 @@
 //! the call stands for. Its time is the side's share (the deadline); its operation budget
 //! the per-call budget times `lua::SIDE_BUDGET`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -36,7 +36,7 @@ use zombies_plugin_abi::hex::{
 
 use super::lua::SIDE_BUDGET;
 use super::program::{Listed, answer_from_json, side_command_from_json};
-use super::side::{SideInfo, SideLink, Verdict};
+use super::side::{SideLink, Verdict};
 use super::{HexCall, HexGame};
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::clock::Stopwatch;
@@ -58,7 +58,9 @@ pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<HexGame>>, Strin
 /// script.
 fn side_script(mut script: Script) -> Result<(Script, bool), String> {
     // A script that does not compile is left to the VM, which says why.
-    let Ok(ast) = Engine::new().compile(&*script.source) else { return Ok((script, false)) };
+    let mut scan = Engine::new_raw();
+    scan.set_max_expr_depths(0, 0);
+    let Ok(ast) = scan.compile(&*script.source) else { return Ok((script, false)) };
     let defines = |name: &str| ast.iter_functions().any(|f| f.name == name && f.params.len() == 1);
     if !defines("play_side") {
         return Ok((script, false));
@@ -87,17 +89,11 @@ struct RhaiBot {
     spent: Option<Duration>,
 }
 
-/// What the bot and its `side` object share.
+/// What the bot and its `side.command` function share.
 struct Shared {
     maps: RefCell<Maps>,
     link: SideLink,
-    /// What the side call in progress stands for, and its time (seconds).
-    info: Cell<(SideInfo, Option<f64>)>,
 }
-
-/// The `side` object a side call is given.
-#[derive(Clone)]
-struct SideHandle(Rc<Shared>);
 
 /// The context's maps and arrays, kept between calls.
 struct Maps {
@@ -110,7 +106,11 @@ struct Maps {
     names: [Dynamic; 6],
     /// `ctx.game`, made once.
     game: Dynamic,
-    /// A side call's `ctx`, and the header it was made with.
+    /// A side call's `ctx`: one shared value, whose content each command that changed
+    /// something replaces (so every copy of the `side` map sees it), and the header it
+    /// was made with. (Rhai checks the size of what a host function returns, and cannot
+    /// do it for shared values within data: the context is reached through the `side`
+    /// map's property, never returned by a function.)
     side_ctx: Dynamic,
     side_head: Option<Head>,
 }
@@ -142,7 +142,7 @@ impl Maps {
             airstrikes: Cache::default(),
             names,
             game: to_dynamic(&super::program::game_json()).into_read_only().into_shared(),
-            side_ctx: Dynamic::UNIT,
+            side_ctx: Dynamic::UNIT.into_shared(),
             side_head: None,
         }
     }
@@ -213,7 +213,10 @@ impl Maps {
         };
         let changed = self.sync(ctx);
         if changed || self.side_head != Some(head) {
-            self.side_ctx = self.map(ctx, clocks).into_read_only().into_shared();
+            let map = self.map(ctx, clocks).into_read_only();
+            if let Some(mut inner) = self.side_ctx.write_lock::<Dynamic>() {
+                *inner = map;
+            }
             self.side_head = Some(head);
         }
     }
@@ -221,9 +224,8 @@ impl Maps {
 
 impl RhaiBot {
     fn new(script: &Script, sides: bool) -> Result<RhaiBot, String> {
-        let vm = RhaiVm::new(script, |engine, _| register_side(engine))?;
-        let shared =
-            Rc::new(Shared { maps: RefCell::new(Maps::new()), link: SideLink::default(), info: Cell::default() });
+        let shared = Rc::new(Shared { maps: RefCell::new(Maps::new()), link: SideLink::default() });
+        let vm = RhaiVm::new(script, |engine, _| register_side(engine, Rc::clone(&shared)))?;
         Ok(RhaiBot { vm, shared, sides, limit: script.limits.call_timeout, spent: None })
     }
 
@@ -235,8 +237,13 @@ impl RhaiBot {
         channel.claim();
         let info = channel.info();
         let share = info.share(Some(self.limit));
-        self.shared.info.set((info, share.map(|d| d.as_secs_f64())));
         let shared = Rc::clone(&self.shared);
+        let side = Map::from([
+            ("ctx".into(), shared.maps.borrow().side_ctx.clone()),
+            ("max_commands".into(), Dynamic::from(i64::from(info.max_commands))),
+            ("calls".into(), Dynamic::from(i64::from(info.calls))),
+            ("time".into(), share.map_or(Dynamic::UNIT, |d| Dynamic::from(d.as_secs_f64()))),
+        ]);
         let watch = Stopwatch::start();
         // The call's deadline is its share (the VM reads it from the script's limits).
         self.vm.script.limits.call_timeout = share.unwrap_or(self.limit);
@@ -246,7 +253,7 @@ impl RhaiBot {
                 let ctx = HexContext { random, ..ch.context() };
                 shared.maps.borrow_mut().refresh_side(&ctx, call.clocks);
             });
-            vm.call(&call.ctx, call.ctx.random, Dynamic::from(SideHandle(Rc::clone(&shared))))
+            vm.call(&call.ctx, call.ctx.random, Dynamic::from_map(side))
         });
         self.vm.script.limits.call_timeout = self.limit;
         self.spent = Some(watch.own());
@@ -254,15 +261,10 @@ impl RhaiBot {
     }
 }
 
-/// The `side` object's type and functions.
-fn register_side(engine: &mut Engine) {
-    engine.register_type_with_name::<SideHandle>("Side");
-    engine.register_get("ctx", |s: &mut SideHandle| s.0.maps.borrow().side_ctx.clone());
-    engine.register_get("max_commands", |s: &mut SideHandle| i64::from(s.0.info.get().0.max_commands));
-    engine.register_get("calls", |s: &mut SideHandle| i64::from(s.0.info.get().0.calls));
-    engine.register_get("time", |s: &mut SideHandle| s.0.info.get().1.map_or(Dynamic::UNIT, Dynamic::from));
-    engine.register_fn("command", |s: &mut SideHandle, command: Map| -> Fallible<Map> {
-        let shared = &s.0;
+/// `side.command(c)`: runs one command through the side call in progress, refreshes
+/// `side.ctx`, and returns the verdict map.
+fn register_side(engine: &mut Engine, shared: Rc<Shared>) {
+    engine.register_fn("command", move |_side: Map, command: Map| -> Fallible<Map> {
         let mut verdict = Map::new();
         let parsed = to_json(&Dynamic::from_map(command), 0).and_then(|c| side_command_from_json(&c));
         let (unit, command) = match parsed {
