@@ -165,10 +165,16 @@ fn play_side(
     let info = channel.info();
     let share = info.share(None);
     let watch = Stopwatch::start();
+    let random = call.ctx.random;
+    // SAFETY: as in `context`: the lifetime is erased while the sight stays put.
+    let ctx = unsafe {
+        std::mem::transmute::<HexContext<'_>, HexContext<'static>>(HexContext { random, ..channel.context() })
+    };
     let mut state = TurnState {
         channel,
-        random: call.ctx.random,
-        ctx: None,
+        random,
+        ctx,
+        fresh: true,
         deadline: share.map(OwnDeadline::start),
         over: false,
         panic: None,
@@ -206,8 +212,11 @@ struct TurnState<'c, 'r> {
     channel: &'c mut (dyn SideChannel + 'c),
     /// The call's random numbers (a replay counts them).
     random: Random<'r>,
-    /// The context handed out since the last command (`None`: to be made).
-    ctx: Option<HexContext<'static>>,
+    /// The context handed out, made again at the first `context` after a command (a stale
+    /// one keeps its numbers; its lists may have moved).
+    ctx: HexContext<'static>,
+    /// `ctx` is the sight as the last command left it.
+    fresh: bool,
     /// When the call's share is spent.
     deadline: Option<OwnDeadline>,
     /// A command was refused for time.
@@ -225,24 +234,22 @@ extern "C" fn context(state: *mut c_void) -> *const HexContext<'static> {
     // reference the bot holds is invalidated (the bot's `&HexContext` borrows the turn,
     // which `command` needs mutably). Making a context reads the sight and cannot fail.
     unsafe {
-        if (*state).ctx.is_none() {
+        if !(*state).fresh {
             let s = &mut *state;
             let ctx = HexContext { random: s.random, ..s.channel.context() };
             // The slices point into the play loop's sight, which stays put until the next
             // command; the lifetime is erased only for as long.
-            s.ctx = Some(std::mem::transmute::<HexContext<'_>, HexContext<'static>>(ctx));
+            s.ctx = std::mem::transmute::<HexContext<'_>, HexContext<'static>>(ctx);
+            s.fresh = true;
         }
-        match &(*state).ctx {
-            Some(ctx) => ctx,
-            None => std::ptr::null(),
-        }
+        &raw const (*state).ctx
     }
 }
 
 extern "C" fn command(state: *mut c_void, unit: u32, command: &HexCommand) -> HexVerdict {
     // SAFETY: as in `context`; the bot gave up its context to call this.
     let s = unsafe { &mut *state.cast::<TurnState<'_, '_>>() };
-    s.ctx = None;
+    s.fresh = false;
     if s.panic.is_some() {
         return Verdict::Invalid.to_abi();
     }

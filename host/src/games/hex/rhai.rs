@@ -23,7 +23,6 @@
 //! the per-call budget times `lua::SIDE_BUDGET`.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -247,13 +246,16 @@ impl RhaiBot {
         let watch = Stopwatch::start();
         // The call's deadline is its share (the VM reads it from the script's limits).
         self.vm.script.limits.call_timeout = share.unwrap_or(self.limit);
+        let file = self.vm.script.file_name();
         let vm = &mut self.vm;
-        let result = shared.link.during(channel, call.ctx.random, call.clocks, || {
-            shared.link.with(|ch, random| {
-                let ctx = HexContext { random, ..ch.context() };
-                shared.maps.borrow_mut().refresh_side(&ctx, call.clocks);
-            });
-            vm.call(&call.ctx, call.ctx.random, Dynamic::from_map(side))
+        let result = rhai_call(&file, || {
+            shared.link.during(channel, call.ctx.random, call.clocks, || {
+                shared.link.with(|ch, random| {
+                    let ctx = HexContext { random, ..ch.context() };
+                    shared.maps.borrow_mut().refresh_side(&ctx, call.clocks);
+                });
+                vm.call(&call.ctx, call.ctx.random, Dynamic::from_map(side))
+            })
         });
         self.vm.script.limits.call_timeout = self.limit;
         self.spent = Some(watch.own());
@@ -293,51 +295,94 @@ fn register_side(engine: &mut Engine, shared: Rc<Shared>) {
     });
 }
 
-/// One list of the context as a Rhai array, and each object's map by id.
+/// One list of the context as a Rhai array: one shared value, read-only to scripts, whose
+/// elements (each object's map, plain and read-only) the host edits in place, one object at
+/// a time, as the list changes.
+///
+/// Rhai measures the data a `&mut` method reaches and cannot do it through shared values
+/// nested in data (it panics): the lists' elements are therefore plain maps, and only the
+/// lists themselves are shared (a method on a list, `ctx.zombies.len()`, measures it from
+/// the top). A method on the context map itself (`ctx.len()`, `"me" in ctx`) would reach
+/// the shared lists: the call is caught and fails ([`rhai_call`]).
 struct Cache<T> {
     prev: Vec<T>,
     array: Dynamic,
-    by_id: HashMap<u32, (T, Dynamic)>,
 }
 
 impl<T> Default for Cache<T> {
     fn default() -> Self {
-        Cache { prev: Vec::new(), array: Dynamic::from_array(Array::new()).into_read_only(), by_id: HashMap::new() }
+        Cache { prev: Vec::new(), array: Dynamic::from_array(Array::new()).into_read_only().into_shared() }
     }
 }
 
 impl<T: Listed> Cache<T> {
-    /// Makes the array hold `cur`, making maps only for objects that changed; true if it
-    /// changed.
+    /// Makes the array hold `cur`: both are in id order, so one merge walk removes, inserts
+    /// and replaces the objects that went, came or changed (a map is made only for those);
+    /// true if it changed.
     fn sync(&mut self, cur: &[T]) -> bool {
         if cur == self.prev.as_slice() {
             return false;
         }
-        let mut array = Array::with_capacity(cur.len());
-        for o in cur {
-            let map = match self.by_id.get(&o.id()) {
-                Some((old, map)) if old == o => map.clone(),
-                _ => {
-                    let map = to_dynamic(&o.json()).into_read_only().into_shared();
-                    self.by_id.insert(o.id(), (*o, map.clone()));
-                    map
+        let make = |o: &T| to_dynamic(&o.json()).into_read_only();
+        let mut guard = self.array.write_lock::<Array>().expect("a list is an array");
+        let array = &mut *guard;
+        let (mut k, mut i, mut j) = (0, 0, 0);
+        loop {
+            match (self.prev.get(i), cur.get(j)) {
+                (Some(b), Some(n)) if b.id() == n.id() => {
+                    if b != n {
+                        array[k] = make(n);
+                    }
+                    (k, i, j) = (k + 1, i + 1, j + 1);
                 }
-            };
-            array.push(map);
+                (Some(b), n) if n.is_none_or(|n| b.id() < n.id()) => {
+                    drop(array.remove(k));
+                    i += 1;
+                }
+                (_, Some(n)) => {
+                    array.insert(k, make(n));
+                    (k, j) = (k + 1, j + 1);
+                }
+                (_, None) => break,
+            }
         }
-        self.array = Dynamic::from_array(array).into_read_only().into_shared();
-        if self.by_id.len() > 2 * cur.len() + 64 {
-            let ids: std::collections::HashSet<u32> = cur.iter().map(Listed::id).collect();
-            self.by_id.retain(|id, _| ids.contains(id));
-        }
+        drop(guard);
         self.prev.clear();
         self.prev.extend_from_slice(cur);
         true
     }
 
+    /// The map of object `id` (a copy), or `()`.
     fn map_of(&self, id: u32) -> Dynamic {
-        self.by_id.get(&id).map_or(Dynamic::UNIT, |(_, map)| map.clone())
+        match self.prev.binary_search_by_key(&id, Listed::id) {
+            Ok(k) => self.array.read_lock::<Array>().map_or(Dynamic::UNIT, |a| a[k].clone()),
+            Err(_) => Dynamic::UNIT,
+        }
     }
+}
+
+/// Runs a call of the VM, a panic inside Rhai (its size checks reaching the host's shared
+/// lists through a method on the context map itself) costing only this call.
+fn rhai_call<R>(file: &str, call: impl FnOnce() -> Result<R, BotError>) -> Result<R, BotError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("a panic");
+            Err(BotError::Failed(format!(
+                "{file}: Rhai failed ({}): call no function on ctx or side themselves (their lists are shared \
+                 with the host)",
+                scripts_first_line(what)
+            )))
+        }
+    }
+}
+
+fn scripts_first_line(text: &str) -> String {
+    crate::loaders::scripts::first_line(text)
 }
 
 /// A JSON value as a Rhai value (null is `()`).
@@ -401,7 +446,9 @@ impl Bot<HexGame> for RhaiBot {
             maps.sync(ctx);
             maps.map(ctx, call.clocks)
         };
-        let result = self.vm.call(ctx, ctx.random, arg)?;
+        let file = self.vm.script.file_name();
+        let vm = &mut self.vm;
+        let result = rhai_call(&file, || vm.call(ctx, ctx.random, arg))?;
         answer_from_json(&to_json(&result, 0)?)
     }
 

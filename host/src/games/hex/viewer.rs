@@ -57,7 +57,7 @@ fn replay_calls(
     }
     let config = h.config::<HexGame>()?;
     let tape = Rc::new(RefCell::new((0, replay.calls.clone())));
-    let on_side: Rc<RefCell<dyn FnMut(&[SideCommand])>> = Rc::new(RefCell::new(on_side));
+    let on_side: OnSide = Rc::new(RefCell::new(on_side));
     let mut bots: Vec<Box<dyn Bot<HexGame>>> = h
         .names
         .iter()
@@ -79,8 +79,11 @@ fn replay_calls(
 struct Noticed {
     inner: Box<dyn Bot<HexGame>>,
     tape: PlaybackTape<Call>,
-    on_side: Rc<RefCell<dyn FnMut(&[SideCommand])>>,
+    on_side: OnSide,
 }
+
+/// What is told of each side call re-played.
+type OnSide = Rc<RefCell<dyn FnMut(&[SideCommand])>>;
 
 impl Bot<HexGame> for Noticed {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
