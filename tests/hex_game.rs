@@ -8,7 +8,7 @@ use std::time::Duration;
 use arena::abi::hex::{CALL_SPAWN_HUMANS, HexAnswer, HexCommand, HexContext};
 use arena::bot::{Entry, EntryKind};
 use arena::game::{Game, Ranking};
-use arena::games::hex::{HexConfig, HexGame};
+use arena::games::hex::{HexCall, HexConfig, HexGame};
 use arena::limits::TimeBank;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::replay::Replay;
@@ -674,8 +674,9 @@ test_main()
         calls: std::rc::Rc<std::cell::Cell<u64>>,
     }
     impl Bot<HexGame> for Checked {
-        fn turn(&mut self, ctx: &HexContext<'_>) -> Result<HexAnswer, BotError> {
-            let a = self.inner.turn(ctx)?;
+        fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
+            let a = self.inner.turn(call)?;
+            let ctx = &call.ctx;
             let (last, rest) = a.commands().split_last().expect("the digest");
             assert_eq!((last.kind, last.id), (cmd::GIVE, u32::MAX), "no digest at t = {}", ctx.t);
             assert_eq!(
@@ -852,7 +853,8 @@ fn bundled_zombie_bots_end_the_baseline_humans_well_before_the_limit() {
 }
 
 /// Rhai's `ctx` is kept between calls, so a script must not be able to change it: the
-/// objects are read-only (writing one is the call's error), and no later call sees a
+/// lists and their objects are read-only (writing one in place is the call's error; a
+/// copy, such as a loop's variable, is the script's own), and no later call sees a
 /// changed object.
 #[test]
 fn a_rhai_script_cannot_change_the_kept_context() {
@@ -868,6 +870,7 @@ fn do_turn(ctx) {
     for z in ctx.zombies { z.hp = -1; }
     for h in ctx.humans { h.hp = -1; }
     ctx.me.hp = -1;
+    if ctx.side == "humans" { ctx.humans[0].hp = -1; } else { ctx.zombies[0].hp = -1; }
     []
 }
 "#,
@@ -883,4 +886,37 @@ fn do_turn(ctx) {
         assert!(s.errors > 0, "{s:?}");
         assert!(s.messages.iter().all(|m| m.contains("Cannot modify constant")), "{s:?}");
     }
+}
+
+/// A Rhai script may call methods on the context's lists (`ctx.walls.len()`, `filter`):
+/// the lists are shared with the host's cache, and Rhai once panicked measuring them. A
+/// method on the context map itself still cannot measure them: that call fails, and
+/// only it (the host goes on, the script plays its next calls).
+#[test]
+fn a_rhai_script_may_call_methods_on_the_context_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lists.rhai"),
+        r#"// arena: hex
+fn do_turn(ctx) {
+    let n = ctx.walls.len() + ctx.humans.len() + ctx.zombies.filter(|z| z.hp > 0).len();
+    if ctx.walls.len() < 10 || n < 10 { throw "the walls are missing"; }
+    if ctx.t == 5 { return [#{cmd: "attack", id: ctx.len()}]; }
+    if ctx.kind == "spawn_humans" { return [#{cmd: "spawn", x: 1, y: 1, weapon: 5}, #{cmd: "spawn", x: 2, y: 1, weapon: 5}]; }
+    []
+}
+"#,
+    )
+    .unwrap();
+    let found = discover::<HexGame>(
+        &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
+        &ScriptLimits::default(),
+    );
+    let e = found.entries[0].clone();
+    let outcome = play_game(&[e, basic("Basic")], 1, &HexConfig { max_turns: Some(20) });
+    let s = &outcome.stats[0];
+    assert_eq!(outcome.turns, 20);
+    // The two unit calls of half-turn 5 fail, every other call plays.
+    assert_eq!((s.calls, s.errors), (1 + 2 * 10, 2), "{s:?}");
+    assert!(s.messages[0].contains("call no function on ctx or side themselves"), "{s:?}");
 }

@@ -14,6 +14,7 @@ mod eggs_viewer;
 mod hardening;
 mod hex_game;
 mod hex_rules;
+mod hex_side;
 mod hex_traces;
 mod hostile;
 mod kit;

@@ -63,6 +63,24 @@ pub trait Bot<G: Game> {
     fn call_time(&self) -> Option<std::time::Duration> {
         None
     }
+
+    /// For a bot with limits (`crate::limits::Guarded`): what is left of its time bank at
+    /// turn `clock` ([`Game::clock`]) and the most own time one call may take, so that a
+    /// game can show its bots the clocks and give a call that stands for several calls
+    /// their time. Nothing for a bot without limits.
+    fn remaining_time(&self, clock: u32) -> TimeLeft {
+        let _ = clock;
+        TimeLeft::default()
+    }
+}
+
+/// What a bot with limits has left in its game ([`Bot::remaining_time`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TimeLeft {
+    /// What is left of its time bank (`None`: it has no bank).
+    pub bank: Option<std::time::Duration>,
+    /// The most own time one call may take (`None`: no limit per call).
+    pub per_call: Option<std::time::Duration>,
 }
 
 /// Where an entry comes from.

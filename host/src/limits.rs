@@ -265,4 +265,11 @@ impl<G: Game> Bot<G> for Guarded<'_, G> {
         }
         answer
     }
+
+    fn remaining_time(&self, clock: u32) -> crate::bot::TimeLeft {
+        crate::bot::TimeLeft {
+            bank: self.bank.map(|b| b.allowance(clock).saturating_sub(self.used)),
+            per_call: self.call_limit,
+        }
+    }
 }

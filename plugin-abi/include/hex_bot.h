@@ -1,5 +1,6 @@
 /*
- * hex_bot.h -- the plain C ABI of the arena's hex humans vs zombies (ABI 1.1), for bots
+ * hex_bot.h -- the plain C ABI of the arena's hex humans vs zombies (ABI 1.1; whole sides
+ * 1.3), for bots
  * written in C, C++, Zig or anything that can export a C function from a shared library.
  * The rules, in full, and how each kind of bot plays them: docs/games/hex.md.
  *
@@ -27,6 +28,17 @@
  * To log (ABI 1.2), add `.set_logger = zb_set_logger` to the table and call zb_log /
  * zb_logf (zombies_bot.h): the lines go to the entry's log, after each game's marker.
  *
+ * A bot may instead play a whole side per half-turn (ABI 1.3), as the 2009 clients did:
+ * set `.hex_side` (and leave `hex_turn` NULL). It is called once per half-turn of its
+ * side with an hb_side_turn, through which it gives commands one at a time for any of
+ * its units -- hb_side_command(turn, unit, kind, id, x, y, amount), unit = HB_NO_UNIT for
+ * the side commands HB_SPAWN_HUMAN, HB_SPAWN_ZOMBIE and HB_CALL_DROP -- and reads each
+ * one's verdict (HB_ACCEPTED, or why not) and the side's sight as the last command left
+ * it: hb_side_context(turn), a context whose call is HB_CALL_SIDE, valid until the next
+ * command. turn->max_commands is the half-turn's command cap (the per-unit calls' caps
+ * added up), turn->time_ns the own time the call may take (HB_NO_LIMIT: none), and
+ * turn->clocks_ns[HB_HUMANS] / [HB_ZOMBIES] both sides' banks.
+ *
  * The layouts are exactly those of the Rust types of the `zombies-plugin-abi` crate's
  * `hex` module (HexContext, HexAnswer, ...); both sides assert them.
  *
@@ -43,11 +55,12 @@ extern "C" {
 #endif
 
 enum { HB_HUMANS = 0, HB_ZOMBIES = 1 };                                    /* side */
-enum { HB_CALL_SPAWN_HUMANS = 0, HB_CALL_SPAWN_ZOMBIES = 1, HB_CALL_UNIT = 2 }; /* call */
+enum { HB_CALL_SPAWN_HUMANS = 0, HB_CALL_SPAWN_ZOMBIES = 1, HB_CALL_UNIT = 2, HB_CALL_SIDE = 3 }; /* call */
 #define HB_AMMO 7u            /* crate / airdrop contents: ammo (weapons are 0..6) */
 #define HB_MAX_COMMANDS 16    /* per answer (spawn calls, humans) */
 #define HB_MAX_ZOMBIE_COMMANDS 4 /* per zombie unit call */
 #define HB_NO_UNIT 0xffffffffu
+#define HB_NO_LIMIT UINT64_MAX /* a clock or a time share without a limit */
 #define HB_BOUND 13           /* the board: |x| <= HB_BOUND and |y| <= HB_BOUND */
 
 /* The six directions (dx, dy), numbered as zombie facings 0..5, counter-clockwise. */
@@ -136,6 +149,41 @@ static inline int hb_push(hb_answer *a, uint32_t kind, uint32_t id, int32_t x, i
     return 1;
 }
 
+/* (1.3) Whole sides. The verdict on one command of a side call: */
+enum {
+    HB_ACCEPTED = 0, /* it ran */
+    HB_REFUSED = 1,  /* the rules refused it (reason: the check it failed); nothing changed */
+    HB_INVALID = 2,  /* not a command this side can give: not run */
+    HB_CAP = 3,      /* past the half-turn's command cap: not run */
+    HB_TIME = 4      /* the call has used its time: not run */
+};
+typedef struct hb_verdict {
+    uint32_t code;      /* HB_ACCEPTED ... HB_TIME */
+    uint32_t reserved;
+    const char *reason; /* NUL-terminated, "" when accepted; lives as long as the host */
+} hb_verdict;
+
+/* A whole side's half-turn (valid only during the hex_side call). */
+typedef struct hb_side_turn {
+    void *state;
+    const struct hb_context *(*context)(void *state);
+    hb_verdict (*command)(void *state, uint32_t unit, const hb_command *command);
+    uint64_t clocks_ns[2];  /* own time left in each side's bank (by side); HB_NO_LIMIT: none */
+    uint64_t time_ns;       /* own time this call may take; HB_NO_LIMIT: not limited */
+    uint32_t max_commands;  /* the half-turn's command cap */
+    uint32_t calls;         /* the per-unit calls this call stands for */
+} hb_side_turn;
+
+/* The side's sight as the last command left it (valid until the next command). */
+static inline const hb_context *hb_side_context(const hb_side_turn *turn) { return turn->context(turn->state); }
+
+/* Gives one command for `unit` (HB_NO_UNIT for a side command) and says what became of it. */
+static inline hb_verdict hb_side_command(hb_side_turn *turn, uint32_t unit, uint32_t kind, uint32_t id, int32_t x,
+                                         int32_t y, int64_t amount) {
+    hb_command c = { kind, id, x, y, amount };
+    return turn->command(turn->state, unit, &c);
+}
+
 /* A uniform integer in 0..n-1 (0 when n <= 1) from the game's generator, drawn as the
    Rust side's ctx.random(n) draws it. */
 static inline uint32_t hb_random(const hb_context *ctx, uint32_t n) {
@@ -163,6 +211,9 @@ _Static_assert(sizeof(hb_answer) == 8 + 24 * HB_MAX_COMMANDS, "hb_answer layout"
 _Static_assert(sizeof(void *) != 8 || offsetof(hb_context, humans) == 48, "hb_context layout");
 _Static_assert(sizeof(void *) != 8 || offsetof(hb_context, random) == 128, "hb_context layout");
 _Static_assert(sizeof(void *) != 8 || sizeof(hb_context) == 144, "hb_context size");
+_Static_assert(sizeof(void *) != 8 || sizeof(hb_verdict) == 16, "hb_verdict layout");
+_Static_assert(sizeof(void *) != 8 || offsetof(hb_side_turn, clocks_ns) == 24, "hb_side_turn layout");
+_Static_assert(sizeof(void *) != 8 || sizeof(hb_side_turn) == 56, "hb_side_turn size");
 #endif
 
 #ifdef __cplusplus

@@ -104,6 +104,7 @@ struct tb_context;
 /* The hex game's types (hex_bot.h). */
 struct hb_context;
 struct hb_answer;
+struct hb_side_turn;
 
 /* (1.2) The host's log channel: write(data, text, len) appends `len` bytes of UTF-8 at
  * `text` as one line of the entry's log (logs/<entry>.log with --logs; each game's lines
@@ -114,7 +115,7 @@ typedef struct zb_logger {
 } zb_logger;
 
 /* The table a library exports. ABI 1.1 appended `game` and the other games' turns,
- * 1.2 `set_logger`: the host reads only the fields that `struct_size` covers, so a 1.0
+ * 1.2 `set_logger`, 1.3 `hex_side`: the host reads only the fields that `struct_size` covers, so a 1.0
  * table (struct_size 40, without them) still loads and plays zombies. A zombies-only C
  * bot built with this header may leave them NULL (zero-initialise the table); an eggs
  * bot sets game = "eggs", turn = NULL and eggs_turn (see eggs_bot.h). */
@@ -141,6 +142,10 @@ typedef struct zb_bot_table {
      * to zb_set_logger to log with zb_log / zb_logf below; NULL if the bot does not log
      * (a host older than 1.2 never calls it). */
     void (*set_logger)(zb_logger logger);
+    /* (1.3) One whole hex half-turn of the bot's side, played through `turn`: commands
+     * one at a time, each answered with its verdict (hex_bot.h). A table with it plays
+     * hex by whole sides (its hex_turn may be NULL); NULL for a per-unit bot. */
+    void (*hex_side)(void *bot, struct hb_side_turn *turn);
 } zb_bot_table;
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void);
@@ -205,6 +210,7 @@ _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, target_turn) == 56,
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, game) == 40, "zb_bot_table 1.0 prefix");
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, hex_turn) == 64, "zb_bot_table hex_turn");
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, set_logger) == 72, "zb_bot_table set_logger");
+_Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, hex_side) == 80, "zb_bot_table hex_side");
 _Static_assert(sizeof(void *) != 8 || sizeof(zb_logger) == 16, "zb_logger layout");
 #endif
 

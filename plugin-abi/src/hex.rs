@@ -11,8 +11,18 @@
 //! the host's (`games::hex`, told in full in `docs/games/hex.md`); nothing here knows them beyond the
 //! tables bots need.
 //!
+//! A bot may instead play a **whole side** per half-turn (ABI 1.3), as the 2009 clients
+//! did: [`HexSide`], exported with [`export_hex_side_bot!`](crate::export_hex_side_bot),
+//! gets one call per half-turn of its side, a [`HexSideTurn`], through which it gives
+//! commands one at a time for any of its units ([`HexSideTurn::command`]), reads each
+//! command's [`HexVerdict`] (accepted, or refused and why), and sees the side's sight as
+//! the last command left it ([`HexSideTurn::context`]).
+//!
 //! `include/hex_bot.h` declares the same layouts for C (asserted on both sides).
 #![allow(non_local_definitions)]
+
+use core::ffi::{CStr, c_char, c_void};
+use core::marker::PhantomData;
 
 use abi_stable::{
     StableAbi, sabi_trait,
@@ -33,6 +43,9 @@ pub const CALL_SPAWN_HUMANS: u32 = 0;
 pub const CALL_SPAWN_ZOMBIES: u32 = 1;
 /// `call`: one unit's half-turn (`unit` is its id).
 pub const CALL_UNIT: u32 = 2;
+/// `call` (1.3): the whole side's half-turn, in the context a [`HexSideTurn`] shows
+/// (`unit` is [`NO_UNIT`]; the counters are those of the moment).
+pub const CALL_SIDE: u32 = 3;
 
 /// Crate and airdrop contents: ammo (weapons are their ids 0..=6).
 pub const AMMO: u32 = 7;
@@ -44,6 +57,8 @@ pub const MAX_COMMANDS: usize = 16;
 pub const MAX_ZOMBIE_COMMANDS: usize = 4;
 /// `unit` in spawn calls.
 pub const NO_UNIT: u32 = u32::MAX;
+/// A clock or a time share of a [`HexSideTurn`] that is not limited.
+pub const NO_LIMIT: u64 = u64::MAX;
 
 /// |x| ≤ BOUND and |y| ≤ BOUND is the board.
 pub const BOUND: i32 = 13;
@@ -416,6 +431,141 @@ impl HexAnswer {
     }
 }
 
+/// [`HexVerdict::code`]s: what became of one command of a side call.
+pub mod verdict {
+    /// It ran: the rules accepted it, and the context shows what it did.
+    pub const ACCEPTED: u32 = 0;
+    /// The rules refused it ([`HexVerdict::reason`] names the check it failed); it changed
+    /// nothing, but for the rules' two quirks (a zombie's attack refused for want of a
+    /// move still spends its idle time; spec 8.5).
+    pub const REFUSED: u32 = 1;
+    /// Not a command this side can give (an unknown kind, the other side's, a turn other
+    /// than ±1, contents neither ammo nor a weapon): not run.
+    pub const INVALID: u32 = 2;
+    /// Past the half-turn's command cap ([`HexSideTurn::max_commands`]): not run.
+    pub const CAP: u32 = 3;
+    /// The call has used its time ([`HexSideTurn::time_ns`]): not run.
+    pub const TIME: u32 = 4;
+}
+
+/// The verdict on one command of a side call.
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HexVerdict {
+    /// A [`verdict`] code.
+    pub code: u32,
+    /// Unused (0).
+    pub reserved: u32,
+    /// Why it was not accepted, in a few words: a NUL-terminated UTF-8 string that lives as
+    /// long as the host (empty when accepted).
+    pub reason: *const c_char,
+}
+
+impl HexVerdict {
+    /// True if the command ran.
+    pub fn accepted(&self) -> bool {
+        self.code == verdict::ACCEPTED
+    }
+
+    /// Why it was not accepted ("" when it was).
+    pub fn reason(&self) -> &'static str {
+        if self.reason.is_null() {
+            return "";
+        }
+        // SAFETY: the host hands NUL-terminated strings that live as long as it does.
+        unsafe { CStr::from_ptr(self.reason) }.to_str().unwrap_or("")
+    }
+}
+
+/// A whole side's half-turn (ABI 1.3): what a [`HexSide`] bot is given, once per half-turn
+/// of its side. Valid only during the call.
+///
+/// Commands go one at a time ([`HexSideTurn::command`], each for a unit of the side, or
+/// [`NO_UNIT`] for the side commands `spawn`, `spawn_zombie` and `call_drop`), each run at
+/// once and answered with its verdict; [`HexSideTurn::context`] is the side's sight as the
+/// last command left it (call [`CALL_SIDE`]). The host's callbacks make it a sound FFI
+/// object: a state pointer and `extern "C"` functions, as [`Random`].
+#[repr(C)]
+#[derive(StableAbi)]
+pub struct HexSideTurn<'a> {
+    state: *mut c_void,
+    context: extern "C" fn(state: *mut c_void) -> *const HexContext<'static>,
+    command: extern "C" fn(state: *mut c_void, unit: u32, command: &HexCommand) -> HexVerdict,
+    /// Own time left in each side's time bank at the call's start, in nanoseconds, by side
+    /// ([`HUMANS`], [`ZOMBIES`]); [`NO_LIMIT`] when the host keeps no bank.
+    pub clocks_ns: [u64; 2],
+    /// The own time this call may take, in nanoseconds: what the per-unit calls of this
+    /// half-turn would together have had (at most the bank); [`NO_LIMIT`]: not limited.
+    /// A command given after it is spent is not run ([`verdict::TIME`]).
+    pub time_ns: u64,
+    /// Most commands this half-turn: the per-unit calls' caps added up (16 a human and
+    /// for a spawn call, 4 a zombie); the rest are not run ([`verdict::CAP`]) and the call
+    /// counts as one error.
+    pub max_commands: u32,
+    /// The per-unit calls this call stands for (spawn call included).
+    pub calls: u32,
+    _borrow: PhantomData<&'a mut ()>,
+}
+
+impl core::fmt::Debug for HexSideTurn<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("HexSideTurn")
+            .field("clocks_ns", &self.clocks_ns)
+            .field("time_ns", &self.time_ns)
+            .field("max_commands", &self.max_commands)
+            .field("calls", &self.calls)
+            .finish()
+    }
+}
+
+impl<'a> HexSideTurn<'a> {
+    /// The host's side of the object: `context(state)` returns the context as the last
+    /// command left it, `command(state, unit, c)` runs one command.
+    ///
+    /// # Safety
+    /// `state` must stay valid for `'a`, both functions must be safe to call with it from
+    /// the thread that receives this value, and the context `context` returns must stay
+    /// valid and unchanged until the next `command` or the end of `'a`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn from_raw(
+        state: *mut c_void,
+        context: extern "C" fn(*mut c_void) -> *const HexContext<'static>,
+        command: extern "C" fn(*mut c_void, u32, &HexCommand) -> HexVerdict,
+        clocks_ns: [u64; 2],
+        time_ns: u64,
+        max_commands: u32,
+        calls: u32,
+    ) -> Self {
+        HexSideTurn { state, context, command, clocks_ns, time_ns, max_commands, calls, _borrow: PhantomData }
+    }
+
+    /// The side's sight now, as the last command left it (`call` is [`CALL_SIDE`]).
+    pub fn context(&self) -> &HexContext<'_> {
+        // SAFETY: `from_raw`'s contract: the context lives unchanged until the next command,
+        // which needs `&mut self`, so no reference handed out here outlives it.
+        unsafe { &*(self.context)(self.state) }
+    }
+
+    /// Gives one command for `unit` (or [`NO_UNIT`] for a side command) and says what
+    /// became of it.
+    pub fn command(&mut self, unit: u32, command: HexCommand) -> HexVerdict {
+        (self.command)(self.state, unit, &command)
+    }
+
+    /// Own time left in `side`'s bank at the call's start, if the host keeps banks.
+    pub fn clock(&self, side: u32) -> Option<core::time::Duration> {
+        match self.clocks_ns.get(side as usize) {
+            Some(&ns) if ns != NO_LIMIT => Some(core::time::Duration::from_nanos(ns)),
+            _ => None,
+        }
+    }
+
+    /// The own time this call may take, if limited.
+    pub fn time(&self) -> Option<core::time::Duration> {
+        (self.time_ns != NO_LIMIT).then(|| core::time::Duration::from_nanos(self.time_ns))
+    }
+}
+
 /// Distance between two hexes: with dx = x2 − x1, dy = y2 − y1, |dx| + |dy| when dx·dy > 0,
 /// else max(|dx|, |dy|).
 pub const fn distance(x1: i32, y1: i32, x2: i32, y2: i32) -> i32 {
@@ -454,6 +604,38 @@ mod bot_trait {
 /// An owned hex bot object.
 pub type HexBotBox = HexBot_TO<'static, RBox<()>>;
 
+pub use side_trait::{HexSideBot, HexSideBot_TO};
+
+mod side_trait {
+    //! The `#[sabi_trait]` hex side bot object (ABI 1.3).
+    #![allow(non_local_definitions, non_camel_case_types, missing_docs)]
+    use super::*;
+
+    /// The hex side bot object a plugin hands to the host: one per entry per game.
+    #[sabi_trait]
+    pub trait HexSideBot {
+        /// Plays one half-turn of the side through `turn`. An `RErr` counts as an error (the
+        /// commands given before it stand).
+        #[sabi(last_prefix_field)]
+        fn play(&mut self, turn: &mut HexSideTurn<'_>) -> RResult<(), RString>;
+    }
+}
+
+/// An owned hex side bot object.
+pub type HexSideBotBox = HexSideBot_TO<'static, RBox<()>>;
+
+/// What a Rust hex bot that plays whole sides implements;
+/// [`export_hex_side_bot!`](crate::export_hex_side_bot) turns it into a plugin. One
+/// instance plays one side of one game (both, in a game against itself).
+pub trait HexSide: 'static {
+    /// The entry's name.
+    const NAME: &'static str;
+    /// A fresh bot, made at the start of every game.
+    fn new() -> Self;
+    /// Plays one half-turn of the side (`turn.context().side` says which).
+    fn play(&mut self, turn: &mut HexSideTurn<'_>);
+}
+
 /// What a Rust hex bot implements; [`export_hex_bot!`](crate::export_hex_bot) turns it
 /// into a plugin. One instance plays one side of one game.
 pub trait HexPlayer: 'static {
@@ -479,4 +661,8 @@ const _: () = {
     assert!(core::mem::offset_of!(HexContext<'_>, humans) == 48);
     assert!(core::mem::offset_of!(HexContext<'_>, random) == 128);
     assert!(core::mem::size_of::<HexContext<'_>>() == 144);
+    assert!(core::mem::size_of::<HexVerdict>() == 16);
+    assert!(core::mem::offset_of!(HexSideTurn<'_>, clocks_ns) == 24);
+    assert!(core::mem::offset_of!(HexSideTurn<'_>, max_commands) == 48);
+    assert!(core::mem::size_of::<HexSideTurn<'_>>() == 56);
 };

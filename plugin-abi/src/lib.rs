@@ -16,7 +16,7 @@
 //!
 //! How the ABI grows: new capabilities are appended to [`BotModule`] after its
 //! `#[sabi(last_prefix_field)]` (1.1: the game and the other games' constructors; 1.2:
-//! the logger) and to the C table (read up to its `struct_size`). abi_stable accepts a
+//! the logger; 1.3: hex bots that play whole sides) and to the C table (read up to its `struct_size`). abi_stable accepts a
 //! library only if its root module has at least the fields of the type the host checks
 //! it against, so the host checks against [`any_version::BotModule`] (the 1.0 fields)
 //! and reads through [`BotModuleRef`], whose accessors see the library's own field
@@ -45,8 +45,8 @@ use abi_stable::{
 /// The version of this contract, checked by the host for both native paths.
 ///
 /// It equals the major version of this crate. Minor versions only append (1.1 added
-/// the game a library plays and the other games' bots, 1.2 the log channel), so 1.0
-/// plugins still load.
+/// the game a library plays and the other games' bots, 1.2 the log channel, 1.3 hex bots
+/// that play whole sides), so 1.0 plugins still load.
 pub const ABI_VERSION: u32 = 1;
 
 /// The games a library can play, as named in [`BotModule::game`] and the C table's
@@ -465,6 +465,11 @@ pub struct BotModule {
     /// older libraries, whose bots cannot log.
     #[sabi(missing_field(default))]
     pub set_logger: Option<extern "C" fn(logger: Logger)>,
+    /// (1.3) Creates a fresh hex bot that plays whole sides, one call per half-turn
+    /// (`None` unless the library plays `hex` that way; such a library's `new_hex_bot` is
+    /// `None`).
+    #[sabi(missing_field(default))]
+    pub new_hex_side_bot: Option<extern "C" fn() -> RResult<hex::HexSideBotBox, RString>>,
 }
 
 /// (1.2) The host's log channel, handed to a library when it is loaded (`zb_logger` in
@@ -565,6 +570,10 @@ pub struct CBotTable {
     /// (1.2) Called once by the host when it loads the library, with the function (and
     /// its data) that writes one line to the entry's log; null if the bot does not log.
     pub set_logger: Option<extern "C" fn(logger: Logger)>,
+    /// (1.3) One whole hex half-turn of the bot's side, played through `turn` (commands one
+    /// at a time, each answered with its verdict). A table with it plays hex by whole
+    /// sides, and its `hex_turn` may be null.
+    pub hex_side: Option<extern "C" fn(bot: *mut c_void, turn: &mut hex::HexSideTurn<'_>)>,
 }
 
 impl CBotTable {
@@ -572,6 +581,8 @@ impl CBotTable {
     pub const V1_0_SIZE: u32 = 40;
     /// Size of a 1.1 table (without `set_logger`).
     pub const V1_1_SIZE: u32 = 72;
+    /// Size of a 1.2 table (without `hex_side`).
+    pub const V1_2_SIZE: u32 = 80;
 }
 
 /// The name of the symbol a C bot library exports: `const zb_bot_table *zombies_bot_entry(void)`.
@@ -589,6 +600,7 @@ const _: () = {
     assert!(core::mem::offset_of!(CBotTable, target_turn) == 56);
     assert!(core::mem::offset_of!(CBotTable, hex_turn) == 64);
     assert!(core::mem::offset_of!(CBotTable, set_logger) == 72);
+    assert!(core::mem::offset_of!(CBotTable, hex_side) == 80);
 };
 
 /// Writes one line to the entry's log (`logs/<entry>.log` of a tournament run with
@@ -749,6 +761,28 @@ pub mod __private {
         }
     }
 
+    /// Runs a Rust hex side bot behind the stable trait, never letting a panic unwind out.
+    #[derive(Debug)]
+    pub struct GuardedHexSide<B>(pub B);
+
+    impl<B: hex::HexSide> hex::HexSideBot for GuardedHexSide<B> {
+        fn play(&mut self, turn: &mut hex::HexSideTurn<'_>) -> RResult<(), RString> {
+            match catch_unwind(AssertUnwindSafe(|| self.0.play(turn))) {
+                Ok(()) => ROk(()),
+                Err(payload) => RErr(describe(payload)),
+            }
+        }
+    }
+
+    /// The `new_hex_side_bot` of an exported hex side module.
+    pub extern "C" fn new_hex_side_bot<B: hex::HexSide>() -> RResult<hex::HexSideBotBox, RString> {
+        quiet_panics();
+        match catch_unwind(B::new) {
+            Ok(bot) => ROk(hex::HexSideBot_TO::from_value(GuardedHexSide(bot), TD_Opaque)),
+            Err(payload) => RErr(describe(payload)),
+        }
+    }
+
     /// The `set_logger` of every exported module: keeps the host's log channel for
     /// [`log`](crate::log).
     pub extern "C" fn set_logger(logger: Logger) {
@@ -778,6 +812,9 @@ pub mod __private {
 #[macro_export]
 macro_rules! __export_module {
     ($name:expr, $game:literal, $zombies:expr, $eggs:expr, $target:expr, $hex:expr) => {
+        $crate::__export_module!($name, $game, $zombies, $eggs, $target, $hex, None);
+    };
+    ($name:expr, $game:literal, $zombies:expr, $eggs:expr, $target:expr, $hex:expr, $hex_side:expr) => {
         /// The plugin's root module, read by the arena host.
         #[$crate::abi_stable::export_root_module]
         pub fn zombies_bot_root_module() -> $crate::BotModuleRef {
@@ -791,6 +828,7 @@ macro_rules! __export_module {
                 new_target_bot: $target,
                 new_hex_bot: $hex,
                 set_logger: Some($crate::__private::set_logger),
+                new_hex_side_bot: $hex_side,
             }
             .leak_into_prefix()
         }
@@ -878,6 +916,28 @@ macro_rules! export_hex_bot {
             None,
             None,
             Some($crate::__private::new_hex_bot::<$bot>)
+        );
+    };
+}
+
+/// Exports a [`HexSide`](hex::HexSide) as a hex humans vs zombies plugin that plays whole
+/// sides (ABI 1.3): `export_hex_side_bot!(MyBot);` in a `cdylib` crate (which must depend
+/// on `abi_stable` 0.11 too, as for [`export_bot!`]). Its bot gets one call per half-turn
+/// of its side and gives its commands one at a time, each answered with its verdict.
+///
+/// A panic inside the bot never crosses into the host: the commands given before it
+/// stand, and the entry counts an error.
+#[macro_export]
+macro_rules! export_hex_side_bot {
+    ($bot:ty) => {
+        $crate::__export_module!(
+            <$bot as $crate::hex::HexSide>::NAME,
+            "hex",
+            $crate::__private::plays_another_game,
+            None,
+            None,
+            None,
+            Some($crate::__private::new_hex_side_bot::<$bot>)
         );
     };
 }

@@ -1,5 +1,9 @@
 -- arena: hex
--- A hex bot that plays both sides sensibly (the Lua twin of plugins/hex-smart):
+-- A hex bot that plays both sides sensibly, after plugins/hex-smart's plan (not its twin:
+-- it shares no ammo, grabs without HexSmart's limit, aims its spawns at the sighting
+-- nearest the middle rather than the first, and breaks ties otherwise, so a game between
+-- the two is no mirror; the bundled bots that do make the same decisions are the
+-- baselines and the legions, legion.lua for HexLegion):
 -- humans stand on the six hexes around a free centre near the middle (four pistols, two
 -- shotguns), build walls on the ring two steps out (the weakest hex first, three builds a
 -- half-turn each), shoot the weakest zombies in range with as many shots as a kill needs,

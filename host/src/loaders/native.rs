@@ -129,6 +129,13 @@ impl CTable {
     > {
         self.field(std::mem::offset_of!(CBotTable, hex_turn), |t| unsafe { &raw const (*t).hex_turn }).flatten()
     }
+
+    /// The hex side call (1.3).
+    pub fn hex_side(
+        &self,
+    ) -> Option<extern "C" fn(*mut std::ffi::c_void, &mut zombies_plugin_abi::hex::HexSideTurn<'_>)> {
+        self.field(std::mem::offset_of!(CBotTable, hex_side), |t| unsafe { &raw const (*t).hex_side }).flatten()
+    }
 }
 
 /// The bot factory of a Rust library: each game's bot is `wrap` of what `new_bot` makes;

@@ -365,8 +365,18 @@ impl Hex {
     /// Check and resolve one command of `side` at once; `true` if accepted. Commands of the side
     /// that is not active, and every command after the game ended, are rejected.
     pub fn apply(&mut self, side: Side, cmd: &Command) -> bool {
-        if self.result.is_some() || side != self.active() {
-            return false;
+        self.try_apply(side, cmd).is_ok()
+    }
+
+    /// [`Hex::apply`], saying why a refused command was refused (the first check it failed,
+    /// in the order of the rules). A refused command changes nothing, but for the two quirks
+    /// of spec 8.3 and 8.5.
+    pub fn try_apply(&mut self, side: Side, cmd: &Command) -> Result<(), Refusal> {
+        if self.result.is_some() {
+            return Err(Refusal::GameOver);
+        }
+        if side != self.active() {
+            return Err(Refusal::NotYourHalfTurn);
         }
         match (side, *cmd) {
             (Side::Humans, Command::SpawnHuman { x, y, weapon }) => self.spawn_human(x, y, weapon),
@@ -384,7 +394,7 @@ impl Hex {
             (Side::Zombies, Command::SpawnZombie { zone, facing }) => self.spawn_zombie(zone, facing),
             (Side::Zombies, Command::Turn { unit, direction }) => self.turn(unit, direction),
             (Side::Zombies, Command::Eat { unit, target }) => self.eat(unit, target),
-            _ => false,
+            _ => Err(Refusal::NotThisSide),
         }
     }
 
@@ -403,18 +413,24 @@ impl Hex {
     }
 
     /// Spec 7.1.
-    fn spawn_human(&mut self, x: i32, y: i32, weapon: u32) -> bool {
+    fn spawn_human(&mut self, x: i32, y: i32, weapon: u32) -> Result<(), Refusal> {
         // 1. Half-turn 1 only, in bounds, fewer than 6 living humans.
-        if self.t != 1 || !board::in_bounds(x, y) || self.humans.len() >= data::HUMANS_PER_GAME {
-            return false;
+        if self.t != 1 {
+            return Err(Refusal::NotHalfTurnOne);
+        }
+        if !board::in_bounds(x, y) {
+            return Err(Refusal::OffTheBoard);
+        }
+        if self.humans.len() >= data::HUMANS_PER_GAME {
+            return Err(Refusal::AllPlaced);
         }
         // 2. A weapon one can spawn with.
         if !data::weapon(weapon).is_some_and(|w| w.spawn_with) {
-            return false;
+            return Err(Refusal::NotASpawnWeapon);
         }
         // 3. No human and no wall on the hex.
         if self.human_at(x, y) || self.wall_at(x, y) {
-            return false;
+            return Err(Refusal::Occupied);
         }
         // 4. hp 100, ammo 125, 0 moves, idle 0.5.
         let id = self.next_id();
@@ -431,18 +447,24 @@ impl Hex {
         }));
         self.humans.push(id);
         self.enter(id, x, y);
-        true
+        Ok(())
     }
 
     /// Spec 7.3.
-    fn human_move(&mut self, unit: u32, x: i32, y: i32) -> bool {
-        let Some(h) = self.human(unit).copied() else { return false };
+    fn human_move(&mut self, unit: u32, x: i32, y: i32) -> Result<(), Refusal> {
+        let Some(h) = self.human(unit).copied() else { return Err(Refusal::NoSuchHuman) };
         // 1. In bounds, adjacent, no wall, human or zombie there, a move left.
-        if !board::in_bounds(x, y) || !board::adjacent(h.x, h.y, x, y) || h.moves < 1 {
-            return false;
+        if !board::in_bounds(x, y) {
+            return Err(Refusal::OffTheBoard);
+        }
+        if !board::adjacent(h.x, h.y, x, y) {
+            return Err(Refusal::NotAdjacent);
+        }
+        if h.moves < 1 {
+            return Err(Refusal::NoMoves);
         }
         if self.occupants(x, y).iter().any(|&o| !matches!(self.slots[o as usize], Slot::Crate(_))) {
-            return false;
+            return Err(Refusal::Blocked);
         }
         // 2. Step, −1 move.
         self.leave(unit, h.x, h.y);
@@ -451,19 +473,25 @@ impl Hex {
         hm.y = y;
         hm.moves -= 1;
         self.enter(unit, x, y);
-        true
+        Ok(())
     }
 
     /// Spec 8.5, move: forward only (a `Move` names the hex, which must then be the front one).
-    fn zombie_move(&mut self, unit: u32, to: Option<(i32, i32)>) -> bool {
-        let Some(z) = self.zombie(unit).copied() else { return false };
+    fn zombie_move(&mut self, unit: u32, to: Option<(i32, i32)>) -> Result<(), Refusal> {
+        let Some(z) = self.zombie(unit).copied() else { return Err(Refusal::NoSuchZombie) };
         let (fx, fy) = board::front(z.x, z.y, z.facing);
         if to.is_some_and(|p| p != (fx, fy)) {
-            return false;
+            return Err(Refusal::NotFront);
         }
         // 1. In bounds, no wall and no human there, a move left.
-        if !board::in_bounds(fx, fy) || z.moves < 1 || self.wall_at(fx, fy) || self.human_at(fx, fy) {
-            return false;
+        if !board::in_bounds(fx, fy) {
+            return Err(Refusal::OffTheBoard);
+        }
+        if z.moves < 1 {
+            return Err(Refusal::NoMoves);
+        }
+        if self.wall_at(fx, fy) || self.human_at(fx, fy) {
+            return Err(Refusal::FrontBlocked);
         }
         // 2. Step, −1 move.
         self.leave(unit, z.x, z.y);
@@ -472,11 +500,11 @@ impl Hex {
         zm.y = fy;
         zm.moves -= 1;
         self.enter(unit, fx, fy);
-        true
+        Ok(())
     }
 
     /// Spec 7.5 (humans) and 8.5 (zombies).
-    fn attack(&mut self, side: Side, unit: u32, target: Target) -> bool {
+    fn attack(&mut self, side: Side, unit: u32, target: Target) -> Result<(), Refusal> {
         // Check 1: an object target exists and is hittable.
         let (tx, ty, target_id, target_is_crate) = match target {
             Target::Object(id) => match self.slots.get(id as usize) {
@@ -484,7 +512,7 @@ impl Hex {
                 Some(Slot::Crate(o)) => (o.x, o.y, Some(id), true),
                 Some(Slot::Human(o)) => (o.x, o.y, Some(id), false),
                 Some(Slot::Zombie(o)) => (o.x, o.y, Some(id), false),
-                _ => return false,
+                _ => return Err(Refusal::NoTarget),
             },
             Target::Ground(x, y) => (x, y, None, false),
         };
@@ -492,19 +520,23 @@ impl Hex {
         let (ax, ay, weapon, ammo, idle) = match (side, self.slots.get(unit as usize)) {
             (Side::Humans, Some(Slot::Human(h))) => (h.x, h.y, h.weapon, h.ammo, h.idle),
             (Side::Zombies, Some(Slot::Zombie(z))) => (z.x, z.y, data::ZOMBIE_ARMS, 0, z.idle),
-            _ => return false,
+            (Side::Humans, _) => return Err(Refusal::NoSuchHuman),
+            (Side::Zombies, _) => return Err(Refusal::NoSuchZombie),
         };
         let w: Weapon = data::WEAPONS[weapon as usize];
         // Check 3: range (no line of sight). Check 4: ammo. Check 5: zombies may not hit crates.
-        if board::distance(ax, ay, tx, ty) > w.range || ammo < w.ammo {
-            return false;
+        if board::distance(ax, ay, tx, ty) > w.range {
+            return Err(Refusal::OutOfRange);
+        }
+        if ammo < w.ammo {
+            return Err(Refusal::NoAmmo);
         }
         if side == Side::Zombies && target_is_crate {
-            return false;
+            return Err(Refusal::ZombieHitsCrate);
         }
         // Check 6: the firing rule (7.4): delay < idle; idle −= delay, capped at 1.
         if w.delay >= idle {
-            return false;
+            return Err(Refusal::NotReady);
         }
         let idle = idle - w.delay;
         let idle = if idle > 1.0 { 1.0 } else { idle };
@@ -519,7 +551,7 @@ impl Hex {
                 let z = self.zombie_mut(unit).expect("zombie");
                 z.idle = idle;
                 if z.moves < 1 {
-                    return false;
+                    return Err(Refusal::NoMoves);
                 }
                 z.moves -= 1;
             }
@@ -540,24 +572,24 @@ impl Hex {
         if w.vertical != 0 {
             self.hit_hex(tx, ty, w.vertical);
         }
-        true
+        Ok(())
     }
 
     /// Spec 7.7, grab.
-    fn grab(&mut self, unit: u32, krate: u32) -> bool {
-        let Some(h) = self.human(unit).copied() else { return false };
-        let Some(c) = self.krate(krate).copied() else { return false };
+    fn grab(&mut self, unit: u32, krate: u32) -> Result<(), Refusal> {
+        let Some(h) = self.human(unit).copied() else { return Err(Refusal::NoSuchHuman) };
+        let Some(c) = self.krate(krate).copied() else { return Err(Refusal::NoSuchCrate) };
         if board::distance(h.x, h.y, c.x, c.y) > 1 {
-            return false;
+            return Err(Refusal::TooFar);
         }
         let hm = self.human_mut(unit).expect("human");
         match c.contents {
             Contents::Weapon(w) if hm.weapon == data::CHAINSAW => hm.weapon = w,
             Contents::Ammo => hm.ammo += c.hp,
-            Contents::Weapon(_) => return false,
+            Contents::Weapon(_) => return Err(Refusal::NeedsChainsaw),
         }
         self.remove_crate(krate);
-        true
+        Ok(())
     }
 
     fn remove_crate(&mut self, id: u32) {
@@ -569,23 +601,32 @@ impl Hex {
     }
 
     /// Spec 7.7, give.
-    fn give(&mut self, unit: u32, to: u32, amount: i64) -> bool {
-        let Some(g) = self.human(unit).copied() else { return false };
-        let Some(r) = self.human(to).copied() else { return false };
-        if amount < 1 || amount > g.ammo || board::distance(g.x, g.y, r.x, r.y) > 1 {
-            return false;
+    fn give(&mut self, unit: u32, to: u32, amount: i64) -> Result<(), Refusal> {
+        let Some(g) = self.human(unit).copied() else { return Err(Refusal::NoSuchHuman) };
+        let Some(r) = self.human(to).copied() else { return Err(Refusal::NoTarget) };
+        if amount < 1 || amount > g.ammo {
+            return Err(Refusal::BadAmount);
+        }
+        if board::distance(g.x, g.y, r.x, r.y) > 1 {
+            return Err(Refusal::TooFar);
         }
         self.human_mut(unit).expect("human").ammo -= amount;
         self.human_mut(to).expect("human").ammo += amount;
-        true
+        Ok(())
     }
 
     /// Spec 7.7, throw: the carried weapon (`amount` None) or ammo.
-    fn throw(&mut self, unit: u32, x: i32, y: i32, amount: Option<i64>) -> bool {
-        let Some(h) = self.human(unit).copied() else { return false };
+    fn throw(&mut self, unit: u32, x: i32, y: i32, amount: Option<i64>) -> Result<(), Refusal> {
+        let Some(h) = self.human(unit).copied() else { return Err(Refusal::NoSuchHuman) };
         // 1. In bounds, distance ≤ 1, not holding the Chainsaw.
-        if !board::in_bounds(x, y) || board::distance(h.x, h.y, x, y) > 1 || h.weapon == data::CHAINSAW {
-            return false;
+        if !board::in_bounds(x, y) {
+            return Err(Refusal::OffTheBoard);
+        }
+        if board::distance(h.x, h.y, x, y) > 1 {
+            return Err(Refusal::TooFar);
+        }
+        if h.weapon == data::CHAINSAW {
+            return Err(Refusal::HoldsChainsaw);
         }
         match amount {
             None => {
@@ -596,24 +637,30 @@ impl Hex {
             Some(q) => {
                 // 2b. 1 ≤ q ≤ ammo (deviation: the original allowed q ≤ 0); a crate with hp = cap = q.
                 if q < 1 || q > h.ammo {
-                    return false;
+                    return Err(Refusal::BadAmount);
                 }
                 self.human_mut(unit).expect("human").ammo -= q;
                 self.add_crate(x, y, q, Contents::Ammo);
             }
         }
-        true
+        Ok(())
     }
 
     /// Spec 7.8.
-    fn build(&mut self, unit: u32, x: i32, y: i32) -> bool {
-        let Some(h) = self.human(unit).copied() else { return false };
+    fn build(&mut self, unit: u32, x: i32, y: i32) -> Result<(), Refusal> {
+        let Some(h) = self.human(unit).copied() else { return Err(Refusal::NoSuchHuman) };
         // 1. In bounds, adjacent, no human and no zombie there, a move left.
-        if !board::in_bounds(x, y) || !board::adjacent(h.x, h.y, x, y) || h.moves < 1 {
-            return false;
+        if !board::in_bounds(x, y) {
+            return Err(Refusal::OffTheBoard);
+        }
+        if !board::adjacent(h.x, h.y, x, y) {
+            return Err(Refusal::NotAdjacent);
+        }
+        if h.moves < 1 {
+            return Err(Refusal::NoMoves);
         }
         if self.human_at(x, y) || self.zombie_at(x, y) {
-            return false;
+            return Err(Refusal::UnitThere);
         }
         // 2. −1 move; a new wall (7 hp) or +7 hp on the wall there (up to its cap).
         self.human_mut(unit).expect("human").moves -= 1;
@@ -624,33 +671,39 @@ impl Hex {
                 self.add_wall(x, y, data::BUILD_HP);
             }
         }
-        true
+        Ok(())
     }
 
     /// Spec 7.9, call.
-    fn call_drop(&mut self, x: i32, y: i32, contents: Contents) -> bool {
+    fn call_drop(&mut self, x: i32, y: i32, contents: Contents) -> Result<(), Refusal> {
         if self.airdrops_held < 1.0 {
-            return false;
+            return Err(Refusal::NoAirdrop);
         }
         if let Contents::Weapon(w) = contents
             && !data::weapon(w).is_some_and(|w| w.call_in)
         {
-            return false;
+            return Err(Refusal::NotDroppable);
         }
         self.airdrops_held -= 1.0;
         let id = self.next_id();
         self.slots.push(Slot::Airstrike(Airstrike { id, x, y, delay: data::AIRDROP_DELAY, contents }));
         self.airstrikes.push(id);
-        true
+        Ok(())
     }
 
     /// Spec 8.2.
-    fn spawn_zombie(&mut self, zone: u32, facing: u32) -> bool {
+    fn spawn_zombie(&mut self, zone: u32, facing: u32) -> Result<(), Refusal> {
         // 1. Below the cap, a whole zombie ready, a facing 0..=5, a zone id.
-        if self.zombies.len() as u32 >= self.zombie_cap() || self.zombies_ready < 1.0 || facing > 5 {
-            return false;
+        if self.zombies.len() as u32 >= self.zombie_cap() {
+            return Err(Refusal::AtTheCap);
         }
-        let Some(k) = data::ZONES.iter().position(|&z| z == zone) else { return false };
+        if self.zombies_ready < 1.0 {
+            return Err(Refusal::NoneReady);
+        }
+        if facing > 5 {
+            return Err(Refusal::BadFacing);
+        }
+        let Some(k) = data::ZONES.iter().position(|&z| z == zone) else { return Err(Refusal::NoSuchZone) };
         // 2. The zone's next hex, whatever stands there; hp 70, 0 moves, idle 0.5, scent 0.
         let (x, y) = data::zone_spawn_hex(zone, self.zone_count[k]).expect("zone");
         self.zone_count[k] += 1;
@@ -669,41 +722,41 @@ impl Hex {
         self.enter(id, x, y);
         // 3. Ready −= 1.
         self.zombies_ready -= 1.0;
-        true
+        Ok(())
     }
 
     /// Spec 8.3. Quirk kept: a direction other than ±1 spends the move and is rejected.
-    fn turn(&mut self, unit: u32, direction: i32) -> bool {
-        let Some(z) = self.zombie_mut(unit) else { return false };
+    fn turn(&mut self, unit: u32, direction: i32) -> Result<(), Refusal> {
+        let Some(z) = self.zombie_mut(unit) else { return Err(Refusal::NoSuchZombie) };
         if z.moves < 1 {
-            return false;
+            return Err(Refusal::NoMoves);
         }
         z.moves -= 1;
         if direction.abs() != 1 {
-            return false;
+            return Err(Refusal::BadTurn);
         }
         z.facing = (z.facing as i32 + direction).rem_euclid(6) as u8;
-        true
+        Ok(())
     }
 
     /// Spec 8.6.
-    fn eat(&mut self, unit: u32, target: u32) -> bool {
-        let Some(z) = self.zombie(unit).copied() else { return false };
-        let Some(v) = self.zombie(target).copied() else { return false };
+    fn eat(&mut self, unit: u32, target: u32) -> Result<(), Refusal> {
+        let Some(z) = self.zombie(unit).copied() else { return Err(Refusal::NoSuchZombie) };
+        let Some(v) = self.zombie(target).copied() else { return Err(Refusal::NoTarget) };
         // 1. Not itself (deviation); same hex, or the front neighbour.
         if unit == target {
-            return false;
+            return Err(Refusal::EatsItself);
         }
         let d = board::distance(z.x, z.y, v.x, v.y);
         if d > 1 || (d == 1 && !board::in_front(z.x, z.y, z.facing, v.x, v.y)) {
-            return false;
+            return Err(Refusal::NotInReach);
         }
         // 2. The eater heals 2 × the target's hp (cap 105), the target dies, the eater's moves −= 1.
         let zm = self.zombie_mut(unit).expect("zombie");
         zm.hp = (zm.hp + 2 * v.hp).min(data::ZOMBIE_HP_CAP);
         zm.moves -= 1;
         self.hit(target, 10 * v.hp);
-        true
+        Ok(())
     }
 
     // ---------------------------------------------------------------- boundary
@@ -817,4 +870,182 @@ impl Hex {
 enum Target {
     Object(u32),
     Ground(i32, i32),
+}
+
+/// Why the rules refused a command ([`Hex::try_apply`]): the first check it failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Refusal {
+    /// The game is over.
+    GameOver,
+    /// It is the other side's half-turn.
+    NotYourHalfTurn,
+    /// A command the other side gives, not this one.
+    NotThisSide,
+    /// Humans are placed on half-turn 1 only (spec 7.1).
+    NotHalfTurnOne,
+    /// The hex is off the board.
+    OffTheBoard,
+    /// Six humans are placed already (spec 7.1).
+    AllPlaced,
+    /// Not a weapon a human may be placed with (spec 7.1).
+    NotASpawnWeapon,
+    /// A human or a wall stands on the hex (spec 7.1).
+    Occupied,
+    /// The unit is not a living human of the side.
+    NoSuchHuman,
+    /// The unit is not a living zombie of the side.
+    NoSuchZombie,
+    /// The hex is not next to the unit.
+    NotAdjacent,
+    /// The unit has no move left this half-turn.
+    NoMoves,
+    /// A wall, a human or a zombie stands on the hex (spec 7.3).
+    Blocked,
+    /// A zombie steps only to its front hex (spec 8.5).
+    NotFront,
+    /// A wall or a human stands on the zombie's front hex (spec 8.5).
+    FrontBlocked,
+    /// No such object to hit (or give to, or eat).
+    NoTarget,
+    /// The target is out of the weapon's range (spec 7.5).
+    OutOfRange,
+    /// Not enough ammo for a shot (spec 7.5).
+    NoAmmo,
+    /// Zombies may not hit crates (spec 7.5).
+    ZombieHitsCrate,
+    /// The weapon is not ready: its delay is not below the idle time (spec 7.4).
+    NotReady,
+    /// No such crate.
+    NoSuchCrate,
+    /// Farther than one hex (spec 7.7).
+    TooFar,
+    /// A weapon crate is grabbed only while holding the Chainsaw (spec 7.7).
+    NeedsChainsaw,
+    /// The amount is not within 1 and the ammo held (spec 7.7).
+    BadAmount,
+    /// Nothing is thrown while holding the Chainsaw (spec 7.7).
+    HoldsChainsaw,
+    /// A human or a zombie stands on the hex (spec 7.8).
+    UnitThere,
+    /// No whole airdrop held (spec 7.9).
+    NoAirdrop,
+    /// Not contents an airdrop may carry (spec 7.9).
+    NotDroppable,
+    /// The zombie cap is reached (spec 8.1).
+    AtTheCap,
+    /// No whole zombie ready (spec 8.2).
+    NoneReady,
+    /// A facing is 0 to 5 (spec 8.2).
+    BadFacing,
+    /// Not a spawn zone (7 to 10, spec 4).
+    NoSuchZone,
+    /// A turn is +1 or −1 (spec 8.3).
+    BadTurn,
+    /// A zombie may not eat itself (spec 10).
+    EatsItself,
+    /// The zombie to eat is neither on its hex nor on its front hex (spec 8.6).
+    NotInReach,
+}
+
+impl Refusal {
+    /// Every refusal, in code order ([`Refusal::code`]).
+    pub const ALL: [Refusal; 35] = [
+        Refusal::GameOver,
+        Refusal::NotYourHalfTurn,
+        Refusal::NotThisSide,
+        Refusal::NotHalfTurnOne,
+        Refusal::OffTheBoard,
+        Refusal::AllPlaced,
+        Refusal::NotASpawnWeapon,
+        Refusal::Occupied,
+        Refusal::NoSuchHuman,
+        Refusal::NoSuchZombie,
+        Refusal::NotAdjacent,
+        Refusal::NoMoves,
+        Refusal::Blocked,
+        Refusal::NotFront,
+        Refusal::FrontBlocked,
+        Refusal::NoTarget,
+        Refusal::OutOfRange,
+        Refusal::NoAmmo,
+        Refusal::ZombieHitsCrate,
+        Refusal::NotReady,
+        Refusal::NoSuchCrate,
+        Refusal::TooFar,
+        Refusal::NeedsChainsaw,
+        Refusal::BadAmount,
+        Refusal::HoldsChainsaw,
+        Refusal::UnitThere,
+        Refusal::NoAirdrop,
+        Refusal::NotDroppable,
+        Refusal::AtTheCap,
+        Refusal::NoneReady,
+        Refusal::BadFacing,
+        Refusal::NoSuchZone,
+        Refusal::BadTurn,
+        Refusal::EatsItself,
+        Refusal::NotInReach,
+    ];
+
+    /// Its number (its index in [`Refusal::ALL`]), as replays store it.
+    pub fn code(self) -> u8 {
+        Refusal::ALL.iter().position(|&r| r == self).expect("every refusal is listed") as u8
+    }
+
+    /// The refusal of a number.
+    pub fn from_code(code: u8) -> Option<Refusal> {
+        Refusal::ALL.get(usize::from(code)).copied()
+    }
+
+    /// Why, in a few words (NUL-terminated, for the C ABI).
+    pub fn reason(self) -> &'static std::ffi::CStr {
+        match self {
+            Refusal::GameOver => c"the game is over",
+            Refusal::NotYourHalfTurn => c"not this side's half-turn",
+            Refusal::NotThisSide => c"a command of the other side",
+            Refusal::NotHalfTurnOne => c"humans are placed on half-turn 1 only",
+            Refusal::OffTheBoard => c"off the board",
+            Refusal::AllPlaced => c"six humans are placed already",
+            Refusal::NotASpawnWeapon => c"not a weapon a human may be placed with",
+            Refusal::Occupied => c"a human or a wall on the hex",
+            Refusal::NoSuchHuman => c"no such human of this side",
+            Refusal::NoSuchZombie => c"no such zombie of this side",
+            Refusal::NotAdjacent => c"not an adjacent hex",
+            Refusal::NoMoves => c"no move left",
+            Refusal::Blocked => c"a wall, a human or a zombie on the hex",
+            Refusal::NotFront => c"not the zombie's front hex",
+            Refusal::FrontBlocked => c"a wall or a human in front",
+            Refusal::NoTarget => c"no such target",
+            Refusal::OutOfRange => c"out of range",
+            Refusal::NoAmmo => c"not enough ammo",
+            Refusal::ZombieHitsCrate => c"zombies may not hit crates",
+            Refusal::NotReady => c"the weapon is not ready (its delay is not below the idle time)",
+            Refusal::NoSuchCrate => c"no such crate",
+            Refusal::TooFar => c"farther than one hex",
+            Refusal::NeedsChainsaw => c"a weapon crate is grabbed only while holding the Chainsaw",
+            Refusal::BadAmount => c"the amount is not within 1 and the ammo held",
+            Refusal::HoldsChainsaw => c"nothing is thrown while holding the Chainsaw",
+            Refusal::UnitThere => c"a human or a zombie on the hex",
+            Refusal::NoAirdrop => c"no whole airdrop held",
+            Refusal::NotDroppable => c"not contents an airdrop may carry",
+            Refusal::AtTheCap => c"the zombie cap is reached",
+            Refusal::NoneReady => c"no whole zombie ready",
+            Refusal::BadFacing => c"a facing is 0 to 5",
+            Refusal::NoSuchZone => c"not a spawn zone (7 to 10)",
+            Refusal::BadTurn => c"a turn is +1 or -1",
+            Refusal::EatsItself => c"a zombie may not eat itself",
+            Refusal::NotInReach => c"not on its hex nor on its front hex",
+        }
+    }
+
+    /// Why, in a few words.
+    pub fn as_str(self) -> &'static str {
+        self.reason().to_str().expect("reasons are ASCII")
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }

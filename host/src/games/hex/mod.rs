@@ -22,20 +22,24 @@ mod native;
 pub mod program;
 pub mod replay;
 mod rhai;
+pub mod side;
 pub mod state;
 pub mod view;
 pub mod viewer;
 
+use std::cell::Cell;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
+use zombies_plugin_abi::Random;
 use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::hex::{
     self as abi, HexAirstrike, HexAnswer, HexCommand, HexContext, HexCrate, HexHuman, HexWall, HexZombie, cmd,
 };
 
-pub use engine::Hex;
+pub use engine::{Hex, Refusal};
+pub use side::{SideChannel, SideInfo, Verdict};
 pub use state::{Airstrike, Command, Contents, Crate, Human, Side, State, Wall, Zombie};
 pub use view::View;
 
@@ -75,15 +79,15 @@ impl Game for HexGame {
     /// 2: spawning is a side command of the whole half-turn (a `spawn_zombie` in a unit
     /// call, skipped in version 1, now runs), so version-1 replays may not re-play.
     const RULES_VERSION: u16 = 2;
-    type Ctx<'a> = HexContext<'a>;
+    type Ctx<'a> = HexCall<'a>;
     type Answer = HexAnswer;
     type Config = HexConfig;
     type Call = replay::Call;
 
     /// The side's own half-turns so far: the time bank grows by one allowance per own
     /// half-turn, as the original clocks did.
-    fn clock(ctx: &HexContext<'_>) -> u32 {
-        ctx.t / 2
+    fn clock(call: &HexCall<'_>) -> u32 {
+        call.ctx.t / 2
     }
 
     fn play(names: &[String], seed: u64, config: &HexConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
@@ -149,10 +153,57 @@ impl Game for HexGame {
     }
 }
 
-/// Test and benchmark bots are closures from a context to an answer.
+/// What a hex bot is given for one call: the ABI's context, both sides' clocks, and on
+/// the first call of a seat's half-turn the whole side ([`HexCall::take_side`]), for a
+/// bot that plays whole sides.
+pub struct HexCall<'a> {
+    /// What the bot sees (the side's sight and the counters).
+    pub ctx: HexContext<'a>,
+    /// The own time left in each side's time bank (indexed by [`abi::HUMANS`] and
+    /// [`abi::ZOMBIES`]), when the bots have banks.
+    pub clocks: [Option<Duration>; 2],
+    side: Cell<Option<&'a mut (dyn SideChannel + 'a)>>,
+}
+
+impl std::fmt::Debug for HexCall<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HexCall").field("ctx", &self.ctx).field("clocks", &self.clocks).finish()
+    }
+}
+
+impl<'a> HexCall<'a> {
+    /// A call for one unit (or a spawn call).
+    pub fn new(ctx: HexContext<'a>, clocks: [Option<Duration>; 2]) -> HexCall<'a> {
+        HexCall { ctx, clocks, side: Cell::new(None) }
+    }
+
+    /// A call offered the whole side through `side`.
+    pub fn with_side(
+        ctx: HexContext<'a>,
+        clocks: [Option<Duration>; 2],
+        side: &'a mut (dyn SideChannel + 'a),
+    ) -> HexCall<'a> {
+        HexCall { ctx, clocks, side: Cell::new(Some(side)) }
+    }
+
+    /// The whole side, if this call is offered it (the first of a seat's half-turn), for
+    /// the bot to play it in this call ([`SideChannel::claim`]); taken once.
+    pub fn take_side(&self) -> Option<&'a mut (dyn SideChannel + 'a)> {
+        self.side.take()
+    }
+}
+
+impl<'a> std::ops::Deref for HexCall<'a> {
+    type Target = HexContext<'a>;
+    fn deref(&self) -> &HexContext<'a> {
+        &self.ctx
+    }
+}
+
+/// Test and benchmark bots are closures from a context to an answer (they play per unit).
 impl<F: FnMut(&HexContext<'_>) -> HexAnswer> Bot<HexGame> for F {
-    fn turn(&mut self, ctx: &HexContext<'_>) -> Result<HexAnswer, BotError> {
-        Ok(self(ctx))
+    fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
+        Ok(self(&call.ctx))
     }
 }
 
@@ -225,9 +276,14 @@ pub fn over_the_cap(ctx: &HexContext<'_>, answer: &HexAnswer) -> Option<BotError
 /// The engine's command for one command of an answer, or `None` for a kind this call
 /// cannot send (it is skipped like a rejected command).
 pub fn to_command(ctx: &HexContext<'_>, c: &HexCommand) -> Option<Command> {
-    let unit = ctx.unit;
+    command_of(ctx.call, ctx.side, ctx.unit, c)
+}
+
+/// The engine's command for one command of `unit` in a call of kind `call` for `side`
+/// (a side call's commands name their unit), or `None` for a kind it cannot send.
+pub fn command_of(call: u32, side: u32, unit: u32, c: &HexCommand) -> Option<Command> {
     let (x, y) = (c.x, c.y);
-    match (ctx.call, ctx.side) {
+    match (call, side) {
         (abi::CALL_SPAWN_HUMANS, _) => {
             (c.kind == cmd::SPAWN_HUMAN).then_some(Command::SpawnHuman { x, y, weapon: c.id })
         }
@@ -353,6 +409,59 @@ impl World {
 
     fn seen(&self, x: i32, y: i32) -> bool {
         board::cell(x, y).is_some_and(|c| self.eyes[c] > 0)
+    }
+
+    /// The context of a call of `kind` for `unit` over these lists.
+    fn context<'w>(&'w self, g: &Hex, side: Side, kind: u32, unit: u32, random: Random<'w>) -> HexContext<'w> {
+        let unit_index = match side {
+            Side::Humans => self.humans.binary_search_by_key(&unit, |o| o.id),
+            Side::Zombies => self.zombies.binary_search_by_key(&unit, |o| o.id),
+        }
+        .map_or(u32::MAX, |i| i as u32);
+        HexContext {
+            call: kind,
+            side: side_code(side),
+            t: g.t(),
+            unit,
+            humans_to_spawn: g.humans_to_spawn() as u32,
+            zombies_to_spawn: if side == Side::Zombies { zombies_to_spawn(g) } else { 0 },
+            zombie_cap: g.zombie_cap(),
+            unit_index,
+            airdrops_held: g.airdrops_held(),
+            zombies_ready: g.zombies_ready(),
+            humans: RSlice::from_slice(&self.humans),
+            zombies: RSlice::from_slice(&self.zombies),
+            walls: RSlice::from_slice(&self.walls),
+            crates: RSlice::from_slice(&self.crates),
+            airstrikes: RSlice::from_slice(&self.airstrikes),
+            random,
+        }
+    }
+
+    /// Makes these lists a copy of `other`'s (reusing their buffers).
+    fn copy_lists(&mut self, other: &World) {
+        self.humans.clone_from(&other.humans);
+        self.zombies.clone_from(&other.zombies);
+        self.walls.clone_from(&other.walls);
+        self.crates.clone_from(&other.crates);
+        self.airstrikes.clone_from(&other.airstrikes);
+    }
+
+    /// Panics if the lists are not what a rebuild gives (debug builds' check of the
+    /// refreshes).
+    fn check(&self, g: &Hex, side: Side) {
+        let mut fresh = World::default();
+        fresh.build(g, side);
+        assert!(
+            fresh.humans == self.humans
+                && fresh.zombies == self.zombies
+                && fresh.walls == self.walls
+                && fresh.crates == self.crates
+                && fresh.airstrikes == self.airstrikes
+                && fresh.eyes == self.eyes,
+            "the hex world drifted at t = {}",
+            g.t()
+        );
     }
 
     /// Everything from scratch.
@@ -514,9 +623,11 @@ pub fn scores_of(t: u32) -> (u32, u32) {
 /// the zombies (with one entry, it plays both sides); `observe` sees the start, every
 /// executed command and every boundary. Per half-turn: the humans' spawn call on t = 1,
 /// the zombies' spawn call when a zombie can be spawned, then one call per living unit
-/// of the active side in id order (units spawned this half-turn are not called). A
-/// failed call is an empty answer; a bot that is out of the game (its time bank spent,
-/// or cut off) loses its clock: humans all die, zombies end the game at t := 1000.
+/// of the active side in id order (units spawned this half-turn are not called). The
+/// first call of a seat's half-turn is offered the whole side ([`side`]): a bot that
+/// takes it plays the half-turn in that one call. A failed call is an empty answer; a
+/// bot that is out of the game (its time bank spent, or cut off) loses its clock: humans
+/// all die, zombies end the game at t := 1000.
 pub fn play(
     entries: usize,
     seed: u64,
@@ -536,130 +647,30 @@ pub fn play(
     };
     let mut rng = GameRng::seed_from_u64(seed);
     let mut world = World::default();
+    let mut first = World::default();
     let mut out = [false; 2];
     observe(Event::Start(&g));
     let limit = config.max_turns.unwrap_or(data::TURN_LIMIT).min(data::TURN_LIMIT);
     while !g.is_over() && g.t() <= limit {
         let side = g.active();
         let e = seat(side);
-        let mut call = |g: &mut Hex, world: &mut World, kind: u32, unit: u32| -> bool {
-            if !world.valid {
-                world.build(g, side);
-            }
-            let unit_index = match side {
-                Side::Humans => world.humans.binary_search_by_key(&unit, |o| o.id),
-                Side::Zombies => world.zombies.binary_search_by_key(&unit, |o| o.id),
-            }
-            .map_or(u32::MAX, |i| i as u32);
-            let ctx = HexContext {
-                call: kind,
-                side: side_code(side),
-                t: g.t(),
-                unit,
-                humans_to_spawn: g.humans_to_spawn() as u32,
-                zombies_to_spawn: if side == Side::Zombies { zombies_to_spawn(g) } else { 0 },
-                zombie_cap: g.zombie_cap(),
-                unit_index,
-                airdrops_held: g.airdrops_held(),
-                zombies_ready: g.zombies_ready(),
-                humans: RSlice::from_slice(&world.humans),
-                zombies: RSlice::from_slice(&world.zombies),
-                walls: RSlice::from_slice(&world.walls),
-                crates: RSlice::from_slice(&world.crates),
-                airstrikes: RSlice::from_slice(&world.airstrikes),
-                random: random_source(&mut rng),
-            };
-            let s = &mut stats[e];
-            s.calls += 1;
-            let result = if s.calls % CallStats::TIMING_PERIOD == 0 {
-                let start = Instant::now();
-                let result = bots[e].turn(&ctx);
-                s.timed_calls += 1;
-                s.timed_nanos += start.elapsed().as_nanos() as u64;
-                result
-            } else {
-                bots[e].turn(&ctx)
-            };
-            match result {
-                Ok(answer) => {
-                    if let Some(err) = over_the_cap(&ctx, &answer) {
-                        stats[e].record_error(&err);
-                    }
-                    let limit = command_limit(&ctx);
-                    let mut commands = [Command::Forward { unit: 0 }; abi::MAX_COMMANDS];
-                    let mut n = 0;
-                    for c in answer.commands().iter().take(limit) {
-                        if let Some(c) = to_command(&ctx, c) {
-                            commands[n] = c;
-                            n += 1;
-                        }
-                    }
-                    let before = if kind == abi::CALL_UNIT { g.position(unit) } else { None };
-                    let mut applied = [Command::Forward { unit: 0 }; abi::MAX_COMMANDS];
-                    let mut k = 0;
-                    for &command in &commands[..n] {
-                        let shot = shot_of(g, &command);
-                        let accepted = g.apply(side, &command);
-                        if accepted {
-                            applied[k] = command;
-                            k += 1;
-                        }
-                        observe(Event::Command { game: g, side, command, accepted, shot });
-                    }
-                    if kind == abi::CALL_UNIT {
-                        world.after_call(g, side, unit, before, &applied[..k]);
-                    } else if k > 0 {
-                        world.valid = false;
-                    }
-                    // Debug builds check (for one call in 7) that the refreshed lists are
-                    // what a rebuild gives.
-                    if cfg!(debug_assertions) && world.valid && stats[e].calls % 7 == 0 {
-                        let mut fresh = World::default();
-                        fresh.build(g, side);
-                        assert!(
-                            fresh.humans == world.humans
-                                && fresh.zombies == world.zombies
-                                && fresh.walls == world.walls
-                                && fresh.crates == world.crates
-                                && fresh.airstrikes == world.airstrikes
-                                && fresh.eyes == world.eyes,
-                            "the hex world drifted at t = {}",
-                            g.t()
-                        );
-                    }
-                    true
-                }
-                Err(err) => {
-                    let is_out = matches!(err, BotError::Disqualified(_));
-                    stats[e].record_error(&err);
-                    !is_out
-                }
-            }
-        };
         if !out[e] {
             world.valid = false;
-            let mut ok = true;
-            if side == Side::Humans && g.t() == 1 {
-                ok = call(&mut g, &mut world, abi::CALL_SPAWN_HUMANS, abi::NO_UNIT);
-            }
-            // Units called this half-turn: those alive before the zombies' spawn call.
-            let units: Vec<u32> = g.unit_ids(side).to_vec();
-            if ok && side == Side::Zombies && zombies_to_spawn(&g) >= 1 {
-                ok = call(&mut g, &mut world, abi::CALL_SPAWN_ZOMBIES, abi::NO_UNIT);
-            }
-            for id in units {
-                if !ok {
-                    break;
-                }
-                let alive = match side {
-                    Side::Humans => g.human(id).is_some(),
-                    Side::Zombies => g.zombie(id).is_some(),
-                };
-                if alive {
-                    ok = call(&mut g, &mut world, abi::CALL_UNIT, id);
-                }
-            }
-            if !ok {
+            // Both sides' clocks, as the 2009 status carried them.
+            let clock = g.t() / 2;
+            let clocks = [Side::Humans, Side::Zombies].map(|s| bots[seat(s)].remaining_time(clock).bank);
+            let mut turn = HalfTurn {
+                g: &mut g,
+                world: &mut world,
+                first: &mut first,
+                rng: &mut rng,
+                stats: &mut stats[e],
+                bot: &mut *bots[e],
+                observe: &mut observe,
+                side,
+                clocks,
+            };
+            if !turn.play() {
                 out[e] = true;
                 g.time_out(side);
             }
@@ -676,4 +687,233 @@ pub fn play(
         scores[0] = h;
     }
     Outcome { seed, turns: t, scores, stats, tiebreak: Vec::new() }
+}
+
+/// One seat's half-turn: what the play loop lends it.
+struct HalfTurn<'a, 'b, F: FnMut(Event<'_>)> {
+    g: &'a mut Hex,
+    world: &'a mut World,
+    /// The first call's copy of the sight (the side channel holds the live one).
+    first: &'a mut World,
+    rng: &'a mut GameRng,
+    stats: &'a mut CallStats,
+    bot: &'a mut (dyn Bot<HexGame> + 'b),
+    observe: &'a mut F,
+    side: Side,
+    clocks: [Option<Duration>; 2],
+}
+
+impl<F: FnMut(Event<'_>)> HalfTurn<'_, '_, F> {
+    /// Plays the half-turn (hex.md, "The calls"); false if the bot is out of the game.
+    fn play(&mut self) -> bool {
+        let side = self.side;
+        let t = self.g.t();
+        let spawn_call = match side {
+            Side::Humans => t == 1,
+            Side::Zombies => zombies_to_spawn(self.g) >= 1,
+        };
+        let living = self.g.unit_ids(side).len() as u32;
+        // What a whole-side call stands for: the per-unit calls (on t = 1, the spawn call
+        // and the humans it places), and their command caps added up.
+        let (calls, max_commands) = match side {
+            Side::Humans if t == 1 => {
+                let n = data::HUMANS_PER_GAME as u32;
+                (1 + n, (abi::MAX_COMMANDS as u32) * (1 + n))
+            }
+            Side::Humans => (living, abi::MAX_COMMANDS as u32 * living),
+            Side::Zombies => {
+                let spawn = u32::from(spawn_call);
+                (spawn + living, abi::MAX_COMMANDS as u32 * spawn + abi::MAX_ZOMBIE_COMMANDS as u32 * living)
+            }
+        };
+        if calls == 0 {
+            return true;
+        }
+        let info = side::SideInfo { calls, max_commands, time: self.bot.remaining_time(t / 2) };
+        let mut offer = Some(info);
+        if side == Side::Humans && spawn_call {
+            match self.offered(abi::CALL_SPAWN_HUMANS, abi::NO_UNIT, offer.take()) {
+                Called::Claimed(ok) => return ok,
+                Called::Unit(false) => return false,
+                Called::Unit(true) => {}
+            }
+        }
+        // Units called this half-turn: those alive before the zombies' spawn call.
+        let units: Vec<u32> = self.g.unit_ids(side).to_vec();
+        if side == Side::Zombies && spawn_call {
+            match self.offered(abi::CALL_SPAWN_ZOMBIES, abi::NO_UNIT, offer.take()) {
+                Called::Claimed(ok) => return ok,
+                Called::Unit(false) => return false,
+                Called::Unit(true) => {}
+            }
+        }
+        for id in units {
+            let alive = match side {
+                Side::Humans => self.g.human(id).is_some(),
+                Side::Zombies => self.g.zombie(id).is_some(),
+            };
+            if alive {
+                match self.offered(abi::CALL_UNIT, id, offer.take()) {
+                    Called::Claimed(ok) => return ok,
+                    Called::Unit(false) => return false,
+                    Called::Unit(true) => {}
+                }
+            }
+        }
+        true
+    }
+
+    /// One call; the first of the half-turn (`offer` given) is offered the whole side.
+    fn offered(&mut self, kind: u32, unit: u32, offer: Option<side::SideInfo>) -> Called {
+        let Some(info) = offer else { return Called::Unit(self.unit_call(kind, unit)) };
+        let side = self.side;
+        if !self.world.valid {
+            self.world.build(self.g, side);
+        }
+        // The call's own view is a copy: the channel holds the live sight.
+        self.first.copy_lists(self.world);
+        let random = random_source(self.rng);
+        let ctx = self.first.context(self.g, side, kind, unit, random);
+        let mut table = side::Table {
+            g: &mut *self.g,
+            world: &mut *self.world,
+            side,
+            observe: &mut *self.observe,
+            random,
+            info,
+            claimed: false,
+            given: 0,
+        };
+        let result = {
+            let call = HexCall::with_side(ctx, self.clocks, &mut table);
+            timed(self.stats, &mut *self.bot, &call)
+        };
+        let (claimed, given) = (table.claimed, table.given);
+        if claimed {
+            let max = info.max_commands;
+            let over = (given > max).then(|| {
+                BotError::Invalid(format!(
+                    "{given} commands in a side call, at most {max} this half-turn: the first {max} ran, the rest \
+                     were refused"
+                ))
+            });
+            return Called::Claimed(self.finish(abi::CALL_SIDE, unit, result.map(|_| ()), over, &[]));
+        }
+        let (commands, n) = match &result {
+            Ok(answer) => commands_of(&ctx, answer),
+            Err(_) => ([Command::Forward { unit: 0 }; abi::MAX_COMMANDS], 0),
+        };
+        let over = result.as_ref().ok().and_then(|a| over_the_cap(&ctx, a));
+        Called::Unit(self.finish(kind, unit, result.map(|_| ()), over, &commands[..n]))
+    }
+
+    /// One call of a unit (or a spawn call) that is not offered the side.
+    fn unit_call(&mut self, kind: u32, unit: u32) -> bool {
+        let side = self.side;
+        if !self.world.valid {
+            self.world.build(self.g, side);
+        }
+        let random = random_source(self.rng);
+        let ctx = self.world.context(self.g, side, kind, unit, random);
+        let call = HexCall::new(ctx, self.clocks);
+        let result = timed(self.stats, &mut *self.bot, &call);
+        // The commands, taken from the answer before the world they were read from changes.
+        let (commands, n) = match &result {
+            Ok(answer) => commands_of(&ctx, answer),
+            Err(_) => ([Command::Forward { unit: 0 }; abi::MAX_COMMANDS], 0),
+        };
+        let over = result.as_ref().ok().and_then(|a| over_the_cap(&ctx, a));
+        self.finish(kind, unit, result.map(|_| ()), over, &commands[..n])
+    }
+
+    /// After a call: its error counted (and one for going over the command cap), its
+    /// commands run; false if the bot is out of the game.
+    fn finish(
+        &mut self,
+        kind: u32,
+        unit: u32,
+        result: Result<(), BotError>,
+        over: Option<BotError>,
+        commands: &[Command],
+    ) -> bool {
+        if let Some(err) = over {
+            self.stats.record_error(&err);
+        }
+        match result {
+            Ok(()) => {
+                if !commands.is_empty() || kind != abi::CALL_SIDE {
+                    self.execute(kind, unit, commands);
+                }
+                true
+            }
+            Err(err) => {
+                self.stats.record_error(&err);
+                !matches!(err, BotError::Disqualified(_))
+            }
+        }
+    }
+
+    /// Runs a call's commands in order, and refreshes the side's sight where they touched it.
+    fn execute(&mut self, kind: u32, unit: u32, commands: &[Command]) {
+        let side = self.side;
+        let g = &mut *self.g;
+        let before = if kind == abi::CALL_UNIT { g.position(unit) } else { None };
+        let mut applied = [Command::Forward { unit: 0 }; abi::MAX_COMMANDS];
+        let mut k = 0;
+        for &command in commands {
+            let shot = shot_of(g, &command);
+            let accepted = g.apply(side, &command);
+            if accepted {
+                applied[k] = command;
+                k += 1;
+            }
+            (self.observe)(Event::Command { game: g, side, command, accepted, shot });
+        }
+        if kind == abi::CALL_UNIT {
+            self.world.after_call(g, side, unit, before, &applied[..k]);
+        } else if k > 0 {
+            self.world.valid = false;
+        }
+        // Debug builds check (for one call in 7) that the refreshed lists are what a
+        // rebuild gives.
+        if cfg!(debug_assertions) && self.world.valid && self.stats.calls % 7 == 0 {
+            self.world.check(g, side);
+        }
+    }
+}
+
+/// What became of a call offered the whole side.
+enum Called {
+    /// The bot took the half-turn (false: it is out of the game).
+    Claimed(bool),
+    /// It answered for one unit (false: it is out of the game).
+    Unit(bool),
+}
+
+/// Calls `bot`, counting the call and timing one in [`CallStats::TIMING_PERIOD`].
+fn timed(stats: &mut CallStats, bot: &mut (dyn Bot<HexGame> + '_), call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
+    stats.calls += 1;
+    if stats.calls % CallStats::TIMING_PERIOD == 0 {
+        let start = Instant::now();
+        let result = bot.turn(call);
+        stats.timed_calls += 1;
+        stats.timed_nanos += start.elapsed().as_nanos() as u64;
+        result
+    } else {
+        bot.turn(call)
+    }
+}
+
+/// The engine's commands of an answer: the first ones up to the call's cap, those of a
+/// kind the call cannot send left out.
+fn commands_of(ctx: &HexContext<'_>, answer: &HexAnswer) -> ([Command; abi::MAX_COMMANDS], usize) {
+    let mut commands = [Command::Forward { unit: 0 }; abi::MAX_COMMANDS];
+    let mut n = 0;
+    for c in answer.commands().iter().take(command_limit(ctx)) {
+        if let Some(c) = to_command(ctx, c) {
+            commands[n] = c;
+            n += 1;
+        }
+    }
+    (commands, n)
 }

@@ -24,30 +24,50 @@
 //! facing: the zombies), `forward`, `turn` (by: 1 or −1), `eat` (id). The answer may also
 //! be an object `{"commands": [...]}`; an empty line or `[]` does nothing.
 //!
+//! Every call's line also carries both sides' clocks (`"clocks": {"humans": s,
+//! "zombies": s}`, seconds left in each time bank; null without banks).
+//!
+//! **Whole sides.** A program that answers its first line with `{"plays": "sides"}` plays
+//! whole sides (hex.md, "Whole sides"): at once, and then once per half-turn of its side,
+//! it gets a line of kind `"side"` (the header, `calls`, `max_commands`, `time`, and the
+//! side's whole `world`), and answers with commands one per line, each an object with
+//! `cmd`, its fields and `unit` (left out for the side commands). After each, the host
+//! writes the verdict line: `{"verdict": "accepted", "delta": {...}, counters}` or
+//! `{"verdict": "refused", "reason": "...", "delta": {...}, counters}` (the delta as
+//! above, from the sight the previous line left). The line `"done"` ends the half-turn;
+//! `{"random": n}` is answered as in any call.
+//!
+//! A call's exchanges share its time: each is given what is left of it (the program's
+//! limit per call, or a side call's share), never a fresh limit.
+//!
 //! This module is the protocol only: what a call may send is decided by the play loop
-//! (`games::hex`), the process by `loaders::program`.
+//! (`games::hex`), the process by `crate::process`.
 
 use std::io::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use zombies_plugin_abi::hex::{
     self as abi, HexAirstrike, HexAnswer, HexCommand, HexContext, HexCrate, HexHuman, HexWall, HexZombie, cmd,
 };
 
-use super::HexGame;
+use super::side::{SideChannel, SideInfo, Verdict};
+use super::{HexCall, HexGame};
 use crate::bot::{Bot, BotError, BotFactory};
-use crate::loaders::program::{Program, Talker};
+use crate::loaders::log::{EntryLog, game_marker};
+use crate::loaders::program::Program;
+use crate::process::{CallError, Process};
 
 /// The bots of a program (always one persistent process per game).
 pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<HexGame>>, String> {
     let program = Program { persistent: true, ..program };
-    let factory = move || Ok(Box::new(ProgramBot::new(Talker::new(program.clone()))) as Box<dyn Bot<HexGame>>);
+    let factory = move || Ok(Box::new(ProgramBot::new(Link::new(program.clone()))) as Box<dyn Bot<HexGame>>);
     Ok(Arc::new(factory))
 }
 
 struct ProgramBot {
-    talker: Talker,
+    link: Link,
     /// The sight as the program last received it (its copy of the world), or `None`
     /// before the first call and after a failed one (the next call sends the world).
     sent: Option<Sight>,
@@ -55,14 +75,98 @@ struct ProgramBot {
     line: Vec<u8>,
     /// The game's static data went in the first line.
     greeted: bool,
+    /// The program declared that it plays whole sides.
+    sides: bool,
     /// The own time of this call's exchanges so far (`crate::clock`): a call may ask
     /// for random numbers, each an exchange of its own.
-    spent: std::time::Duration,
+    spent: Duration,
 }
 
 impl ProgramBot {
-    fn new(talker: Talker) -> ProgramBot {
-        ProgramBot { talker, sent: None, line: Vec::new(), greeted: false, spent: std::time::Duration::ZERO }
+    fn new(link: Link) -> ProgramBot {
+        ProgramBot { link, sent: None, line: Vec::new(), greeted: false, sides: false, spent: Duration::ZERO }
+    }
+}
+
+/// A program's one process for a game, asked with a deadline per exchange: the time left
+/// of the call it belongs to (`loaders::program::Talker` gives every exchange the whole
+/// limit per call). A process that ended is not started again (it would have lost the
+/// game's state): every later exchange fails with one message saying so.
+struct Link {
+    program: Program,
+    process: Option<Process>,
+    /// Why the process is gone for the rest of the game, once it ended.
+    ended: Option<String>,
+    /// This game's marker line, until the first standard error of the game writes it.
+    marker: Arc<Mutex<Option<String>>>,
+}
+
+impl Link {
+    fn new(program: Program) -> Link {
+        Link { program, process: None, ended: None, marker: Arc::new(Mutex::new(Some(game_marker()))) }
+    }
+
+    /// Sends `request` and reads one line within `timeout` of the program's own time:
+    /// the line, and the own time the exchange took.
+    fn ask(&mut self, request: &[u8], timeout: Duration) -> (Result<String, BotError>, Duration) {
+        if let Some(why) = &self.ended {
+            return (Err(BotError::Failed(why.clone())), Duration::ZERO);
+        }
+        if self.process.is_none() {
+            let sink = Box::new(LogSink { log: Arc::clone(&self.program.log), marker: Arc::clone(&self.marker) });
+            match Process::spawn(&self.program.spec(), &self.program.process_limits(), sink) {
+                Ok(p) => self.process = Some(p),
+                Err(e) => return (Err(self.error(e)), Duration::ZERO),
+            }
+        }
+        let process = self.process.as_mut().expect("started above");
+        let result = if process.has_ended() {
+            Err(CallError::Exited("it ended between calls".to_owned()))
+        } else {
+            process.ask(request, 1, timeout)
+        };
+        let time = process.last_call_time();
+        if let Err(CallError::Exited(how)) = &result {
+            self.ended = Some(format!(
+                "{}: the program ended during the game ({how}) and is not restarted: its units stay for the \
+                 rest of the game (its standard error: {})",
+                self.program.file_name(),
+                self.program.log.describe()
+            ));
+        }
+        let result = result.map(|mut lines| lines.pop().unwrap_or_default()).map_err(|e| self.error(e));
+        (result, time)
+    }
+
+    /// A call's failure as the entry's stats count it.
+    fn error(&self, err: CallError) -> BotError {
+        match err {
+            CallError::Timeout => BotError::Timeout,
+            CallError::Flood | CallError::Garbage(_) => {
+                BotError::Invalid(format!("{}: {err}", self.program.file_name()))
+            }
+            _ => BotError::Failed(format!("{}: {err}", self.program.file_name())),
+        }
+    }
+}
+
+/// Standard error of a program, into its entry's log (after the game's marker line).
+struct LogSink {
+    log: Arc<EntryLog>,
+    marker: Arc<Mutex<Option<String>>>,
+}
+
+impl std::io::Write for LogSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Some(marker) = self.marker.lock().ok().and_then(|mut m| m.take()) {
+            self.log.append(&marker);
+        }
+        self.log.append(&String::from_utf8_lossy(buf));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -249,11 +353,109 @@ impl Delta {
     }
 }
 
+impl ProgramBot {
+    /// One exchange of the call in progress, given what is left of `budget`: the answer
+    /// line (a timeout once the call's time is spent).
+    fn exchange(&mut self, request: &[u8], budget: Duration) -> Result<String, BotError> {
+        let Some(left) = budget.checked_sub(self.spent).filter(|l| !l.is_zero()) else {
+            return Err(BotError::Timeout);
+        };
+        let (answer, time) = self.link.ask(request, left);
+        self.spent += time;
+        answer
+    }
+
+    /// Answers a `{"random": n}` line, if `value` is one: the reply line.
+    fn random_reply(value: &Value, call: &HexCall<'_>) -> Option<Result<String, BotError>> {
+        let n = value.as_object().filter(|m| m.len() == 1).and_then(|m| m.get("random"))?;
+        Some(
+            n.as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .map(|n| format!("{{\"random\":{}}}\n", call.ctx.random(n)))
+                .ok_or_else(|| BotError::Invalid(format!("random {n} is not a count 0..2^32"))),
+        )
+    }
+
+    /// One whole side's half-turn over the protocol (the module's doc).
+    fn side_call(&mut self, call: &HexCall<'_>, channel: &mut (dyn SideChannel + '_)) -> Result<HexAnswer, BotError> {
+        channel.claim();
+        let info = channel.info();
+        let budget = info.share(Some(self.link.program.limits.call_timeout)).unwrap_or(Duration::MAX);
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let ctx = HexContext { random: call.ctx.random, ..channel.context() };
+        write_header(&ctx, &mut line);
+        write_clocks(call.clocks, &mut line);
+        write_side_info(&info, self.link.program.limits.call_timeout, &mut line);
+        line.extend_from_slice(b",\"world\":");
+        Sight::write_world(&ctx, &mut line);
+        line.extend_from_slice(b"}\n");
+        let mut sight = Sight::of(&ctx);
+        let mut text = self.exchange(&line, budget);
+        let result = (|| {
+            // Commands (the cap's and a few more), random numbers, and malformed lines.
+            for _ in 0..(info.max_commands as usize + MAX_RANDOM_REQUESTS + 100) {
+                let answer = text?;
+                let answer = answer.trim();
+                if matches!(answer, "" | "done" | "\"done\"") {
+                    return Ok(HexAnswer::default());
+                }
+                line.clear();
+                let value: Result<Value, _> = serde_json::from_str(answer);
+                if let Some(reply) = value.as_ref().ok().and_then(|v| Self::random_reply(v, call)) {
+                    text = reply.and_then(|r| self.exchange(r.as_bytes(), budget));
+                    continue;
+                }
+                let parsed = value
+                    .map_err(|e| BotError::Invalid(format!("not JSON ({e}): {answer:.60}")))
+                    .and_then(|v| side_command_from_json(&v));
+                match parsed {
+                    Ok((unit, command)) => {
+                        let verdict = channel.command(unit, &command);
+                        let ctx = HexContext { random: call.ctx.random, ..channel.context() };
+                        let _ = write!(line, "{{\"verdict\":\"{}\"", verdict.name());
+                        if verdict != Verdict::Accepted {
+                            line.extend_from_slice(b",\"reason\":");
+                            serde_json::to_writer(&mut line, verdict.reason_str()).expect("a Vec takes JSON");
+                        }
+                        line.extend_from_slice(b",\"delta\":");
+                        sight.write_delta(&ctx, &mut line);
+                        sight.set(&ctx);
+                        write_counters(&ctx, &mut line);
+                    }
+                    Err(e) => {
+                        let _ = write!(line, "{{\"verdict\":\"{}\",\"reason\":", Verdict::Invalid.name());
+                        serde_json::to_writer(&mut line, &e.to_string()).expect("a Vec takes JSON");
+                        line.extend_from_slice(b",\"delta\":{}");
+                        let ctx = HexContext { random: call.ctx.random, ..channel.context() };
+                        write_counters(&ctx, &mut line);
+                    }
+                }
+                line.extend_from_slice(b"}\n");
+                text = self.exchange(&line, budget);
+            }
+            Err(BotError::Invalid("too many lines in one side call".into()))
+        })();
+        self.line = line;
+        result
+    }
+}
+
 impl Bot<HexGame> for ProgramBot {
-    fn turn(&mut self, ctx: &HexContext<'_>) -> Result<HexAnswer, BotError> {
+    fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
+        self.spent = Duration::ZERO;
+        let offered = call.take_side();
+        if self.sides {
+            let channel = offered
+                .ok_or_else(|| BotError::Failed("a program that plays whole sides was called for one unit".into()))?;
+            return self.side_call(call, channel);
+        }
+        let ctx = &call.ctx;
+        let first_line = !self.greeted;
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         write_header(ctx, &mut line);
+        write_clocks(call.clocks, &mut line);
         if !self.greeted {
             line.extend_from_slice(b",\"game\":");
             serde_json::to_writer(&mut line, &game_json()).expect("writing to a Vec cannot fail");
@@ -269,32 +471,35 @@ impl Bot<HexGame> for ProgramBot {
             Sight::write_world(ctx, &mut line);
         }
         line.extend_from_slice(b"}\n");
-        let asked = self.talker.ask(&line, 1);
-        self.spent = self.talker.last_time().unwrap_or_default();
+        let limit = self.link.program.limits.call_timeout;
+        let asked = self.exchange(&line, limit);
         self.line = line;
-        let mut lines = asked?;
+        let mut text = asked?;
         sight.set(ctx);
         self.sent = Some(sight);
         for _ in 0..=MAX_RANDOM_REQUESTS {
-            let text = lines.first().map_or("", |l| l.trim());
-            if text.is_empty() {
+            let answer = text.trim();
+            if answer.is_empty() {
                 return Ok(HexAnswer::default());
             }
-            let value: Value =
-                serde_json::from_str(text).map_err(|e| BotError::Invalid(format!("not JSON ({e}): {:.60}", text)))?;
+            let value: Value = serde_json::from_str(answer)
+                .map_err(|e| BotError::Invalid(format!("not JSON ({e}): {:.60}", answer)))?;
             // `{"random": n}` asks for a number of the game's generator: the answer is
             // `{"random": k}`, k uniform in 0..n, and the call goes on.
-            let Some(n) = value.as_object().filter(|m| m.len() == 1).and_then(|m| m.get("random")) else {
-                return answer_from_json(&value);
-            };
-            let n = n
-                .as_u64()
-                .and_then(|n| u32::try_from(n).ok())
-                .ok_or_else(|| BotError::Invalid(format!("random {n} is not a count 0..2^32")))?;
-            let reply = format!("{{\"random\":{}}}\n", ctx.random(n));
-            let asked = self.talker.ask(reply.as_bytes(), 1);
-            self.spent += self.talker.last_time().unwrap_or_default();
-            lines = asked?;
+            if let Some(reply) = Self::random_reply(&value, call) {
+                text = self.exchange(reply?.as_bytes(), limit)?;
+                continue;
+            }
+            // `{"plays": "sides"}`, in answer to the first line: the program plays whole
+            // sides, from this half-turn on.
+            if value.as_object().and_then(|m| m.get("plays")).and_then(Value::as_str) == Some("sides") {
+                let channel = offered.filter(|_| first_line).ok_or_else(|| {
+                    BotError::Invalid("{\"plays\": \"sides\"} answers the first line of a game only".into())
+                })?;
+                self.sides = true;
+                return self.side_call(call, channel);
+            }
+            return answer_from_json(&value);
         }
         Err(BotError::Invalid(format!("more than {MAX_RANDOM_REQUESTS} random numbers asked in one call")))
     }
@@ -303,9 +508,46 @@ impl Bot<HexGame> for ProgramBot {
         true
     }
 
-    fn call_time(&self) -> Option<std::time::Duration> {
+    fn call_time(&self) -> Option<Duration> {
         Some(self.spent)
     }
+}
+
+/// Writes `,"clocks":{"humans":s,"zombies":s}` (seconds left in each time bank, null
+/// without one).
+fn write_clocks(clocks: [Option<Duration>; 2], out: &mut Vec<u8>) {
+    out.extend_from_slice(b",\"clocks\":{\"humans\":");
+    write_secs(out, clocks[0]);
+    out.extend_from_slice(b",\"zombies\":");
+    write_secs(out, clocks[1]);
+    out.push(b'}');
+}
+
+fn write_secs(out: &mut Vec<u8>, d: Option<Duration>) {
+    match d {
+        Some(d) => write_f64(out, (d.as_secs_f64() * 1e6).round() / 1e6),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// Writes a side call's `,"calls":n,"max_commands":n,"time":s` (`time`: its share in
+/// seconds, null when unlimited).
+fn write_side_info(info: &SideInfo, own_limit: Duration, out: &mut Vec<u8>) {
+    let _ = write!(out, ",\"calls\":{},\"max_commands\":{},\"time\":", info.calls, info.max_commands);
+    write_secs(out, info.share(Some(own_limit)));
+}
+
+/// Writes the counters of a verdict line: `,"humans_to_spawn":…,"zombies_to_spawn":…,
+/// "zombie_cap":…,"airdrops_held":…,"zombies_ready":…`.
+fn write_counters(ctx: &HexContext<'_>, out: &mut Vec<u8>) {
+    let _ = write!(
+        out,
+        ",\"humans_to_spawn\":{},\"zombies_to_spawn\":{},\"zombie_cap\":{},\"airdrops_held\":",
+        ctx.humans_to_spawn, ctx.zombies_to_spawn, ctx.zombie_cap
+    );
+    write_f64(out, ctx.airdrops_held);
+    out.extend_from_slice(b",\"zombies_ready\":");
+    write_f64(out, ctx.zombies_ready);
 }
 
 /// What never changes in a game, as the 2009 client library knew it from the first
@@ -471,6 +713,7 @@ pub fn header_json(ctx: &HexContext<'_>) -> Value {
     let call = match ctx.call {
         abi::CALL_SPAWN_HUMANS => "spawn_humans",
         abi::CALL_SPAWN_ZOMBIES => "spawn_zombies",
+        abi::CALL_SIDE => "side",
         _ => "unit",
     };
     let side = if ctx.side == abi::HUMANS { "humans" } else { "zombies" };
@@ -495,6 +738,7 @@ fn write_header(ctx: &HexContext<'_>, out: &mut Vec<u8>) {
     let call = match ctx.call {
         abi::CALL_SPAWN_HUMANS => "spawn_humans",
         abi::CALL_SPAWN_ZOMBIES => "spawn_zombies",
+        abi::CALL_SIDE => "side",
         _ => "unit",
     };
     let side = if ctx.side == abi::HUMANS { "humans" } else { "zombies" };
@@ -605,6 +849,17 @@ pub fn command_from_json(v: &Value) -> Result<HexCommand, BotError> {
         "eat" => HexCommand::eat(target()?),
         other => return Err(BotError::Invalid(format!("unknown command {other:?}"))),
     })
+}
+
+/// One command of a side call from its JSON object: the command, and its `unit` (absent:
+/// [`abi::NO_UNIT`], for the side commands).
+pub fn side_command_from_json(v: &Value) -> Result<(u32, HexCommand), BotError> {
+    let command = command_from_json(v)?;
+    let unit = match v.get("unit") {
+        None | Some(Value::Null) => abi::NO_UNIT,
+        Some(_) => id(v.as_object().expect("a command is an object"), "unit")?,
+    };
+    Ok((unit, command))
 }
 
 /// An answer from JSON: a list of commands (or `{"commands": [...]}`, or null for none).

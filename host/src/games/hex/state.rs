@@ -120,6 +120,26 @@ pub enum Command {
     Eat { unit: u32, target: u32 },
 }
 
+impl Command {
+    /// The unit that gives it (`None` for the side commands: placing, spawning, airdrops).
+    pub fn unit(&self) -> Option<u32> {
+        match *self {
+            Command::SpawnHuman { .. } | Command::CallDrop { .. } | Command::SpawnZombie { .. } => None,
+            Command::Move { unit, .. }
+            | Command::Attack { unit, .. }
+            | Command::AttackGround { unit, .. }
+            | Command::Grab { unit, .. }
+            | Command::Give { unit, .. }
+            | Command::ThrowWeapon { unit, .. }
+            | Command::ThrowAmmo { unit, .. }
+            | Command::Build { unit, .. }
+            | Command::Forward { unit }
+            | Command::Turn { unit, .. }
+            | Command::Eat { unit, .. } => Some(unit),
+        }
+    }
+}
+
 /// The whole world at one moment, in the traces' terms: every row list sorted by id.
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {

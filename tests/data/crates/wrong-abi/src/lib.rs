@@ -21,6 +21,7 @@ pub fn root() -> BotModuleRef {
         new_target_bot: None,
         new_hex_bot: None,
         set_logger: None,
+        new_hex_side_bot: None,
     }
     .leak_into_prefix()
 }
