@@ -442,7 +442,7 @@ fn main() {
             std::process::exit(1);
         }
     }
-    let game = cli.command.game().or(cli.game.game.as_deref()).unwrap_or("zombies").to_owned();
+    let game = cli.command.game().or(cli.game.game.as_deref()).unwrap_or(arena::games::DEFAULT).to_owned();
     let result = with_game!(game.as_str(), G => run::<G>(cli.command, &sources), _ => Err(anyhow::anyhow!("unknown game {game:?}")));
     while QUITTING.load(Ordering::SeqCst) {
         // The Ctrl-C handler is writing the results, then exits with 130.
@@ -721,9 +721,8 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
                 _ => bail!("{}: a replay of {game:?}, a game this program does not know", file.display()))
         }
         Command::Check { file, vs, games, seed, game, .. } => check::<G>(sources, &file, &vs, games, seed, &game),
-        Command::Bench { isolation: true, .. } => isolation_tax(sources),
-        Command::Bench { seconds, only, games, steps, isolation: false, .. } => {
-            bench::<G>(sources, seconds, only.as_deref(), games, steps)
+        Command::Bench { seconds, only, games, steps, isolation, .. } => {
+            bench::<G>(sources, seconds, only, games, steps, isolation)
         }
         Command::Merge { inputs, json, csv, partial } => {
             let parts = inputs
@@ -770,15 +769,33 @@ fn replay_page<G: Game>(file: &Path, bytes: &[u8], html: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The performance workloads of game `G` (docs/performance.md).
-fn bench<G: Game>(sources: &Sources, seconds: f64, only: Option<&str>, games: u64, steps: bool) -> Result<()> {
-    match G::NAME {
-        "zombies" => zombies_bench(&discover(sources, None), seconds, only, games, steps),
-        "eggs" => eggs_bench(&discover(sources, None), seconds, only),
-        "target" => target_bench(&discover(sources, None), seconds, only),
-        "hex" => hex_bench(&discover(sources, None), seconds, only),
-        other => bail!("no benchmark workloads for {other} yet"),
+/// The performance workloads of game `G` (docs/performance.md), or (`--isolation`) what
+/// isolation costs; each line printed as soon as it is measured.
+fn bench<G: Game>(
+    sources: &Sources,
+    seconds: f64,
+    only: Option<String>,
+    games: u64,
+    steps: bool,
+    isolation_cost: bool,
+) -> Result<()> {
+    let opts = arena::bench::BenchOptions {
+        paths: search_paths(sources),
+        limits: script_limits(sources),
+        time: Duration::from_secs_f64(seconds),
+        only,
+        games,
+        steps,
+    };
+    let mut print = |line: String| println!("{line}");
+    if isolation_cost {
+        let iso = isolation(sources, Isolate::On, TimeBank::default())?.context("isolation is on")?;
+        arena::games::isolation_tax(&opts, &iso, &mut print)?;
+        let _ = std::fs::remove_dir_all(&iso.scratch);
+    } else {
+        arena::games::bench(G::NAME, &opts, &mut print)?;
     }
+    Ok(())
 }
 
 /// `arena check`: the bot at `file` against `vs` (or the usual bots) over `games`
@@ -914,285 +931,6 @@ fn check<G: Game>(
     }
     println!("  ok");
     Ok(())
-}
-
-/// What isolation costs, in wall time, on two zombies workloads played with long-lived
-/// workers and without; the games must be the same.
-fn isolation_tax(sources: &Sources) -> Result<()> {
-    use arena::games::zombies::{GameConfig, Zombies};
-    let iso = isolation(sources, Isolate::On, TimeBank::default())?.context("isolation is on")?;
-    let dir = std::env::temp_dir().join(format!("arena-tax-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    for i in 0..10 {
-        std::fs::write(
-            dir.join(format!("Stay{i}.lua")),
-            "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'N' end\n  return 'STAY'\nend\n",
-        )?;
-        std::fs::write(
-            dir.join(format!("Walk{i}.lua")),
-            "function do_turn(ctx)\n  if ctx.bullets < 0 then return 'STAY' end\n  return random_move()\nend\n",
-        )?;
-    }
-    let limits = script_limits(sources);
-    let lua =
-        loaders::discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.clone()] }, &limits).entries;
-    // Loaded here (for the games without workers; workers load the same files).
-    let natives: Vec<Entry<Zombies>> = discover::<Zombies>(sources, None)
-        .entries
-        .into_iter()
-        .filter(|e| matches!(e.kind, EntryKind::Native | EntryKind::NativeC))
-        .collect();
-    if natives.is_empty() {
-        bail!("no native zombies plugins found (cargo build --release; --plugins target/release)");
-    }
-    let workloads = [
-        ("W20 Lua, 100 games", lua, 100, GameConfig::default()),
-        ("native-only, 400 short games", natives, 400, GameConfig::default()),
-    ];
-    println!("{:<32} {:>10} {:>10} {:>8}  same games", "workload (--jobs 1)", "off (s)", "on (s)", "tax");
-    for (name, entries, rounds, config) in workloads {
-        let time = |isolation: Option<Arc<Isolation>>| {
-            let plan = Plan {
-                config,
-                bank: Some(TimeBank::default()),
-                call_limit: Some(iso.call_limit),
-                isolation,
-                ..Plan::new(7, rounds)
-            };
-            let started = Instant::now();
-            let result = tournament::run(&entries, &plan, &AtomicBool::new(false), |_, _| {});
-            (started.elapsed().as_secs_f64(), result)
-        };
-        let (off, a) = time(None);
-        let (on, b) = time(Some(Arc::clone(&iso)));
-        let same =
-            a.games.iter().zip(&b.games).all(|(x, y)| (x.seed, x.turns, &x.scores) == (y.seed, y.turns, &y.scores))
-                && a.games.len() == b.games.len();
-        println!("{name:<32} {off:>10.2} {on:>10.2} {:>7.1}%  {same}", (on / off - 1.0) * 100.0);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir_all(&iso.scratch);
-    Ok(())
-}
-
-/// Hex: whole 1000-half-turn games on one thread with baseline bots (a builtin Rust
-/// closure, and the native HexBasic plugin when found), and native pairs found.
-fn hex_bench(discovery: &Discovery<arena::games::hex::HexGame>, seconds: f64, only: Option<&str>) -> Result<()> {
-    use arena::bench::hex::{baseline, game_millis};
-    use arena::games::hex::HexGame;
-    let time = Duration::from_secs_f64(seconds);
-    let builtin = Entry::<HexGame>::builtin("RustBaseline", baseline);
-    let natives: Vec<Entry<HexGame>> =
-        discovery.entries.iter().filter(|e| e.kind == EntryKind::Native).cloned().collect();
-    let mut pairs = vec![(builtin.clone(), builtin)];
-    for h in &natives {
-        for z in &natives {
-            pairs.push((h.clone(), z.clone()));
-        }
-    }
-    if natives.is_empty() {
-        println!("(no native hex plugin found: build with `cargo build --release`, add --plugins target/release)");
-    }
-    println!("{:<44} {:>6} {:>12} {:>10}", "workload (humans vs zombies)", "games", "half-turns", "ms/game");
-    for (h, z) in &pairs {
-        let name = format!("{} vs {}", h.name, z.name);
-        if only.is_some_and(|o| !name.contains(o)) {
-            continue;
-        }
-        let (games, half_turns, ms) = game_millis(h, z, time);
-        println!("{name:<44} {games:>6} {half_turns:>12} {ms:>10.2}");
-    }
-    Ok(())
-}
-
-/// Target: 16-player games of native random bots to their natural end (one core), one
-/// wall placement at every stage of a game, and program bots' answers to the seed
-/// protocol's line.
-fn target_bench(
-    discovery: &Discovery<arena::games::target::InvisibleTarget>,
-    seconds: f64,
-    only: Option<&str>,
-) -> Result<()> {
-    use arena::abi::target::TargetContext;
-    use arena::bench::target::{answer_micros, games, snapshots, wall_placement_micros};
-    use arena::games::target::InvisibleTarget;
-    let time = Duration::from_secs_f64(seconds);
-    let natives = || discovery.entries.iter().filter(|e| e.kind == EntryKind::Native);
-    let native = natives().find(|e| e.name.to_lowercase().contains("random")).cloned();
-    let builtin = Entry::<InvisibleTarget>::builtin("RustRandom", || |ctx: &TargetContext<'_>| ctx.random(5));
-    let mut bots = vec![("builtin Rust closure", builtin)];
-    if let Some(n) = native {
-        bots.push(("native plugin", n));
-    } else {
-        println!(
-            "(no native random target plugin found: build with `cargo build --release`, add --plugins target/release)"
-        );
-    }
-    println!("16-player games to their natural end, one at a time on one core:");
-    println!(
-        "{:<44} {:>6} {:>8} {:>12} {:>12} {:>14}",
-        "workload", "games", "rounds", "wall ms/game", "cpu ms/game", "worst cpu ms"
-    );
-    for (what, entry) in &bots {
-        for entries in [16usize, 2] {
-            let name = format!("T{entries}x{} {what} ({})", 16 / entries, entry.name);
-            if only.is_some_and(|o| !name.contains(o)) {
-                continue;
-            }
-            let field: Vec<_> = (0..entries).map(|i| entry.renamed(format!("P{i}"))).collect();
-            let g = games(&field, time);
-            println!(
-                "{name:<44} {:>6} {:>8.0} {:>12.1} {:>12.1} {:>14.1}",
-                g.games, g.rounds, g.wall_ms, g.cpu_ms, g.worst_cpu_ms
-            );
-        }
-    }
-    if only.is_none_or(|o| "walls".contains(o)) {
-        println!("\none wall placement (the eligibility DFS and the list of eligible cells), CPU time of 200:");
-        println!("{:>8} {:>10} {:>12} {:>12}", "walls", "eligible", "median us", "worst us");
-        for game in snapshots(7, 500) {
-            let (eligible, us, worst) = wall_placement_micros(&game, 200);
-            println!("{:>8} {eligible:>10} {us:>12.1} {worst:>12.1}", game.walls());
-        }
-    }
-    if only.is_none_or(|o| "programs".contains(o)) {
-        println!("\nprogram bots (persistent, one process per copy; median over many answers):");
-        let python = ["/usr/bin/python3", "python3"].into_iter().find(|p| !p.starts_with('/') || Path::new(p).exists());
-        let python = python.unwrap_or("python3");
-        let echo = "import sys\nfor l in sys.stdin: print(2, flush=True)";
-        let seeker = Path::new("scripts/target/py-seeker.py");
-        let mut cmds = vec![("cat", vec!["cat"]), ("python3, answers 2", vec![python, "-u", "-c", echo])];
-        if seeker.exists() {
-            cmds.push(("scripts/target/py-seeker.py", vec![python, "scripts/target/py-seeker.py"]));
-        }
-        for (what, cmd) in cmds {
-            match answer_micros(&cmd, 2_000) {
-                Ok((median, p99)) => println!("  {what}: median {median:.1} us, p99 {p99:.1} us (limit 50,000 us)"),
-                Err(e) => println!("  {what}: {e}"),
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Eggs: the engine with native bots (player-turns per second), and program bots'
-/// round trips (persistent) and calls (once per turn, the seed's protocol).
-fn eggs_bench(discovery: &Discovery<arena::games::eggs::EggHunt>, seconds: f64, only: Option<&str>) -> Result<()> {
-    use arena::bench::eggs::{once_per_turn_millis, player_turns_per_sec, round_trip_micros};
-    use arena::games::eggs::{EggHunt, answer};
-    let time = Duration::from_secs_f64(seconds);
-    // The engine's speed with a native bot that costs nearly nothing: the random one.
-    let natives = || discovery.entries.iter().filter(|e| e.kind == EntryKind::Native);
-    let native = natives().find(|e| e.name.to_lowercase().contains("random")).or_else(|| natives().next()).cloned();
-    let builtin = Entry::<EggHunt>::builtin("RustRandom", || {
-        |ctx: &arena::abi::eggs::EggsContext<'_>| answer(1 + ctx.random(9), [65, 67, 78][ctx.random(3) as usize], b"")
-    });
-    let mut bots = vec![("builtin Rust closure", builtin)];
-    if let Some(n) = native {
-        bots.push(("native plugin", n));
-    } else {
-        println!("(no native eggs plugin found: build with `cargo build --release`, add --plugins target/release)");
-    }
-    println!("{:<36} {:>7} {:>14} {:>18}", "workload", "games", "player-turns", "player-turns/s");
-    for (what, entry) in &bots {
-        for players in [7usize, 50] {
-            let name = format!("E{players} {what} ({})", entry.name);
-            if only.is_some_and(|o| !name.contains(o)) {
-                continue;
-            }
-            let entries: Vec<_> = (0..players).map(|i| entry.renamed(format!("P{i}"))).collect();
-            let (games, turns, rate) = player_turns_per_sec(&entries, time);
-            println!("{name:<36} {games:>7} {turns:>14} {rate:>18.0}");
-        }
-    }
-    if only.is_none_or(|o| "programs".contains(o)) {
-        println!("\nprogram bots (median over many calls):");
-        // The system's interpreter: a `python3` found through PATH may be a shell shim
-        // (pyenv) that costs ~100 ms more per start.
-        let python = ["/usr/bin/python3", "python3"].into_iter().find(|p| !p.starts_with('/') || Path::new(p).exists());
-        let python = python.unwrap_or("python3");
-        let echo = "import sys\nfor l in sys.stdin: print(l, end='')";
-        for (what, cmd) in
-            [("cat (persistent)", vec!["cat"]), ("python3 echo (persistent)", vec![python, "-u", "-c", echo])]
-        {
-            match round_trip_micros(&cmd, 20_000) {
-                Ok((median, p99)) => println!("  round trip, {what}: median {median:.1} us, p99 {p99:.1} us"),
-                Err(e) => println!("  round trip, {what}: {e}"),
-            }
-        }
-        let seed_bot = "import sys\nrows=[sys.stdin.readline() for _ in range(6)]\nprint(9);print('N');print('')";
-        for (what, cmd) in [("/bin/cat", vec!["/bin/cat"]), (python, vec![python, "-c", seed_bot])] {
-            match once_per_turn_millis(&cmd, 100) {
-                Ok(ms) => println!("  once-per-turn call (the seed's protocol), {what}: median {ms:.2} ms"),
-                Err(e) => println!("  once-per-turn call, {what}: {e}"),
-            }
-        }
-    }
-    Ok(())
-}
-
-fn zombies_bench(
-    discovery: &Discovery<arena::games::zombies::Zombies>,
-    seconds: f64,
-    only: Option<&str>,
-    games: u64,
-    steps: bool,
-) -> Result<()> {
-    use arena::bench::{STEPS, field, games_per_sec, measure, native_pair, script_pairs, step_profile};
-    let (stay, walk) = native_pair(&discovery.entries).map_err(anyhow::Error::msg)?;
-    let dir = std::env::temp_dir().join(format!("zombies-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let [lua_stay, lua_walk, rhai_stay, rhai_walk] = script_pairs(&dir).map_err(anyhow::Error::msg)?;
-    let workloads = [
-        field("W20 native", &stay, &walk, 10, 10),
-        field("W20 lua", &lua_stay, &lua_walk, 10, 10),
-        field("W20 rhai", &rhai_stay, &rhai_walk, 10, 10),
-        field("W1000 native", &stay, &walk, 500, 500),
-    ];
-    let time = std::time::Duration::from_secs_f64(seconds);
-    println!(
-        "{:<14} {:>6} {:>8} {:>11} {:>9} {:>12} {:>9}",
-        "workload", "games", "turns", "calls", "turns/s", "us/call", "peak MiB"
-    );
-    let selected: Vec<_> = workloads.iter().filter(|w| only.is_none_or(|o| w.name.contains(o))).collect();
-    for w in &selected {
-        let m = measure(w, time);
-        println!(
-            "{:<14} {:>6} {:>8} {:>11} {:>9.0} {:>12.3} {:>9.1}",
-            m.name, m.games, m.turns, m.calls, m.turns_per_sec, m.micros_per_call, m.peak_heap_mib
-        );
-    }
-    if steps {
-        println!("\nmicroseconds per turn, step by step:");
-        println!("{:<14} {}", "workload", STEPS.map(|s| format!("{s:>9}")).concat());
-        for w in &selected {
-            let p = step_profile(w, time);
-            let cols: String = (0..STEPS.len()).map(|i| format!("{:>9.2}", p.micros_per_turn(i))).collect();
-            println!("{:<14} {cols}", p.name);
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    if let Some(peak) = peak_rss_mib() {
-        println!("process peak resident memory so far: {peak:.1} MiB");
-    }
-    if games > 0 && only.is_none_or(|o| "jobs".contains(o)) {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let one = games_per_sec(&workloads[0], games, 1);
-        let all = games_per_sec(&workloads[0], games, cores);
-        println!(
-            "W20 native, {games} games: {one:.1} games/s with --jobs 1, {all:.1} with --jobs {cores} ({:.2}x)",
-            all / one
-        );
-    }
-    Ok(())
-}
-
-/// The process's peak resident set size (Linux: VmHWM), in MiB.
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
 }
 
 /// Writes the JSON results and the CSV leaderboard, each on its own (one failing does
@@ -1723,9 +1461,9 @@ fn rate_text(games: u64, secs: f64) -> String {
 /// What each seat plays in a game that seats entries in roles (hex: the first seat
 /// plays the humans, the second the zombies); empty for games where every seat is alike.
 fn seat_labels<G: Game>() -> &'static [&'static str] {
-    match (G::RANKING, G::NAME) {
-        (Ranking::Pairs, "hex") => &["humans", "zombies"],
-        (Ranking::Pairs, _) => &["first seat", "second seat"],
+    match (G::RANKING, arena::games::seat_roles(G::NAME)) {
+        (Ranking::Pairs, []) => &["first seat", "second seat"],
+        (Ranking::Pairs, roles) => roles,
         _ => &[],
     }
 }
