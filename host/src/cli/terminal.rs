@@ -26,6 +26,7 @@ static ON_QUIT: std::sync::Mutex<Option<Box<dyn Fn() + Send>>> = std::sync::Mute
 /// games in flight happen to finish while it writes the results.
 static QUITTING: AtomicBool = AtomicBool::new(false);
 
+/// Sets what a second Ctrl-C runs before the program quits.
 pub fn on_quit(f: Box<dyn Fn() + Send>) {
     if let Ok(mut slot) = ON_QUIT.lock() {
         *slot = Some(f);
