@@ -1,6 +1,6 @@
 //! The games the arena hosts, one module each, and the registry that maps a game's
 //! name to its type ([`with_game!`](crate::with_game)) and to what is not a method of
-//! [`Game`](crate::game::Game): its performance workloads ([`bench`]) and the roles of
+//! [`Game`](crate::game::Game): its performance workloads ([`bench()`]) and the roles of
 //! its seats ([`seat_roles`]). Everything else in the host is written once over
 //! [`crate::game::Game`], and names no game: this file is the one place outside the
 //! games' own directories that does (`tests/layout.rs` checks it).
