@@ -234,3 +234,182 @@ fn programs_are_not_starved_by_other_processes_of_their_user() {
     let bot = v["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == "py-random").unwrap();
     assert_eq!((bot["errors"].as_u64(), bot["disqualified"].as_u64()), (Some(0), Some(0)), "{bot}");
 }
+
+/// A zombies tournament of `bad` (misbehave.c built with `flags`), the honest C
+/// wanderer and the Lua coward, one thread, three games.
+fn beside_honest_bots(flags: &[&str]) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let (plugins, scripts) = (dir.path().join("plugins"), dir.path().join("scripts"));
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::create_dir_all(&scripts).unwrap();
+    crate::util::compile_c(
+        &crate::util::data("native/misbehave.c"),
+        &plugins.join(crate::util::lib_name("bad")),
+        flags,
+    );
+    crate::util::compile_c(
+        &root().join("plugins/c-wanderer/wanderer.c"),
+        &plugins.join(crate::util::lib_name("wanderer")),
+        &[],
+    );
+    std::fs::copy(root().join("scripts/zombies/coward.lua"), scripts.join("coward.lua")).unwrap();
+    let json = dir.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--plugins")
+        .arg(&plugins)
+        .arg("--scripts")
+        .arg(&scripts)
+        .arg("--logs")
+        .arg(dir.path().join("logs"))
+        .args(["tournament", "--rounds", "3", "--seed", "5", "--jobs", "1", "--set", "players_per_entry=4"])
+        .args(["--max-turns", "30", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+}
+
+fn standing<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("{name}: {v}"))
+}
+
+#[test]
+fn a_native_bot_that_frames_another_entry_is_blamed_itself() {
+    let v = beside_honest_bots(&["-DFRAME", "-DBOT_NAME=\"Framer\""]);
+    assert_eq!(v["played"], 3, "{v}");
+    assert_eq!(v["failed"].as_array().map_or(0, Vec::len), 0, "{v}");
+    let framer = standing(&v, "Framer");
+    assert_eq!(framer["disqualified"], 3, "{framer}");
+    assert!(framer["messages"].to_string().contains("SIGSEGV"), "{framer}");
+    for honest in ["Wanderer", "coward"] {
+        assert_eq!(standing(&v, honest)["disqualified"], 0, "{honest} was framed: {v}");
+    }
+}
+
+#[test]
+fn a_native_thread_that_crashes_outside_any_call_costs_only_its_entry() {
+    let v = beside_honest_bots(&["-DTHREAD_CRASH", "-D_DEFAULT_SOURCE", "-DBOT_NAME=\"Arsonist\"", "-pthread"]);
+    assert_eq!(v["played"], 3, "{v}");
+    assert_eq!(v["failed"].as_array().map_or(0, Vec::len), 0, "{v}");
+    // Its games go on while its thread sleeps; a game its players left before the
+    // thread crashed is one it is not out of.
+    let arsonist = standing(&v, "Arsonist");
+    assert!(arsonist["disqualified"].as_u64().unwrap() >= 1, "{arsonist}");
+    assert!(arsonist["messages"].to_string().contains("SIGSEGV"), "{arsonist}");
+    for honest in ["Wanderer", "coward"] {
+        assert_eq!(standing(&v, honest)["disqualified"], 0, "{honest}: {v}");
+    }
+}
+
+#[test]
+fn the_lines_of_a_play_stopped_by_a_crash_are_kept_in_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plugins, scripts, logs) = (dir.path().join("plugins"), dir.path().join("scripts"), dir.path().join("logs"));
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::create_dir_all(&scripts).unwrap();
+    crate::util::compile_c(
+        &crate::util::data("native/misbehave.c"),
+        &plugins.join(crate::util::lib_name("bad")),
+        &["-DSEGFAULT", "-DBOT_NAME=\"Crasher\""],
+    );
+    std::fs::copy(crate::util::data("scripts/chatty.lua"), scripts.join("chatty.lua")).unwrap();
+    let json = dir.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--plugins")
+        .arg(&plugins)
+        .arg("--scripts")
+        .arg(&scripts)
+        .arg("--logs")
+        .arg(&logs)
+        .args(["tournament", "--rounds", "1", "--seed", "3", "--jobs", "1", "--set", "players_per_entry=2"])
+        .args(["--max-turns", "5", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = std::fs::read_to_string(logs.join("chatty.log")).unwrap();
+    // The crash at the Crasher's third call ended the shared worker's play in its first
+    // turn or second: what chatty printed there is kept, then the whole game again.
+    let stopped = log.find("[this play was stopped here").unwrap_or_else(|| panic!("{log}"));
+    assert!(log[..stopped].starts_with("--- game seed"), "{log}");
+    assert!(log[..stopped].contains("turn\t0"), "{log}");
+    let again = &log[stopped..];
+    assert!(again.contains("--- game seed") && again.contains("turn\t4"), "{log}");
+}
+
+#[test]
+fn what_a_native_bot_leaves_running_is_charged_to_it_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plugins, scripts) = (dir.path().join("plugins"), dir.path().join("scripts"));
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::create_dir_all(&scripts).unwrap();
+    // It forks a sleeping child in its first game in a process.
+    crate::util::compile_c(&crate::util::data("native/forker.c"), &plugins.join(crate::util::lib_name("forker")), &[]);
+    crate::util::compile_c(
+        &root().join("plugins/c-wanderer/wanderer.c"),
+        &plugins.join(crate::util::lib_name("wanderer")),
+        &[],
+    );
+    std::fs::copy(root().join("scripts/zombies/coward.lua"), scripts.join("coward.lua")).unwrap();
+    let json = dir.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--plugins")
+        .arg(&plugins)
+        .arg("--scripts")
+        .arg(&scripts)
+        .arg("--logs")
+        .arg(dir.path().join("logs"))
+        .args(["tournament", "--rounds", "3", "--jobs", "1", "--isolate", "on", "--max-turns", "3", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["played"], 3, "{v}");
+    // Seen after its first game (played with everyone in one worker), it plays the
+    // others in a process of its own, where what it leaves is its own.
+    let forker = standing(&v, "Forker");
+    assert!(
+        forker["messages"]
+            .to_string()
+            .contains("left running at the end of the game (ended with it): 1 process(es), 0 other thread(s)"),
+        "{forker}"
+    );
+    assert_eq!(forker["disqualified"], 0, "{forker}");
+    for honest in ["Wanderer", "coward"] {
+        assert_eq!(standing(&v, honest)["messages"], serde_json::json!([]), "{honest}: {v}");
+    }
+}
+
+#[test]
+fn a_native_bot_over_the_memory_cap_is_out_for_its_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plugins, scripts) = (dir.path().join("plugins"), dir.path().join("scripts"));
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::create_dir_all(&scripts).unwrap();
+    let hungry = plugin_lib("hungry-bot");
+    std::fs::copy(&hungry, plugins.join(hungry.file_name().unwrap())).unwrap();
+    std::fs::copy(root().join("scripts/zombies/coward.lua"), scripts.join("coward.lua")).unwrap();
+    let json = dir.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--plugins")
+        .arg(&plugins)
+        .arg("--scripts")
+        .arg(&scripts)
+        .arg("--logs")
+        .arg(dir.path().join("logs"))
+        .args(["tournament", "--rounds", "2", "--jobs", "1", "--max-turns", "10", "--worker-memory-mib", "512"])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["played"], 2, "{v}");
+    let hungry = standing(&v, "Hungry");
+    assert_eq!(hungry["disqualified"], 2, "{hungry}");
+    let message = hungry["messages"][0].as_str().unwrap();
+    assert!(message.contains("over its memory limit") && message.contains("memory allocation of"), "{message}");
+    assert_eq!(standing(&v, "coward")["disqualified"], 0, "{v}");
+}

@@ -89,7 +89,7 @@ fn calls(c: &mut Criterion) {
     with_sample_context(|ctx| {
         for (name, entry) in &bots[..3] {
             let bot: Box<dyn Bot<Zombies>> = entry.create_bot().unwrap();
-            let mut bot = arena::limits::Guarded::new(bot, 0, Some(arena::limits::TimeBank::default()), None, None)
+            let mut bot = arena::limits::Guarded::new(bot, 0, Some(arena::limits::TimeBank::default()), None)
                 .with_call_limit(Some(Duration::from_secs(1)));
             group.bench_function(format!("{name}, guarded"), |b| b.iter(|| black_box(bot.turn(black_box(ctx)))));
         }

@@ -1,11 +1,11 @@
-//! Limits around one entry's bot in one game: a time bank, a limit per call, a cut-off
-//! after a given call (set by the host after a crash), and the blame page that tells a
-//! watching process which entry is running and how much time it has.
+//! Limits around one entry's bot in one game: a time bank, a limit per call, and the
+//! blame page that tells a watching process which call is running and how much time it
+//! has (it decides when to look, never whom to blame: `crate::isolate`).
 //!
 //! Every time here is the bot's own time (`crate::clock`): what it ran or slept, never
 //! what it waited for a CPU, so verdicts do not move with the machine's load.
 //!
-//! [`Guarded`] wraps any [`Bot`]; once the entry is out (bank spent, or cut), its
+//! [`Guarded`] wraps any [`Bot`]; once the entry is out (bank spent, or late too often), its
 //! players stay and the bot is not called again in this game. A call that used more
 //! than the limit per call gives no answer ([`BotError::Timeout`], an overrun). This
 //! module limits and reports; it knows nothing of the rules.
@@ -39,17 +39,6 @@ impl Default for TimeBank {
     fn default() -> Self {
         TimeBank { initial: Duration::from_secs(30), per_turn: Duration::from_secs(1) }
     }
-}
-
-/// An entry taken out of a game at a given call (after a crash found by re-playing).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Cut {
-    /// The entry's index.
-    pub entry: usize,
-    /// Its calls before the cut (the call with this index is not made).
-    pub after_calls: u64,
-    /// Why, in one line.
-    pub reason: String,
 }
 
 /// A page of shared memory where the bot-running process writes which call is in
@@ -157,8 +146,7 @@ impl BlamePage {
 
 pub use crate::clock::monotonic_nanos;
 
-/// A bot with a time bank, a limit per call, an optional cut-off and an optional blame
-/// page.
+/// A bot with a time bank, a limit per call and an optional blame page.
 pub struct Guarded<'a, G: Game> {
     inner: Box<dyn Bot<G>>,
     entry: usize,
@@ -169,7 +157,6 @@ pub struct Guarded<'a, G: Game> {
     /// overrun), and the blame page's budget is at most this, so that a watching
     /// process ends a call stuck past it.
     call_limit: Option<Duration>,
-    cut: Option<Cut>,
     blame: Option<&'a BlamePage>,
     /// Why the entry is out of this game, once it is.
     out: Option<String>,
@@ -192,13 +179,7 @@ impl<G: Game> std::fmt::Debug for Guarded<'_, G> {
 
 impl<'a, G: Game> Guarded<'a, G> {
     /// Wraps the bot of entry number `entry`.
-    pub fn new(
-        inner: Box<dyn Bot<G>>,
-        entry: usize,
-        bank: Option<TimeBank>,
-        cut: Option<Cut>,
-        blame: Option<&'a BlamePage>,
-    ) -> Self {
+    pub fn new(inner: Box<dyn Bot<G>>, entry: usize, bank: Option<TimeBank>, blame: Option<&'a BlamePage>) -> Self {
         Guarded {
             inner,
             entry,
@@ -206,7 +187,6 @@ impl<'a, G: Game> Guarded<'a, G> {
             used: Duration::ZERO,
             bank,
             call_limit: None,
-            cut,
             blame,
             out: None,
             late_in_a_row: 0,
@@ -225,10 +205,6 @@ impl<G: Game> Bot<G> for Guarded<'_, G> {
         let clock = G::clock(ctx);
         if let Some(reason) = &self.out {
             return Err(BotError::Disqualified(reason.clone()));
-        }
-        if let Some(cut) = self.cut.as_ref().filter(|c| c.after_calls == self.calls) {
-            self.out = Some(cut.reason.clone());
-            return Err(BotError::Disqualified(cut.reason.clone()));
         }
         let left = self.bank.map(|b| b.allowance(clock).saturating_sub(self.used));
         let allowed = match (left, self.call_limit) {

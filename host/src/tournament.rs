@@ -358,8 +358,7 @@ pub fn play_one<G: Game>(
 /// and recording.
 pub fn play_here<G: Game>(entries: &[Entry<G>], plan: &Plan<G>, seed: u64) -> (Outcome, Option<Replay<G>>) {
     let (bank, call_limit) = (plan.bank, plan.call_limit);
-    let wrap =
-        move |i, bot| Box::new(Guarded::new(bot, i, bank, None, None).with_call_limit(call_limit)) as Box<dyn Bot<G>>;
+    let wrap = move |i, bot| Box::new(Guarded::new(bot, i, bank, None).with_call_limit(call_limit)) as Box<dyn Bot<G>>;
     if plan.record {
         let (outcome, replay) = crate::replay::play_recorded_with(entries, seed, &plan.config, wrap);
         (outcome, Some(replay))

@@ -123,7 +123,19 @@ pub fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<
             arena::process::Sandbox::Bwrap { writable: vec![sources.logs.clone()] }
         }
     };
-    Ok(Some(Arc::new(Isolation { program, args, bank, call_limit, scratch, memory, processes, sandbox })))
+    let (lockstep, logs) = (isolate == Isolate::Strict, Some(sources.logs.clone()));
+    Ok(Some(Arc::new(Isolation {
+        program,
+        args,
+        bank,
+        call_limit,
+        scratch,
+        memory,
+        processes,
+        sandbox,
+        lockstep,
+        logs,
+    })))
 }
 
 /// The isolation games need: workers when asked, or (auto) when an entry's code can
@@ -135,7 +147,7 @@ pub fn games_isolation<G: Game>(
 ) -> Option<Arc<Isolation>> {
     let risky = |e: &Entry<G>| matches!(e.kind, EntryKind::Native | EntryKind::NativeC | EntryKind::Lua);
     match isolate {
-        Isolate::On => iso,
+        Isolate::On | Isolate::Strict => iso,
         Isolate::Auto => iso.filter(|_| entries.iter().any(risky)),
         Isolate::Off => None,
     }

@@ -191,6 +191,11 @@ pub enum Isolate {
     Auto,
     /// Games always in worker processes.
     On,
+    /// Every game in lockstep: each entry in a worker process of its own and a referee
+    /// with no bot counting the score, so that no bot can touch another's calls or the
+    /// result, even in the game a crash would be replayed in (slower: every call
+    /// crosses processes).
+    Strict,
     /// Everything in this process: fastest, but a native bot can crash or hang the host,
     /// and a Lua call stuck in a C function (a pattern match) waits for its time bank.
     Off,

@@ -6,10 +6,16 @@
 //! This module writes logs; it does not decide where they are (`--logs`), and it never
 //! fails a bot: an unwritable log drops the output.
 //!
-//! **Architecture Invariant:** a log grows by at most [`EntryLog::CAP`] bytes per
-//! process writing it (the host's, or each game worker's),
-//! and a native bot's lines are buffered per game (at most [`NATIVE_GAME_CAP`] bytes)
-//! on the thread that plays the game.
+//! In a game worker (`crate::isolate`), the lines of the game being played are also
+//! written, as they come, to a *pending* file per entry in the worker's scratch
+//! directory (`ARENA_LOG_PENDING`), emptied when the game's block reaches the log: when
+//! the host ends a worker in a game, it appends what is pending to the logs
+//! ([`recover_pending`]), so the lines of a stopped play are kept.
+//!
+//! **Architecture Invariant:** a log file grows to at most about [`EntryLog::CAP`]
+//! bytes, whatever number of processes write it (the host, workers, their
+//! replacements), and a game's block holds at most 1 MiB of a script's or a native
+//! bot's lines ([`NATIVE_GAME_CAP`]), buffered on the thread that plays the game.
 
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
@@ -113,7 +119,39 @@ fn buffer(lines: &mut Vec<(&'static EntryLog, String)>, log: &'static EntryLog, 
     if text.ends_with(CUT) {
         return;
     }
-    text.push_str(if text.len() + line.len() <= NATIVE_GAME_CAP { line } else { CUT });
+    let kept = if text.len() + line.len() <= NATIVE_GAME_CAP { line } else { CUT };
+    text.push_str(kept);
+    log.pending_line(kept);
+}
+
+/// The environment variable that names a worker's directory of pending game output.
+pub const PENDING_ENV: &str = "ARENA_LOG_PENDING";
+
+/// This process's directory of pending game output (a worker's), if any.
+fn pending_dir() -> Option<&'static Path> {
+    static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| std::env::var_os(PENDING_ENV).filter(|d| !d.is_empty()).map(PathBuf::from)).as_deref()
+}
+
+/// Appends the output pending in a worker's `pending` directory (the lines of games it
+/// was playing when it was ended) to the entries' logs in `logs`, each block followed
+/// by a line saying the play was stopped; then removes the directory.
+pub fn recover_pending(pending: &Path, logs: Option<&Path>) {
+    if let (Some(logs), Ok(files)) = (logs, std::fs::read_dir(pending)) {
+        for file in files.flatten() {
+            let name = file.file_name();
+            let Some(name) = name.to_str().and_then(|n| n.strip_suffix(".log")) else { continue };
+            let Ok(text) = std::fs::read(file.path()) else { continue };
+            if text.is_empty() {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&text);
+            let log = EntryLog::new(Some(logs), name, true);
+            log.append(&text);
+            log.append("[this play was stopped here: its worker was ended (the game was played again, or the entry is out of it)]\n");
+        }
+    }
+    let _ = std::fs::remove_dir_all(pending);
 }
 
 /// One entry's log file, shared by all of its games; capped in size.
@@ -122,6 +160,17 @@ pub struct EntryLog {
     path: Option<PathBuf>,
     append: bool,
     state: Mutex<(Option<File>, u64)>,
+    /// In a worker: the file of this entry's output of the game being played.
+    pending: Option<Mutex<Pending>>,
+}
+
+/// An entry's pending output in a worker.
+#[derive(Debug)]
+struct Pending {
+    path: PathBuf,
+    file: Option<File>,
+    /// Bytes in it (its game's marker first).
+    len: u64,
 }
 
 impl EntryLog {
@@ -130,7 +179,46 @@ impl EntryLog {
 
     /// The log of entry `name` in `dir` (`None`: output is dropped).
     pub fn new(dir: Option<&Path>, name: &str, append: bool) -> EntryLog {
-        EntryLog { path: dir.map(|d| d.join(format!("{name}.log"))), append, state: Mutex::new((None, 0)) }
+        let pending = match (dir, pending_dir()) {
+            (Some(_), Some(p)) => Some(Mutex::new(Pending { path: p.join(format!("{name}.log")), file: None, len: 0 })),
+            _ => None,
+        };
+        EntryLog { path: dir.map(|d| d.join(format!("{name}.log"))), append, state: Mutex::new((None, 0)), pending }
+    }
+
+    /// In a worker, keeps `line` of the game being played in the pending file, so that
+    /// it survives the worker being ended (at most about 1 MiB a game).
+    pub fn pending_line(&self, line: &str) {
+        let Some(pending) = &self.pending else { return };
+        let mut p = pending.lock().unwrap_or_else(|e| e.into_inner());
+        if p.len > NATIVE_GAME_CAP as u64 {
+            return;
+        }
+        if p.file.is_none() {
+            if let Some(dir) = p.path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            p.file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).open(&p.path).ok();
+        }
+        let text = if p.len == 0 { game_marker() + line } else { line.to_owned() };
+        if let Some(f) = &mut p.file
+            && f.write_all(text.as_bytes()).is_ok()
+        {
+            p.len += text.len() as u64;
+        }
+    }
+
+    /// Empties the pending file (its game's block went to the log).
+    fn clear_pending(&self) {
+        let Some(pending) = &self.pending else { return };
+        let mut p = pending.lock().unwrap_or_else(|e| e.into_inner());
+        if p.len > 0 {
+            if let Some(f) = &mut p.file {
+                let _ = f.set_len(0);
+                let _ = std::io::Seek::rewind(f);
+            }
+            p.len = 0;
+        }
     }
 
     /// Where the log goes, for messages: its path, or "not kept".
@@ -144,6 +232,7 @@ impl EntryLog {
         if !text.is_empty() {
             self.append(&(game_marker() + text));
         }
+        self.clear_pending();
     }
 
     /// Appends text (the file is created, or emptied unless appending, on first use).
@@ -169,6 +258,14 @@ impl EntryLog {
                 options.write(true).truncate(true)
             };
             *file = options.open(path).ok();
+            // The cap is the file's: what other processes (earlier workers) wrote to
+            // it counts.
+            if self.append {
+                *written = file.as_ref().and_then(|f| f.metadata().ok()).map_or(0, |m| m.len());
+                if *written >= Self::CAP {
+                    return;
+                }
+            }
         }
         if let Some(f) = file {
             let room = (Self::CAP - *written) as usize;
@@ -209,6 +306,21 @@ mod tests {
         assert!(text.starts_with("at load\n--- game seed 7 ---\nfirst\n"), "{}", &text[..60]);
         assert_eq!(text.matches(&big).count(), expected_lines);
         assert!(text.ends_with("[output cut: more than 1 MiB this game]\nafter\n"));
+    }
+
+    #[test]
+    fn the_cap_is_the_files_whatever_number_of_processes_appends_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let chunk = "y".repeat(1 << 20);
+        // Each EntryLog is what one process (a worker, then its replacement) holds.
+        for _ in 0..3 {
+            let log = EntryLog::new(Some(dir.path()), "E", true);
+            for _ in 0..7 {
+                log.append(&chunk);
+            }
+        }
+        let len = std::fs::metadata(dir.path().join("E.log")).unwrap().len();
+        assert!((EntryLog::CAP..EntryLog::CAP + 100).contains(&len), "{len}");
     }
 
     #[test]

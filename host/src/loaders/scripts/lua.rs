@@ -59,6 +59,7 @@ impl<T: 'static> LuaVm<T> {
     pub fn new(script: &Script, api: impl FnOnce(&Lua, &Rc<Slot<T>>) -> mlua::Result<()>) -> Result<Self, String> {
         let file = script.file_name();
         let slot = Rc::new(Slot::new());
+        slot.log.replace(Some(std::sync::Arc::clone(&script.log)));
         let budget = Rc::new(Budget { used: Cell::new(0), limit: script.limits.op_budget, stopped: Cell::new(None) });
         let lua = sandbox(script, &slot, &budget).map_err(|e| format!("{file}: cannot set up Lua: {e}"))?;
         api(&lua, &slot).map_err(|e| format!("{file}: cannot set up Lua: {e}"))?;

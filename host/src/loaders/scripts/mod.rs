@@ -134,6 +134,8 @@ pub struct Slot<T> {
     output: RefCell<String>,
     /// Set when the output first went over [`Slot::OUTPUT_CAP`] (reported once).
     overflowed: Cell<Option<bool>>,
+    /// The entry's log, where a worker keeps each line pending as it comes.
+    pub log: RefCell<Option<std::sync::Arc<super::log::EntryLog>>>,
 }
 
 /// Error text of a script function used outside `do_turn`.
@@ -153,6 +155,7 @@ impl<T> Slot<T> {
             names: RefCell::new(Vec::new()),
             output: RefCell::new(String::new()),
             overflowed: Cell::new(None),
+            log: RefCell::new(None),
         }
     }
 
@@ -212,12 +215,17 @@ impl<T> Slot<T> {
     /// Adds a line to this game's output.
     pub fn print(&self, text: &str) {
         let mut out = self.output.borrow_mut();
-        if out.len() + text.len() < Self::OUTPUT_CAP {
-            out.push_str(text);
-            out.push('\n');
+        let kept = if out.len() + text.len() < Self::OUTPUT_CAP {
+            format!("{text}\n")
         } else if self.overflowed.get().is_none() {
-            out.push_str("[output cut: more than 1 MiB this game]\n");
             self.overflowed.set(Some(true));
+            "[output cut: more than 1 MiB this game]\n".to_owned()
+        } else {
+            return;
+        };
+        out.push_str(&kept);
+        if let Some(log) = &*self.log.borrow() {
+            log.pending_line(&kept);
         }
     }
 

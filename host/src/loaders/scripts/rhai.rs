@@ -47,6 +47,7 @@ impl<T: 'static> RhaiVm<T> {
     /// and runs the top-level statements (once per game, under the call limits).
     pub fn new(script: &Script, api: impl FnOnce(&mut Engine, &Rc<Slot<T>>)) -> Result<Self, String> {
         let slot = Rc::new(Slot::new());
+        slot.log.replace(Some(std::sync::Arc::clone(&script.log)));
         let mem_base = Rc::new(Cell::new(alloc_meter::thread_net()));
         let mut engine = engine(script, &slot, &mem_base);
         api(&mut engine, &slot);

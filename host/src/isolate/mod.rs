@@ -1,0 +1,1098 @@
+//! Isolation: native bots (and Lua, whose C functions no hook can interrupt) run in
+//! long-lived worker processes, so that a segfault, an abort, a stack overflow or a call
+//! stuck in C code costs only the entry that caused it, and about its own limits.
+//!
+//! The host never loads a native library itself: at discovery a `__probe` child loads
+//! each library and reports its name and game. Each tournament thread owns one
+//! [`Worker`]: a `__worker` child (this same executable) that loads every entry's file
+//! once (only those that passed their probe) and then plays game after game, each asked
+//! for as one JSON line on its standard input and answered as one JSON line on a pipe of
+//! its own (the worker points its standard output at its standard error, so that
+//! nothing a bot prints can reach it). Before every bot call the worker writes
+//! "entry e, call k, deadline d" to a shared [`BlamePage`]; the deadline is what is left
+//! of the entry's time bank, and at most its per-call limit.
+//!
+//! The host watches: when the worker dies, or a call outlives its deadline by more than
+//! a grace of own time, it kills the worker. It does not believe the page about whom to
+//! blame (a native bot can write anything in its process): it plays that game again in
+//! lockstep ([`lockstep`]), each entry in a process of its own beside a referee with no
+//! bot, where the process that dies or hangs is the culprit's, as the host sees itself;
+//! that entry is out of the game from that call on (its players stay) and the game goes
+//! on for everyone else. Lockstep games are the same games, move for move, because games
+//! are deterministic and calls are passed on as replays record them. A verdict the
+//! worker reaches itself (a bank spent between calls, a call answered late) is in its
+//! outcome: no second game.
+//!
+//! This module starts, talks to and watches processes, and holds the worker's side of
+//! the conversation ([`serve`]); the CLI's hidden `__worker` and `__probe` commands load
+//! the entries and call it.
+
+use std::ffi::OsString;
+use std::io::{BufRead, Read, Write};
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::bot::{Bot, BotError, Entry};
+use crate::clock::TaskProbe;
+use crate::game::{Game, Outcome};
+use crate::limits::{BlamePage, Guarded, TimeBank};
+use crate::loaders::native::LibraryInfo;
+use crate::process::kill_group;
+use crate::replay::Replay;
+
+pub mod lockstep;
+
+/// How to start workers.
+#[derive(Debug, Clone)]
+pub struct Isolation {
+    /// The program to run (this executable).
+    pub program: PathBuf,
+    /// Arguments placed before the worker command, so that it finds the same entries
+    /// (plugin and script directories, script limits).
+    pub args: Vec<OsString>,
+    /// Each entry's time bank per game.
+    pub bank: TimeBank,
+    /// The longest one bot call may take (the watchdog kills a call stuck past it plus a
+    /// grace, wherever it is stuck).
+    pub call_limit: Duration,
+    /// A directory for the workers' scratch files.
+    pub scratch: PathBuf,
+    /// The memory (RLIMIT_DATA) a worker (or probe) may use, in bytes: all of its bots
+    /// together. A native bot that goes over it crashes its worker and is out of that
+    /// game; a script's own cap is lower.
+    pub memory: u64,
+    /// The processes and threads a worker (or probe) may have, all it forks included.
+    pub processes: u32,
+    /// The sandbox workers and probes run in (`--sandbox bwrap`: no network, the file
+    /// system read-only but their scratch directory and these writable paths, the
+    /// entries' logs).
+    pub sandbox: crate::process::Sandbox,
+    /// Every game in lockstep (`lockstep`): each entry in a process of its own, and a
+    /// referee with no bot counting the score (`--isolate strict`).
+    pub lockstep: bool,
+    /// The entries' log directory, where the lines of a play the host ends go
+    /// (`crate::loaders::log::recover_pending`).
+    pub logs: Option<PathBuf>,
+}
+
+/// One game asked of a worker.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct GameRequest {
+    /// The game's seed.
+    pub seed: u64,
+    /// The game's options.
+    pub config: serde_json::Value,
+    /// The entries that play, as indices into the worker's entries, in seat order.
+    pub seats: Vec<usize>,
+    /// Record the game's replay to this file.
+    pub replay: Option<PathBuf>,
+    /// A number drawn by the host for this request, which the answer must carry: a
+    /// line that does not is not the answer (a stray or forged line is ignored).
+    #[serde(default)]
+    pub nonce: u64,
+    /// Set for a lockstep game (`lockstep`): which seats this worker plays, and the
+    /// names of all; `seats` is then unused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lockstep: Option<lockstep::Lockstep>,
+}
+
+/// One answer line of a worker: the request's nonce and the response.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct GameAnswer {
+    /// The nonce of the request answered.
+    pub nonce: u64,
+    /// The response.
+    pub response: GameResponse,
+}
+
+/// A fresh nonce for a request (not a secret from the worker, which reads it: it keeps
+/// lines that programs or stray writes put on the channel from being taken for an
+/// answer).
+fn fresh_nonce() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let x = crate::clock::monotonic_nanos()
+        ^ (u64::from(std::process::id()) << 32)
+        ^ COUNTER.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    crate::tournament::splitmix64(x).max(1)
+}
+
+/// The line a worker writes once it has loaded its entries, before its first answer.
+const READY: &str = "ready\n";
+
+/// The longest answer line the host reads from a worker; a longer one is cut off and
+/// cannot be an answer.
+const MAX_ANSWER_LINE: u64 = 16 << 20;
+
+/// A worker's answer to a [`GameRequest`].
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub enum GameResponse {
+    /// The game's outcome (its replay, if asked, is in the requested file).
+    Played(Outcome),
+    /// The game could not be played (a bad request: nobody's fault among the bots).
+    Failed(String),
+}
+
+/// What a probe writes about one library.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub enum ProbeReport {
+    /// It is a bot library: its name, kind and game.
+    Bot(LibraryInfo),
+    /// It is not, and why.
+    Skipped(String),
+}
+
+/// Time a probe may take to load a library.
+const PROBE_TIME: Duration = Duration::from_secs(10);
+
+static SCRATCH: AtomicU64 = AtomicU64::new(0);
+
+fn scratch_file(dir: &Path, what: &str) -> PathBuf {
+    dir.join(format!("{what}-{}-{}", std::process::id(), SCRATCH.fetch_add(1, Ordering::Relaxed)))
+}
+
+/// "killed by signal 11 (SIGSEGV: a segmentation fault)", "exit status 3", ...: the
+/// same words with or without a sandbox (under bwrap, a worker's death by signal N comes
+/// back as bwrap's exit status 128 + N).
+pub fn describe_exit(status: ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return describe_signal(sig);
+        }
+    }
+    match status.code() {
+        Some(code @ 129..=159) => describe_signal(code - 128),
+        Some(code) => format!("exit status {code}"),
+        None => "an unknown end".to_owned(),
+    }
+}
+
+fn describe_signal(sig: i32) -> String {
+    let name = match sig {
+        4 => " (SIGILL)",
+        6 => " (SIGABRT: an abort, or a stack overflow)",
+        7 => " (SIGBUS)",
+        8 => " (SIGFPE)",
+        9 => " (SIGKILL)",
+        11 => " (SIGSEGV: a segmentation fault)",
+        _ => "",
+    };
+    if name.is_empty() {
+        format!("killed by signal {sig} ({})", crate::process::signal_name(sig))
+    } else {
+        format!("killed by signal {sig}{name}")
+    }
+}
+
+/// Loads a library in a child process and says what it is, without the host ever
+/// running the library's code.
+pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> {
+    let out = scratch_file(&iso.scratch, "probe");
+    let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &[&iso.scratch]);
+    let cap = crate::process::confine_helper(&mut cmd, iso.memory, iso.processes);
+    let mut child = cmd
+        .args(["__probe"])
+        .arg(path)
+        .arg("--out")
+        .arg(&out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start a probe process: {e}"))?;
+    if let Some(cap) = &cap {
+        cap.admit(child.id());
+    }
+    let started = Instant::now();
+    while !crate::process::has_ended(&child) {
+        if started.elapsed() > PROBE_TIME {
+            kill_group(&mut child);
+            let _ = child.wait();
+            let _ = std::fs::remove_file(&out);
+            return Err(format!("hung while loading (over {} s)", PROBE_TIME.as_secs()));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Whatever the library forked while loading goes with it.
+    kill_group(&mut child);
+    let status = child.wait().map_err(|e| format!("cannot watch the probe: {e}"))?;
+    let report = std::fs::read(&out);
+    let _ = std::fs::remove_file(&out);
+    if !status.success() {
+        return Err(format!("crashed while loading ({})", describe_exit(status)));
+    }
+    let report: ProbeReport = report
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .ok_or_else(|| "the probe wrote no report".to_owned())?;
+    match report {
+        ProbeReport::Bot(info) => {
+            crate::loaders::native::check_game::<G>(&info.game)?;
+            let factory = || Err(BotError::Failed("an isolated entry plays only in a worker process".into()));
+            Ok(Entry::new(info.name, info.kind, path.to_owned(), Arc::new(factory)))
+        }
+        ProbeReport::Skipped(reason) => Err(reason),
+    }
+}
+
+/// A long-lived worker process for one tournament thread, started at its first game
+/// and again only after it died or was killed.
+#[derive(Debug)]
+pub struct Worker<G: Game> {
+    iso: Arc<Isolation>,
+    /// Every entry's file, in entry order (the worker loads them all, once).
+    files: Vec<PathBuf>,
+    running: Option<Running>,
+    /// Its scratch directory (blame page, replays): its own, since under a sandbox
+    /// that is all it may write besides the logs.
+    dir: PathBuf,
+    /// Every entry's name, in entry order.
+    names: Vec<String>,
+    /// Per entry: it crashed or hung in a lockstep game (`lockstep`), so its games are
+    /// played in lockstep from then on, with the entry in a process of its own.
+    crashers: Vec<bool>,
+    /// Workers started so far (1 unless some died; lockstep games start their own).
+    pub started: u32,
+    _game: PhantomData<fn() -> G>,
+}
+
+/// A worker process and the host's ends of its pipes.
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    requests: ChildStdin,
+    /// The lines it answers with (`None` once its pipe closed), for a worker watched
+    /// alone; a lockstep game's workers all send to one channel of the host's.
+    answers: Option<mpsc::Receiver<Event>>,
+    blame: BlamePage,
+    blame_path: PathBuf,
+    stderr: StderrTail,
+    /// The worker's process cap; dropped (what is left in it killed) after the worker.
+    cap: Option<crate::process::ProcessCap>,
+    /// The worker's playing thread (found when first needed).
+    player: Option<TaskProbe>,
+    /// Its directory of the entries' output of the game in play, and the log directory
+    /// that output goes to if the worker is ended in a game.
+    pending: PathBuf,
+    logs: Option<PathBuf>,
+    /// Its threads and processes at rest (between games).
+    at_rest: Tasks,
+}
+
+impl Running {
+    /// Kills the worker and removes its scratch files; returns its last words.
+    fn end(mut self) -> String {
+        kill_group(&mut self.child);
+        let _ = self.child.wait();
+        // What left the group but not the control group, which may hold the stderr.
+        drop(self.cap.take());
+        let _ = std::fs::remove_file(&self.blame_path);
+        crate::loaders::log::recover_pending(&self.pending, self.logs.as_deref());
+        self.stderr.last_words()
+    }
+}
+
+/// The end of what a worker writes to its standard error (a panic's message, a bot's
+/// stray prints: a worker's stdout goes there too), read by a thread of the host that
+/// keeps only the last [`StderrTail::KEPT`] bytes: no amount of output fills a disk or
+/// blocks the worker.
+#[derive(Debug)]
+struct StderrTail {
+    kept: Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl StderrTail {
+    const KEPT: usize = 64 << 10;
+
+    fn drain(mut from: impl std::io::Read + Send + 'static) -> StderrTail {
+        let kept = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = Arc::clone(&kept);
+        let reader = std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            loop {
+                let n = match from.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                };
+                let mut kept = into.lock().unwrap_or_else(|p| p.into_inner());
+                kept.extend_from_slice(&chunk[..n]);
+                if kept.len() > 2 * Self::KEPT {
+                    let cut = kept.len() - Self::KEPT;
+                    kept.drain(..cut);
+                }
+            }
+        });
+        StderrTail { kept, reader }
+    }
+
+    /// The last bytes written, once the worker's stderr closed (or after half a
+    /// second), without giving up the reader.
+    fn last_words_now(&self) -> String {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while !self.reader.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        String::from_utf8_lossy(&kept[kept.len().saturating_sub(Self::KEPT)..]).into_owned()
+    }
+
+    /// The last bytes written, once the worker (and whatever held its stderr) ended,
+    /// or after half a second.
+    fn last_words(self) -> String {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while !self.reader.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        let tail = &kept[kept.len().saturating_sub(Self::KEPT)..];
+        String::from_utf8_lossy(tail).into_owned()
+    }
+}
+
+/// A line from worker number `.0` (`None`: its answer pipe closed: it died).
+type Event = (usize, Option<String>);
+
+/// How a game in a worker went, as the host saw it.
+enum Watched {
+    /// The answer to the request (or why the line carrying its nonce is not one).
+    Answered(Result<GameResponse, String>),
+    /// The worker died or was killed (what it says of whom to blame is not believed:
+    /// see [`Worker::play`]).
+    Lost,
+}
+
+/// Why the watchdog ends a call.
+struct Blamed {
+    /// The verdict: "crashed (...)", "hung in a call past its time limit".
+    verdict: String,
+    /// What was measured, for a watchdog's verdict: "0.52 s of its own time; ...".
+    measured: Option<String>,
+}
+
+impl<G: Game> Worker<G> {
+    /// A worker for `entries` (not started until its first game).
+    pub fn new(iso: Arc<Isolation>, entries: &[Entry<G>]) -> Worker<G> {
+        let files = entries.iter().map(|e| e.source.clone()).collect();
+        let names = entries.iter().map(|e| e.name.clone()).collect();
+        let dir = scratch_file(&iso.scratch, "worker");
+        let crashers = vec![false; entries.len()];
+        Worker { iso, files, names, crashers, running: None, dir, started: 0, _game: PhantomData }
+    }
+
+    /// Starts the long-lived worker, which loads every entry.
+    fn start(&mut self) -> Result<Running, String> {
+        let (send, answers) = mpsc::channel();
+        let files = self.files.clone();
+        let mut running = self.launch(&files, 0, send)?;
+        // Its threads and processes once it has loaded every entry: what it has at rest
+        // between games.
+        match answers.recv_timeout(PROBE_TIME) {
+            Ok((_, Some(line))) if line == READY => running.at_rest = tree_tasks(running.child.id()),
+            _ => {
+                let words = running.end();
+                let line = words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+                return Err(format!("the game worker did not start: {line}"));
+            }
+        }
+        running.answers = Some(answers);
+        Ok(running)
+    }
+
+    /// Starts a worker that loads `files`; its lines go to `events`, tagged `tag`.
+    fn launch(&mut self, files: &[PathBuf], tag: usize, events: mpsc::Sender<Event>) -> Result<Running, String> {
+        let iso = &self.iso;
+        std::fs::create_dir_all(&self.dir).map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+        let blame_path = scratch_file(&self.dir, "blame");
+        let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
+        let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &[&self.dir]);
+        let cap = crate::process::confine_helper(&mut cmd, iso.memory, iso.processes);
+        let pending = scratch_file(&self.dir, "pending");
+        cmd.env(crate::loaders::log::PENDING_ENV, &pending);
+        cmd.args(&iso.args)
+            .args(["--game", G::NAME])
+            .arg("__worker")
+            .arg("--blame")
+            .arg(&blame_path)
+            .args(["--bank-ms", &iso.bank.initial.as_millis().to_string()])
+            .args(["--bank-per-turn-ms", &iso.bank.per_turn.as_millis().to_string()])
+            .args(["--call-limit-ms", &iso.call_limit.as_millis().to_string()]);
+        // The worker loads exactly these files (never the directories again: a file
+        // that failed its probe must not be loaded by a worker either).
+        for f in files {
+            cmd.arg("--entry").arg(f);
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start a worker process: {e}"))?;
+        let cap = cap.filter(|cap| cap.admit(child.id()));
+        let requests = child.stdin.take().ok_or("the worker has no stdin")?;
+        let out = child.stdout.take().ok_or("the worker has no stdout")?;
+        let stderr = StderrTail::drain(child.stderr.take().ok_or("the worker has no stderr")?);
+        std::thread::spawn(move || {
+            let mut out = std::io::BufReader::new(out);
+            loop {
+                let mut line = Vec::new();
+                match (&mut out).take(MAX_ANSWER_LINE).read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => {
+                        let _ = events.send((tag, None));
+                        break;
+                    }
+                    Ok(_) => {}
+                }
+                if line.last() != Some(&b'\n') {
+                    // Cut off: drop the rest of this line.
+                    let mut rest = Vec::new();
+                    let _ = out.read_until(b'\n', &mut rest);
+                    continue;
+                }
+                let Ok(line) = String::from_utf8(line) else { continue };
+                if events.send((tag, Some(line))).is_err() {
+                    break;
+                }
+            }
+        });
+        self.started += 1;
+        let logs = iso.logs.clone();
+        let at_rest = Tasks::default();
+        Ok(Running {
+            child,
+            requests,
+            answers: None,
+            blame,
+            blame_path,
+            stderr,
+            cap,
+            player: None,
+            pending,
+            logs,
+            at_rest,
+        })
+    }
+
+    /// Plays one game with the entries `seats` (indices into this worker's entries, in
+    /// seat order) and records its replay if asked.
+    ///
+    /// The game is played in the long-lived worker, where all bots share one process.
+    /// When that worker dies or is killed in the game, nothing it says about whom to
+    /// blame is believed (a native bot can write anything in its process): the game is
+    /// played again in lockstep (`lockstep`), each entry in a process of its own, where
+    /// the host sees for itself which entry's process crashed or hung; that entry is
+    /// out of that game and the game goes on for the others. An entry found so is played
+    /// in lockstep in its later games too, so that it costs no more replays. `Err` only
+    /// when the game fails outside every bot (nobody to blame).
+    pub fn play(&mut self, seats: &[usize], seed: u64, config: &G::Config, record: bool) -> Result<Played<G>, String> {
+        let config = serde_json::to_value(config).map_err(|e| format!("cannot write the game's options: {e}"))?;
+        let singles: Vec<Vec<usize>> = (0..seats.len()).map(|p| vec![p]).collect();
+        let crashers: Vec<usize> = (0..seats.len()).filter(|&p| self.crashers[seats[p]]).collect();
+        let mut groups = if self.iso.lockstep {
+            singles.clone()
+        } else if crashers.is_empty() {
+            if let Some(played) = self.play_shared(seats, seed, &config, record)? {
+                return Ok(played);
+            }
+            singles.clone()
+        } else {
+            // Each entry that crashed before alone, the others together.
+            let rest: Vec<usize> = (0..seats.len()).filter(|p| !crashers.contains(p)).collect();
+            let mut groups: Vec<Vec<usize>> = crashers.iter().map(|&p| vec![p]).collect();
+            if !rest.is_empty() {
+                groups.push(rest);
+            }
+            groups
+        };
+        loop {
+            match self.play_lockstep(seats, seed, &config, record, &groups)? {
+                Lockstepped::Played { outcome, replay, out } => {
+                    for p in out {
+                        self.crashers[seats[p]] = true;
+                    }
+                    return Ok((outcome, replay.map(|r| *r)));
+                }
+                // A worker of several entries failed: whose fault is unknown, so every
+                // entry gets a process of its own.
+                Lockstepped::Regroup if groups != singles => groups = singles.clone(),
+                Lockstepped::Regroup => return Err("a lockstep game could not be played".to_owned()),
+            }
+        }
+    }
+
+    /// Plays the game in the long-lived worker: `None` when the worker died or was
+    /// killed in it.
+    fn play_shared(
+        &mut self,
+        seats: &[usize],
+        seed: u64,
+        config: &serde_json::Value,
+        record: bool,
+    ) -> Result<Option<Played<G>>, String> {
+        let running = match self.running.take() {
+            Some(r) => r,
+            None => self.start()?,
+        };
+        let replay = record.then(|| scratch_file(&self.dir, "replay"));
+        let request = GameRequest {
+            seed,
+            config: config.clone(),
+            seats: seats.to_vec(),
+            replay: replay.clone(),
+            nonce: fresh_nonce(),
+            lockstep: None,
+        };
+        let (running, watched) = watch(running, &request);
+        let recorded = replay.as_ref().and_then(|p| {
+            let bytes = std::fs::read(p).ok();
+            let _ = std::fs::remove_file(p);
+            bytes
+        });
+        match watched {
+            Watched::Answered(response) => {
+                // Threads or processes left running by a bot of this game: the worker
+                // is replaced (ending them), and its native entries play in lockstep
+                // from then on, where each one's are seen and reported.
+                if tree_tasks(running.child.id()).more_than(running.at_rest) {
+                    running.end();
+                    let native = |e: &&usize| crate::loaders::native::is_library_name(&self.files[**e]);
+                    for &e in seats.iter().filter(|e| native(e)) {
+                        self.crashers[e] = true;
+                    }
+                } else {
+                    self.running = Some(running);
+                }
+                match response? {
+                    GameResponse::Played(outcome) => Ok(Some((outcome, read_replay(record, recorded)?))),
+                    GameResponse::Failed(reason) => Err(reason),
+                }
+            }
+            Watched::Lost => {
+                running.end();
+                Ok(None)
+            }
+        }
+    }
+
+    /// Plays the game in lockstep: a referee process with no bot, and one worker per
+    /// group of seats (positions in `seats`) playing those seats' bots.
+    fn play_lockstep(
+        &mut self,
+        seats: &[usize],
+        seed: u64,
+        config: &serde_json::Value,
+        record: bool,
+        groups: &[Vec<usize>],
+    ) -> Result<Lockstepped<G>, String> {
+        let names: Vec<String> = seats.iter().map(|&i| self.names[i].clone()).collect();
+        let (send, events) = mpsc::channel::<Event>();
+        let mut procs: Vec<Proc> = Vec::with_capacity(groups.len() + 1);
+        let replay = record.then(|| scratch_file(&self.dir, "replay"));
+        // Number 0, the referee, then the groups.
+        for (w, group) in std::iter::once(&Vec::new()).chain(groups).enumerate() {
+            let files: Vec<PathBuf> = group.iter().map(|&p| self.files[seats[p]].clone()).collect();
+            let running = self.launch(&files, w, send.clone())?;
+            let mut live = vec![None; seats.len()];
+            for (k, &p) in group.iter().enumerate() {
+                live[p] = Some(k);
+            }
+            let request = GameRequest {
+                seed,
+                config: config.clone(),
+                seats: Vec::new(),
+                replay: if w == 0 { replay.clone() } else { None },
+                nonce: fresh_nonce(),
+                lockstep: Some(lockstep::Lockstep { names: names.clone(), live }),
+            };
+            let mut proc =
+                Proc { running, seats: group.clone(), nonce: request.nonce, answer: None, ended: false, suspect: None };
+            let line = serde_json::to_string(&request).expect("a request serialises") + "\n";
+            // A worker that cannot take it has died: its closed pipe says so below.
+            let _ = proc.running.requests.write_all(line.as_bytes()).and_then(|()| proc.running.requests.flush());
+            procs.push(proc);
+        }
+        drop(send);
+        let mut calls = vec![0u64; seats.len()];
+        let mut out: Vec<Option<String>> = vec![None; seats.len()];
+        let result = loop {
+            if procs.iter().all(|p| p.ended || p.answer.is_some()) {
+                break Ok(());
+            }
+            match events.recv_timeout(Duration::from_millis(5)) {
+                Ok((w, Some(line))) => match lockstep::parse_line(&line) {
+                    // Only a seat's own worker speaks for it.
+                    lockstep::Line::Call(s) if w > 0 && procs[w].seats.contains(&s) && out[s].is_none() => {
+                        calls[s] += 1;
+                        pass_on(&mut procs, w, &line);
+                    }
+                    lockstep::Line::Call(_) | lockstep::Line::Out(..) => {}
+                    lockstep::Line::Other => {
+                        if let Ok(answer) = serde_json::from_str::<GameAnswer>(&line)
+                            && answer.nonce == procs[w].nonce
+                            && procs[w].answer.is_none()
+                        {
+                            procs[w].answer = Some(answer.response);
+                        }
+                    }
+                },
+                Ok((w, None)) => {
+                    if procs[w].ended || procs[w].answer.is_some() {
+                        continue;
+                    }
+                    procs[w].ended = true;
+                    let status = procs[w].running.kill();
+                    if w == 0 {
+                        let words = procs[w].running.stderr.last_words_now();
+                        let line = words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+                        break Err(format!("the game's referee failed ({}): {line}", describe_exit(status)));
+                    }
+                    if procs[w].seats.len() > 1 {
+                        break Ok(());
+                    }
+                    let s = procs[w].seats[0];
+                    // A Rust bot whose allocation failed under the worker's memory cap
+                    // says so before it aborts.
+                    let words = procs[w].running.stderr.last_words_now();
+                    let reason = match words.lines().rev().find(|l| l.contains("memory allocation of")) {
+                        Some(line) => format!(
+                            "over its memory limit ({}; {}) at its call {}",
+                            describe_exit(status),
+                            line.trim(),
+                            calls[s]
+                        ),
+                        None => format!("crashed ({}) at its call {}", describe_exit(status), calls[s]),
+                    };
+                    put_out(&mut procs, &mut out, s, reason);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    for w in 1..procs.len() {
+                        if procs[w].ended || procs[w].answer.is_some() {
+                            continue;
+                        }
+                        let proc = &mut procs[w];
+                        let Some(blamed) = proc.running.stuck(&mut proc.suspect) else { continue };
+                        proc.ended = true;
+                        proc.running.kill();
+                        if proc.seats.len() > 1 {
+                            break;
+                        }
+                        let s = proc.seats[0];
+                        let reason = match blamed.measured {
+                            Some(m) => format!("{} at its call {} ({m})", blamed.verdict, calls[s]),
+                            None => format!("{} at its call {}", blamed.verdict, calls[s]),
+                        };
+                        put_out(&mut procs, &mut out, s, reason);
+                    }
+                    if procs.iter().skip(1).any(|p| p.ended && p.seats.len() > 1) {
+                        break Ok(());
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break Err("lost every lockstep worker".to_owned()),
+            }
+        };
+        let recorded = replay.as_ref().and_then(|p| {
+            let bytes = std::fs::read(p).ok();
+            let _ = std::fs::remove_file(p);
+            bytes
+        });
+        // What each seat's process has running beyond what the referee (started the
+        // same way, with no bot) has: the threads and processes its bot left behind.
+        let baseline = procs.first().map(|p| tree_tasks(p.running.child.id())).unwrap_or_default();
+        let left: Vec<Option<Tasks>> =
+            procs.iter().map(|p| (!p.ended).then(|| tree_tasks(p.running.child.id()))).collect();
+        let answers: Vec<Option<GameResponse>> = procs
+            .into_iter()
+            .map(|mut p| {
+                let answer = p.answer.take();
+                p.running.end();
+                answer
+            })
+            .collect();
+        result?;
+        if answers.iter().zip(std::iter::once(&Vec::new()).chain(groups)).any(|(a, g)| a.is_none() && g.len() > 1) {
+            return Ok(Lockstepped::Regroup);
+        }
+        let mut outcome = match answers.first() {
+            Some(Some(GameResponse::Played(outcome))) => outcome.clone(),
+            Some(Some(GameResponse::Failed(reason))) => return Err(reason.clone()),
+            _ => return Err("the game's referee gave no answer".to_owned()),
+        };
+        // The score is the referee's; each seat's call counters are its own worker's.
+        for ((answer, group), left) in answers.iter().skip(1).zip(groups).zip(left.iter().skip(1)) {
+            for &s in group {
+                outcome.stats[s] = match (answer, &out[s]) {
+                    (Some(GameResponse::Played(o)), None) => {
+                        let mut stats = o.stats.get(s).cloned().unwrap_or_default();
+                        if let Some(left) = left.filter(|l| l.more_than(baseline) && group.len() == 1) {
+                            let (threads, processes) = left.beyond(baseline);
+                            stats.record_error(&BotError::Failed(format!(
+                                "left running at the end of the game (ended with it): {processes} \
+                                 process(es), {} other thread(s)",
+                                threads.saturating_sub(processes)
+                            )));
+                        }
+                        stats
+                    }
+                    (_, reason) => {
+                        let mut stats = crate::bot::CallStats { calls: calls[s], ..Default::default() };
+                        let reason = reason.clone().unwrap_or_else(|| "gave no answer".to_owned());
+                        stats.record_error(&BotError::Disqualified(reason));
+                        stats
+                    }
+                };
+            }
+        }
+        let replay = read_replay(record, recorded)?.map(Box::new);
+        let out = (0..seats.len()).filter(|&s| out[s].is_some()).collect();
+        Ok(Lockstepped::Played { outcome, replay, out })
+    }
+}
+
+/// The threads and processes of a process tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Tasks {
+    threads: u32,
+    processes: u32,
+}
+
+impl Tasks {
+    /// More threads or more processes than `base`.
+    fn more_than(self, base: Tasks) -> bool {
+        self.threads > base.threads || self.processes > base.processes
+    }
+
+    /// How many threads and processes more than `base`.
+    fn beyond(self, base: Tasks) -> (u32, u32) {
+        (self.threads.saturating_sub(base.threads), self.processes.saturating_sub(base.processes))
+    }
+}
+
+/// The threads and processes of `root` and every process below it (as `/proc` shows
+/// them now; a process that left the tree by losing its parent is not counted, but a
+/// worker's process cap still ends it).
+fn tree_tasks(root: u32) -> Tasks {
+    let mut tasks = Tasks::default();
+    let mut todo = vec![root];
+    while let Some(pid) = todo.pop() {
+        let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
+        tasks.processes += 1;
+        for t in threads.flatten() {
+            tasks.threads += 1;
+            let children = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+            todo.extend(children.split_ascii_whitespace().filter_map(|c| c.parse::<u32>().ok()));
+        }
+        if tasks.processes > 100_000 {
+            break;
+        }
+    }
+    tasks
+}
+
+/// A recorded replay's bytes as a replay, when one was asked for.
+fn read_replay<G: Game>(record: bool, recorded: Option<Vec<u8>>) -> Result<Option<Replay<G>>, String> {
+    match (record, recorded) {
+        (false, _) => Ok(None),
+        (true, Some(b)) => Replay::from_bytes(&b).map(Some).map_err(|e| format!("the worker's replay: {e}")),
+        (true, None) => Err("the worker wrote no replay".to_owned()),
+    }
+}
+
+/// A game's outcome, and its replay when one was asked for.
+pub type Played<G> = (Outcome, Option<Replay<G>>);
+
+/// How a lockstep game went.
+enum Lockstepped<G: Game> {
+    /// Played to its end; `out`: the seats whose worker crashed or hung.
+    Played { outcome: Outcome, replay: Option<Box<Replay<G>>>, out: Vec<usize> },
+    /// A worker of several seats failed: play again with a process per seat.
+    Regroup,
+}
+
+/// One process of a lockstep game (number 0 is the referee).
+struct Proc {
+    running: Running,
+    /// The seats it plays (none for the referee).
+    seats: Vec<usize>,
+    nonce: u64,
+    answer: Option<GameResponse>,
+    /// It died or was killed.
+    ended: bool,
+    /// A call that seemed over at the last look (the watchdog's two-look rule).
+    suspect: Option<(usize, u64)>,
+}
+
+/// Passes a line of process `from` to every other process still playing.
+fn pass_on(procs: &mut [Proc], from: usize, line: &str) {
+    for (w, p) in procs.iter_mut().enumerate() {
+        if w != from && !p.ended && p.answer.is_none() {
+            // A process that cannot take it has died: its closed pipe says so.
+            let _ = p.running.requests.write_all(line.as_bytes()).and_then(|()| p.running.requests.flush());
+        }
+    }
+}
+
+/// Puts seat `s` out of a lockstep game in every process still playing.
+fn put_out(procs: &mut [Proc], out: &mut [Option<String>], s: usize, reason: String) {
+    pass_on(procs, usize::MAX, &lockstep::out_line(s, &reason));
+    out[s] = Some(reason);
+}
+
+impl<G: Game> Drop for Worker<G> {
+    fn drop(&mut self) {
+        if let Some(r) = self.running.take() {
+            // Between games a worker holds nothing worth waiting for (logs are written
+            // as they come): it is killed with its group, then reaped.
+            r.end();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Sends a request and waits for its answer, killing the worker when a call is stuck:
+/// when it has used its budget plus a [`grace`] of its **own** time (`crate::clock`:
+/// the wall time less the time the worker's playing thread waited for a CPU, read from
+/// that thread's counters), so a worker that is only waiting for a core on a loaded
+/// machine is never mistaken for a stuck one; or, whatever the counters say, at the
+/// wall-clock backstop ([`crate::clock::backstop`]). A call to a bot that keeps its own
+/// deadline (a program bot) is held to the backstop only.
+fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
+    let line = serde_json::to_string(request).expect("a request serialises") + "\n";
+    if r.requests.write_all(line.as_bytes()).and_then(|()| r.requests.flush()).is_err() {
+        r.kill();
+        return (r, Watched::Lost);
+    }
+    let Some(answers) = r.answers.take() else {
+        r.kill();
+        return (r, Watched::Lost);
+    };
+    // A call that seemed over at the last look: (entry, call).
+    let mut suspect: Option<(usize, u64)> = None;
+    let watched = loop {
+        match answers.recv_timeout(Duration::from_millis(5)) {
+            // Only the line that carries this request's nonce is its answer.
+            Ok((_, Some(line))) => match serde_json::from_str::<GameAnswer>(&line) {
+                Ok(answer) if answer.nonce == request.nonce => break Watched::Answered(Ok(answer.response)),
+                Ok(_) => {}
+                Err(e) => {
+                    let nonce = serde_json::from_str::<serde_json::Value>(&line)
+                        .ok()
+                        .and_then(|v| v.get("nonce").and_then(serde_json::Value::as_u64));
+                    if nonce == Some(request.nonce) {
+                        break Watched::Answered(Err(format!("the worker answered nonsense ({e})")));
+                    }
+                }
+            },
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Ok((_, None)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // Its group (what it forked) goes with it, before its pid is released.
+                r.kill();
+                break Watched::Lost;
+            }
+        }
+        if r.stuck(&mut suspect).is_some() {
+            r.kill();
+            break Watched::Lost;
+        }
+    };
+    r.answers = Some(answers);
+    (r, watched)
+}
+
+impl Running {
+    /// Kills the worker with its group and reaps it.
+    fn kill(&mut self) -> ExitStatus {
+        kill_group(&mut self.child);
+        self.child.wait().unwrap_or_else(|_| ExitStatus::default())
+    }
+
+    /// Looks at the call in progress on the worker's blame page: the verdict when it is
+    /// stuck (the caller kills the worker), when it has used its budget plus a [`grace`]
+    /// of its **own** time, or reached the wall-clock backstop. `suspect` carries the
+    /// call that seemed over at the last look, since a wait for a CPU shows in the
+    /// counters only once the thread has run again.
+    fn stuck(&mut self, suspect: &mut Option<(usize, u64)>) -> Option<Blamed> {
+        let c = self.blame.current()?;
+        let budget = c.budget?;
+        let now = crate::clock::monotonic_nanos();
+        let elapsed = now.saturating_sub(c.started);
+        let limit = Duration::from_nanos(budget);
+        let backstop = crate::clock::backstop(limit).as_nanos() as u64;
+        // The own time used, read (from the playing thread's counters) only when the wall
+        // time says the call may be over: own time never runs faster than wall time.
+        let mut used = None;
+        let stuck = if elapsed >= backstop {
+            true
+        } else if c.flags & BlamePage::TIMES_ITSELF != 0 {
+            false
+        } else {
+            let allowed = budget.saturating_add(grace(limit).as_nanos() as u64);
+            if elapsed >= allowed {
+                used = self.own_used(&c, now);
+            }
+            let over = elapsed >= allowed && used.unwrap_or(elapsed) >= allowed;
+            // The playing thread's counters show a wait for a CPU only once it has run
+            // again: when the call seems over, note its CPU time and decide at the next
+            // look (5 ms on), unless it was still only waiting then.
+            match (over, *suspect) {
+                (false, _) => {
+                    *suspect = None;
+                    false
+                }
+                (true, Some(s)) if s == (c.entry, c.call) => !self.player.as_mut().is_some_and(TaskProbe::waiting),
+                (true, _) => {
+                    *suspect = Some((c.entry, c.call));
+                    if let Some(p) = self.player.as_mut() {
+                        p.mark();
+                    }
+                    self.player.is_none()
+                }
+            }
+        };
+        if !stuck {
+            return None;
+        }
+        let verdict = if c.flags & BlamePage::BANK != 0 {
+            "ran out of its time bank in a call"
+        } else {
+            "hung in a call past its time limit"
+        };
+        let measured = match used {
+            Some(used) if elapsed < backstop => format!("{:.2} s of its own time", used as f64 / 1e9),
+            _ => format!("{:.2} s of wall-clock time", elapsed as f64 / 1e9),
+        };
+        let measured = format!("{measured}; its limit {:.2} s", limit.as_secs_f64());
+        Some(Blamed { verdict: verdict.to_owned(), measured: Some(measured) })
+    }
+}
+
+/// How much own time past its budget a call may run before the watchdog ends it: 5% of
+/// the budget, at least 10 ms and at most 250 ms (a call that returns past its budget
+/// but within this is an overrun, decided by the worker itself).
+pub fn grace(budget: Duration) -> Duration {
+    (budget / 20).clamp(Duration::from_millis(10), Duration::from_millis(250))
+}
+
+impl Running {
+    /// The own time the call in progress has used, from its playing thread's counters
+    /// (`None` when they cannot be read, or the worker's clock is not on their scale).
+    fn own_used(&mut self, call: &crate::limits::CallInProgress, now: u64) -> Option<u64> {
+        if call.own_origin == 0 {
+            return None;
+        }
+        if self.player.is_none() {
+            self.player = player_task(self.child.id());
+        }
+        let own = self.player.as_mut()?.own(now)?;
+        Some(own.saturating_sub(call.own_origin))
+    }
+}
+
+/// The thread that plays a worker's games: the worker's main thread (under bwrap, the
+/// main thread of the process bwrap started).
+fn player_task(root: u32) -> Option<TaskProbe> {
+    let me = std::env::current_exe().ok()?;
+    let mut pid = root;
+    for _ in 0..4 {
+        if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == me) {
+            return TaskProbe::open(pid, pid);
+        }
+        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+        pid = children.split_ascii_whitespace().next()?.parse().ok()?;
+    }
+    None
+}
+
+/// The worker's side: plays each [`GameRequest`] read from `requests` with `entries`
+/// (each bot under its time bank and per-call limit, its calls announced on `blame`) and
+/// writes one [`GameResponse`] line per game to `answers`, until `requests` ends.
+pub fn serve<G: Game>(
+    entries: &[Entry<G>],
+    blame: &BlamePage,
+    bank: TimeBank,
+    call_limit: Duration,
+    mut requests: impl BufRead,
+    mut answers: impl Write,
+) -> std::io::Result<()> {
+    answers.write_all(READY.as_bytes())?;
+    answers.flush()?;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if requests.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        // Only requests are JSON objects (a lockstep line left over is not one).
+        if !line.trim_start().starts_with('{') {
+            continue;
+        }
+        let (nonce, response) = match serde_json::from_str::<GameRequest>(&line) {
+            Ok(request) => {
+                let response = match &request.lockstep {
+                    Some(ls) => {
+                        lockstep::play(entries, blame, bank, call_limit, &request, ls, &mut requests, &mut answers)
+                    }
+                    None => play_request(entries, blame, bank, call_limit, &request),
+                };
+                (request.nonce, response)
+            }
+            Err(e) => (0, GameResponse::Failed(format!("a bad request ({e})"))),
+        };
+        let text = serde_json::to_string(&GameAnswer { nonce, response }).expect("a response serialises");
+        answers.write_all(text.as_bytes())?;
+        answers.write_all(b"\n")?;
+        answers.flush()?;
+    }
+}
+
+fn play_request<G: Game>(
+    entries: &[Entry<G>],
+    blame: &BlamePage,
+    bank: TimeBank,
+    call_limit: Duration,
+    request: &GameRequest,
+) -> GameResponse {
+    let Some(seated) = request.seats.iter().map(|&i| entries.get(i).cloned()).collect::<Option<Vec<_>>>() else {
+        return GameResponse::Failed(format!("seats {:?} out of range", request.seats));
+    };
+    let config: G::Config = match serde_json::from_value(request.config.clone()) {
+        Ok(c) => c,
+        Err(e) => return GameResponse::Failed(format!("bad game options ({e})")),
+    };
+    let wrap = |i: usize, bot| {
+        let guarded = Guarded::new(bot, i, Some(bank), Some(blame)).with_call_limit(Some(call_limit));
+        Box::new(guarded) as Box<dyn Bot<G> + '_>
+    };
+    let outcome = match &request.replay {
+        Some(path) => {
+            let (outcome, recorded) = crate::replay::play_recorded_with(&seated, request.seed, &config, wrap);
+            if let Err(e) = std::fs::write(path, recorded.to_bytes()) {
+                return GameResponse::Failed(format!("{}: cannot write the replay: {e}", path.display()));
+            }
+            outcome
+        }
+        None => crate::tournament::play_game_with(&seated, request.seed, &config, wrap),
+    };
+    GameResponse::Played(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_on_stderr_keeps_only_its_last_64_kib() {
+        let mut flood = vec![b'x'; 5 << 20];
+        flood.extend_from_slice(b"\nthe last words\n");
+        let tail = StderrTail::drain(std::io::Cursor::new(flood)).last_words();
+        assert_eq!(tail.len(), StderrTail::KEPT);
+        assert!(tail.ends_with("x\nthe last words\n"));
+    }
+}
