@@ -18,7 +18,7 @@ use crate::util::{plugin_lib, root};
 
 /// The baseline (as plugins/hex-basic) compiled in.
 fn basic(name: &str) -> Entry<HexGame> {
-    Entry::builtin(name, arena::bench::hex::baseline)
+    Entry::builtin(name, arena::games::hex::bench::baseline)
 }
 
 /// A bot that answers nothing: as humans it places nobody (result 1), as zombies it
@@ -30,7 +30,7 @@ fn null(name: &str) -> Entry<HexGame> {
 /// A bot that sleeps `ms` in every call, else plays the baseline.
 fn slow(name: &str, ms: u64) -> Entry<HexGame> {
     Entry::builtin(name, move || {
-        let mut inner = arena::bench::hex::baseline();
+        let mut inner = arena::games::hex::bench::baseline();
         move |ctx: &HexContext<'_>| {
             std::thread::sleep(Duration::from_millis(ms));
             inner(ctx)
@@ -275,7 +275,7 @@ fn answers_past_the_limits_and_unknown_commands_are_skipped() {
     // Humans mix in zombie commands (skipped, no error); zombies answer 16 commands of
     // which 4 run: each such call is one error.
     let greedy = Entry::builtin("Greedy", || {
-        let mut inner = arena::bench::hex::baseline();
+        let mut inner = arena::games::hex::bench::baseline();
         move |ctx: &HexContext<'_>| {
             let mut a = inner(ctx);
             if ctx.call != CALL_SPAWN_HUMANS {
@@ -698,7 +698,7 @@ test_main()
         let calls = std::rc::Rc::new(std::cell::Cell::new(0));
         let checked: Box<dyn Bot<HexGame>> =
             Box::new(Checked { inner: entry.create_bot().unwrap(), calls: calls.clone() });
-        let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::bench::hex::baseline());
+        let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::games::hex::bench::baseline());
         let (mut bots, at) =
             if program_side == HUMANS { (vec![checked, baseline], 0) } else { (vec![baseline, checked], 1) };
         // 300 half-turns: thousands of calls, spawns, deaths, crates, walls and airdrops

@@ -256,7 +256,7 @@ fn a_lua_spin_loop_is_caught_at_its_limit_and_an_honest_slow_call_is_not_crowded
     let dir = tempfile::tempdir().unwrap();
     // Calibrate: how many additions make about 120 ms of this machine's own time.
     let probe = lua_bot(dir.path(), 1_000_000);
-    let per_million = arena::bench::with_sample_context(|ctx| {
+    let per_million = arena::games::zombies::bench::with_sample_context(|ctx| {
         let mut bot = probe.create_bot().unwrap();
         let watch = Stopwatch::start_exact();
         bot.turn(ctx).unwrap();
@@ -265,7 +265,7 @@ fn a_lua_spin_loop_is_caught_at_its_limit_and_an_honest_slow_call_is_not_crowded
     let n = (120.0 / per_million.as_secs_f64().max(1e-4) / 1000.0 * 1_000_000.0) as u64;
     let entry = lua_bot(dir.path(), n.clamp(10_000, 200_000_000));
     let (honest, honest_wall, spin) = crowded(3, || {
-        arena::bench::with_sample_context(|ctx| {
+        arena::games::zombies::bench::with_sample_context(|ctx| {
             let mut bot = entry.create_bot().unwrap();
             let watch = Stopwatch::start_exact();
             let honest = bot.turn(ctx).map(|_| watch.own_exact());

@@ -4,7 +4,8 @@
 //! - `properties`: invariants over random games (one entity per cell, unique ids,
 //!   determinism);
 //! - `cli`: the `zombies` binary end to end;
-//! - `newcomer`: the defects a first-time entrant hit (issue 23), through the binary.
+//! - `newcomer`: the defects a first-time entrant hit (issue 23), through the binary;
+//! - `layout`: the host's code names a game only inside `host/src/games/`.
 
 mod cli;
 mod eggs_bots;
@@ -18,6 +19,7 @@ mod hex_side;
 mod hex_traces;
 mod hostile;
 mod kit;
+mod layout;
 mod load;
 mod native;
 mod newcomer;

@@ -225,7 +225,7 @@ fn the_leaderboard_has_median_ci_mean_min_max_and_call_stats() {
 /// steps in the rules' order), and every step is timed.
 #[test]
 fn the_step_profile_plays_the_same_games_as_a_plain_run() {
-    use arena::bench::{STEPS, Workload, measure, step_profile};
+    use arena::games::zombies::bench::{STEPS, Workload, measure, step_profile};
     use std::time::Duration;
     let workload = Workload { name: "test".into(), entries: entries() };
     // A zero budget plays exactly one game (seed 0) each.

@@ -231,7 +231,10 @@ fn one_page_per_game() -> Vec<(&'static str, String)> {
     let seeker = || |c: &TargetContext<'_>| c.random(5);
     let config = TargetConfig { max_rounds: Some(10), ..TargetConfig::default() };
     let (_, target) = play_recorded(&[Entry::builtin("A", seeker), Entry::builtin("B", seeker)], 4, &config);
-    let hex = [Entry::builtin("A", arena::bench::hex::baseline), Entry::builtin("B", arena::bench::hex::baseline)];
+    let hex = [
+        Entry::builtin("A", arena::games::hex::bench::baseline),
+        Entry::builtin("B", arena::games::hex::bench::baseline),
+    ];
     let (_, hex) = play_recorded(&hex, 4, &HexConfig { max_turns: Some(12) });
     vec![
         ("zombies", Zombies::viewer_page(&zombies).unwrap()),

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use arena::abi::{Action, Context};
-use arena::bench::with_sample_context;
 use arena::bot::{Bot, Entry};
+use arena::games::zombies::bench::with_sample_context;
 use arena::loaders::{ScriptLimits, SearchPaths, discover, native};
 use criterion::{Criterion, criterion_group, criterion_main};
 

@@ -2,14 +2,15 @@
 //! (discovery, tournaments, parallel play, shards and merge, time banks, isolation,
 //! replays, results files and the CLI) works for it unchanged.
 //!
-//! A game (`games::zombies`, `games::eggs`) is one module implementing [`Game`]: its
+//! A game (a directory `games/<game>/`) is one module implementing [`Game`]: its
 //! rules, what its bots see and answer, how each kind of bot plays it (native ABI,
-//! Rhai, Lua, program protocol), what its replays record, and how its viewer draws.
-//! This module holds the trait and the types every game shares; it has no rules.
+//! Rhai, Lua, program protocol), what its replays record, how its viewer draws, and
+//! its benchmark workloads. This module holds the trait and the types every game
+//! shares; it has no rules.
 //!
 //! **Architecture Invariant:** nothing outside `games/` names a particular game, except
-//! the registry in `games/mod.rs` that maps a name to its type (and the CLI, which
-//! dispatches through it).
+//! the registry in `games/mod.rs` that maps a name to its type and its workloads (the
+//! CLI dispatches through it; `tests/layout.rs` checks this).
 
 use std::cell::RefCell;
 use std::ffi::c_void;

@@ -1,6 +1,9 @@
 //! The games the arena hosts, one module each, and the registry that maps a game's
-//! name to its type. Everything else in the host is written once over
-//! [`crate::game::Game`].
+//! name to its type ([`with_game!`](crate::with_game)) and to what is not a method of
+//! [`Game`](crate::game::Game): its performance workloads ([`bench()`]) and the roles of
+//! its seats ([`seat_roles`]). Everything else in the host is written once over
+//! [`crate::game::Game`], and names no game: this file is the one place outside the
+//! games' own directories that does (`tests/layout.rs` checks it).
 
 pub mod eggs;
 pub mod hex;
@@ -8,8 +11,16 @@ pub mod target;
 pub mod turns;
 pub mod zombies;
 
+use std::sync::Arc;
+
+use crate::bench::{BenchError, BenchOptions};
+use crate::isolate::Isolation;
+
 /// The names of the games, as `--game` takes them.
 pub const NAMES: [&str; 4] = ["zombies", "eggs", "target", "hex"];
+
+/// The game played when `--game` names none.
+pub const DEFAULT: &str = "zombies";
 
 /// Runs `$body` with `$g` bound to the game type named `$name` (a `&str`), or
 /// evaluates `$unknown` for a name no game has.
@@ -36,4 +47,33 @@ macro_rules! with_game {
             _ => $unknown,
         }
     };
+}
+
+/// Runs the performance workloads of the game `name` (`arena bench`,
+/// `docs/performance.md`; each game's are in its `bench.rs`), handing each line of the
+/// report to `out` as soon as it is measured.
+pub fn bench(name: &str, opts: &BenchOptions, out: &mut dyn FnMut(String)) -> Result<(), BenchError> {
+    match name {
+        "zombies" => zombies::bench::run(opts, out),
+        "eggs" => eggs::bench::run(opts, out),
+        "target" => target::bench::run(opts, out),
+        "hex" => hex::bench::run(opts, out),
+        other => Err(BenchError::NoWorkloads(other.to_owned())),
+    }
+}
+
+/// What isolation costs (`arena bench --isolation`): whole tournaments played with the
+/// workers of `iso` and without, on zombies workloads whatever the game asked for (the
+/// cost measured is the workers', which no game changes).
+pub fn isolation_tax(opts: &BenchOptions, iso: &Arc<Isolation>, out: &mut dyn FnMut(String)) -> Result<(), BenchError> {
+    zombies::bench::isolation_tax(opts, iso, out)
+}
+
+/// What each seat plays in a game that seats its entries in roles (hex: the first seat
+/// plays the humans, the second the zombies); empty for a game that names none.
+pub fn seat_roles(name: &str) -> &'static [&'static str] {
+    match name {
+        "hex" => &["humans", "zombies"],
+        _ => &[],
+    }
 }

@@ -5,6 +5,7 @@
 //! The rules are `docs/games/eggs.md`.
 //! Loading files, limiting bots and running tournaments are not here.
 
+pub mod bench;
 mod lua;
 mod native;
 pub mod program;

@@ -14,6 +14,7 @@
 //! a tournament plays every ordered pair ([`Game::lineup`]). A game of one entry plays it
 //! against itself (its one bot plays both sides); entries beyond two get no calls and score 0.
 
+pub mod bench;
 pub mod board;
 pub mod data;
 pub mod engine;

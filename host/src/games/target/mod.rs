@@ -6,6 +6,7 @@
 //! The spec is `shared/rules/target.md`; `docs/games/target.md` tells it for bot authors.
 //! Loading files, limiting bots and running tournaments are not here.
 
+pub mod bench;
 mod lua;
 mod native;
 pub mod program;

@@ -6,6 +6,7 @@
 //! `limits`, `tournament`). The rules are
 //! `docs/games/zombies.md`.
 
+pub mod bench;
 pub mod board;
 pub mod game;
 mod lua;

@@ -1,0 +1,183 @@
+//! Finding a command's bots and setting up the workers that run them: the directories
+//! to search ([`search_paths`]), the limits scripts and programs load with
+//! ([`script_limits`]), discovery (natives only probed, in child processes, when games
+//! are isolated), the isolation workers get ([`isolation`]: the same entries, limits
+//! and sandbox as this process) and whether games use it ([`games_isolation`]), and
+//! the check that a contest has entries at all ([`playable`]).
+//!
+//! Not here: loading itself (`arena::loaders`), the workers' side (`worker`), printing
+//! the entries (`list`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use arena::bot::{Entry, EntryKind};
+use arena::game::Game;
+use arena::isolate::Isolation;
+use arena::limits::TimeBank;
+use arena::loaders::{self, Discovery, ScriptLimits, SearchPaths};
+
+use super::options::{Isolate, SandboxMode, Sources};
+
+/// A directory (or bot file) given with `--plugins` or `--scripts` that does not exist
+/// is an error (a typo would otherwise run a contest without its entries).
+pub fn check_sources(sources: &Sources) -> Result<()> {
+    let given =
+        sources.plugins.iter().map(|d| ("--plugins", d)).chain(sources.scripts.iter().map(|d| ("--scripts", d)));
+    for (option, dir) in given {
+        if !dir.exists() {
+            bail!("{option} {}: no such directory or file", dir.display());
+        }
+    }
+    Ok(())
+}
+
+/// The directories to search: those given, or the defaults that exist.
+pub fn search_paths(sources: &Sources) -> SearchPaths {
+    let or_default = |dirs: &[PathBuf], default: &str| {
+        if dirs.is_empty() {
+            vec![PathBuf::from(default)].into_iter().filter(|d| d.is_dir()).collect()
+        } else {
+            dirs.to_vec()
+        }
+    };
+    SearchPaths { plugins: or_default(&sources.plugins, "plugins"), scripts: or_default(&sources.scripts, "scripts") }
+}
+
+pub fn script_limits(sources: &Sources) -> ScriptLimits {
+    let sandbox = match sources.sandbox {
+        SandboxMode::None => arena::process::Sandbox::None,
+        SandboxMode::Bwrap => arena::process::Sandbox::Bwrap { writable: Vec::new() },
+    };
+    ScriptLimits {
+        sandbox,
+        op_budget: sources.op_budget,
+        call_timeout: Duration::from_millis(sources.call_timeout_ms),
+        memory: sources.memory_mib << 20,
+        log_dir: Some(sources.logs.clone()),
+        log_append: false,
+        ..ScriptLimits::default()
+    }
+}
+
+/// Empties the entries' logs before isolated games, whose workers append to them.
+pub fn start_logs<G: Game>(sources: &Sources, entries: &[Entry<G>]) {
+    for e in entries {
+        let _ = std::fs::remove_file(sources.logs.join(format!("{}.log", e.name)));
+    }
+}
+
+/// The entries; with isolation, native libraries are only probed in child processes.
+pub fn discover<G: Game>(sources: &Sources, iso: Option<&Isolation>) -> Discovery<G> {
+    discover_in(&search_paths(sources), &script_limits(sources), iso)
+}
+
+/// The entries found in `paths`; with isolation, native libraries are only probed.
+pub fn discover_in<G: Game>(paths: &SearchPaths, limits: &ScriptLimits, iso: Option<&Isolation>) -> Discovery<G> {
+    match iso {
+        Some(iso) => loaders::discover_with(paths, limits, &|p| arena::isolate::probe::<G>(iso, p)),
+        None => loaders::discover(paths, limits),
+    }
+}
+
+/// How to start workers that find the same entries as this process.
+pub fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<Option<Arc<Isolation>>> {
+    if isolate == Isolate::Off {
+        return Ok(None);
+    }
+    let paths = search_paths(sources);
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    for d in &paths.plugins {
+        args.extend(["--plugins".into(), d.into()]);
+    }
+    for d in &paths.scripts {
+        args.extend(["--scripts".into(), d.into()]);
+    }
+    args.extend(
+        [
+            ("--op-budget", sources.op_budget.to_string()),
+            ("--call-timeout-ms", sources.call_timeout_ms.to_string()),
+            ("--memory-mib", sources.memory_mib.to_string()),
+            // A worker runs inside the sandbox itself (below): its program bots need no
+            // second one (nor could they have it: bwrap does not nest here).
+            ("--sandbox", "none".to_owned()),
+        ]
+        .into_iter()
+        .flat_map(|(k, v)| [k.into(), v.into()]),
+    );
+    args.extend(["--logs".into(), sources.logs.clone().into()]);
+    let scratch = std::env::temp_dir().join(format!("zombies-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).with_context(|| format!("{}: cannot create", scratch.display()))?;
+    let program = std::env::current_exe().context("cannot find this program to start workers")?;
+    let call_limit = Duration::from_millis(sources.call_timeout_ms);
+    let memory = sources.worker_memory_mib << 20;
+    let processes = sources.worker_processes;
+    // Under bwrap, workers write only their scratch directory and the logs.
+    let sandbox = match sources.sandbox {
+        SandboxMode::None => arena::process::Sandbox::None,
+        SandboxMode::Bwrap => {
+            std::fs::create_dir_all(&sources.logs)
+                .with_context(|| format!("{}: cannot create the log directory", sources.logs.display()))?;
+            arena::process::Sandbox::Bwrap { writable: vec![sources.logs.clone()] }
+        }
+    };
+    let (lockstep, logs) = (isolate == Isolate::Strict, Some(sources.logs.clone()));
+    Ok(Some(Arc::new(Isolation {
+        program,
+        args,
+        bank,
+        call_limit,
+        scratch,
+        memory,
+        processes,
+        sandbox,
+        lockstep,
+        logs,
+    })))
+}
+
+/// The isolation games need: workers when asked, or (auto) when an entry's code can
+/// crash the process or get stuck where no hook reaches it (native libraries, Lua).
+pub fn games_isolation<G: Game>(
+    isolate: Isolate,
+    iso: Option<Arc<Isolation>>,
+    entries: &[Entry<G>],
+) -> Option<Arc<Isolation>> {
+    let risky = |e: &Entry<G>| matches!(e.kind, EntryKind::Native | EntryKind::NativeC | EntryKind::Lua);
+    match isolate {
+        Isolate::On | Isolate::Strict => iso,
+        Isolate::Auto => iso.filter(|_| entries.iter().any(risky)),
+        Isolate::Off => None,
+    }
+}
+
+/// Reports skipped files (one line each) and insists on at least one entry.
+pub fn playable<G: Game>(discovery: Discovery<G>) -> Result<Discovery<G>> {
+    let mut other_games: std::collections::BTreeMap<&str, usize> = Default::default();
+    for s in &discovery.skipped {
+        match s.other_game() {
+            Some(game) => *other_games.entry(game).or_default() += 1,
+            None => eprintln!("skipped {s}"),
+        }
+    }
+    if !other_games.is_empty() {
+        let n: usize = other_games.values().sum();
+        let each: Vec<String> = other_games.iter().map(|(g, k)| format!("{k} {g}")).collect();
+        eprintln!(
+            "skipped {n} bot{} of other games ({}; `arena --game {} list` names them)",
+            if n == 1 { "" } else { "s" },
+            each.join(", "),
+            G::NAME
+        );
+    }
+    if discovery.entries.is_empty() {
+        bail!(
+            "no entries found for {} (see `arena --game {} list`; use --plugins DIR / --scripts DIR)",
+            G::NAME,
+            G::NAME
+        );
+    }
+    Ok(discovery)
+}

@@ -1,0 +1,26 @@
+//! The commands of the `arena` binary, one module each, and what they share: the
+//! options several commands take (`options`), finding the bots and starting workers
+//! (`bots`), writing output files (`files`), and everything shown on the terminal
+//! while and after games run (`terminal`: progress, leaderboard, problems, lost games,
+//! Ctrl-C).
+//!
+//! This is a module of the binary, not of the library: it is the command-line edge,
+//! where arguments are parsed (clap), results are printed, and errors become `anyhow`
+//! messages. What a command does lives in the library (`arena::tournament`,
+//! `arena::isolate`, `arena::replay`, ...); a command here only gathers its options,
+//! calls it, and shows the result. Nothing here names a game: every command is written
+//! once over `arena::game::Game`, picked by `main.rs` through the games registry.
+
+pub mod bench;
+pub mod bots;
+pub mod check;
+pub mod files;
+pub mod list;
+pub mod merge;
+pub mod new_bot;
+pub mod options;
+pub mod play;
+pub mod replay;
+pub mod terminal;
+pub mod tournament;
+pub mod worker;

@@ -1,0 +1,181 @@
+//! Program bots: bots that are separate programs, in any language, talking over stdin/stdout.
+//!
+//! This module is the process layer only: it starts a program (optionally inside `bwrap`),
+//! applies resource limits, sends requests and reads line answers with a deadline, drains
+//! stderr into a capped sink, and ends the program with every process it forked. It knows
+//! nothing about games, turns or the text of requests and answers: the caller speaks the
+//! protocol, and the caller decides what a [`CallError`] costs the entry.
+//!
+//! Two ways to run a program:
+//! - [`Process`]: persistent; one process answers many requests (`ask`). A request that
+//!   times out leaves the process running; the lines it still owes are discarded when they
+//!   arrive, so a late answer is never taken for the next one.
+//! - [`run_once`]: one process per request; input on stdin, stdin closed, up to
+//!   `max_lines` lines read (or EOF), then the process group is killed and reaped.
+//!
+//! Guarantees and their limits:
+//! - Every child runs in its own process group; `kill` (also on `Drop`, and at the end of
+//!   `run_once`) sends SIGKILL to the whole group and reaps the child, so neither the bot
+//!   nor anything it forked is left behind. A process that leaves the group (`setsid`,
+//!   `setpgid`) escapes that `killpg`, unless the bot runs under [`Sandbox::Bwrap`]: there
+//!   the group holds bwrap, and its `--unshare-pid` namespace dies with it.
+//! - Limits are `setrlimit` calls in the child between fork and exec. RLIMIT_CPU counts the
+//!   whole life of a persistent process, not one request. RLIMIT_NPROC counts every process
+//!   of the *user* and root ignores it: use [`Limits::run_as`] ([`default_run_as`] gives
+//!   `nobody` when the host is root). A bot that runs as another user needs its files, and
+//!   every directory above them, readable (and its program executable) by that user:
+//!   [`Process::spawn`] checks this first and fails with one line saying what is missing
+//!   (e.g. an interpreter under `/root`, like a pyenv shim, is out of reach for `nobody`).
+//!   The count is per uid: bots running at the same time as the same uid share it, so give
+//!   them room (threads count too) or a uid each.
+//! - SIGPIPE: writes go to non-blocking pipes and `EPIPE` is handled (the child is then
+//!   reported as [`CallError::Exited`]). The host must still not die of the signal itself:
+//!   a Rust `main` ignores SIGPIPE already; others call [`ignore_sigpipe`] once. Children
+//!   get SIGPIPE back at its default.
+//! - Children get `PYTHONUNBUFFERED=1`. Programs in other languages must flush stdout after
+//!   each answer (C: `fflush(stdout)` or `setvbuf(stdout, NULL, _IOLBF, 0)`), or they look
+//!   hung to a persistent [`Process`]; [`run_once`] programs flush at exit anyway.
+//!
+//! Not here: the protocol, time banks, the choice of limits, tournament bookkeeping, and any
+//! security beyond rlimits, a dropped uid, a `pids` control group and (optionally) bwrap:
+//! no seccomp, no memory limit counted across processes (RLIMIT_AS is per process).
+//!
+//! The parts, by what they do (each public item is re-exported here, so callers name
+//! `crate::process::X` whatever part holds it):
+//! - `spawn`: starting a program in its own process group with its pipes, ending and
+//!   reaping the whole group, how it ended; and confining the host's own helpers
+//!   (workers, probes: [`confine_helper`], [`kill_group`], [`has_ended`]);
+//! - `rlimits`: what the child applies between fork and exec (rlimits, its cap's group,
+//!   SIGPIPE, another uid) and the checks that the uid can reach the program's files;
+//! - `cap`: [`ProcessCap`], the `pids` control group capping a program's or a helper's
+//!   processes;
+//! - `sandbox`: [`Sandbox`] and the `bwrap` command lines (programs, helpers), and whether
+//!   bwrap works here;
+//! - `pipes`: polling on the program's own time, non-blocking reads and writes, lines,
+//!   and the capped stderr sink, which both ways of running share;
+//! - `persistent`: [`Process`], the conversation with one long-lived program;
+//! - `once`: [`run_once`], one process per request.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+mod cap;
+mod once;
+mod persistent;
+mod pipes;
+mod rlimits;
+mod sandbox;
+mod spawn;
+
+pub use cap::ProcessCap;
+pub use once::{run_once, run_once_timed};
+pub use persistent::Process;
+pub use rlimits::default_run_as;
+pub use sandbox::{Sandbox, bwrap_available, helper_command};
+pub(crate) use spawn::signal_name;
+pub use spawn::{confine_helper, describe_status, has_ended, ignore_sigpipe, kill_group, no_inherited_descriptors};
+
+/// How to start a program.
+#[derive(Debug, Clone, Default)]
+pub struct ProgramSpec {
+    /// argv; `command[0]` is the program (a path, or a name looked up in `PATH`). For a
+    /// script with a shebang line, just `[path]`.
+    pub command: Vec<OsString>,
+    /// Working directory; the host's when `None`.
+    pub dir: Option<PathBuf>,
+    /// Extra environment variables (the host's environment is inherited).
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl ProgramSpec {
+    /// A spec for `argv` with no directory and no extra environment.
+    pub fn new<I, S>(argv: I) -> ProgramSpec
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        ProgramSpec { command: argv.into_iter().map(Into::into).collect(), dir: None, env: Vec::new() }
+    }
+}
+
+/// Resource limits and policies for one program.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// RLIMIT_AS in bytes (virtual memory per process).
+    pub address_space: Option<u64>,
+    /// RLIMIT_CPU in seconds (SIGXCPU then, SIGKILL a second later); over the whole life of
+    /// the process.
+    pub cpu_seconds: Option<u64>,
+    /// RLIMIT_NPROC: processes of the user. Root ignores it: see `run_as`.
+    pub processes: Option<u64>,
+    /// RLIMIT_NOFILE: open file descriptors per process.
+    pub open_files: Option<u64>,
+    /// RLIMIT_FSIZE in bytes: the largest file the program may write (pipes are not counted).
+    pub file_size: Option<u64>,
+    /// The most bytes one answer (all its lines, newlines included) may take; more is
+    /// [`CallError::Flood`]. Also the memory the host spends per answer.
+    pub max_answer_bytes: usize,
+    /// Bytes of stderr passed to the sink per process; the rest is read and dropped, and a
+    /// single `[stderr truncated]` line is written instead.
+    pub stderr_cap: u64,
+    /// Sandbox to run in.
+    pub sandbox: Sandbox,
+    /// `(uid, gid)` to switch to before exec (needs root). See [`default_run_as`].
+    pub run_as: Option<(u32, u32)>,
+}
+
+impl Default for Limits {
+    /// No rlimits, 64 KiB per answer, 64 KiB of stderr, no sandbox, no uid change.
+    fn default() -> Limits {
+        Limits {
+            address_space: None,
+            cpu_seconds: None,
+            processes: None,
+            open_files: None,
+            file_size: None,
+            max_answer_bytes: 64 * 1024,
+            stderr_cap: 64 * 1024,
+            sandbox: Sandbox::None,
+            run_as: None,
+        }
+    }
+}
+
+/// Why a call to a program failed. `Display` is one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallError {
+    /// The deadline passed before the answer was complete. A [`Process`] stays alive.
+    Timeout,
+    /// The program ended (or closed its stdin/stdout) before answering: "exit status 1",
+    /// "killed by signal 9 (SIGKILL)", ...
+    Exited(String),
+    /// The answer was longer than `max_answer_bytes`.
+    Flood,
+    /// The answer was not text (a line that is not UTF-8).
+    Garbage(String),
+    /// An I/O error on the host's side.
+    Io(String),
+    /// The program could not be started.
+    Spawn(String),
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::Timeout => f.write_str("timed out"),
+            CallError::Exited(how) => write!(f, "program ended: {how}"),
+            CallError::Flood => f.write_str("answer too long"),
+            CallError::Garbage(what) => write!(f, "garbage answer: {what}"),
+            CallError::Io(what) => write!(f, "i/o error: {what}"),
+            CallError::Spawn(what) => write!(f, "cannot start program: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+fn io_err(context: &str, e: &io::Error) -> CallError {
+    CallError::Io(format!("{context}: {e}"))
+}

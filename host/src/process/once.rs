@@ -1,0 +1,207 @@
+//! One process per request: [`run_once`] starts the program, writes its input and
+//! closes its stdin, reads up to a number of lines before the call has used its own
+//! time, then kills its process group and reaps it.
+//!
+//! Not here: a conversation with a program that stays (`persistent`).
+
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::process::{ChildStderr, ChildStdin, ChildStdout};
+use std::time::{Duration, Instant};
+
+use super::pipes::{READ_CHUNK, StderrCap, line_to_string, poll_timed, poll_until, pollfd, read_some, write_some};
+use super::spawn::{Started, describe_status, end_group, set_nonblocking, start};
+use super::{CallError, Limits, ProgramSpec, io_err};
+use crate::clock::{ProgramTasks, ProgramTimer};
+
+/// Runs the program once: writes `input` to its stdin and closes it, reads up to
+/// `max_lines` lines (or until it closes stdout or ends) before `timeout`, then kills its
+/// process group and reaps it. A last line without a newline counts when the output ends.
+///
+/// Returns the complete lines read, at least one: when the deadline passes after some
+/// lines, those are returned; with none, `Timeout`. A program that ends without a line is
+/// `Exited` (with its status). Lines after `max_lines` are ignored. Stderr goes to
+/// `stderr_sink`, capped at `limits.stderr_cap`.
+pub fn run_once(
+    spec: &ProgramSpec,
+    limits: &Limits,
+    input: &[u8],
+    max_lines: usize,
+    timeout: Duration,
+    stderr_sink: &mut dyn Write,
+) -> Result<Vec<String>, CallError> {
+    run_once_timed(spec, limits, input, max_lines, timeout, stderr_sink).0
+}
+
+/// [`run_once`], and the own time the call took (`crate::clock`: the wall time less the
+/// time the program's tasks, all born within the call, and the calling thread waited
+/// for a CPU). `timeout` is on that clock too.
+pub fn run_once_timed(
+    spec: &ProgramSpec,
+    limits: &Limits,
+    input: &[u8],
+    max_lines: usize,
+    timeout: Duration,
+    stderr_sink: &mut dyn Write,
+) -> (Result<Vec<String>, CallError>, Duration) {
+    let mut timer = ProgramTimer::start(timeout, None);
+    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap } = match start(spec, limits) {
+        Ok(started) => started,
+        Err(e) => return (Err(e), timer.charge(None, true)),
+    };
+    let mut tasks = ProgramTasks::new(child.id());
+    let result = run_once_loop(
+        stdin,
+        &mut stdout,
+        &mut stderr,
+        pidfd,
+        limits,
+        input,
+        max_lines,
+        (&mut timer, &mut tasks),
+        stderr_sink,
+    );
+    // Read before the program is reaped (its first process is still readable then).
+    let time = timer.charge(Some(&mut tasks), true);
+    let status = end_group(&mut child);
+    drop(cap);
+    // Pass on the rest of stderr; bounded, as a process that left the group may hold it.
+    let mut capper = result.1;
+    let _ = set_nonblocking(stderr.as_raw_fd());
+    let drain_end = Instant::now() + Duration::from_millis(100);
+    let mut chunk = Vec::with_capacity(READ_CHUNK);
+    loop {
+        chunk.clear();
+        match read_some(&mut stderr, &mut chunk, READ_CHUNK) {
+            Ok(Some(0)) | Err(_) => break,
+            Ok(Some(_)) => capper.feed(stderr_sink, &chunk),
+            Ok(None) => {
+                let mut fds = [pollfd(stderr.as_raw_fd(), libc::POLLIN)];
+                if !matches!(poll_until(&mut fds, drain_end), Ok(true)) {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = stderr_sink.flush();
+    let result = match result.0 {
+        Ok(lines) if lines.is_empty() => {
+            Err(CallError::Exited(format!("{} without printing a line", describe_status(status))))
+        }
+        other => other,
+    };
+    (result, time)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_once_loop(
+    stdin: ChildStdin,
+    stdout: &mut ChildStdout,
+    stderr: &mut ChildStderr,
+    pidfd: Option<OwnedFd>,
+    limits: &Limits,
+    input: &[u8],
+    max_lines: usize,
+    (timer, tasks): (&mut ProgramTimer, &mut ProgramTasks),
+    sink: &mut dyn Write,
+) -> (Result<Vec<String>, CallError>, StderrCap) {
+    let mut capper = StderrCap::new(limits.stderr_cap);
+    let mut stdin = Some(stdin);
+    let mut pending = input.to_vec();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut lines: Vec<String> = Vec::new();
+    let mut bytes = 0usize;
+    let mut stderr_open = true;
+    let mut chunk = vec![0u8; 16 * 1024];
+    let max_answer = limits.max_answer_bytes;
+    // Moves complete lines from buf to lines; `Some` ends the loop.
+    let take = |buf: &mut Vec<u8>, lines: &mut Vec<String>, bytes: &mut usize, at_end: bool| -> Option<CallError> {
+        let mut pos = 0;
+        while lines.len() < max_lines {
+            let (end, next) = match buf[pos..].iter().position(|&b| b == b'\n') {
+                Some(i) => (pos + i, pos + i + 1),
+                None if at_end && pos < buf.len() => (buf.len(), buf.len()),
+                None => break,
+            };
+            *bytes += next - pos;
+            if *bytes > max_answer {
+                return Some(CallError::Flood);
+            }
+            match line_to_string(&buf[pos..end], lines.len()) {
+                Ok(s) => lines.push(s),
+                Err(e) => return Some(e),
+            }
+            pos = next;
+        }
+        buf.drain(..pos);
+        (lines.len() < max_lines && *bytes + buf.len() > max_answer).then_some(CallError::Flood)
+    };
+    let mut exited = false;
+    loop {
+        if let Some(s) = &mut stdin {
+            match write_some(s, &mut pending) {
+                Ok(()) if pending.is_empty() => stdin = None, // closes it
+                Ok(()) => {}
+                // The program does not read its input (or has ended): fine, keep reading.
+                Err(_) => stdin = None,
+            }
+        }
+        if lines.len() >= max_lines {
+            return (Ok(lines), capper);
+        }
+        if exited {
+            // Everything the leader wrote has been read.
+            if let Some(e) = take(&mut buf, &mut lines, &mut bytes, true) {
+                return (Err(e), capper);
+            }
+            return (Ok(lines), capper);
+        }
+        let mut fds = [
+            pollfd(stdout.as_raw_fd(), libc::POLLIN),
+            pollfd(if stderr_open { stderr.as_raw_fd() } else { -1 }, libc::POLLIN),
+            pollfd(pidfd.as_ref().map_or(-1, |f| f.as_raw_fd()), libc::POLLIN),
+            pollfd(stdin.as_ref().map_or(-1, |s| s.as_raw_fd()), libc::POLLOUT),
+        ];
+        match poll_timed(&mut fds, timer, Some(tasks), true) {
+            Err(e) => return (Err(io_err("poll", &e)), capper),
+            Ok(false) => {
+                return (if lines.is_empty() { Err(CallError::Timeout) } else { Ok(lines) }, capper);
+            }
+            Ok(true) => {}
+        }
+        if fds[1].revents != 0 {
+            // stderr is blocking: poll said readable, so one read does not block.
+            match stderr.read(&mut chunk[..]) {
+                Ok(0) | Err(_) => stderr_open = false,
+                Ok(n) => capper.feed(sink, &chunk[..n]),
+            }
+        }
+        let mut drain_all = fds[2].revents != 0;
+        if drain_all {
+            exited = true;
+        }
+        if fds[0].revents != 0 || drain_all {
+            loop {
+                match read_some(stdout, &mut buf, READ_CHUNK) {
+                    Ok(Some(0)) => {
+                        exited = true;
+                        drain_all = false;
+                    }
+                    Ok(Some(_)) => {
+                        if let Some(e) = take(&mut buf, &mut lines, &mut bytes, false) {
+                            return (Err(e), capper);
+                        }
+                        if lines.len() >= max_lines {
+                            return (Ok(lines), capper);
+                        }
+                    }
+                    Ok(None) => drain_all = false,
+                    Err(e) => return (Err(io_err("read", &e)), capper),
+                }
+                if !drain_all {
+                    break;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,371 @@
+//! The conversation with a persistent program: [`Process`], one process that answers
+//! many requests (`ask`: write a request, read its lines before the call has used its
+//! own time). A request that fails (timeout, flood, garbage) leaves its lines owed; they
+//! are discarded when they arrive, never taken for the next answer. Its stderr is drained
+//! by a thread into a capped sink.
+//!
+//! Not here: the protocol (the games' `program.rs`), one process per request (`once`).
+
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::process::{Child, ChildStdin, ChildStdout, ExitStatus};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+#[cfg(doc)]
+use super::Sandbox;
+use super::cap::ProcessCap;
+use super::pipes::{READ_CHUNK, StderrCap, line_to_string, poll_timed, pollfd, read_some, write_some};
+use super::spawn::{Started, describe_status, end_group, start, wait_exit};
+use super::{CallError, Limits, ProgramSpec, io_err};
+use crate::clock::{ProgramTasks, ProgramTimer};
+
+/// A persistent program: one process, many requests. Killed (with its whole process group)
+/// and reaped by [`Process::kill`] or on drop.
+pub struct Process {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: ChildStdout,
+    pidfd: Option<OwnedFd>,
+    /// Bytes read from stdout and not yet consumed.
+    buf: Vec<u8>,
+    /// Lines still owed for earlier requests that failed (timeout, flood, garbage); they are
+    /// discarded when they arrive.
+    stale: usize,
+    /// Request bytes not yet taken by the pipe (kept across calls, so no request is cut).
+    unwritten: Vec<u8>,
+    max_answer: usize,
+    /// Set once the process has ended: why, for every later call.
+    ended: Option<String>,
+    reaped: bool,
+    stderr_done: Option<(mpsc::Receiver<()>, JoinHandle<()>)>,
+    /// Its tasks, whose waits for a CPU are not charged to its calls.
+    tasks: ProgramTasks,
+    /// The own time of the last call (`crate::clock`).
+    last_time: Duration,
+    /// Its own process cap, if any (dropped after the program is killed).
+    cap: Option<ProcessCap>,
+}
+
+impl Process {
+    /// Starts the program. Its stderr is drained by a thread into `stderr_sink`, capped at
+    /// `limits.stderr_cap` bytes.
+    pub fn spawn(
+        spec: &ProgramSpec,
+        limits: &Limits,
+        mut stderr_sink: Box<dyn Write + Send>,
+    ) -> Result<Process, CallError> {
+        let Started { child, stdin, stdout, mut stderr, pidfd, cap: process_cap } = start(spec, limits)?;
+        let cap = limits.stderr_cap;
+        let (tx, rx) = mpsc::channel();
+        let thread = std::thread::Builder::new().name(format!("stderr-{}", child.id())).spawn(move || {
+            let mut capper = StderrCap::new(cap);
+            let mut chunk = vec![0u8; 16 * 1024];
+            loop {
+                match stderr.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => capper.feed(&mut *stderr_sink, &chunk[..n]),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            let _ = stderr_sink.flush();
+            let _ = tx.send(());
+        });
+        let mut process = Process {
+            child,
+            stdin: Some(stdin),
+            stdout,
+            pidfd,
+            buf: Vec::new(),
+            stale: 0,
+            unwritten: Vec::new(),
+            max_answer: limits.max_answer_bytes,
+            ended: None,
+            reaped: false,
+            stderr_done: None,
+            tasks: ProgramTasks::default(),
+            last_time: Duration::ZERO,
+            cap: process_cap,
+        };
+        process.tasks = ProgramTasks::new(process.child.id());
+        match thread {
+            Ok(handle) => process.stderr_done = Some((rx, handle)),
+            Err(e) => {
+                process.kill();
+                return Err(io_err("cannot start the stderr thread", &e));
+            }
+        }
+        Ok(process)
+    }
+
+    /// The child's pid (also its process group id). With [`Sandbox::Bwrap`], bwrap's pid.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Lines still owed for earlier failed requests, to be discarded when they arrive.
+    pub fn stale_lines(&self) -> usize {
+        self.stale
+    }
+
+    /// Whether the process has ended (found dead by a call, or killed).
+    pub fn has_ended(&self) -> bool {
+        self.ended.is_some()
+    }
+
+    /// Writes `request` (sent as is: include the newline) and reads exactly `lines` lines
+    /// before `timeout`. First discards lines still owed for earlier failed requests and any
+    /// output nobody asked for. With `lines == 0`, only waits until the request is written.
+    ///
+    /// On `Timeout`, `Flood` and `Garbage` the process stays alive and the rest of the answer
+    /// is discarded when it arrives; on `Exited` it has been killed and reaped, and every
+    /// later call returns `Exited` again. The program counts as ended when its first process
+    /// ends, even if a child of it still holds stdout open.
+    ///
+    /// `timeout` is the program's own time (`crate::clock`): the wall time of the call
+    /// less the time the program's tasks and the calling thread waited for a CPU, so a
+    /// loaded machine does not make a call time out; [`Process::last_call_time`] is
+    /// what the call took.
+    pub fn ask(&mut self, request: &[u8], lines: usize, timeout: Duration) -> Result<Vec<String>, CallError> {
+        if let Some(how) = &self.ended {
+            return Err(CallError::Exited(how.clone()));
+        }
+        let mut tasks = std::mem::take(&mut self.tasks);
+        let mut timer = ProgramTimer::start(timeout, Some(&mut tasks));
+        let result = self.ask_timed(request, lines, &mut timer, &mut tasks);
+        self.last_time = timer.charge(Some(&mut tasks), false);
+        self.tasks = tasks;
+        result
+    }
+
+    /// The own time the last [`Process::ask`] took.
+    pub fn last_call_time(&self) -> Duration {
+        self.last_time
+    }
+
+    fn ask_timed(
+        &mut self,
+        request: &[u8],
+        lines: usize,
+        timer: &mut ProgramTimer,
+        tasks: &mut ProgramTasks,
+    ) -> Result<Vec<String>, CallError> {
+        // Drop what arrived since the last call: owed lines, then anything unasked for.
+        self.fill_available()?;
+        self.skip_stale();
+        if self.stale == 0 {
+            self.buf.clear();
+        }
+        self.unwritten.extend_from_slice(request);
+        let mut answer: Vec<String> = Vec::with_capacity(lines);
+        let mut answer_bytes = 0usize;
+        let mut exited = false;
+        let mut eof = false;
+        loop {
+            if !self.unwritten.is_empty()
+                && let Some(stdin) = &mut self.stdin
+                && let Err(e) = write_some(stdin, &mut self.unwritten)
+            {
+                if e.kind() == io::ErrorKind::BrokenPipe {
+                    return Err(self.died("closed its stdin"));
+                }
+                return Err(io_err("write", &e));
+            }
+            if let Err(e) = self.take_lines(&mut answer, &mut answer_bytes, lines) {
+                return Err(self.fail(e, lines, answer.len()));
+            }
+            if answer.len() == lines && (lines > 0 || self.unwritten.is_empty()) {
+                return Ok(answer);
+            }
+            if exited || eof {
+                return Err(self.died("closed its stdout"));
+            }
+            let mut fds = [
+                pollfd(self.stdout.as_raw_fd(), libc::POLLIN),
+                pollfd(self.pidfd.as_ref().map_or(-1, |f| f.as_raw_fd()), libc::POLLIN),
+                pollfd(
+                    match &self.stdin {
+                        Some(s) if !self.unwritten.is_empty() => s.as_raw_fd(),
+                        _ => -1,
+                    },
+                    libc::POLLOUT,
+                ),
+            ];
+            match poll_timed(&mut fds, timer, Some(tasks), false) {
+                Err(e) => return Err(io_err("poll", &e)),
+                Ok(false) => return Err(self.fail(CallError::Timeout, lines, answer.len())),
+                Ok(true) => {}
+            }
+            if fds[1].revents != 0 {
+                // The leader ended: everything it wrote is in the pipe; read it all.
+                exited = true;
+                loop {
+                    match read_some(&mut self.stdout, &mut self.buf, READ_CHUNK) {
+                        Ok(Some(0)) | Ok(None) => break,
+                        Ok(Some(_)) => {
+                            if let Err(e) = self.take_lines(&mut answer, &mut answer_bytes, lines) {
+                                return Err(self.fail(e, lines, answer.len()));
+                            }
+                            if answer.len() == lines {
+                                break;
+                            }
+                        }
+                        Err(e) => return Err(io_err("read", &e)),
+                    }
+                }
+            } else if fds[0].revents != 0 {
+                match read_some(&mut self.stdout, &mut self.buf, READ_CHUNK) {
+                    Ok(Some(0)) => eof = true,
+                    Ok(_) => {}
+                    Err(e) => return Err(io_err("read", &e)),
+                }
+            }
+        }
+    }
+
+    /// Reads whatever is available now without blocking (bounded), dropping owed lines as it
+    /// goes so that a flooding bot costs no memory.
+    fn fill_available(&mut self) -> Result<(), CallError> {
+        let mut budget = 4 * READ_CHUNK.max(self.max_answer);
+        while budget > 0 {
+            match read_some(&mut self.stdout, &mut self.buf, READ_CHUNK) {
+                Ok(Some(0)) | Ok(None) => break,
+                Ok(Some(n)) => {
+                    budget = budget.saturating_sub(n);
+                    self.skip_stale();
+                    if self.stale == 0 {
+                        self.buf.clear();
+                    }
+                }
+                Err(e) => return Err(io_err("read", &e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops owed lines from the front of `buf`; a partial owed line is dropped too (its
+    /// end is still owed).
+    fn skip_stale(&mut self) {
+        let mut pos = 0;
+        while self.stale > 0 {
+            match self.buf[pos..].iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    pos += i + 1;
+                    self.stale -= 1;
+                }
+                None => {
+                    pos = self.buf.len();
+                    break;
+                }
+            }
+        }
+        self.buf.drain(..pos);
+    }
+
+    /// Moves complete lines from `buf` into `answer` (after dropping owed lines).
+    fn take_lines(&mut self, answer: &mut Vec<String>, bytes: &mut usize, lines: usize) -> Result<(), CallError> {
+        self.skip_stale();
+        if self.stale > 0 {
+            return Ok(());
+        }
+        let mut pos = 0;
+        let mut result = Ok(());
+        while answer.len() < lines {
+            let Some(i) = self.buf[pos..].iter().position(|&b| b == b'\n') else { break };
+            *bytes += i + 1;
+            if *bytes > self.max_answer {
+                result = Err(CallError::Flood);
+                break;
+            }
+            match line_to_string(&self.buf[pos..pos + i], answer.len()) {
+                Ok(s) => answer.push(s),
+                Err(e) => {
+                    pos += i + 1;
+                    // This line is consumed; the rest of the answer is owed.
+                    self.buf.drain(..pos);
+                    self.stale += lines - answer.len() - 1;
+                    return Err(e);
+                }
+            }
+            pos += i + 1;
+        }
+        self.buf.drain(..pos);
+        if result.is_ok() && answer.len() < lines && *bytes + self.buf.len() > self.max_answer {
+            result = Err(CallError::Flood);
+        }
+        if result.is_err() {
+            // The rest of the answer is owed, starting with the line too long to keep.
+            self.stale += lines - answer.len();
+            self.skip_stale();
+        }
+        result
+    }
+
+    /// Books the rest of a failed answer as owed (Timeout, Flood); Garbage is booked where
+    /// it is found.
+    fn fail(&mut self, e: CallError, lines: usize, got: usize) -> CallError {
+        if e == CallError::Timeout {
+            self.stale += lines - got;
+        }
+        e
+    }
+
+    /// The child closed a pipe or ended: give it a moment to end by itself, then kill the
+    /// group and report how it ended.
+    fn died(&mut self, what: &str) -> CallError {
+        let exited = wait_exit(self.pid(), Duration::from_millis(100));
+        let status = self.kill_inner();
+        let how = match status {
+            Some(s) if exited => describe_status(s),
+            _ => what.to_string(),
+        };
+        self.ended = Some(how.clone());
+        CallError::Exited(how)
+    }
+
+    /// Kills the whole process group with SIGKILL and reaps the child. Idempotent; also
+    /// done on drop. Waits up to half a second for the stderr thread to pass on the rest.
+    pub fn kill(&mut self) {
+        self.kill_inner();
+        if self.ended.is_none() {
+            self.ended = Some("killed by the host".to_string());
+        }
+    }
+
+    fn kill_inner(&mut self) -> Option<ExitStatus> {
+        if self.reaped {
+            return None;
+        }
+        self.stdin = None;
+        let status = end_group(&mut self.child);
+        self.reaped = true;
+        // What left the process group (a `setsid` daemon) is still in the cap.
+        drop(self.cap.take());
+        if let Some((rx, handle)) = self.stderr_done.take() {
+            // A process that left the group may hold stderr open: then detach the thread.
+            if rx.recv_timeout(Duration::from_millis(500)).is_ok() {
+                let _ = handle.join();
+            }
+        }
+        Some(status)
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill_inner();
+    }
+}
+
+impl fmt::Debug for Process {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Process")
+            .field("pid", &self.pid())
+            .field("stale", &self.stale)
+            .field("ended", &self.ended)
+            .finish()
+    }
+}

@@ -1,0 +1,144 @@
+//! The pipe plumbing both ways of running a program share: `poll` until a wall-clock
+//! deadline or until the call has used its own time (`crate::clock`), non-blocking reads
+//! and writes, an answer line as text, and the capped stderr sink.
+//!
+//! Not here: what is read or written when (`persistent`, `once`), starting and ending the
+//! program (`spawn`).
+
+use std::io::{self, Read, Write};
+use std::os::fd::RawFd;
+use std::time::{Duration, Instant};
+
+use super::CallError;
+use crate::clock::{ProgramTasks, ProgramTimer};
+
+/// `poll` on up to four descriptors with a deadline; `Ok(false)` when the time is up.
+pub(super) fn poll_until(fds: &mut [libc::pollfd], deadline: Instant) -> io::Result<bool> {
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(false);
+        }
+        if poll_for(fds, deadline - now)? {
+            return Ok(true);
+        }
+    }
+}
+
+/// `poll` on up to four descriptors until the program's call has used its own time
+/// (`crate::clock`); `Ok(false)` then. `born`: the program was started within this call.
+pub(super) fn poll_timed(
+    fds: &mut [libc::pollfd],
+    timer: &mut ProgramTimer,
+    mut tasks: Option<&mut ProgramTasks>,
+    born: bool,
+) -> io::Result<bool> {
+    loop {
+        let Some(left) = timer.left(tasks.as_deref_mut(), born) else { return Ok(false) };
+        if poll_for(fds, left)? {
+            return Ok(true);
+        }
+    }
+}
+
+/// One `ppoll` of at most `left`; `Ok(false)` when nothing happened (or a signal came).
+fn poll_for(fds: &mut [libc::pollfd], left: Duration) -> io::Result<bool> {
+    let ts = libc::timespec { tv_sec: left.as_secs() as libc::time_t, tv_nsec: left.subsec_nanos() as _ };
+    // SAFETY: fds is a valid slice of pollfd for the given length; ts lives on the stack.
+    let n = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
+    if n > 0 {
+        return Ok(true);
+    }
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    Ok(false)
+}
+
+pub(super) fn pollfd(fd: RawFd, events: libc::c_short) -> libc::pollfd {
+    libc::pollfd { fd, events, revents: 0 }
+}
+
+pub(super) const READ_CHUNK: usize = 64 * 1024;
+
+/// Reads once from a non-blocking reader into `buf`. `Ok(None)`: would block; `Ok(Some(0))`: EOF.
+pub(super) fn read_some(r: &mut impl Read, buf: &mut Vec<u8>, max: usize) -> io::Result<Option<usize>> {
+    let old = buf.len();
+    buf.resize(old + max, 0);
+    let res = loop {
+        match r.read(&mut buf[old..]) {
+            Ok(n) => break Ok(Some(n)),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => break Err(e),
+        }
+    };
+    let n = match res {
+        Ok(Some(n)) => n,
+        _ => 0,
+    };
+    buf.truncate(old + n);
+    res
+}
+
+/// Writes as much of `pending` as the pipe takes now. `Err` with EPIPE when nobody reads.
+pub(super) fn write_some(w: &mut impl Write, pending: &mut Vec<u8>) -> io::Result<()> {
+    let mut done = 0;
+    while done < pending.len() {
+        match w.write(&pending[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                pending.drain(..done);
+                return Err(e);
+            }
+        }
+    }
+    pending.drain(..done);
+    Ok(())
+}
+
+pub(super) fn line_to_string(mut line: &[u8], index: usize) -> Result<String, CallError> {
+    if let [rest @ .., b'\r'] = line {
+        line = rest;
+    }
+    String::from_utf8(line.to_vec()).map_err(|_| CallError::Garbage(format!("line {} is not UTF-8 text", index + 1)))
+}
+
+/// Passes stderr bytes to a sink, up to a cap, then one `[stderr truncated]` line.
+pub(super) struct StderrCap {
+    cap: u64,
+    written: u64,
+    truncated: bool,
+    /// Whether what was passed on so far ends with a newline (or is empty).
+    ends_line: bool,
+}
+
+impl StderrCap {
+    pub(super) fn new(cap: u64) -> StderrCap {
+        StderrCap { cap, written: 0, truncated: false, ends_line: true }
+    }
+}
+
+impl StderrCap {
+    pub(super) fn feed(&mut self, sink: &mut dyn Write, data: &[u8]) {
+        let room = self.cap.saturating_sub(self.written);
+        let take = (data.len() as u64).min(room) as usize;
+        if take > 0 {
+            let _ = sink.write_all(&data[..take]);
+            self.written += take as u64;
+            self.ends_line = data[take - 1] == b'\n';
+        }
+        if take < data.len() && !self.truncated {
+            self.truncated = true;
+            let line: &[u8] = if self.ends_line { b"[stderr truncated]\n" } else { b"\n[stderr truncated]\n" };
+            let _ = sink.write_all(line);
+            let _ = sink.flush();
+        }
+    }
+}

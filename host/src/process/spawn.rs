@@ -1,0 +1,346 @@
+//! Starting a program and ending it: the child in its own process group with its three
+//! pipes (stdin and stdout non-blocking) and a pidfd, its limits applied between fork and
+//! exec (`rlimits`), in a process cap of its own where the host can make one (`cap`),
+//! under bwrap when asked (`sandbox`); then SIGKILL to the whole group and the reap, and
+//! how it ended in words. Also the host's own helpers (workers, probes): confined to a
+//! group, a data cap and a process cap ([`confine_helper`]), and killed with their group
+//! ([`kill_group`]); and the process-wide settings of a host that starts children
+//! ([`ignore_sigpipe`], [`no_inherited_descriptors`]).
+//!
+//! Not here: talking to the program (`persistent`, `once`), what the limits are (the
+//! caller's [`Limits`]).
+
+use std::ffi::OsStr;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use super::cap::ProcessCap;
+use super::rlimits::{ChildSetup, check_access, lower_limit};
+use super::sandbox::{self, Sandbox};
+use super::{CallError, Limits, ProgramSpec, io_err};
+
+/// Ignores SIGPIPE in the whole host process (idempotent). A Rust `main` does this already
+/// at start-up; call it when the host may run with SIGPIPE at its default (e.g. embedded).
+/// Writes to a dead bot then fail with `EPIPE`, which this module turns into
+/// [`CallError::Exited`]. Children still start with SIGPIPE at its default.
+pub fn ignore_sigpipe() {
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code; it is
+    // process-wide and thread-safe.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+}
+
+/// Marks every descriptor above standard error that this process inherited (a build
+/// tool's jobserver pipe, a shell's open files) close-on-exec, so that none reaches a
+/// bot the host starts: the only descriptors a bot gets are its own three. Call once at
+/// start-up, before any thread starts a child.
+pub fn no_inherited_descriptors() {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return };
+    let fds: Vec<RawFd> =
+        dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).filter(|&fd| fd > 2).collect();
+    for fd in fds {
+        // SAFETY: fcntl on a descriptor number only changes its flags (a closed one, such
+        // as the directory's own, fails harmlessly).
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
+}
+
+/// Confines a helper process of the host that runs native bots' code (a game worker, a
+/// library probe): its own process group, so that [`kill_group`] takes whatever it
+/// forked; killed when the thread that started it ends (the host quitting at once
+/// included); at most `memory` bytes of data (RLIMIT_DATA: heap and private writable
+/// mappings, not mere reservations, so that a bot's many threads' malloc arenas do not
+/// count; a memory bomb fails inside the helper instead of exhausting the machine); no
+/// core dumps; and at most `processes` processes and threads, whatever it forks:
+/// through a [`ProcessCap`] (returned: keep it as long as the helper runs, and
+/// [`ProcessCap::admit`] the helper once started) where the host may make one, and,
+/// for a host that is not root, through RLIMIT_NPROC over the user's current count.
+/// As root without a control group there is no such cap.
+pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32) -> Option<ProcessCap> {
+    cmd.process_group(0);
+    let cap = ProcessCap::new(processes).ok();
+    let procs = cap.as_ref().map(|c| c.procs.clone());
+    // SAFETY: geteuid cannot fail.
+    let nproc = (unsafe { libc::geteuid() } != 0).then(|| user_processes() + u64::from(processes));
+    // SAFETY: the closure only makes async-signal-safe calls (setrlimit, prctl, open,
+    // write, close) on data prepared before the fork, and does not allocate.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            lower_limit(libc::RLIMIT_DATA, memory, memory)?;
+            lower_limit(libc::RLIMIT_CORE, 0, 0)?;
+            if let Some(n) = nproc {
+                lower_limit(libc::RLIMIT_NPROC, n, n)?;
+            }
+            if let Some(procs) = &procs {
+                // "0" moves the writing process into the group, before it can fork
+                // (bwrap does at once); `ProcessCap::admit` checks it worked.
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd >= 0 {
+                    libc::write(fd, b"0".as_ptr().cast(), 1);
+                    libc::close(fd);
+                }
+            }
+            Ok(())
+        });
+    }
+    cap
+}
+
+/// The processes (threads included, as RLIMIT_NPROC counts them) of this user now.
+fn user_processes() -> u64 {
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let Ok(dir) = std::fs::read_dir("/proc") else { return 0 };
+    dir.flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())))
+        .filter(|e| e.metadata().is_ok_and(|m| m.uid() == uid))
+        .map(|e| std::fs::read_dir(e.path().join("task")).map_or(1, |t| t.count() as u64))
+        .sum()
+}
+
+/// True once `child` has ended, without reaping it (its pid, and so its process group's
+/// id, stays reserved until `wait`): call [`kill_group`] then, before `wait`.
+pub fn has_ended(child: &Child) -> bool {
+    let pid: libc::id_t = child.id();
+    // SAFETY: siginfo_t is plain data; waitid writes it. WNOWAIT leaves the child
+    // waitable.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let done = libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT);
+        done != 0 || info.si_pid() != 0
+    }
+}
+
+/// Kills a process started with [`confine_helper`] and everything in its process group.
+/// Call it before reaping the process (`wait`), as its pid then names the group safely.
+pub fn kill_group(child: &mut Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: a plain syscall; the group is the child's own (see `confine_helper`),
+        // whose id cannot be reused while the child is unreaped.
+        unsafe {
+            libc::killpg(pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+}
+
+/// "exit status 1", "killed by signal 9 (SIGKILL)".
+pub fn describe_status(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        match code {
+            // bwrap (and a shell) report a child killed by signal N as 128 + N.
+            129..=159 => format!("exit status {code} (killed by signal {} ({}))", code - 128, signal_name(code - 128)),
+            _ => format!("exit status {code}"),
+        }
+    } else if let Some(sig) = status.signal() {
+        let core = if status.core_dumped() { ", core dumped" } else { "" };
+        format!("killed by signal {sig} ({}{core})", signal_name(sig))
+    } else {
+        format!("{status}")
+    }
+}
+
+pub(crate) fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGSYS => "SIGSYS",
+        _ => "signal",
+    }
+}
+
+pub(super) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor we own; F_GETFL/F_SETFL only touch its flags.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+fn pidfd_open(pid: u32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: the kernel just returned this descriptor to us; nothing else owns it.
+    Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// A started child with its pipes (stdin and stdout non-blocking).
+pub(super) struct Started {
+    pub(super) child: Child,
+    pub(super) stdin: ChildStdin,
+    pub(super) stdout: ChildStdout,
+    pub(super) stderr: ChildStderr,
+    pub(super) pidfd: Option<OwnedFd>,
+    /// The program's own process cap, where the host can make one: dropped (whatever is
+    /// left in it killed, a process that left the group included) after the program.
+    pub(super) cap: Option<ProcessCap>,
+}
+
+pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, CallError> {
+    if spec.command.is_empty() {
+        return Err(CallError::Spawn("empty command".to_string()));
+    }
+    if let Some((uid, gid)) = limits.run_as {
+        check_access(spec, uid, gid).map_err(CallError::Spawn)?;
+    }
+    let mut cmd = match &limits.sandbox {
+        Sandbox::None => {
+            let mut cmd = Command::new(&spec.command[0]);
+            cmd.args(&spec.command[1..]);
+            cmd
+        }
+        Sandbox::Bwrap { writable } => sandbox::program_command(spec, writable),
+    };
+    if let Some(dir) = &spec.dir {
+        cmd.current_dir(dir);
+    }
+    cmd.env("PYTHONUNBUFFERED", "1");
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.process_group(0);
+    // A process cap of the program's own (a pids control group) counts only its own
+    // processes, so no other program, and no other process of its user, can starve it;
+    // where none can be made, RLIMIT_NPROC counts every process of its user.
+    let cap = limits.processes.and_then(|max| ProcessCap::new(u32::try_from(max).unwrap_or(u32::MAX)).ok());
+    let setup = ChildSetup {
+        cgroup_procs: cap.as_ref().map(|c| c.procs.clone()),
+        address_space: limits.address_space,
+        cpu_seconds: limits.cpu_seconds,
+        processes: if cap.is_some() { None } else { limits.processes },
+        open_files: limits.open_files,
+        file_size: limits.file_size,
+        run_as: limits.run_as,
+    };
+    // SAFETY: the closure only calls async-signal-safe functions (getrlimit, setrlimit,
+    // signal, setgroups, setgid, setuid) on plain copied data, and does not allocate.
+    unsafe {
+        cmd.pre_exec(move || setup.apply());
+    }
+    let mut child = cmd.spawn().map_err(|e| {
+        let program = Path::new(if matches!(limits.sandbox, Sandbox::Bwrap { .. }) {
+            OsStr::new("bwrap")
+        } else {
+            &spec.command[0]
+        })
+        .display()
+        .to_string();
+        match (e.kind(), limits.run_as) {
+            (io::ErrorKind::PermissionDenied, Some((uid, _))) => CallError::Spawn(format!(
+                "{program}: permission denied as uid {uid} (the bot's files and every directory above them must be readable by that user)"
+            )),
+            _ => CallError::Spawn(format!("{program}: {e}")),
+        }
+    })?;
+    let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        unreachable!("all three pipes were requested");
+    };
+    let pidfd = pidfd_open(child.id());
+    let cap = cap.filter(|c| c.holds(child.id()));
+    let started = Started { child, stdin, stdout, stderr, pidfd, cap };
+    for fd in [started.stdin.as_raw_fd(), started.stdout.as_raw_fd()] {
+        if let Err(e) = set_nonblocking(fd) {
+            let mut started = started;
+            end_group(&mut started.child);
+            return Err(io_err("fcntl", &e));
+        }
+    }
+    Ok(started)
+}
+
+/// SIGKILL to the child's whole process group, then reap the child. The group id is the
+/// child's pid, reserved until the child is reaped, so the group is signalled before the
+/// reap; a second signal after the leader has died catches processes forked meanwhile.
+pub(super) fn end_group(child: &mut Child) -> ExitStatus {
+    let pgid = child.id() as libc::pid_t;
+    // SAFETY: killpg only sends a signal; the group is ours (the leader is not yet reaped).
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+    // Wait for the leader to die without reaping it (keeps the pgid reserved).
+    // SAFETY: waitid writes into a zeroed siginfo_t we own; WNOWAIT leaves the child waitable.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        while libc::waitid(libc::P_PID, pgid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) != 0 {
+            if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                break;
+            }
+        }
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+    let status = child.wait().unwrap_or_else(|_| ExitStatus::from_raw(libc::SIGKILL));
+    // Members still alive keep the pgid reserved; keep signalling until none is left.
+    for _ in 0..1000 {
+        // SAFETY: as above; signal 0 only checks whether the group has members.
+        if unsafe { libc::killpg(pgid, 0) } != 0 {
+            break;
+        }
+        // SAFETY: as above.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    status
+}
+
+/// Whether the child has ended (without reaping it).
+fn has_exited(pid: u32) -> bool {
+    // SAFETY: waitid writes into a zeroed siginfo_t we own; WNOWAIT leaves it waitable.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) == 0
+            && info.si_pid() != 0
+    }
+}
+
+/// Waits up to `grace` for the child to end by itself.
+pub(super) fn wait_exit(pid: u32, grace: Duration) -> bool {
+    let end = Instant::now() + grace;
+    loop {
+        if has_exited(pid) {
+            return true;
+        }
+        if Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+}
