@@ -34,7 +34,7 @@ fn python() -> bool {
 
 /// The baseline (as plugins/hex-basic) compiled in.
 fn basic(name: &str) -> Entry<HexGame> {
-    Entry::builtin(name, arena::bench::hex::baseline)
+    Entry::builtin(name, arena::games::hex::bench::baseline)
 }
 
 /// The entries of these files (written into a fresh directory, programs made executable).
@@ -211,7 +211,7 @@ fn checked_game(entry: &Entry<HexGame>, side: u32, floats: bool, turns: u32) -> 
     let checks = Rc::new(RefCell::new(Checks::default()));
     let checked: Box<dyn Bot<HexGame>> =
         Box::new(Checked { inner: entry.create_bot().unwrap(), floats, checks: Rc::clone(&checks) });
-    let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::bench::hex::baseline());
+    let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::games::hex::bench::baseline());
     let mut bots = if side == HUMANS { vec![checked, baseline] } else { vec![baseline, checked] };
     let outcome = play(2, 3, &HexConfig { max_turns: Some(turns) }, &mut bots, |_| {});
     drop(bots);
@@ -787,7 +787,7 @@ fn a_refused_command_says_why_and_changes_nothing_and_the_sight_follows_each_com
         let seen = Rc::new(RefCell::new(Seen::default()));
         let counts = Rc::new(RefCell::new(std::collections::BTreeMap::new()));
         let prober: Box<dyn Bot<HexGame>> = Box::new(Prober { seen: Rc::clone(&seen), counts: Rc::clone(&counts) });
-        let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::bench::hex::baseline());
+        let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::games::hex::bench::baseline());
         let mut bots = if prober_side == HUMANS { vec![prober, baseline] } else { vec![baseline, prober] };
         let observer = Rc::clone(&seen);
         play(2, 11, &HexConfig { max_turns: Some(160) }, &mut bots, move |e| {
@@ -1107,8 +1107,8 @@ fn a_side_call_giving_a_per_unit_bots_commands_plays_the_same_game() {
     }
     let per_unit = play_game(&[basic("A"), basic("B")], 21, &HexConfig { max_turns: Some(300) });
     let mut bots: Vec<Box<dyn Bot<HexGame>>> = vec![
-        Box::new(AsSide(Box::new(arena::bench::hex::baseline()))),
-        Box::new(AsSide(Box::new(arena::bench::hex::baseline()))),
+        Box::new(AsSide(Box::new(arena::games::hex::bench::baseline()))),
+        Box::new(AsSide(Box::new(arena::games::hex::bench::baseline()))),
     ];
     let sides = play(2, 21, &HexConfig { max_turns: Some(300) }, &mut bots, |_| {});
     assert_eq!((sides.turns, &sides.scores), (per_unit.turns, &per_unit.scores));
