@@ -16,6 +16,7 @@ mod hex_game;
 mod hex_rules;
 mod hex_traces;
 mod hostile;
+mod hostile_games;
 mod kit;
 mod load;
 mod native;
