@@ -1,6 +1,6 @@
 //! The hostile corpus for eggs, target and hex (issue #21, `docs/hardening.md`): per
-//! game, tournaments of two honest bots (a native one and a program) beside hostile bots
-//! of every kind, in `tests/data/hostile/`:
+//! game, tournaments of honest bots (a native one and, in eggs and target, a program)
+//! beside hostile bots of every kind, in `tests/data/hostile/`:
 //!
 //! - programs (`hostile.py`): an endless loop, late answers, 100 MB of output, garbage,
 //!   closing stdout, a fork bomb, an 8 GiB allocation, writing outside their directory,
@@ -18,7 +18,10 @@
 //! number), whatever happens to it: so each tournament must be, game for game, the
 //! tournament where every hostile entry is a bot of the same name that only stays (the
 //! reference, played first). That is the test that no result was forged or lost: the
-//! games all played, `failed` empty, the same turns and scores. Then: the honest bots
+//! games all played, `failed` empty, the same turns and scores (in hex, but for the
+//! documented end of a game whose zombies' side is out: t = 1000). Hex plays every
+//! ordered pair, so its corpus plays as tournaments of three hostile bots of a kind
+//! beside the honest one. Then: the honest bots
 //! never failed a call and were never blamed; each hostile bot is charged with its own
 //! true reason; nothing is left behind (no process whose command line holds the
 //! tournament's directory, no file written outside its sandbox when there is one).
@@ -233,7 +236,7 @@ impl Setup {
         std::iter::from_fn(|| self.listener.accept().ok()).count()
     }
 
-    /// Writes a corpus in `self.dir/<name>`: the two honest bots and `hostile`, each
+    /// Writes a corpus in `self.dir/<name>`: the honest bots and `hostile`, each
     /// misbehaving (to be played with `sandbox`) or (`None`), under the same names, only
     /// staying.
     fn corpus(&mut self, name: &str, hostile: &[Hostile], sandbox: Option<&str>) -> Corpus {
@@ -432,8 +435,8 @@ fn left_behind(marker: &str) -> Option<String> {
     }
 }
 
-/// What a hostile entry is charged with: every message of its standing names one of
-/// `causes`, and it is counted as `counted` says.
+/// What a hostile entry is charged with: its counters as the variant says, and every
+/// message of its standing naming one of the causes.
 #[derive(Debug, Clone, Copy)]
 enum Charge {
     /// Out of every game it reached its misbehaving call in (eggs, target: every game;
@@ -636,7 +639,7 @@ fn check_outside(setup: &Setup, corpus: &Corpus, sandbox: &str, connections: usi
     }
 }
 
-/// Plays `groups` of hostile entries of `game` (each group a tournament beside the two
+/// Plays `groups` of hostile entries of `game` (each group a tournament beside the
 /// honest bots) with `sandbox`, and checks everything against the reference.
 fn hostile_corpus(game: Game, groups: &[Vec<Hostile>], sandbox: &str) {
     let Some(python) = python() else { return eprintln!("skipped: no /usr/bin/python3") };
