@@ -18,6 +18,7 @@ mod hex_rules;
 mod hex_side;
 mod hex_traces;
 mod hostile;
+mod hostile_games;
 mod kit;
 mod layout;
 mod load;
