@@ -50,8 +50,7 @@ impl ProcessCap {
     }
 
     fn members(&self) -> Vec<u32> {
-        let text = std::fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default();
-        text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+        members_of(&self.dir)
     }
 }
 
@@ -73,22 +72,44 @@ fn sweep_stale_groups(base: &Path) {
 
 impl Drop for ProcessCap {
     fn drop(&mut self) {
-        for _ in 0..100 {
-            let members = self.members();
-            if members.is_empty() && std::fs::remove_dir(&self.dir).is_ok() {
-                return;
-            }
-            for pid in members {
-                if let Ok(pid) = i32::try_from(pid) {
-                    // SAFETY: a plain syscall on a process of this group.
-                    unsafe {
-                        libc::kill(pid, libc::SIGKILL);
-                    }
+        remove_group_tree(&self.dir);
+    }
+}
+
+/// Kills every process in the control group `dir` and in the groups nested in it (a
+/// worker's group holds the groups of the program bots it started), then removes them,
+/// the innermost first. On cgroup v2, `cgroup.kill` ends the whole subtree at once.
+fn remove_group_tree(dir: &Path) {
+    let _ = std::fs::write(dir.join("cgroup.kill"), "1");
+    for _ in 0..100 {
+        let nested: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|d| d.flatten().filter(|e| e.path().is_dir()).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        for child in &nested {
+            remove_group_tree(child);
+        }
+        let members = members_of(dir);
+        if members.is_empty() && std::fs::remove_dir(dir).is_ok() {
+            return;
+        }
+        if !dir.exists() {
+            return;
+        }
+        for pid in members {
+            if let Ok(pid) = i32::try_from(pid) {
+                // SAFETY: a plain syscall on a process of this group.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
                 }
             }
-            std::thread::sleep(Duration::from_millis(5));
         }
+        std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+fn members_of(dir: &Path) -> Vec<u32> {
+    let text = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+    text.lines().filter_map(|l| l.trim().parse().ok()).collect()
 }
 
 /// The directory of the host's own `pids` control group, if the controller is there:
