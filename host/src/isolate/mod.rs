@@ -288,8 +288,7 @@ struct Running {
 impl Running {
     /// Kills the worker and removes its scratch files; returns its last words.
     fn end(mut self) -> String {
-        kill_group(&mut self.child);
-        let _ = self.child.wait();
+        self.kill();
         // What left the group but not the control group, which may hold the stderr.
         drop(self.cap.take());
         let _ = std::fs::remove_file(&self.blame_path);
@@ -334,27 +333,15 @@ impl StderrTail {
         StderrTail { kept, reader }
     }
 
-    /// The last bytes written, once the worker's stderr closed (or after half a
-    /// second), without giving up the reader.
-    fn last_words_now(&self) -> String {
+    /// The last bytes written, once the worker (and whatever held its stderr) ended,
+    /// or after half a second.
+    fn last_words(&self) -> String {
         let deadline = Instant::now() + Duration::from_millis(500);
         while !self.reader.is_finished() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(2));
         }
         let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
         String::from_utf8_lossy(&kept[kept.len().saturating_sub(Self::KEPT)..]).into_owned()
-    }
-
-    /// The last bytes written, once the worker (and whatever held its stderr) ended,
-    /// or after half a second.
-    fn last_words(self) -> String {
-        let deadline = Instant::now() + Duration::from_millis(500);
-        while !self.reader.is_finished() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
-        let tail = &kept[kept.len().saturating_sub(Self::KEPT)..];
-        String::from_utf8_lossy(tail).into_owned()
     }
 }
 
@@ -399,7 +386,7 @@ impl<G: Game> Worker<G> {
             Ok((_, Some(line))) if line == READY => running.at_rest = tree_tasks(running.child.id()),
             _ => {
                 let words = running.end();
-                let line = words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+                let line = last_line(&words);
                 return Err(format!("the game worker did not start: {line}"));
             }
         }
@@ -551,11 +538,7 @@ impl<G: Game> Worker<G> {
             lockstep: None,
         };
         let (running, watched) = watch(running, &request);
-        let recorded = replay.as_ref().and_then(|p| {
-            let bytes = std::fs::read(p).ok();
-            let _ = std::fs::remove_file(p);
-            bytes
-        });
+        let recorded = take_file(replay.as_deref());
         match watched {
             Watched::Answered(response) => {
                 // Threads or processes left running by a bot of this game: the worker
@@ -650,8 +633,8 @@ impl<G: Game> Worker<G> {
                     procs[w].ended = true;
                     let status = procs[w].running.kill();
                     if w == 0 {
-                        let words = procs[w].running.stderr.last_words_now();
-                        let line = words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+                        let words = procs[w].running.stderr.last_words();
+                        let line = last_line(&words);
                         break Err(format!("the game's referee failed ({}): {line}", describe_exit(status)));
                     }
                     if procs[w].seats.len() > 1 {
@@ -660,7 +643,7 @@ impl<G: Game> Worker<G> {
                     let s = procs[w].seats[0];
                     // A Rust bot whose allocation failed under the worker's memory cap
                     // says so before it aborts.
-                    let words = procs[w].running.stderr.last_words_now();
+                    let words = procs[w].running.stderr.last_words();
                     let reason = match words.lines().rev().find(|l| l.contains("memory allocation of")) {
                         Some(line) => format!(
                             "over its memory limit ({}; {}) at its call {}",
@@ -698,11 +681,7 @@ impl<G: Game> Worker<G> {
                 Err(mpsc::RecvTimeoutError::Disconnected) => break Err("lost every lockstep worker".to_owned()),
             }
         };
-        let recorded = replay.as_ref().and_then(|p| {
-            let bytes = std::fs::read(p).ok();
-            let _ = std::fs::remove_file(p);
-            bytes
-        });
+        let recorded = take_file(replay.as_deref());
         // What each seat's process has running beyond what the referee (started the
         // same way, with no bot) has: the threads and processes its bot left behind.
         let baseline = procs.first().map(|p| tree_tasks(p.running.child.id())).unwrap_or_default();
@@ -794,6 +773,19 @@ fn tree_tasks(root: u32) -> Tasks {
         }
     }
     tasks
+}
+
+/// The bytes of a worker's scratch file, which is removed.
+fn take_file(path: Option<&Path>) -> Option<Vec<u8>> {
+    let path = path?;
+    let bytes = std::fs::read(path).ok();
+    let _ = std::fs::remove_file(path);
+    bytes
+}
+
+/// The last line of a worker's last words that is not blank.
+fn last_line(words: &str) -> &str {
+    words.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
 }
 
 /// A recorded replay's bytes as a replay, when one was asked for.
