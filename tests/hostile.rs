@@ -235,24 +235,29 @@ fn programs_are_not_starved_by_other_processes_of_their_user() {
     assert_eq!((bot["errors"].as_u64(), bot["disqualified"].as_u64()), (Some(0), Some(0)), "{bot}");
 }
 
-/// A zombies tournament of `bad` (misbehave.c built with `flags`), the honest C
-/// wanderer and the Lua coward, one thread, three games.
-fn beside_honest_bots(flags: &[&str]) -> serde_json::Value {
+/// A zombies tournament in a fresh directory: the C libraries `natives` (source under
+/// `tests/data` or the repository, library stem, compiler flags) and a copy of `plugin`
+/// (a built crate) in its plugins, the Lua `script` (a path under the repository) in its
+/// scripts, played with `args` after `tournament`; the directory (logs in `logs/`) and
+/// the results.
+fn zombies(
+    natives: &[(&Path, &str, &[&str])],
+    plugin: Option<&str>,
+    script: &Path,
+    args: &[&str],
+) -> (tempfile::TempDir, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
     let (plugins, scripts) = (dir.path().join("plugins"), dir.path().join("scripts"));
     std::fs::create_dir_all(&plugins).unwrap();
     std::fs::create_dir_all(&scripts).unwrap();
-    crate::util::compile_c(
-        &crate::util::data("native/misbehave.c"),
-        &plugins.join(crate::util::lib_name("bad")),
-        flags,
-    );
-    crate::util::compile_c(
-        &root().join("plugins/c-wanderer/wanderer.c"),
-        &plugins.join(crate::util::lib_name("wanderer")),
-        &[],
-    );
-    std::fs::copy(root().join("scripts/zombies/coward.lua"), scripts.join("coward.lua")).unwrap();
+    for (source, stem, flags) in natives {
+        crate::util::compile_c(source, &plugins.join(crate::util::lib_name(stem)), flags);
+    }
+    if let Some(name) = plugin {
+        let lib = plugin_lib(name);
+        std::fs::copy(&lib, plugins.join(lib.file_name().unwrap())).unwrap();
+    }
+    std::fs::copy(root().join(script), scripts.join(script.file_name().unwrap())).unwrap();
     let json = dir.path().join("r.json");
     let out = Command::new(env!("CARGO_BIN_EXE_arena"))
         .arg("--plugins")
@@ -261,13 +266,25 @@ fn beside_honest_bots(flags: &[&str]) -> serde_json::Value {
         .arg(&scripts)
         .arg("--logs")
         .arg(dir.path().join("logs"))
-        .args(["tournament", "--rounds", "3", "--seed", "5", "--jobs", "1", "--set", "players_per_entry=4"])
-        .args(["--max-turns", "30", "--json"])
+        .arg("tournament")
+        .args(args)
+        .arg("--json")
         .arg(&json)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+    let v = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    (dir, v)
+}
+
+/// A zombies tournament of `bad` (misbehave.c built with `flags`), the honest C
+/// wanderer and the Lua coward, one thread, three games.
+fn beside_honest_bots(flags: &[&str]) -> serde_json::Value {
+    let misbehave = crate::util::data("native/misbehave.c");
+    let wanderer = root().join("plugins/c-wanderer/wanderer.c");
+    let args = ["--rounds", "3", "--seed", "5", "--jobs", "1", "--set", "players_per_entry=4", "--max-turns", "30"];
+    let natives: [(&Path, &str, &[&str]); 2] = [(&misbehave, "bad", flags), (&wanderer, "wanderer", &[])];
+    zombies(&natives, None, Path::new("scripts/zombies/coward.lua"), &args).1
 }
 
 fn standing<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
@@ -304,30 +321,11 @@ fn a_native_thread_that_crashes_outside_any_call_costs_only_its_entry() {
 
 #[test]
 fn the_lines_of_a_play_stopped_by_a_crash_are_kept_in_the_log() {
-    let dir = tempfile::tempdir().unwrap();
-    let (plugins, scripts, logs) = (dir.path().join("plugins"), dir.path().join("scripts"), dir.path().join("logs"));
-    std::fs::create_dir_all(&plugins).unwrap();
-    std::fs::create_dir_all(&scripts).unwrap();
-    crate::util::compile_c(
-        &crate::util::data("native/misbehave.c"),
-        &plugins.join(crate::util::lib_name("bad")),
-        &["-DSEGFAULT", "-DBOT_NAME=\"Crasher\""],
-    );
-    std::fs::copy(crate::util::data("scripts/chatty.lua"), scripts.join("chatty.lua")).unwrap();
-    let json = dir.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .arg("--plugins")
-        .arg(&plugins)
-        .arg("--scripts")
-        .arg(&scripts)
-        .arg("--logs")
-        .arg(&logs)
-        .args(["tournament", "--rounds", "1", "--seed", "3", "--jobs", "1", "--set", "players_per_entry=2"])
-        .args(["--max-turns", "5", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let misbehave = crate::util::data("native/misbehave.c");
+    let flags: &[&str] = &["-DSEGFAULT", "-DBOT_NAME=\"Crasher\""];
+    let args = ["--rounds", "1", "--seed", "3", "--jobs", "1", "--set", "players_per_entry=2", "--max-turns", "5"];
+    let (dir, _) = zombies(&[(&misbehave, "bad", flags)], None, Path::new("tests/data/scripts/chatty.lua"), &args);
+    let logs = dir.path().join("logs");
     let log = std::fs::read_to_string(logs.join("chatty.log")).unwrap();
     // The crash at the Crasher's third call ended the shared worker's play in its first
     // turn or second: what chatty printed there is kept, then the whole game again.
@@ -340,32 +338,11 @@ fn the_lines_of_a_play_stopped_by_a_crash_are_kept_in_the_log() {
 
 #[test]
 fn what_a_native_bot_leaves_running_is_charged_to_it_and_reported() {
-    let dir = tempfile::tempdir().unwrap();
-    let (plugins, scripts) = (dir.path().join("plugins"), dir.path().join("scripts"));
-    std::fs::create_dir_all(&plugins).unwrap();
-    std::fs::create_dir_all(&scripts).unwrap();
     // It forks a sleeping child in its first game in a process.
-    crate::util::compile_c(&crate::util::data("native/forker.c"), &plugins.join(crate::util::lib_name("forker")), &[]);
-    crate::util::compile_c(
-        &root().join("plugins/c-wanderer/wanderer.c"),
-        &plugins.join(crate::util::lib_name("wanderer")),
-        &[],
-    );
-    std::fs::copy(root().join("scripts/zombies/coward.lua"), scripts.join("coward.lua")).unwrap();
-    let json = dir.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .arg("--plugins")
-        .arg(&plugins)
-        .arg("--scripts")
-        .arg(&scripts)
-        .arg("--logs")
-        .arg(dir.path().join("logs"))
-        .args(["tournament", "--rounds", "3", "--jobs", "1", "--isolate", "on", "--max-turns", "3", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let (forker, wanderer) = (crate::util::data("native/forker.c"), root().join("plugins/c-wanderer/wanderer.c"));
+    let natives: [(&Path, &str, &[&str]); 2] = [(&forker, "forker", &[]), (&wanderer, "wanderer", &[])];
+    let args = ["--rounds", "3", "--jobs", "1", "--isolate", "on", "--max-turns", "3"];
+    let (_dir, v) = zombies(&natives, None, Path::new("scripts/zombies/coward.lua"), &args);
     assert_eq!(v["played"], 3, "{v}");
     // Seen after its first game (played with everyone in one worker), it plays the
     // others in a process of its own, where what it leaves is its own.
@@ -384,28 +361,8 @@ fn what_a_native_bot_leaves_running_is_charged_to_it_and_reported() {
 
 #[test]
 fn a_native_bot_over_the_memory_cap_is_out_for_its_memory() {
-    let dir = tempfile::tempdir().unwrap();
-    let (plugins, scripts) = (dir.path().join("plugins"), dir.path().join("scripts"));
-    std::fs::create_dir_all(&plugins).unwrap();
-    std::fs::create_dir_all(&scripts).unwrap();
-    let hungry = plugin_lib("hungry-bot");
-    std::fs::copy(&hungry, plugins.join(hungry.file_name().unwrap())).unwrap();
-    std::fs::copy(root().join("scripts/zombies/coward.lua"), scripts.join("coward.lua")).unwrap();
-    let json = dir.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .arg("--plugins")
-        .arg(&plugins)
-        .arg("--scripts")
-        .arg(&scripts)
-        .arg("--logs")
-        .arg(dir.path().join("logs"))
-        .args(["tournament", "--rounds", "2", "--jobs", "1", "--max-turns", "10", "--worker-memory-mib", "512"])
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let args = ["--rounds", "2", "--jobs", "1", "--max-turns", "10", "--worker-memory-mib", "512"];
+    let (_dir, v) = zombies(&[], Some("hungry-bot"), Path::new("scripts/zombies/coward.lua"), &args);
     assert_eq!(v["played"], 2, "{v}");
     let hungry = standing(&v, "Hungry");
     assert_eq!(hungry["disqualified"], 2, "{hungry}");
