@@ -669,3 +669,42 @@ fn bots_can_be_named_by_file() {
     let text = stdout(&out);
     assert!(text.contains("2 entries (zombies)") && text.contains("coward") && text.contains("sentinel"), "{text}");
 }
+
+/// A pipe whose reading end is already closed: whatever is written to it fails with
+/// `EPIPE` (and raises SIGPIPE in the writer).
+fn closed_pipe() -> std::process::Stdio {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two fresh descriptors, each owned exactly once below.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    // SAFETY: fds[0] and fds[1] were just opened and are owned by nothing else.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read);
+    write.into()
+}
+
+#[test]
+fn a_closed_standard_output_stops_the_printing_not_the_tournament() {
+    // The host ignores SIGPIPE: it writes to workers and programs that may die at any
+    // moment, and once died itself of such a write (a worker ended by its native bot's
+    // crashing thread while the host sent it a call). `arena ... | head` must not end
+    // the run either: the results are still written.
+    let scripts = scripts_dir();
+    let json = scripts.path().join("results.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--scripts")
+        .arg(scripts.path())
+        .arg("--logs")
+        .arg(scripts.path().join("logs"))
+        .args(["tournament", "--rounds", "2", "--seed", "5", "--json"])
+        .arg(&json)
+        .stdout(closed_pipe())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    assert!(!err.contains("panicked") && !err.contains("warning: cannot write"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["played"], 2, "{v}");
+}

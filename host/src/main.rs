@@ -59,13 +59,10 @@ enum Command {
 }
 
 fn main() {
-    // Rust ignores SIGPIPE, so printing into a closed pipe (`zombies ... | head`) would
-    // panic; the default action ends the program quietly, as command-line tools do.
-    #[cfg(unix)]
-    // SAFETY: setting a signal's disposition to the default before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    // SIGPIPE stays ignored (as Rust leaves it): the host writes to workers and program
+    // bots that may die at any moment, and such a write must fail with EPIPE, not end the
+    // tournament. A closed standard output (`arena ... | head`) only stops the printing
+    // (`cli::terminal::out`).
     #[cfg(unix)]
     arena::process::no_inherited_descriptors();
     let args = Cli::parse();

@@ -54,7 +54,7 @@ pub fn bench<G: Game>(args: BenchArgs, sources: &Sources) -> Result<()> {
         games: args.games,
         steps: args.steps,
     };
-    let mut print = |line: String| println!("{line}");
+    let mut print = |line: String| outln!("{line}");
     if args.isolation {
         let iso = isolation(sources, Isolate::On, TimeBank::default())?.context("isolation is on")?;
         arena::games::isolation_tax(&opts, &iso, &mut print)?;

@@ -54,7 +54,7 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
     let load = |paths: Vec<PathBuf>| {
         discover_in::<G>(&SearchPaths { plugins: paths.clone(), scripts: paths }, &limits, iso.as_deref())
     };
-    println!("checking {} ({})", file.display(), G::NAME);
+    outln!("checking {} ({})", file.display(), G::NAME);
     let mine = load(vec![file.to_owned()]);
     let Some(bot) = mine.entries.into_iter().next() else {
         let why = mine
@@ -65,12 +65,12 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
             });
         bail!("{}: not loaded: {why}", file.display());
     };
-    println!("  loaded: {} ({})", bot.name, bot.kind);
+    outln!("  loaded: {} ({})", bot.name, bot.kind);
     let others = if vs.is_empty() { discover::<G>(sources, iso.as_deref()) } else { load(vs.to_vec()) };
     let mut entries = vec![bot.clone()];
     entries.extend(others.entries.into_iter().filter(|e| e.name != bot.name && e.source != bot.source));
     if entries.len() < 2 {
-        println!("  (no opponents found: it plays alone)");
+        outln!("  (no opponents found: it plays alone)");
     }
     let rounds = games * G::games_per_round(entries.len());
     let plan = Plan {
@@ -92,7 +92,7 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
     let total = plan.indices(entries.len()).len() as u64;
     let labels = seat_labels::<G>();
     if labels.len() == 2 {
-        println!(
+        outln!(
             "  playing {total} games: {games} round{} as the {} and as the {} against each of {} opponents",
             if games == 1 { "" } else { "s" },
             labels[0],
@@ -100,7 +100,7 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
             entries.len() - 1
         );
     } else {
-        println!("  playing {total} games");
+        outln!("  playing {total} games");
     }
     let mut progress = Progress::new(total, &entries);
     // The bot's worst game (lowest score, the first of equals), kept as a replay.
@@ -122,7 +122,7 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
     };
     let me = &result.leaderboard[rank];
     let s = &me.stats;
-    println!(
+    outln!(
         "  played {} games against {} other entries: rank {} of {} (mean {:.2}, median {:.1}, min {}, max {})",
         result.played,
         entries.len() - 1,
@@ -133,26 +133,30 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
         me.min,
         me.max
     );
-    println!(
+    outln!(
         "  calls: {}, {:.1} us each on average (limit {} ms a call; bank {} s + {} s a turn)",
-        s.calls, me.mean_call_micros, sources.call_timeout_ms, opts.time_bank, opts.time_per_turn
+        s.calls,
+        me.mean_call_micros,
+        sources.call_timeout_ms,
+        opts.time_bank,
+        opts.time_per_turn
     );
-    println!("  errors: {}, overruns: {}, disqualified in {} games", s.errors, s.overruns, s.disqualified);
+    outln!("  errors: {}, overruns: {}, disqualified in {} games", s.errors, s.overruns, s.disqualified);
     for m in &s.messages {
-        println!("    {m}");
+        outln!("    {m}");
     }
     let log = sources.logs.join(format!("{}.log", bot.name));
     let written = std::fs::metadata(&log).and_then(|m| m.modified()).is_ok_and(|t| t >= started);
     if written {
-        println!("  log: {}", log.display());
+        outln!("  log: {}", log.display());
     } else {
-        println!("  log: nothing written (print, stderr, or log!/zb_log for native bots, go to {})", log.display());
+        outln!("  log: nothing written (print, stderr, or log!/zb_log for native bots, go to {})", log.display());
     }
     if let Some((score, index, game_seed, bytes)) = worst {
         let path = sources.logs.join(format!("check-{}-worst.zrpl", bot.name));
         std::fs::create_dir_all(&sources.logs).with_context(|| format!("{}: cannot create", sources.logs.display()))?;
         write_atomically(&path, &bytes, "the replay")?;
-        println!(
+        outln!(
             "  worst game: {index} (seed {game_seed}, score {score}): replay {} (arena replay {} to watch it)",
             path.display(),
             path.display()
@@ -168,6 +172,6 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
             s.calls
         );
     }
-    println!("  ok");
+    outln!("  ok");
     Ok(())
 }

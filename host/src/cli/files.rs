@@ -41,13 +41,13 @@ pub fn write_results(result: &TournamentResult, json: Option<&Path>, csv: Option
         let mut value = serde_json::to_value(result)?;
         with_seed_texts(&mut value);
         match write_atomically(path, &serde_json::to_vec_pretty(&value)?, "the results") {
-            Ok(()) => println!("results written to {}", path.display()),
+            Ok(()) => outln!("results written to {}", path.display()),
             Err(e) => failures.push(e),
         }
     }
     if let Some(path) = csv {
         match write_atomically(path, tournament::leaderboard_csv(result).as_bytes(), "the leaderboard") {
-            Ok(()) => println!("leaderboard written to {}", path.display()),
+            Ok(()) => outln!("leaderboard written to {}", path.display()),
             Err(e) => failures.push(e),
         }
     }

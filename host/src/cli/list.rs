@@ -41,14 +41,14 @@ pub fn list<G: Game>(args: ListArgs, sources: &Sources) -> Result<()> {
 
 /// The entries, one line each (name, kind, file), then the files skipped.
 fn print_entries<G: Game>(discovery: &Discovery<G>) {
-    println!("{} entries ({}):", discovery.entries.len(), G::NAME);
+    outln!("{} entries ({}):", discovery.entries.len(), G::NAME);
     for e in &discovery.entries {
-        println!("  {:<24} {:<18} {}", e.name, e.kind.to_string(), e.source.display());
+        outln!("  {:<24} {:<18} {}", e.name, e.kind.to_string(), e.source.display());
     }
     if !discovery.skipped.is_empty() {
-        println!("{} skipped:", discovery.skipped.len());
+        outln!("{} skipped:", discovery.skipped.len());
         for s in &discovery.skipped {
-            println!("  {s}");
+            outln!("  {s}");
         }
     }
 }

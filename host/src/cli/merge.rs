@@ -47,7 +47,7 @@ pub fn merge(args: MergeArgs) -> Result<()> {
     let result = tournament::merge_named(parts, partial)?;
     print_leaderboard(&result, &[]);
     let missing = result.rounds - result.played;
-    println!(
+    outln!(
         "{} of {} games merged{}",
         result.played,
         result.rounds,

@@ -11,6 +11,17 @@
 //! calls it, and shows the result. Nothing here names a game: every command is written
 //! once over `arena::game::Game`, picked by `main.rs` through the games registry.
 
+/// `outln!` for the commands' output: through [`terminal::out`], which stops printing
+/// (and lets the command finish) once standard output is a closed pipe.
+macro_rules! outln {
+    () => {
+        $crate::cli::terminal::out(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::terminal::out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 pub mod bench;
 pub mod bots;
 pub mod check;

@@ -32,12 +32,12 @@ pub fn new_bot(game: &str, args: NewBotArgs) -> Result<()> {
     let NewBotArgs { name, lang, abi_path, .. } = &args;
     let request = arena::kit::Request { name, lang, game, parent: Path::new("."), abi_path: abi_path.as_deref() };
     let written = arena::kit::new_bot(&request).map_err(anyhow::Error::msg)?;
-    println!("wrote {name}/ ({lang}, game {game}): {}", written.files.join(", "));
-    println!("next (README.md says more):");
+    outln!("wrote {name}/ ({lang}, game {game}): {}", written.files.join(", "));
+    outln!("next (README.md says more):");
     if let Some(build) = &written.build {
-        println!("  cd {name} && {build} && cd ..");
+        outln!("  cd {name} && {build} && cd ..");
     }
-    println!("  arena --game {game} {} list", written.find);
-    println!("  arena --game {game} {} play --seed 1", written.find);
+    outln!("  arena --game {game} {} list", written.find);
+    outln!("  arena --game {game} {} play --seed 1", written.find);
     Ok(())
 }

@@ -64,9 +64,9 @@ pub fn play<G: Game>(args: PlayArgs, sources: &Sources) -> Result<()> {
         tournament::play_one(worker.as_mut(), &found.entries, &seats, &plan, seed).map_err(anyhow::Error::msg)?;
     if let (Some(path), Some(recorded)) = (&replay, recorded) {
         write_atomically(path, &recorded.to_bytes(), "the replay")?;
-        println!("replay written to {}", path.display());
+        outln!("replay written to {}", path.display());
     }
-    println!("game seed {seed}: {} {}", outcome.turns, G::TURNS);
+    outln!("game seed {seed}: {} {}", outcome.turns, G::TURNS);
     let seat_names = seat_labels::<G>();
     let mut order: Vec<usize> = (0..seats.len()).collect();
     if seat_names.is_empty() {
@@ -78,10 +78,10 @@ pub fn play<G: Game>(args: PlayArgs, sources: &Sources) -> Result<()> {
             [_, ..] if seats.len() == 1 => format!("  (played the {})", seat_names.join(" and the ")),
             _ => seat_names.get(i).map_or(String::new(), |l| format!("  (played the {l})")),
         };
-        println!("  {:<24} {}{label}", found.entries[seats[i]].name, outcome.scores[i]);
+        outln!("  {:<24} {}{label}", found.entries[seats[i]].name, outcome.scores[i]);
     }
     if seats.len() < found.entries.len() {
-        println!(
+        outln!(
             "  ({} of {} entries seated: a {} game seats {}; `tournament` plays every lineup)",
             seats.len(),
             found.entries.len(),

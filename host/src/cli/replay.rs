@@ -40,7 +40,7 @@ pub fn replay(args: ReplayArgs) -> Result<()> {
             std::io::stdout().write_all(&text).and_then(|()| std::io::stdout().write_all(b"\n"))?;
         } else {
             write_atomically(out, &text, "the JSON")?;
-            println!("{}: turn by turn written to {}", file.display(), out.display());
+            outln!("{}: turn by turn written to {}", file.display(), out.display());
         }
         if html.is_none() {
             return Ok(());
@@ -58,7 +58,7 @@ fn replay_page<G: Game>(file: &Path, bytes: &[u8], html: &Path) -> Result<()> {
     let page = G::viewer_page(&replay).with_context(|| file.display().to_string())?;
     write_atomically(html, page.as_bytes(), "the viewer page")?;
     let h = &replay.header;
-    println!(
+    outln!(
         "{}: {} replay, seed {}, {} entries, {} {}; viewer written to {}",
         file.display(),
         h.game,

@@ -2,7 +2,10 @@
 //! ([`Progress`]: a bar on a terminal, a line every few seconds otherwise), the
 //! leaderboard, one line per entry that made errors, the games that could not be
 //! played and the exit status that says so ([`exit_if_lost`]), and Ctrl-C (the first
-//! lets the games in flight finish, the second writes the finished games and quits).
+//! lets the games in flight finish, the second writes the finished games and quits),
+//! and standard output itself ([`out`], behind the `outln!` macro every command prints
+//! with): once it is a closed pipe (`arena ... | head`), nothing more is printed and the
+//! command goes on to write its files.
 //!
 //! Not here: the files a command writes (`files`), or the numbers shown, which the
 //! library computes (`arena::tournament`).
@@ -25,6 +28,27 @@ static ON_QUIT: std::sync::Mutex<Option<Box<dyn Fn() + Send>>> = std::sync::Mute
 /// Set by a second Ctrl-C: the program then ends with its status (130), even when the
 /// games in flight happen to finish while it writes the results.
 static QUITTING: AtomicBool = AtomicBool::new(false);
+
+/// Set once standard output cannot be written (a closed pipe, a full disk).
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+
+/// Prints to standard output (through `outln!`). The host ignores SIGPIPE, as every
+/// process that writes to bots and workers must (a write to one that just died must fail
+/// with `EPIPE`, not end the tournament); so a closed standard output is an error here,
+/// and the answer to it is to stop printing, not to stop the run: the games go on and
+/// the results, replays and report are still written. Any other error says so once on
+/// standard error.
+pub fn out(args: std::fmt::Arguments<'_>) {
+    if STDOUT_GONE.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    if let Err(err) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+        if !STDOUT_GONE.swap(true, Ordering::Relaxed) && err.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("warning: cannot write to standard output ({err}): nothing more is printed there");
+        }
+    }
+}
 
 /// Sets what a second Ctrl-C runs before the program quits.
 pub fn on_quit(f: Box<dyn Fn() + Send>) {
@@ -139,19 +163,23 @@ impl Progress {
 }
 
 pub fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)]) {
-    println!();
+    outln!();
     if result.ranking == Ranking::Pairs {
-        println!(
+        outln!(
             "{:<4} {:<20} {:>6} {:>9} {:>9}   (survival as humans: mean over rounds, summed over opponents)",
-            "rank", "entry", "points", "margin", "survival"
+            "rank",
+            "entry",
+            "points",
+            "margin",
+            "survival"
         );
         for (rank, s) in result.leaderboard.iter().enumerate() {
-            println!("{:<4} {:<20} {:>6.1} {:>9.1} {:>9.1}", rank + 1, s.name, s.points, s.margin, s.survival);
+            outln!("{:<4} {:<20} {:>6.1} {:>9.1} {:>9.1}", rank + 1, s.name, s.points, s.margin, s.survival);
         }
-        println!();
+        outln!();
     }
     let lost = result.leaderboard.iter().any(|s| s.lost > 0);
-    println!(
+    outln!(
         "{:<4} {:<20} {:>7} {:>7} {:>15} {:>8} {:>5} {:>5} {:>10} {:>8} {:>7} {:>8} {:>4}",
         "rank",
         "entry",
@@ -168,7 +196,7 @@ pub fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)
         "out"
     );
     for (rank, s) in result.leaderboard.iter().enumerate() {
-        println!(
+        outln!(
             "{:<4} {:<20} {:>7} {:>7.1} {:>15} {:>8.2} {:>5} {:>5} {:>10} {:>8.2} {:>7} {:>8} {:>4}",
             rank + 1,
             s.name,
@@ -193,16 +221,16 @@ pub fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)
         }
         Ranking::Pairs => "match points (per opponent: win 1, draw 1/2), then margin, then survival",
     };
-    println!(
+    outln!(
         "(ranked by {ranked}; out: games in which the entry was disqualified: it crashed, hung, or spent its time bank)"
     );
     if lost {
-        println!("(games*: N-L: the entry was to play N games, L of which could not be played, listed below)");
+        outln!("(games*: N-L: the entry was to play N games, L of which could not be played, listed below)");
     }
     print_problems(result.leaderboard.iter().map(|s| (s.name.as_str(), &s.stats)), sources);
     for f in &result.failed {
         let who = if f.entries.is_empty() { String::new() } else { format!(" [{}]", f.entries.join(", ")) };
-        println!("game {} (seed {}){who} could not be played: {}", f.index, f.seed, f.reason);
+        outln!("game {} (seed {}){who} could not be played: {}", f.index, f.seed, f.reason);
     }
 }
 
@@ -214,7 +242,7 @@ const EXIT_LOST_GAMES: i32 = 3;
 /// were lost.
 pub fn exit_if_lost(result: &TournamentResult) {
     if !result.failed.is_empty() {
-        println!(
+        outln!(
             "{} game(s) could not be played and are not in the results (listed above, and under \"failed\" in the JSON); exit status {EXIT_LOST_GAMES}",
             result.failed.len()
         );
@@ -232,7 +260,7 @@ pub fn print_problems<'a>(
     for (name, s) in entries.filter(|(_, s)| s.errors + s.overruns + s.disqualified > 0) {
         let file =
             sources.iter().find(|(n, _)| n == name).map_or(String::new(), |(_, p)| format!(" ({})", p.display()));
-        println!(
+        outln!(
             "{name}{file}: {} errors, {} over budget/time/memory, disqualified in {} games, in {} calls; first: {}",
             s.errors,
             s.overruns,

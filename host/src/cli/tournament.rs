@@ -139,7 +139,7 @@ pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()
     let secs = started.elapsed().as_secs_f64();
     if result.games.len() <= 20 {
         for g in &result.games {
-            println!("game {:>4}  seed {:>20}  {:>5} {}", g.index, g.seed, g.turns, G::TURNS);
+            outln!("game {:>4}  seed {:>20}  {:>5} {}", g.index, g.seed, g.turns, G::TURNS);
         }
     }
     let sources: Vec<(String, PathBuf)> = found.entries.iter().map(|e| (e.name.clone(), e.source.clone())).collect();
@@ -147,7 +147,7 @@ pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()
     if let Some(iso) = &plan.isolation {
         let _ = std::fs::remove_dir_all(&iso.scratch);
     }
-    println!(
+    outln!(
         "{} of {} games played in {:.1} s ({}, {} jobs){}",
         result.played,
         total,
@@ -163,17 +163,17 @@ pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()
             .map_err(anyhow::Error::msg)
             .and_then(|svg| write_atomically(&path, svg.as_bytes(), "the plot"));
         match written {
-            Ok(()) => println!("plot written to {}", path.display()),
+            Ok(()) => outln!("plot written to {}", path.display()),
             Err(e) => failures.push(e),
         }
     }
     if let Some(dir) = &replay_dir {
-        println!("replays written to {}", dir.display());
+        outln!("replays written to {}", dir.display());
     }
     failures.extend(write_results(&result, json.as_deref(), csv.as_deref()).err());
     if let Some(report) = &mut report {
         match report.finish(&result) {
-            Ok(index) => println!("report written to {}", index.display()),
+            Ok(index) => outln!("report written to {}", index.display()),
             Err(e) => failures.push(anyhow::Error::msg(e)),
         }
     }
