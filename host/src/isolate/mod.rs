@@ -195,7 +195,8 @@ fn describe_signal(sig: i32) -> String {
 pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> {
     let out = scratch_file(&iso.scratch, "probe");
     let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &[&iso.scratch]);
-    let cap = crate::process::confine_helper(&mut cmd, iso.memory, iso.processes);
+    let cap = crate::process::ProcessCap::new(iso.processes).ok();
+    crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap.as_ref());
     let mut child = cmd
         .args(["__probe"])
         .arg(path)
@@ -400,8 +401,20 @@ impl<G: Game> Worker<G> {
         std::fs::create_dir_all(&self.dir).map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
         let blame_path = scratch_file(&self.dir, "blame");
         let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
-        let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &[&self.dir]);
-        let cap = crate::process::confine_helper(&mut cmd, iso.memory, iso.processes);
+        // The worker's own cap, and beside it the room for its programs' caps (each
+        // program's counts only its own processes, whatever the worker's natives fork);
+        // a sandboxed worker may write that room and nothing else of /sys.
+        let programs = crate::loaders::program::PROGRAM_PROCESSES.saturating_mul(files.len() as u32);
+        let cap = crate::process::ProcessCap::with_programs(iso.processes, programs).ok();
+        let room = cap.as_ref().and_then(|c| c.programs_dir());
+        let own_tasks = cap.as_ref().and_then(|c| c.own_tasks());
+        let writable: Vec<&Path> =
+            std::iter::once(self.dir.as_path()).chain(room).chain(own_tasks.as_deref()).collect();
+        let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &writable);
+        crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap.as_ref());
+        if let Some(room) = room {
+            cmd.env(crate::process::PROGRAMS_ENV, room);
+        }
         let pending = scratch_file(&self.dir, "pending");
         cmd.env(crate::loaders::log::PENDING_ENV, &pending);
         cmd.args(&iso.args)

@@ -3,6 +3,14 @@
 //! or session they move to; removed, with whatever is left in it killed, when dropped.
 //! Groups that a host quitting at once left behind are swept on the first use.
 //!
+//! A worker's cap ([`ProcessCap::with_programs`]) is a group of two: the worker's own
+//! group (its cap: the worker, its native bots and all they fork) and, beside it, the
+//! group where the worker makes its program bots' groups (told by [`PROGRAMS_ENV`]), the
+//! two under one outer cap no process inside can raise. So a native bot that forks up to
+//! the worker's cap leaves the programs beside it their own caps, and a worker under
+//! bwrap (whose `/sys` is read-only but for that one directory) still gives its programs
+//! groups of their own.
+//!
 //! Not here: RLIMIT_NPROC, the fallback where no group can be made (`rlimits`, `spawn`).
 
 use std::os::unix::ffi::OsStrExt;
@@ -17,25 +25,56 @@ use std::time::Duration;
 /// Dropping it kills what is left in it and removes it.
 #[derive(Debug)]
 pub struct ProcessCap {
+    /// The group removed with the cap (the outer group of a worker's cap).
     dir: PathBuf,
+    /// The group the helper joins: `dir`, or a worker's own group inside it.
+    own: PathBuf,
+    /// Where a worker makes its programs' groups, beside `own` inside `dir`.
+    programs: Option<PathBuf>,
     pub(super) procs: std::ffi::CString,
 }
 
+/// The environment variable that tells a worker the directory in which to make its
+/// program bots' groups ([`ProcessCap::programs_dir`]); without it, a process makes
+/// them under its own `pids` group.
+pub const PROGRAMS_ENV: &str = "ARENA_PROGRAM_GROUPS";
+
 impl ProcessCap {
-    /// A new group under the host's own `pids` group, capped at `max` tasks.
+    /// A new group capped at `max` tasks: in the directory [`PROGRAMS_ENV`] names (in a
+    /// worker), or else under the host's own `pids` group.
     pub fn new(max: u32) -> Result<ProcessCap, String> {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        static SWEEP: std::sync::Once = std::sync::Once::new();
-        let base = pids_group().ok_or("no pids control group to create one in")?;
-        SWEEP.call_once(|| sweep_stale_groups(&base));
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = base.join(format!("arena-{}-{n}", std::process::id()));
-        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let procs = std::ffi::CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).ok();
-        let cap = ProcessCap { procs: procs.unwrap_or_default(), dir };
-        std::fs::write(cap.dir.join("pids.max"), max.to_string())
-            .map_err(|e| format!("{}: cannot set pids.max: {e}", cap.dir.display()))?;
+        let dir = new_group(max)?;
+        Ok(ProcessCap { procs: procs_of(&dir), own: dir.clone(), programs: None, dir })
+    }
+
+    /// A worker's cap: the worker and everything it forks capped at `max` tasks, and
+    /// beside that group an empty one ([`ProcessCap::programs_dir`]) for the groups of
+    /// the program bots it will start, all of them under an outer cap of `max +
+    /// programs` tasks that no process inside can change (it is not in the directory a
+    /// sandboxed worker may write).
+    pub fn with_programs(max: u32, programs: u32) -> Result<ProcessCap, String> {
+        let dir = new_group(max.saturating_add(programs))?;
+        let mut cap = ProcessCap { procs: std::ffi::CString::default(), own: dir.clone(), programs: None, dir };
+        // cgroup v2 passes a controller down only where the parent enables it.
+        let _ = std::fs::write(cap.dir.join("cgroup.subtree_control"), "+pids");
+        let (own, programs_dir) = (cap.dir.join("own"), cap.dir.join("programs"));
+        for d in [&own, &programs_dir] {
+            std::fs::create_dir(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        }
+        std::fs::write(own.join("pids.max"), max.to_string())
+            .map_err(|e| format!("{}: cannot set pids.max: {e}", own.display()))?;
+        let _ = std::fs::write(programs_dir.join("cgroup.subtree_control"), "+pids");
+        cap.procs = procs_of(&own);
+        cap.own = own;
+        cap.programs = Some(programs_dir);
         Ok(cap)
+    }
+
+    /// The directory in which a worker makes its programs' groups (pass it to the worker
+    /// as [`PROGRAMS_ENV`], and bind it writable in a worker's sandbox); only a cap made
+    /// by [`ProcessCap::with_programs`] has one.
+    pub fn programs_dir(&self) -> Option<&Path> {
+        self.programs.as_deref()
     }
 
     /// True when `pid` is in this group.
@@ -46,12 +85,34 @@ impl ProcessCap {
     /// Makes sure the helper `pid` is in this group (moving it there if it did not get
     /// there itself); false if it cannot be, and the helper then runs without the cap.
     pub fn admit(&self, pid: u32) -> bool {
-        self.holds(pid) || (std::fs::write(self.dir.join("cgroup.procs"), pid.to_string()).is_ok() && self.holds(pid))
+        self.holds(pid) || (std::fs::write(self.own.join("cgroup.procs"), pid.to_string()).is_ok() && self.holds(pid))
     }
 
     fn members(&self) -> Vec<u32> {
-        members_of(&self.dir)
+        members_of(&self.own)
     }
+}
+
+/// A new group capped at `max` tasks, named after this process (for the sweep), in
+/// [`PROGRAMS_ENV`]'s directory or the host's own `pids` group.
+fn new_group(max: u32) -> Result<PathBuf, String> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    static SWEEP: std::sync::Once = std::sync::Once::new();
+    let given = std::env::var_os(PROGRAMS_ENV).map(PathBuf::from).filter(|d| d.is_dir());
+    let base = given.or_else(pids_group).ok_or("no pids control group to create one in")?;
+    SWEEP.call_once(|| sweep_stale_groups(&base));
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = base.join(format!("arena-{}-{n}", std::process::id()));
+    std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if let Err(e) = std::fs::write(dir.join("pids.max"), max.to_string()) {
+        remove_group_tree(&dir);
+        return Err(format!("{}: cannot set pids.max: {e}", dir.display()));
+    }
+    Ok(dir)
+}
+
+fn procs_of(dir: &Path) -> std::ffi::CString {
+    std::ffi::CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).unwrap_or_default()
 }
 
 /// Removes the groups of hosts that ended without removing theirs (a second Ctrl-C
@@ -65,7 +126,7 @@ fn sweep_stale_groups(base: &Path) {
             continue;
         };
         if !Path::new(&format!("/proc/{host}")).exists() {
-            drop(ProcessCap { dir: entry.path(), procs: std::ffi::CString::default() });
+            remove_group_tree(&entry.path());
         }
     }
 }
@@ -115,7 +176,59 @@ fn members_of(dir: &Path) -> Vec<u32> {
 /// The directory of the host's own `pids` control group, if the controller is there:
 /// cgroup v1's `pids` hierarchy, or cgroup v2 when it offers `pids`.
 fn pids_group() -> Option<PathBuf> {
-    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    pids_group_of("/proc/self/cgroup")
+}
+
+/// The calling thread, moved into a worker's room for programs ([`PROGRAMS_ENV`]) for as
+/// long as this lives, and back into its own group when dropped.
+///
+/// A process is charged, as it is forked, to the group of the thread that forks it, and
+/// joins its own cap's group only after. Forked from the worker's own group, a program
+/// could not even start once the worker's native bots had filled that group's cap;
+/// forked from the room, it is charged there, where only programs count. Works on
+/// cgroup v1, whose threads may sit in different groups of one process; elsewhere
+/// (cgroup v2) [`fork_in_room`] gives `None` and programs are forked from the worker's
+/// own group.
+pub(super) struct InRoom {
+    back: PathBuf,
+    tid: String,
+}
+
+/// Moves the calling thread into the worker's room for programs, if it is in a worker
+/// with one and cgroup v1 lets a thread move alone (see [`InRoom`]).
+pub(super) fn fork_in_room() -> Option<InRoom> {
+    let room = PathBuf::from(std::env::var_os(PROGRAMS_ENV)?);
+    let back = pids_group_of("/proc/thread-self/cgroup")?.join("tasks");
+    // SAFETY: gettid cannot fail.
+    let tid = unsafe { libc::gettid() }.to_string();
+    // Only where the thread can be moved back (a sandboxed worker may write its own
+    // group's `tasks`, bound for this).
+    if !back.is_file() || std::fs::OpenOptions::new().write(true).open(&back).is_err() {
+        return None;
+    }
+    std::fs::write(room.join("tasks"), &tid).ok()?;
+    Some(InRoom { back, tid })
+}
+
+impl Drop for InRoom {
+    fn drop(&mut self) {
+        // Moving in is not limited by the group's cap, so this cannot fail for a full one.
+        let _ = std::fs::write(&self.back, &self.tid);
+    }
+}
+
+impl ProcessCap {
+    /// The `tasks` file of the group the helper joins (cgroup v1 only): a sandboxed
+    /// worker is given it writable, so that a thread it moved into its room for
+    /// programs (see [`InRoom`]) can move back.
+    pub fn own_tasks(&self) -> Option<PathBuf> {
+        Some(self.own.join("tasks")).filter(|t| t.is_file())
+    }
+}
+
+/// The `pids` control group named in `file` (`/proc/<self or thread-self>/cgroup`).
+fn pids_group_of(file: &str) -> Option<PathBuf> {
+    let own = std::fs::read_to_string(file).ok()?;
     for line in own.lines() {
         let mut parts = line.splitn(3, ':');
         let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);

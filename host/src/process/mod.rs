@@ -69,7 +69,7 @@ mod rlimits;
 mod sandbox;
 mod spawn;
 
-pub use cap::ProcessCap;
+pub use cap::{PROGRAMS_ENV, ProcessCap};
 pub use once::{run_once, run_once_timed};
 pub use persistent::Process;
 pub use rlimits::default_run_as;

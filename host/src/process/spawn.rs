@@ -63,14 +63,13 @@ pub fn no_inherited_descriptors() {
 /// mappings, not mere reservations, so that a bot's many threads' malloc arenas do not
 /// count; a memory bomb fails inside the helper instead of exhausting the machine); no
 /// core dumps; and at most `processes` processes and threads, whatever it forks:
-/// through a [`ProcessCap`] (returned: keep it as long as the helper runs, and
-/// [`ProcessCap::admit`] the helper once started) where the host may make one, and,
+/// through `cap` (made with that many beforehand where the host may make one: keep it
+/// as long as the helper runs, and [`ProcessCap::admit`] the helper once started), and,
 /// for a host that is not root, through RLIMIT_NPROC over the user's current count.
 /// As root without a control group there is no such cap.
-pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32) -> Option<ProcessCap> {
+pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32, cap: Option<&ProcessCap>) {
     cmd.process_group(0);
-    let cap = ProcessCap::new(processes).ok();
-    let procs = cap.as_ref().map(|c| c.procs.clone());
+    let procs = cap.map(|c| c.procs.clone());
     // SAFETY: geteuid cannot fail.
     let nproc = (unsafe { libc::geteuid() } != 0).then(|| user_processes() + u64::from(processes));
     // SAFETY: the closure only makes async-signal-safe calls (setrlimit, prctl, open,
@@ -97,7 +96,6 @@ pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32) -> Option<
             Ok(())
         });
     }
-    cap
 }
 
 /// The processes (threads included, as RLIMIT_NPROC counts them) of this user now.
@@ -229,7 +227,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
     if let Some(dir) = &spec.dir {
         cmd.current_dir(dir);
     }
-    cmd.env("PYTHONUNBUFFERED", "1");
+    cmd.env("PYTHONUNBUFFERED", "1").env_remove(super::cap::PROGRAMS_ENV);
     for (k, v) in &spec.env {
         cmd.env(k, v);
     }
@@ -253,7 +251,12 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
     unsafe {
         cmd.pre_exec(move || setup.apply());
     }
-    let mut child = cmd.spawn().map_err(|e| {
+    // In a worker, forked from its room for programs (charged there, not to the worker's
+    // own cap that its native bots may have filled), then back.
+    let in_room = super::cap::fork_in_room();
+    let spawned = cmd.spawn();
+    drop(in_room);
+    let mut child = spawned.map_err(|e| {
         let program = Path::new(if matches!(limits.sandbox, Sandbox::Bwrap { .. }) {
             OsStr::new("bwrap")
         } else {
