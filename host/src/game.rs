@@ -24,7 +24,7 @@ use zombies_plugin_abi::Random;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::bot::{Bot, BotFactory, CallStats};
+use crate::bot::{Bot, BotFactory, CallStats, Plays};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -88,8 +88,9 @@ pub fn next_call<C: Clone>(
     Ok(call)
 }
 
-/// A game the arena can host. See the module doc for what belongs here.
-pub trait Game: Sized + 'static {
+/// A game the arena can host. See the module doc for what belongs here; what its bots
+/// see and answer is [`Plays`].
+pub trait Game: Plays {
     /// The game's name on the command line, in replays and in libraries (`zombies`).
     const NAME: &'static str;
     /// How its tournaments rank entries.
@@ -97,10 +98,6 @@ pub trait Game: Sized + 'static {
     /// Version of how the engine plays a seed: bumped whenever the same seed and
     /// answers would make another game; replays re-play only under the same.
     const RULES_VERSION: u16;
-    /// What a bot sees for one call.
-    type Ctx<'a>;
-    /// What a bot answers.
-    type Answer;
     /// The game's options beyond its rules (sent to workers, stored in replays).
     type Config: Clone + fmt::Debug + Default + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static;
     /// One bot call as a replay stores it.
@@ -116,9 +113,6 @@ pub trait Game: Sized + 'static {
         let _ = config;
         Ok(())
     }
-
-    /// The turn a call belongs to (a time bank grows by one allowance per turn).
-    fn clock(ctx: &Self::Ctx<'_>) -> u32;
 
     /// Plays one game with one bot per entry (indexed like `names`) to its end.
     fn play(names: &[String], seed: u64, config: &Self::Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome;

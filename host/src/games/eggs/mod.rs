@@ -20,7 +20,7 @@ use std::time::Instant;
 use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, MEMORY_CAP, NOTHING};
 
-use crate::bot::{Bot, BotError, BotFactory, CallStats};
+use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
 use crate::game::{Outcome, PlaybackTape, Ranking, Tape, random_source};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
@@ -38,6 +38,15 @@ pub struct EggsConfig {
     pub max_turns: Option<u32>,
 }
 
+impl Plays for EggHunt {
+    type Ctx<'a> = EggsContext<'a>;
+    type Answer = EggsAnswer;
+
+    fn clock(ctx: &EggsContext<'_>) -> u32 {
+        ctx.turn
+    }
+}
+
 impl crate::game::Game for EggHunt {
     const NAME: &'static str = "eggs";
     /// The seed's rule: mean eggs per game, ties by median.
@@ -50,14 +59,8 @@ impl crate::game::Game for EggHunt {
             _ => Ok(()),
         }
     }
-    type Ctx<'a> = EggsContext<'a>;
-    type Answer = EggsAnswer;
     type Config = EggsConfig;
     type Call = replay::Call;
-
-    fn clock(ctx: &EggsContext<'_>) -> u32 {
-        ctx.turn
-    }
 
     fn play(names: &[String], seed: u64, config: &EggsConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_| {})

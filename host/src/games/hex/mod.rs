@@ -44,7 +44,7 @@ pub use side::{SideChannel, SideInfo, Verdict};
 pub use state::{Airstrike, Command, Contents, Crate, Human, Side, State, Wall, Zombie};
 pub use view::View;
 
-use crate::bot::{Bot, BotError, BotFactory, CallStats};
+use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
 use crate::game::{Game, GameRng, Outcome, PlaybackTape, Ranking, Tape, random_source};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
@@ -61,6 +61,17 @@ pub struct HexConfig {
     /// End the game after this half-turn if the humans still live (they then score it);
     /// the rules' limit is 1000. For quick tests and slow bots.
     pub max_turns: Option<u32>,
+}
+
+impl Plays for HexGame {
+    type Ctx<'a> = HexCall<'a>;
+    type Answer = HexAnswer;
+
+    /// The side's own half-turns so far: the time bank grows by one allowance per own
+    /// half-turn, as the original clocks did.
+    fn clock(call: &HexCall<'_>) -> u32 {
+        call.ctx.t / 2
+    }
 }
 
 impl Game for HexGame {
@@ -80,16 +91,8 @@ impl Game for HexGame {
     /// 2: spawning is a side command of the whole half-turn (a `spawn_zombie` in a unit
     /// call, skipped in version 1, now runs), so version-1 replays may not re-play.
     const RULES_VERSION: u16 = 2;
-    type Ctx<'a> = HexCall<'a>;
-    type Answer = HexAnswer;
     type Config = HexConfig;
     type Call = replay::Call;
-
-    /// The side's own half-turns so far: the time bank grows by one allowance per own
-    /// half-turn, as the original clocks did.
-    fn clock(call: &HexCall<'_>) -> u32 {
-        call.ctx.t / 2
-    }
 
     fn play(names: &[String], seed: u64, config: &HexConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_| {})

@@ -21,7 +21,7 @@ use std::time::Instant;
 use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::target::TargetContext;
 
-use crate::bot::{Bot, BotError, BotFactory, CallStats};
+use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
 use crate::game::{Outcome, PlaybackTape, Ranking, Tape, random_source};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
@@ -49,6 +49,16 @@ impl Default for TargetConfig {
     }
 }
 
+impl Plays for InvisibleTarget {
+    type Ctx<'a> = TargetContext<'a>;
+    type Answer = u32;
+
+    /// The round: an entry's time bank grows by one allowance per round.
+    fn clock(ctx: &TargetContext<'_>) -> u32 {
+        ctx.round
+    }
+}
+
 impl crate::game::Game for InvisibleTarget {
     const NAME: &'static str = "target";
     /// The rules': total points over the games (ties by the mean distance of the
@@ -66,15 +76,8 @@ impl crate::game::Game for InvisibleTarget {
         }
         Ok(())
     }
-    type Ctx<'a> = TargetContext<'a>;
-    type Answer = u32;
     type Config = TargetConfig;
     type Call = replay::Call;
-
-    /// The round: an entry's time bank grows by one allowance per round.
-    fn clock(ctx: &TargetContext<'_>) -> u32 {
-        ctx.round
-    }
 
     fn play(names: &[String], seed: u64, config: &TargetConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_, _| {})

@@ -25,7 +25,7 @@ pub use game::{
 };
 use zombies_plugin_abi::{Action, Context, Direction, Id};
 
-use crate::bot::{Bot, BotError, BotFactory};
+use crate::bot::{Bot, BotError, BotFactory, Plays};
 
 /// The most players per entry `--set players_per_entry` may ask for (the board grows
 /// with them: 10,000 per entry is already a board of 409 cells a side per entry).
@@ -42,6 +42,15 @@ pub type GameOutcome = Outcome;
 /// The zombies game, as the host's plumbing sees it.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Zombies;
+
+impl Plays for Zombies {
+    type Ctx<'a> = Context<'a>;
+    type Answer = Action;
+
+    fn clock(ctx: &Context<'_>) -> u32 {
+        ctx.clock
+    }
+}
 
 impl crate::game::Game for Zombies {
     const NAME: &'static str = "zombies";
@@ -61,14 +70,8 @@ impl crate::game::Game for Zombies {
             _ => Ok(()),
         }
     }
-    type Ctx<'a> = Context<'a>;
-    type Answer = Action;
     type Config = GameConfig;
     type Call = replay::Call;
-
-    fn clock(ctx: &Context<'_>) -> u32 {
-        ctx.clock
-    }
 
     fn play(names: &[String], seed: u64, config: &GameConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         Game::new(names.to_vec(), seed, *config).play(bots)
