@@ -13,7 +13,8 @@ use arena::games::target::rules::Target;
 use arena::games::target::{InvisibleTarget, TargetConfig, play, viewer};
 use arena::games::zombies::Zombies;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
-use arena::replay::{Replay, play_recorded};
+use arena::play::play_recorded;
+use arena::replay::Replay;
 use arena::tournament::play_game;
 
 use crate::util::{compile_c, lib_name, plugin_lib, root};

@@ -9,7 +9,8 @@ use arena::abi::{Action, Context, Direction};
 use arena::bot::Entry;
 use arena::games::zombies::replay::Call;
 use arena::games::zombies::viewer as html;
-use arena::replay::{Header, ReplayError, play_recorded};
+use arena::play::play_recorded;
+use arena::replay::{Header, ReplayError};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -13,6 +13,7 @@ pub mod isolate;
 pub mod kit;
 pub mod limits;
 pub mod loaders;
+pub mod play;
 pub mod plot;
 pub mod process;
 pub mod replay;

@@ -238,13 +238,13 @@ pub(super) fn play<G: Game>(
     };
     let outcome = match &request.replay {
         Some(path) => {
-            let (outcome, recorded) = crate::replay::play_recorded_with(&seated, request.seed, &config, wrap);
+            let (outcome, recorded) = crate::play::play_recorded_with(&seated, request.seed, &config, wrap);
             if let Err(e) = std::fs::write(path, recorded.to_bytes()) {
                 return GameResponse::Failed(format!("{}: cannot write the replay: {e}", path.display()));
             }
             outcome
         }
-        None => crate::tournament::play_game_with(&seated, request.seed, &config, wrap),
+        None => crate::play::play_game_with(&seated, request.seed, &config, wrap),
     };
     GameResponse::Played(outcome)
 }

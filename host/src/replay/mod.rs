@@ -27,7 +27,7 @@ use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 
-use crate::bot::{Bot, Entry};
+use crate::bot::Bot;
 use crate::game::{Game, Outcome};
 
 /// Version of the file layout.
@@ -142,33 +142,6 @@ impl<G: Game> std::fmt::Debug for Replay<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Replay").field("header", &self.header).field("calls", &self.calls.len()).finish()
     }
-}
-
-/// Plays one game like [`crate::tournament::play_game`] and records it.
-pub fn play_recorded<G: Game>(entries: &[Entry<G>], seed: u64, config: &G::Config) -> (Outcome, Replay<G>) {
-    play_recorded_with(entries, seed, config, |_, bot| bot)
-}
-
-/// [`play_recorded`] with every bot passed through `wrap` first (the recording sees
-/// what the wrapped bot answers).
-pub fn play_recorded_with<'a, G: Game>(
-    entries: &[Entry<G>],
-    seed: u64,
-    config: &G::Config,
-    wrap: impl Fn(usize, Box<dyn Bot<G>>) -> Box<dyn Bot<G> + 'a>,
-) -> (Outcome, Replay<G>) {
-    let tape = Rc::new(RefCell::new(Vec::new()));
-    let outcome =
-        crate::tournament::play_game_with(entries, seed, config, |i, bot| G::record(wrap(i, bot), Rc::clone(&tape)));
-    let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
-    let calls = Rc::try_unwrap(tape).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
-    let config = match serde_json::to_value(config) {
-        Ok(serde_json::Value::Object(map)) => map,
-        _ => serde_json::Map::new(),
-    };
-    let header =
-        Header { game: G::NAME.to_owned(), seed, names, turns: outcome.turns, scores: outcome.scores.clone(), config };
-    (outcome, Replay { header, calls })
 }
 
 /// The game a replay file is of, read from its header (for dispatching to the game).
