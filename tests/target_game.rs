@@ -489,7 +489,7 @@ fn entries_tied_on_points_are_ranked_by_their_best_copys_mean_distance() {
 
 #[test]
 fn a_games_outcome_carries_each_entrys_best_distance() {
-    use arena::game::Game as _;
+    use arena::game::Rules as _;
     let entries: Vec<arena::bot::Entry<arena::games::target::InvisibleTarget>> = (0..2)
         .map(|i| arena::bot::Entry::builtin(format!("Still{i}"), || |_: &arena::abi::target::TargetContext<'_>| 2u32))
         .collect();

@@ -18,17 +18,15 @@ use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use rand::Rng;
 use zombies_plugin_abi::Random;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
-use crate::bot::{Bot, BotFactory, CallStats, Plays};
+pub use crate::bot::Plays;
+use crate::bot::{Bot, BotFactory};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
 use crate::replay::{Replay, ReplayError};
+pub use crate::rules::{GameRng, Outcome, Rules, random_source};
 
 /// How a tournament ranks entries by their per-game scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -44,24 +42,6 @@ pub enum Ranking {
     /// match points per pair (win 1, draw 1/2, by mean score in the first seat against
     /// each other), then the margin of those means, then the total of them.
     Pairs,
-}
-
-/// The result of one finished game.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Outcome {
-    /// The game's seed.
-    pub seed: u64,
-    /// Turns played.
-    pub turns: u32,
-    /// Score per entry, indexed like the entry names.
-    pub scores: Vec<u32>,
-    /// Bot call counters per entry.
-    pub stats: Vec<CallStats>,
-    /// Per entry, the measure that breaks ties of the ranking key, lower being better
-    /// (target: the distance of its best copy to the target at the end); empty for
-    /// games without one.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tiebreak: Vec<f64>,
 }
 
 /// The calls a recording bot writes (shared by the entries of one game, in call order).
@@ -90,32 +70,15 @@ pub fn next_call<C: Clone>(
 
 /// A game the arena can host. See the module doc for what belongs here; what its bots
 /// see and answer is [`Plays`].
-pub trait Game: Plays {
-    /// The game's name on the command line, in replays and in libraries (`zombies`).
-    const NAME: &'static str;
+pub trait Game: Rules {
     /// How its tournaments rank entries.
     const RANKING: Ranking;
-    /// Version of how the engine plays a seed: bumped whenever the same seed and
-    /// answers would make another game; replays re-play only under the same.
-    const RULES_VERSION: u16;
-    /// The game's options beyond its rules (sent to workers, stored in replays).
-    type Config: Clone + fmt::Debug + Default + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static;
     /// One bot call as a replay stores it.
     type Call: Clone + fmt::Debug + PartialEq + Send + 'static;
 
     /// What [`Outcome::turns`] counts, in messages and pages ("turns"; target: "rounds",
     /// since its turn is one player's move).
     const TURNS: &'static str = "turns";
-
-    /// Checks option values before any game is played: a value the rules cannot play
-    /// (a probability above 1, a limit of 0 turns) is an error naming the option.
-    fn check_config(config: &Self::Config) -> Result<(), String> {
-        let _ = config;
-        Ok(())
-    }
-
-    /// Plays one game with one bot per entry (indexed like `names`) to its end.
-    fn play(names: &[String], seed: u64, config: &Self::Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome;
 
     /// Games in one round of a tournament of `entries` entries (default 1: every game
     /// seats every entry). A tournament of `R` rounds plays `R * games_per_round` games.
@@ -130,12 +93,6 @@ pub trait Game: Plays {
     fn lineup(entries: usize, index: u64) -> Vec<usize> {
         let _ = index;
         (0..entries).collect()
-    }
-
-    /// Checks a set of entry names (non-empty, unique are checked by the loaders):
-    /// names this game reserves for itself.
-    fn reserved_names() -> &'static [&'static str] {
-        &[]
     }
 
     // ----- bots of each kind ---------------------------------------------------------
@@ -162,24 +119,6 @@ pub trait Game: Plays {
     fn read_calls(bytes: &[u8]) -> Result<Vec<Self::Call>, ReplayError>;
     /// The replay as one self-contained HTML page.
     fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError>;
-}
-
-/// The generator behind every random choice of a game (PCG, seeded once per game).
-pub type GameRng = rand_pcg::Pcg64Mcg;
-
-/// The bots' view of a generator: a [`Random`] that draws from `rng` for as long as the
-/// borrow lasts.
-#[inline]
-pub fn random_source(rng: &mut GameRng) -> Random<'_> {
-    // SAFETY: `rng` is exclusively borrowed for the Random's lifetime, and `next_u64`
-    // casts the pointer back to the same type.
-    unsafe { Random::from_raw((rng as *mut GameRng).cast::<c_void>(), next_u64) }
-}
-
-extern "C" fn next_u64(state: *mut c_void) -> u64 {
-    // SAFETY: `state` is the `GameRng` a `Random` was made from (see `random_source`).
-    let rng = unsafe { &mut *state.cast::<GameRng>() };
-    rng.next_u64()
 }
 
 /// Runs `f` with a [`Random`] that draws from `random` and counts the draws (replays

@@ -18,6 +18,7 @@ pub mod plot;
 pub mod process;
 pub mod replay;
 pub mod report;
+pub mod rules;
 pub mod tournament;
 
 pub use zombies_plugin_abi as abi;

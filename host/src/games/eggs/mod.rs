@@ -21,7 +21,7 @@ use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, MEMORY_CAP, NOTHING};
 
 use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
-use crate::game::{Outcome, PlaybackTape, Ranking, Tape, random_source};
+use crate::game::{Outcome, PlaybackTape, Ranking, Rules, Tape, random_source};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -47,11 +47,10 @@ impl Plays for EggHunt {
     }
 }
 
-impl crate::game::Game for EggHunt {
+impl Rules for EggHunt {
     const NAME: &'static str = "eggs";
-    /// The seed's rule: mean eggs per game, ties by median.
-    const RANKING: Ranking = Ranking::Mean;
     const RULES_VERSION: u16 = 1;
+    type Config = EggsConfig;
 
     fn check_config(config: &EggsConfig) -> Result<(), String> {
         match config.max_turns {
@@ -59,12 +58,17 @@ impl crate::game::Game for EggHunt {
             _ => Ok(()),
         }
     }
-    type Config = EggsConfig;
-    type Call = replay::Call;
 
     fn play(names: &[String], seed: u64, config: &EggsConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_| {})
     }
+}
+
+impl crate::game::Game for EggHunt {
+    /// The seed's rule: mean eggs per game, ties by median.
+    const RANKING: Ranking = Ranking::Mean;
+
+    type Call = replay::Call;
 
     fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
         native::bots(module)

@@ -45,7 +45,7 @@ pub use state::{Airstrike, Command, Contents, Crate, Human, Side, State, Wall, Z
 pub use view::View;
 
 use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
-use crate::game::{Game, GameRng, Outcome, PlaybackTape, Ranking, Tape, random_source};
+use crate::game::{Game, GameRng, Outcome, PlaybackTape, Ranking, Rules, Tape, random_source};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -74,13 +74,14 @@ impl Plays for HexGame {
     }
 }
 
-impl Game for HexGame {
+impl Rules for HexGame {
     const NAME: &'static str = "hex";
-    /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival
-    /// margin, then survival.
-    const RANKING: Ranking = Ranking::Pairs;
-    /// A game's length counts half-turns (each side's own moves), as the rules do.
-    const TURNS: &'static str = "half-turns";
+
+    /// 2: spawning is a side command of the whole half-turn (a `spawn_zombie` in a unit
+    /// call, skipped in version 1, now runs), so version-1 replays may not re-play.
+    const RULES_VERSION: u16 = 2;
+
+    type Config = HexConfig;
 
     fn check_config(config: &HexConfig) -> Result<(), String> {
         match config.max_turns {
@@ -88,15 +89,21 @@ impl Game for HexGame {
             _ => Ok(()),
         }
     }
-    /// 2: spawning is a side command of the whole half-turn (a `spawn_zombie` in a unit
-    /// call, skipped in version 1, now runs), so version-1 replays may not re-play.
-    const RULES_VERSION: u16 = 2;
-    type Config = HexConfig;
-    type Call = replay::Call;
 
     fn play(names: &[String], seed: u64, config: &HexConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_| {})
     }
+}
+
+impl Game for HexGame {
+    /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival
+    /// margin, then survival.
+    const RANKING: Ranking = Ranking::Pairs;
+
+    /// A game's length counts half-turns (each side's own moves), as the rules do.
+    const TURNS: &'static str = "half-turns";
+
+    type Call = replay::Call;
 
     /// Every ordered pair of different entries, once per round.
     fn games_per_round(entries: usize) -> u64 {

@@ -22,7 +22,7 @@ use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::target::TargetContext;
 
 use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
-use crate::game::{Outcome, PlaybackTape, Ranking, Tape, random_source};
+use crate::game::{Outcome, PlaybackTape, Ranking, Rules, Tape, random_source};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -59,13 +59,10 @@ impl Plays for InvisibleTarget {
     }
 }
 
-impl crate::game::Game for InvisibleTarget {
+impl Rules for InvisibleTarget {
     const NAME: &'static str = "target";
-    /// The rules': total points over the games (ties by the mean distance of the
-    /// entry's best copy to the target at the end).
-    const RANKING: Ranking = Ranking::Total;
     const RULES_VERSION: u16 = 1;
-    const TURNS: &'static str = "rounds";
+    type Config = TargetConfig;
 
     fn check_config(config: &TargetConfig) -> Result<(), String> {
         if !(0.0..=1.0).contains(&config.q) {
@@ -76,12 +73,19 @@ impl crate::game::Game for InvisibleTarget {
         }
         Ok(())
     }
-    type Config = TargetConfig;
-    type Call = replay::Call;
 
     fn play(names: &[String], seed: u64, config: &TargetConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_, _| {})
     }
+}
+
+impl crate::game::Game for InvisibleTarget {
+    /// The rules': total points over the games (ties by the mean distance of the
+    /// entry's best copy to the target at the end).
+    const RANKING: Ranking = Ranking::Total;
+
+    const TURNS: &'static str = "rounds";
+    type Call = replay::Call;
 
     fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
         native::bots(module)

@@ -30,7 +30,7 @@ use crate::bot::{Bot, BotError, BotFactory, Plays};
 /// The most players per entry `--set players_per_entry` may ask for (the board grows
 /// with them: 10,000 per entry is already a board of 409 cells a side per entry).
 pub const MAX_PLAYERS_PER_ENTRY: u32 = 10_000;
-use crate::game::{Outcome, PlaybackTape, Ranking, Tape};
+use crate::game::{Outcome, PlaybackTape, Ranking, Rules, Tape};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -52,11 +52,13 @@ impl Plays for Zombies {
     }
 }
 
-impl crate::game::Game for Zombies {
+impl Rules for Zombies {
     const NAME: &'static str = "zombies";
-    const RANKING: Ranking = Ranking::Median;
+
     /// 2: bitten players are turned row by row.
     const RULES_VERSION: u16 = 2;
+
+    type Config = GameConfig;
 
     fn check_config(config: &GameConfig) -> Result<(), String> {
         if !(1..=MAX_PLAYERS_PER_ENTRY).contains(&config.players_per_entry) {
@@ -70,8 +72,6 @@ impl crate::game::Game for Zombies {
             _ => Ok(()),
         }
     }
-    type Config = GameConfig;
-    type Call = replay::Call;
 
     fn play(names: &[String], seed: u64, config: &GameConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         Game::new(names.to_vec(), seed, *config).play(bots)
@@ -80,6 +80,11 @@ impl crate::game::Game for Zombies {
     fn reserved_names() -> &'static [&'static str] {
         &["Zombie", "DeadBody"]
     }
+}
+
+impl crate::game::Game for Zombies {
+    const RANKING: Ranking = Ranking::Median;
+    type Call = replay::Call;
 
     fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
         native::bots(module)
