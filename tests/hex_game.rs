@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use arena::abi::hex::{CALL_SPAWN_HUMANS, HexAnswer, HexCommand, HexContext};
 use arena::bot::{Entry, EntryKind};
-use arena::game::{Game, Ranking};
+use arena::game::{Game, Ranking, Recorded};
 use arena::games::hex::{HexCall, HexConfig, HexGame};
 use arena::limits::TimeBank;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};

@@ -17,7 +17,7 @@ use arena::abi::hex::{
     NO_UNIT, ZOMBIES, cmd,
 };
 use arena::bot::{Bot, BotError, Entry, EntryKind, TimeLeft};
-use arena::game::{Game, Outcome};
+use arena::game::{Outcome, Recorded};
 use arena::games::hex::{
     Contents, Event, Hex, HexCall, HexConfig, HexGame, Refusal, Side, SideChannel, SideInfo, Verdict, play,
 };

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use arena::abi::target::{NO_WALL, TargetContext};
 use arena::bot::{Entry, EntryKind};
-use arena::game::Game;
+use arena::game::Recorded;
 use arena::games::target::rules::Target;
 use arena::games::target::{InvisibleTarget, TargetConfig, play, viewer};
 use arena::games::zombies::Zombies;

@@ -21,7 +21,7 @@ use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, MEMORY_CAP, NOTHING};
 
 use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
-use crate::game::{Outcome, PlaybackTape, Ranking, Rules, Tape, random_source};
+use crate::game::{Outcome, PlaybackTape, Ranking, Recorded, Rules, Tape, random_source};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -64,27 +64,8 @@ impl Rules for EggHunt {
     }
 }
 
-impl crate::game::Game for EggHunt {
-    /// The seed's rule: mean eggs per game, ties by median.
-    const RANKING: Ranking = Ranking::Mean;
-
+impl Recorded for EggHunt {
     type Call = replay::Call;
-
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        native::bots(module)
-    }
-
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        rhai::bots(script)
-    }
-
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        lua::bots(script)
-    }
-
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        program::bots(program)
-    }
 
     fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
         Box::new(replay::Recording { inner, tape })
@@ -104,6 +85,27 @@ impl crate::game::Game for EggHunt {
 
     fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
         viewer::render(replay)
+    }
+}
+
+impl crate::game::Game for EggHunt {
+    /// The seed's rule: mean eggs per game, ties by median.
+    const RANKING: Ranking = Ranking::Mean;
+
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
     }
 }
 

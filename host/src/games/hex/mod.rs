@@ -45,7 +45,7 @@ pub use state::{Airstrike, Command, Contents, Crate, Human, Side, State, Wall, Z
 pub use view::View;
 
 use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
-use crate::game::{Game, GameRng, Outcome, PlaybackTape, Ranking, Rules, Tape, random_source};
+use crate::game::{Game, GameRng, Outcome, PlaybackTape, Ranking, Recorded, Rules, Tape, random_source};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -95,6 +95,30 @@ impl Rules for HexGame {
     }
 }
 
+impl Recorded for HexGame {
+    type Call = replay::Call;
+
+    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
+        Box::new(replay::Recording { inner, tape })
+    }
+
+    fn playback(tape: PlaybackTape<replay::Call>) -> Box<dyn Bot<Self>> {
+        Box::new(replay::Playback { tape })
+    }
+
+    fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
+        replay::write_calls(calls, out)
+    }
+
+    fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, ReplayError> {
+        replay::read_calls(bytes)
+    }
+
+    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
+        viewer::render(replay)
+    }
+}
+
 impl Game for HexGame {
     /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival
     /// margin, then survival.
@@ -102,8 +126,6 @@ impl Game for HexGame {
 
     /// A game's length counts half-turns (each side's own moves), as the rules do.
     const TURNS: &'static str = "half-turns";
-
-    type Call = replay::Call;
 
     /// Every ordered pair of different entries, once per round.
     fn games_per_round(entries: usize) -> u64 {
@@ -141,26 +163,6 @@ impl Game for HexGame {
 
     fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
         program::bots(program)
-    }
-
-    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
-        Box::new(replay::Recording { inner, tape })
-    }
-
-    fn playback(tape: PlaybackTape<replay::Call>) -> Box<dyn Bot<Self>> {
-        Box::new(replay::Playback { tape })
-    }
-
-    fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
-        replay::write_calls(calls, out)
-    }
-
-    fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, ReplayError> {
-        replay::read_calls(bytes)
-    }
-
-    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
-        viewer::render(replay)
     }
 }
 

@@ -22,7 +22,7 @@ use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::target::TargetContext;
 
 use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
-use crate::game::{Outcome, PlaybackTape, Ranking, Rules, Tape, random_source};
+use crate::game::{Outcome, PlaybackTape, Ranking, Recorded, Rules, Tape, random_source};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -79,29 +79,8 @@ impl Rules for InvisibleTarget {
     }
 }
 
-impl crate::game::Game for InvisibleTarget {
-    /// The rules': total points over the games (ties by the mean distance of the
-    /// entry's best copy to the target at the end).
-    const RANKING: Ranking = Ranking::Total;
-
-    const TURNS: &'static str = "rounds";
+impl Recorded for InvisibleTarget {
     type Call = replay::Call;
-
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        native::bots(module)
-    }
-
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        rhai::bots(script)
-    }
-
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        lua::bots(script)
-    }
-
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        program::bots(program)
-    }
 
     fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
         Box::new(replay::Recording { inner, tape })
@@ -121,6 +100,30 @@ impl crate::game::Game for InvisibleTarget {
 
     fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
         viewer::render(replay)
+    }
+}
+
+impl crate::game::Game for InvisibleTarget {
+    /// The rules': total points over the games (ties by the mean distance of the
+    /// entry's best copy to the target at the end).
+    const RANKING: Ranking = Ranking::Total;
+
+    const TURNS: &'static str = "rounds";
+
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
     }
 }
 

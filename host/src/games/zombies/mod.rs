@@ -30,7 +30,7 @@ use crate::bot::{Bot, BotError, BotFactory, Plays};
 /// The most players per entry `--set players_per_entry` may ask for (the board grows
 /// with them: 10,000 per entry is already a board of 409 cells a side per entry).
 pub const MAX_PLAYERS_PER_ENTRY: u32 = 10_000;
-use crate::game::{Outcome, PlaybackTape, Ranking, Rules, Tape};
+use crate::game::{Outcome, PlaybackTape, Ranking, Recorded, Rules, Tape};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -82,25 +82,8 @@ impl Rules for Zombies {
     }
 }
 
-impl crate::game::Game for Zombies {
-    const RANKING: Ranking = Ranking::Median;
+impl Recorded for Zombies {
     type Call = replay::Call;
-
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        native::bots(module)
-    }
-
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        rhai::bots(script)
-    }
-
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        lua::bots(script)
-    }
-
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        program::bots(program)
-    }
 
     fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
         Box::new(replay::Recording { inner, tape })
@@ -120,6 +103,26 @@ impl crate::game::Game for Zombies {
 
     fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
         viewer::render(replay)
+    }
+}
+
+impl crate::game::Game for Zombies {
+    const RANKING: Ranking = Ranking::Median;
+
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
     }
 }
 
