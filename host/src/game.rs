@@ -5,20 +5,30 @@
 //! A game (a directory `games/<game>/`) is one module implementing [`Game`]: its
 //! rules, what its bots see and answer, how each kind of bot plays it (native ABI,
 //! Rhai, Lua, program protocol), what its replays record, how its viewer draws, and
-//! its benchmark workloads. This module holds the trait and the types every game
-//! shares; it has no rules.
+//! its benchmark workloads. [`Game`] is the sum of the contract's parts, each owned by
+//! the layer that uses it, so that no module below this one needs the whole game
+//! (ARCHITECTURE.md, "Layers"):
+//!
+//! - [`Plays`] (`bot`): what a bot sees and answers, and the turn of a call;
+//! - [`Rules`] (`rules`): the name, the version of the rules, the options, and one game
+//!   played to its [`Outcome`];
+//! - [`NativeBots`], [`ScriptBots`], [`ProgramBots`] (`loaders`): the bots of each kind;
+//! - [`Recorded`] (`replay`): a call as replays store it, recording, playback, viewer;
+//! - and here, what tournaments need on top: the [`Ranking`], what a game's length
+//!   counts, and which entries each game seats.
+//!
+//! This module re-exports the parts and the types games share, so a game (and any code
+//! above the contract) finds the whole contract here; it has no rules, and the modules
+//! below it never name it.
 //!
 //! **Architecture Invariant:** nothing outside `games/` names a particular game, except
 //! the registry in `games/mod.rs` that maps a name to its type and its workloads (the
 //! CLI dispatches through it; `tests/layout.rs` checks this).
 
-use std::sync::Arc;
-
-use crate::bot::BotFactory;
 pub use crate::bot::Plays;
-use crate::loaders::native::NativeModule;
-use crate::loaders::program::Program;
-use crate::loaders::scripts::Script;
+pub use crate::loaders::native::NativeBots;
+pub use crate::loaders::program::ProgramBots;
+pub use crate::loaders::scripts::ScriptBots;
 pub use crate::replay::{PlaybackTape, Recorded, Tape, count_draws, next_call};
 pub use crate::rules::{GameRng, Outcome, Rules, random_source};
 
@@ -38,9 +48,9 @@ pub enum Ranking {
     Pairs,
 }
 
-/// A game the arena can host. See the module doc for what belongs here; what its bots
-/// see and answer is [`Plays`].
-pub trait Game: Rules + Recorded {
+/// A game the arena can host: the parts of the contract (see the module doc), and what
+/// tournaments need on top. Code above the contract is generic over `G: Game`.
+pub trait Game: Rules + Recorded + NativeBots + ScriptBots + ProgramBots {
     /// How its tournaments rank entries.
     const RANKING: Ranking;
 
@@ -62,15 +72,4 @@ pub trait Game: Rules + Recorded {
         let _ = index;
         (0..entries).collect()
     }
-
-    // ----- bots of each kind ---------------------------------------------------------
-
-    /// The bots of a native library that declares this game.
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String>;
-    /// The bots of a Rhai script.
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String>;
-    /// The bots of a Lua script.
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String>;
-    /// The bots of a program speaking this game's text protocol.
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String>;
 }

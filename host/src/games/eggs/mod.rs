@@ -20,8 +20,10 @@ use std::time::Instant;
 use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, MEMORY_CAP, NOTHING};
 
-use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
-use crate::game::{Outcome, PlaybackTape, Ranking, Recorded, Rules, Tape, random_source};
+use crate::bot::{Bot, BotError, BotFactory, CallStats};
+use crate::game::{
+    NativeBots, Outcome, PlaybackTape, Plays, ProgramBots, Ranking, Recorded, Rules, ScriptBots, Tape, random_source,
+};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -88,14 +90,13 @@ impl Recorded for EggHunt {
     }
 }
 
-impl crate::game::Game for EggHunt {
-    /// The seed's rule: mean eggs per game, ties by median.
-    const RANKING: Ranking = Ranking::Mean;
-
+impl NativeBots for EggHunt {
     fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
         native::bots(module)
     }
+}
 
+impl ScriptBots for EggHunt {
     fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
         rhai::bots(script)
     }
@@ -103,10 +104,17 @@ impl crate::game::Game for EggHunt {
     fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
         lua::bots(script)
     }
+}
 
+impl ProgramBots for EggHunt {
     fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
         program::bots(program)
     }
+}
+
+impl crate::game::Game for EggHunt {
+    /// The seed's rule: mean eggs per game, ties by median.
+    const RANKING: Ranking = Ranking::Mean;
 }
 
 /// Test and benchmark bots are closures from a context to an answer.

@@ -44,8 +44,11 @@ pub use side::{SideChannel, SideInfo, Verdict};
 pub use state::{Airstrike, Command, Contents, Crate, Human, Side, State, Wall, Zombie};
 pub use view::View;
 
-use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
-use crate::game::{Game, GameRng, Outcome, PlaybackTape, Ranking, Recorded, Rules, Tape, random_source};
+use crate::bot::{Bot, BotError, BotFactory, CallStats};
+use crate::game::{
+    Game, GameRng, NativeBots, Outcome, PlaybackTape, Plays, ProgramBots, Ranking, Recorded, Rules, ScriptBots, Tape,
+    random_source,
+};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -119,6 +122,28 @@ impl Recorded for HexGame {
     }
 }
 
+impl NativeBots for HexGame {
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+}
+
+impl ScriptBots for HexGame {
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+}
+
+impl ProgramBots for HexGame {
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
+    }
+}
+
 impl Game for HexGame {
     /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival
     /// margin, then survival.
@@ -147,22 +172,6 @@ impl Game for HexGame {
             b += 1;
         }
         vec![a as usize, b as usize]
-    }
-
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        native::bots(module)
-    }
-
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        rhai::bots(script)
-    }
-
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        lua::bots(script)
-    }
-
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        program::bots(program)
     }
 }
 

@@ -21,8 +21,10 @@ use std::time::Instant;
 use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::target::TargetContext;
 
-use crate::bot::{Bot, BotError, BotFactory, CallStats, Plays};
-use crate::game::{Outcome, PlaybackTape, Ranking, Recorded, Rules, Tape, random_source};
+use crate::bot::{Bot, BotError, BotFactory, CallStats};
+use crate::game::{
+    NativeBots, Outcome, PlaybackTape, Plays, ProgramBots, Ranking, Recorded, Rules, ScriptBots, Tape, random_source,
+};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -103,17 +105,13 @@ impl Recorded for InvisibleTarget {
     }
 }
 
-impl crate::game::Game for InvisibleTarget {
-    /// The rules': total points over the games (ties by the mean distance of the
-    /// entry's best copy to the target at the end).
-    const RANKING: Ranking = Ranking::Total;
-
-    const TURNS: &'static str = "rounds";
-
+impl NativeBots for InvisibleTarget {
     fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
         native::bots(module)
     }
+}
 
+impl ScriptBots for InvisibleTarget {
     fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
         rhai::bots(script)
     }
@@ -121,10 +119,20 @@ impl crate::game::Game for InvisibleTarget {
     fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
         lua::bots(script)
     }
+}
 
+impl ProgramBots for InvisibleTarget {
     fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
         program::bots(program)
     }
+}
+
+impl crate::game::Game for InvisibleTarget {
+    /// The rules': total points over the games (ties by the mean distance of the
+    /// entry's best copy to the target at the end).
+    const RANKING: Ranking = Ranking::Total;
+
+    const TURNS: &'static str = "rounds";
 }
 
 /// Test and benchmark bots are closures from a context to a move.

@@ -25,12 +25,12 @@ pub use game::{
 };
 use zombies_plugin_abi::{Action, Context, Direction, Id};
 
-use crate::bot::{Bot, BotError, BotFactory, Plays};
+use crate::bot::{Bot, BotError, BotFactory};
 
 /// The most players per entry `--set players_per_entry` may ask for (the board grows
 /// with them: 10,000 per entry is already a board of 409 cells a side per entry).
 pub const MAX_PLAYERS_PER_ENTRY: u32 = 10_000;
-use crate::game::{Outcome, PlaybackTape, Ranking, Recorded, Rules, Tape};
+use crate::game::{NativeBots, Outcome, PlaybackTape, Plays, ProgramBots, Ranking, Recorded, Rules, ScriptBots, Tape};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -106,13 +106,13 @@ impl Recorded for Zombies {
     }
 }
 
-impl crate::game::Game for Zombies {
-    const RANKING: Ranking = Ranking::Median;
-
+impl NativeBots for Zombies {
     fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
         native::bots(module)
     }
+}
 
+impl ScriptBots for Zombies {
     fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
         rhai::bots(script)
     }
@@ -120,10 +120,16 @@ impl crate::game::Game for Zombies {
     fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
         lua::bots(script)
     }
+}
 
+impl ProgramBots for Zombies {
     fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
         program::bots(program)
     }
+}
+
+impl crate::game::Game for Zombies {
+    const RANKING: Ranking = Ranking::Median;
 }
 
 /// Test and benchmark bots are closures from a context to an action.
