@@ -4,7 +4,7 @@
 //! through here, so a game is the same game wherever it is played.
 //!
 //! This module plays one game at a time, with the bots it is given (wrapped as the
-//! caller says: limits, recording). It is not the rules (each game's `Game::play`),
+//! caller says: limits, recording). It is not the rules (each game's `Rules::play`),
 //! does not limit bots (`limits`), isolate them (`isolate`), or schedule, rank or
 //! merge games (`tournament`).
 
