@@ -2,7 +2,8 @@
 //! tournament's seed and the game's index, played in parallel, ranked as the game says
 //! (zombies by median score, eggs by mean). Written once for every [`Game`].
 //!
-//! This module plays games, and summarises and merges results; it does not load
+//! This module plays games (each one through `crate::play`, in this process or in a
+//! worker of `crate::isolate`), and summarises and merges results; it does not load
 //! entries, print, or write files (the CLI does).
 //!
 //! **Architecture Invariant:** game `i` of a tournament with seed `S` is exactly the
