@@ -5,7 +5,8 @@ use arena::bot::Entry;
 use arena::games::eggs::rules::Event;
 use arena::games::eggs::viewer as html;
 use arena::games::eggs::{EggHunt, EggsConfig, answer};
-use arena::replay::{ReplayError, play_recorded};
+use arena::play::play_recorded;
+use arena::replay::ReplayError;
 use serde_json::Value;
 
 type Replay = arena::replay::Replay<EggHunt>;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use arena::abi::hex::{CALL_SPAWN_HUMANS, HexAnswer, HexCommand, HexContext};
 use arena::bot::{Entry, EntryKind};
-use arena::game::{Game, Ranking};
+use arena::game::{Game, Ranking, Recorded};
 use arena::games::hex::{HexCall, HexConfig, HexGame};
 use arena::limits::TimeBank;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
@@ -385,7 +385,7 @@ fn a_spent_time_bank_kills_the_humans_or_ends_the_game_for_the_zombies() {
 #[test]
 fn replays_round_trip_and_the_page_is_self_contained() {
     let entries = [basic("Basic"), basic("Other")];
-    let (outcome, replay) = arena::replay::play_recorded(&entries, 11, &HexConfig::default());
+    let (outcome, replay) = arena::play::play_recorded(&entries, 11, &HexConfig::default());
     assert!(outcome.turns > 10);
     let bytes = replay.to_bytes();
     let back = Replay::<HexGame>::from_bytes(&bytes).unwrap();
@@ -403,7 +403,7 @@ fn replays_round_trip_and_the_page_is_self_contained() {
         assert!(Replay::<HexGame>::from_bytes(&bytes[..cut]).and_then(|r| r.verify()).is_err());
     }
     // A replay of one entry playing itself (arena play with one entry).
-    let (_, solo) = arena::replay::play_recorded(&[basic("Solo")], 2, &HexConfig { max_turns: Some(50) });
+    let (_, solo) = arena::play::play_recorded(&[basic("Solo")], 2, &HexConfig { max_turns: Some(50) });
     solo.verify().unwrap();
     HexGame::viewer_page(&solo).unwrap();
 }
@@ -737,7 +737,7 @@ fn the_lua_rhai_and_python_baselines_make_the_same_decisions() {
     let games: Vec<_> = entries
         .iter()
         .map(|e| {
-            let (outcome, replay) = arena::replay::play_recorded(&[e.clone(), e.renamed("copy")], 4, &config);
+            let (outcome, replay) = arena::play::play_recorded(&[e.clone(), e.renamed("copy")], 4, &config);
             for s in &outcome.stats {
                 assert_eq!((s.errors, s.overruns), (0, 0), "{}: {s:?}", e.name);
             }

@@ -17,7 +17,7 @@ use arena::abi::hex::{
     NO_UNIT, ZOMBIES, cmd,
 };
 use arena::bot::{Bot, BotError, Entry, EntryKind, TimeLeft};
-use arena::game::{Game, Outcome};
+use arena::game::{Outcome, Recorded};
 use arena::games::hex::{
     Contents, Event, Hex, HexCall, HexConfig, HexGame, Refusal, Side, SideChannel, SideInfo, Verdict, play,
 };
@@ -897,7 +897,7 @@ fn side_games_replay_exactly_and_the_page_shows_the_side_turns() {
     let config = HexConfig { max_turns: Some(150) };
     for e in &entries {
         for seats in [[e.clone(), basic("Basic")], [basic("Basic"), e.clone()]] {
-            let (outcome, replay) = arena::replay::play_recorded(&seats, 9, &config);
+            let (outcome, replay) = arena::play::play_recorded(&seats, 9, &config);
             let sides = replay.calls.iter().filter(|c| c.side.is_some()).count();
             assert_eq!(sides, 75, "{}: {sides} side calls recorded", e.name);
             let bytes = replay.to_bytes();
@@ -929,7 +929,7 @@ fn the_rust_lua_and_python_legions_make_the_same_decisions() {
     let games: Vec<_> = entries
         .iter()
         .map(|e| {
-            let (outcome, replay) = arena::replay::play_recorded(&[e.clone(), e.renamed("copy")], 4, &config);
+            let (outcome, replay) = arena::play::play_recorded(&[e.clone(), e.renamed("copy")], 4, &config);
             for s in &outcome.stats {
                 assert_eq!((s.errors, s.overruns), (0, 0), "{}: {s:?}", e.name);
             }

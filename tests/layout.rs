@@ -6,6 +6,12 @@
 //! The games are not listed here: they are read from the registry's `with_game!` (each
 //! game's module and type) and checked against the directories under `games/`, so a
 //! new game is checked as soon as it is registered.
+//!
+//! And the library's modules are layered (ARCHITECTURE.md, "Layers"): each module uses
+//! only modules of its own layer or of lower ones, and those of one layer form no cycle.
+//! The layers are [`LAYERS`] below; the check reads every path to another module in the
+//! code of every file under `host/src` (comments and strings skipped, unit tests
+//! included) and names the file, the line and the use that climbs.
 
 use std::path::{Path, PathBuf};
 
@@ -191,6 +197,568 @@ fn nothing_outside_the_games_directory_names_a_game_but_the_registry() {
         problems.is_empty(),
         "only host/src/games/ (and its registry, games/mod.rs) may name a game; move the code to its game, or \
          dispatch through the registry:\n{}",
+        problems.join("\n")
+    );
+}
+
+// ----- layers ---------------------------------------------------------------------------
+
+/// The library's layers, lowest first (ARCHITECTURE.md, "Layers"): a module may use the
+/// modules of its own layer and of lower ones, never those of a higher layer, and the
+/// modules of one layer form no cycle. A module is a top-level module of `host/src`
+/// (`games` is one, every game in it), except those of [`SPLIT`], whose submodules are
+/// layered each on its own; `lib` is the crate root and `cli` the binary (`main.rs` and
+/// `cli/`, which reach the library as `arena::...`).
+const LAYERS: &[(&str, &[&str])] = &[
+    ("base", &["clock", "alloc_meter", "process"]),
+    ("contract", &["bot", "rules"]),
+    (
+        "loaders and replays",
+        &["loaders::log", "loaders::scripts", "loaders::native", "loaders::program", "loaders", "replay"],
+    ),
+    ("the game", &["game"]),
+    ("playing", &["limits", "play"]),
+    ("isolation", &["isolate"]),
+    ("tournaments", &["tournament"]),
+    ("tools", &["plot", "bench", "kit"]),
+    ("games", &["games"]),
+    ("reports", &["report"]),
+    ("crate root", &["lib"]),
+    ("binary", &["cli"]),
+];
+
+/// Modules whose submodules sit in layers of their own (`loaders::native`, ...); the
+/// module's own file (`loaders/mod.rs`) is the module itself (`loaders`).
+const SPLIT: &[&str] = &["loaders"];
+
+/// One path from a file's code to another module of [`LAYERS`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Use {
+    /// The file, relative to `host/src`.
+    file: String,
+    line: usize,
+    /// The module the file belongs to.
+    from: String,
+    /// The module the path names.
+    to: String,
+}
+
+/// Where a raw string starts at `chars[i]` (`r"`, `r#"`, `br"`, ...): the index of its
+/// opening quote and its number of hashes.
+fn raw_string_at(chars: &[char], i: usize) -> Option<(usize, usize)> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    if i > 0 && ident(chars[i - 1]) {
+        return None;
+    }
+    let mut j = match (chars[i], chars.get(i + 1)) {
+        ('r', _) => i + 1,
+        ('b', Some('r')) => i + 2,
+        _ => return None,
+    };
+    let hashes_from = j;
+    while chars.get(j) == Some(&'#') {
+        j += 1;
+    }
+    (chars.get(j) == Some(&'"')).then_some((j, j - hashes_from))
+}
+
+/// `text` with every comment, string and character literal blanked out (newlines kept,
+/// so lines still count): only code is left to read paths from.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    // Blanks `chars[from..to]` (clamped to the end).
+    let blank = |out: &mut String, from: usize, to: usize| {
+        for &c in &chars[from..to.min(chars.len())] {
+            out.push(if c == '\n' { '\n' } else { ' ' });
+        }
+    };
+    let mut i = 0;
+    while i < chars.len() {
+        let (c, next) = (chars[i], chars.get(i + 1).copied());
+        let end = if c == '/' && next == Some('/') {
+            chars[i..].iter().position(|&d| d == '\n').map_or(chars.len(), |at| i + at)
+        } else if c == '/' && next == Some('*') {
+            // Block comments nest.
+            let (mut j, mut depth) = (i, 0);
+            while j < chars.len() {
+                match (chars[j], chars.get(j + 1)) {
+                    ('/', Some('*')) => (depth, j) = (depth + 1, j + 2),
+                    ('*', Some('/')) => (depth, j) = (depth - 1, j + 2),
+                    _ => j += 1,
+                }
+                if depth == 0 {
+                    break;
+                }
+            }
+            j
+        } else if let Some((quote, hashes)) = raw_string_at(&chars, i) {
+            let close: Vec<char> = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+            chars[quote + 1..]
+                .windows(close.len())
+                .position(|w| w == close)
+                .map_or(chars.len(), |at| quote + 1 + at + close.len())
+        } else if c == '"' {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != '"' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            j + 1
+        } else if c == '\'' && next == Some('\\') {
+            // An escaped character ('\n', '\'', '\u{..}').
+            chars[i + 3..].iter().position(|&d| d == '\'').map_or(chars.len(), |at| i + 3 + at + 1)
+        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            // A character ('x'), not a lifetime ('a).
+            i + 3
+        } else {
+            out.push(c);
+            i += 1;
+            continue;
+        };
+        blank(&mut out, i, end);
+        i = end;
+    }
+    out
+}
+
+/// A token of code (after [`code_only`]), as far as paths need.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tok<'a> {
+    Ident(&'a str),
+    Path,
+    Open,
+    Close,
+    Comma,
+    Other,
+}
+
+fn code_tokens(code: &str) -> Vec<(usize, Tok<'_>)> {
+    let mut out = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let bytes = line.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b.is_ascii_alphabetic() || b == b'_' {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                out.push((n + 1, Tok::Ident(&line[start..i])));
+                continue;
+            }
+            let tok = match b {
+                b':' if bytes.get(i + 1) == Some(&b':') => {
+                    i += 1;
+                    Tok::Path
+                }
+                b'{' => Tok::Open,
+                b'}' => Tok::Close,
+                b',' => Tok::Comma,
+                b' ' | b'\t' | b'\r' => {
+                    i += 1;
+                    continue;
+                }
+                _ => Tok::Other,
+            };
+            out.push((n + 1, tok));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The paths of the use tree at `toks[at]` (a path, or a `{...}` group of them, nested
+/// or not), each `prefix` followed by its segments; `self` in a group names the group's
+/// prefix. Returns where the tree ends.
+fn use_tree(toks: &[(usize, Tok<'_>)], at: usize, prefix: &[String], out: &mut Vec<(usize, Vec<String>)>) -> usize {
+    match toks.get(at) {
+        Some((_, Tok::Open)) => {
+            let mut at = at + 1;
+            while let Some((_, t)) = toks.get(at) {
+                match t {
+                    Tok::Close => return at + 1,
+                    Tok::Comma => at += 1,
+                    _ => at = use_tree(toks, at, prefix, out).max(at + 1),
+                }
+            }
+            at
+        }
+        Some(&(line, Tok::Ident(first))) => {
+            let mut path = prefix.to_vec();
+            if first != "self" {
+                path.push(first.to_owned());
+            }
+            let mut at = at + 1;
+            while toks.get(at).map(|t| t.1) == Some(Tok::Path) {
+                match toks.get(at + 1) {
+                    Some((_, Tok::Ident(seg))) => {
+                        path.push((*seg).to_owned());
+                        at += 2;
+                    }
+                    Some((_, Tok::Open)) => return use_tree(toks, at + 1, &path, out),
+                    _ => break,
+                }
+            }
+            out.push((line, path));
+            at
+        }
+        _ => at,
+    }
+}
+
+/// The module path of a file (relative to `host/src`): `loaders/scripts/mod.rs` is
+/// `["loaders", "scripts"]`; `lib.rs` and `main.rs` are crate roots, `[]`.
+fn module_path(file: &str) -> Vec<String> {
+    let mut parts: Vec<String> = file.trim_end_matches(".rs").split('/').map(str::to_owned).collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// True for the binary's files (`main.rs`, `cli/`).
+fn is_binary(file: &str) -> bool {
+    file == "main.rs" || file.starts_with("cli/")
+}
+
+/// The module of [`LAYERS`] a file belongs to.
+fn file_module(file: &str) -> String {
+    if is_binary(file) {
+        return "cli".to_owned();
+    }
+    layer_module(&module_path(file))
+}
+
+/// The module of [`LAYERS`] of a module path.
+fn layer_module(path: &[String]) -> String {
+    match path {
+        [] => "lib".to_owned(),
+        [first, second, ..] if SPLIT.contains(&first.as_str()) => format!("{first}::{second}"),
+        [first, ..] => first.clone(),
+    }
+}
+
+/// What the library holds, as far as the check needs: its modules, its exported macros
+/// (named at the crate root, defined in a module), and the other crates its root
+/// re-exports (`abi`).
+#[derive(Debug, Default)]
+struct Crate {
+    /// The module path of every library file (`["loaders", "native"]`, `["bot"]`).
+    modules: Vec<Vec<String>>,
+    /// `#[macro_export]` macros by name, with the module defining each.
+    macros: Vec<(String, String)>,
+    /// Names the crate root re-exports from other crates (`pub use zombies_plugin_abi as abi`).
+    external: Vec<String>,
+}
+
+impl Crate {
+    fn read(files: &[(String, String)]) -> Crate {
+        let mut krate = Crate::default();
+        for (file, text) in files.iter().filter(|(f, _)| !is_binary(f)) {
+            krate.modules.push(module_path(file));
+            let code = code_only(text);
+            let toks = code_tokens(&code);
+            for (i, (_, t)) in toks.iter().enumerate() {
+                if *t == Tok::Ident("macro_export") {
+                    let name = toks[i..].windows(3).find_map(|w| match w {
+                        [(_, Tok::Ident("macro_rules")), (_, Tok::Other), (_, Tok::Ident(name))] => Some(*name),
+                        _ => None,
+                    });
+                    krate.macros.extend(name.map(|n| (n.to_owned(), file_module(file))));
+                }
+            }
+            if file == "lib.rs" {
+                for line in code.lines() {
+                    if let Some((source, name)) =
+                        line.trim().strip_prefix("pub use ").and_then(|l| l.trim_end_matches(';').split_once(" as "))
+                        && !source.starts_with("crate::")
+                    {
+                        krate.external.push(name.trim().to_owned());
+                    }
+                }
+            }
+        }
+        krate
+    }
+
+    /// The module of [`LAYERS`] that the crate path `path` names (`None`: another
+    /// crate), or what is wrong with it (no such module, macro or crate).
+    fn target(&self, path: &[String]) -> Result<Option<String>, String> {
+        let Some(first) = path.first() else { return Ok(Some("lib".to_owned())) };
+        if let Some((_, module)) = self.macros.iter().find(|(m, _)| m == first) {
+            return Ok(Some(module.clone()));
+        }
+        if self.external.contains(first) {
+            return Ok(None);
+        }
+        if !self.modules.iter().any(|m| m.first() == Some(first)) {
+            return Err(format!("crate::{first}, which is no module of host/src"));
+        }
+        // `loaders::Skipped` is `loaders` itself; `loaders::native::...` is its submodule.
+        let sub = path.len() > 1 && self.modules.iter().any(|m| m[..] == path[..2]);
+        Ok(Some(if sub { layer_module(&path[..2]) } else { first.clone() }))
+    }
+}
+
+/// Every path from one file's code to another module: `crate::...` (`use` groups, and
+/// `$crate::...` in macros, included), `super::...` (from the file's module and the
+/// inline modules around it: `#[cfg(test)] mod tests` is read like any code), a path
+/// from a module to its own submodule (`native::load` in `loaders/mod.rs`), and in the
+/// binary `arena::...`. Names brought in by a glob (`use super::*`) are not followed.
+fn uses_of(krate: &Crate, file: &str, text: &str) -> (Vec<Use>, Vec<String>) {
+    let code = code_only(text);
+    let toks = code_tokens(&code);
+    let (from, binary, here) = (file_module(file), is_binary(file), module_path(file));
+    let (mut uses, mut problems) = (Vec::new(), Vec::new());
+    // Inline modules (`mod tests { ... }`) open around the token: name, and the brace
+    // depth inside.
+    let mut inline: Vec<(&str, usize)> = Vec::new();
+    let mut depth = 0;
+    for (i, &(line, t)) in toks.iter().enumerate() {
+        match t {
+            Tok::Open => depth += 1,
+            Tok::Close => {
+                if inline.last().is_some_and(|&(_, d)| d == depth) {
+                    inline.pop();
+                }
+                depth -= 1;
+            }
+            Tok::Ident("mod") => {
+                if let (Some((_, Tok::Ident(name))), Some((_, Tok::Open))) = (toks.get(i + 1), toks.get(i + 2)) {
+                    inline.push((name, depth + 1));
+                }
+            }
+            _ => {}
+        }
+        let Tok::Ident(word) = t else { continue };
+        let at_start = i == 0 || toks[i - 1].1 != Tok::Path;
+        if !at_start || toks.get(i + 1).map(|t| t.1) != Some(Tok::Path) {
+            continue;
+        }
+        let mut paths = Vec::new();
+        if binary {
+            if word == "arena" {
+                use_tree(&toks, i + 2, &[], &mut paths);
+            }
+        } else if word == "crate" {
+            use_tree(&toks, i + 2, &[], &mut paths);
+        } else if word == "super" {
+            let mut base = here.clone();
+            base.extend(inline.iter().map(|(name, _)| (*name).to_owned()));
+            let mut at = i;
+            while toks.get(at).map(|t| t.1) == Some(Tok::Ident("super"))
+                && toks.get(at + 1).map(|t| t.1) == Some(Tok::Path)
+            {
+                base.pop();
+                at += 2;
+            }
+            if use_tree(&toks, at, &base, &mut paths) == at {
+                // `use super::*`: the module itself.
+                paths.push((line, base));
+            }
+        } else if inline.is_empty()
+            && krate.modules.iter().any(|m| m.len() == here.len() + 1 && m.starts_with(&here) && m[here.len()] == word)
+        {
+            use_tree(&toks, i, &here, &mut paths);
+        }
+        for (line, path) in paths {
+            match krate.target(&path) {
+                // One use per module named on a line (`use crate::game::{Game, Outcome}` is one).
+                Ok(Some(to)) if to != from && !uses.iter().any(|u: &Use| u.line == line && u.to == to) => {
+                    uses.push(Use { file: file.to_owned(), line, from: from.clone(), to })
+                }
+                Ok(_) => {}
+                Err(what) => problems.push(format!("host/src/{file}:{line}: names {what}")),
+            }
+        }
+    }
+    (uses, problems)
+}
+
+/// The rank of a module's layer in [`LAYERS`].
+fn rank(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|(_, modules)| modules.contains(&module))
+}
+
+/// A cycle among `uses` (all inside one layer) through `m`, if the search from `m` meets
+/// one: `stack` holds the path searched so far, `done` the modules searched through.
+fn cycle_from<'a>(
+    m: &'a str,
+    uses: &[&'a Use],
+    stack: &mut Vec<&'a Use>,
+    done: &mut Vec<&'a str>,
+) -> Option<Vec<&'a Use>> {
+    for u in uses.iter().filter(|u| u.from == m) {
+        if let Some(start) = stack.iter().position(|s| s.from == u.to) {
+            return Some(stack[start..].iter().copied().chain(std::iter::once(*u)).collect());
+        }
+        if !done.contains(&u.to.as_str()) {
+            stack.push(u);
+            let found = cycle_from(&u.to, uses, stack, done);
+            stack.pop();
+            if found.is_some() {
+                return found;
+            }
+        }
+    }
+    done.push(m);
+    None
+}
+
+/// What breaks the layering among `uses` of `modules`: a module in no layer, a use of a
+/// higher layer, a cycle inside one layer; each names its files, lines and uses.
+fn layering_problems(modules: &[String], uses: &[Use]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for m in modules.iter().filter(|m| rank(m).is_none()) {
+        problems.push(format!("the module {m} is in no layer: add it to LAYERS in tests/layout.rs"));
+    }
+    let edge = |u: &Use| format!("host/src/{}:{}: {} -> {}", u.file, u.line, u.from, u.to);
+    for u in uses {
+        if let (Some(from), Some(to)) = (rank(&u.from), rank(&u.to))
+            && to > from
+        {
+            problems.push(format!(
+                "{}: the layer \"{}\" uses the higher layer \"{}\"",
+                edge(u),
+                LAYERS[from].0,
+                LAYERS[to].0
+            ));
+        }
+    }
+    for (r, (layer, _)) in LAYERS.iter().enumerate() {
+        let inside: Vec<&Use> = uses.iter().filter(|u| rank(&u.from) == Some(r) && rank(&u.to) == Some(r)).collect();
+        let mut done = Vec::new();
+        for u in &inside {
+            if done.contains(&u.from.as_str()) {
+                continue;
+            }
+            if let Some(cycle) = cycle_from(&u.from, &inside, &mut Vec::new(), &mut done) {
+                let cycle: Vec<String> = cycle.into_iter().map(edge).collect();
+                problems.push(format!("a cycle inside the layer \"{layer}\":\n  {}", cycle.join("\n  ")));
+                break;
+            }
+        }
+    }
+    problems
+}
+
+/// Every `.rs` file under `host/src`, relative to it, with its text.
+fn host_sources() -> Vec<(String, String)> {
+    let src = root().join("host/src");
+    rust_files(&src)
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+            (rel, std::fs::read_to_string(&f).unwrap())
+        })
+        .collect()
+}
+
+/// The modules of `files`, every use between them, and the paths the check could not
+/// place.
+fn all_uses(files: &[(String, String)]) -> (Vec<String>, Vec<Use>, Vec<String>) {
+    let krate = Crate::read(files);
+    let mut modules: Vec<String> = files.iter().map(|(f, _)| file_module(f)).collect();
+    modules.sort();
+    modules.dedup();
+    let (mut uses, mut problems) = (Vec::new(), Vec::new());
+    for (file, text) in files {
+        let (u, p) = uses_of(&krate, file, text);
+        uses.extend(u);
+        problems.extend(p);
+    }
+    (modules, uses, problems)
+}
+
+#[test]
+fn the_layer_check_reads_paths_groups_and_super_but_not_comments_or_strings() {
+    let file = |name: &str, text: &str| (name.to_owned(), text.to_owned());
+    let files = vec![
+        file("lib.rs", "pub mod bot;\npub mod loaders;\npub use zombies_plugin_abi as abi;\n"),
+        file("loaders/mod.rs", "pub mod native;\nfn f() { native::load(); }\n"),
+        file("loaders/native.rs", "use super::Skipped;\nuse super::super::bot::Bot;\n"),
+        file("games/mod.rs", "#[macro_export]\nmacro_rules! with_game { () => {} }\n"),
+        file("clock.rs", ""),
+        file("tournament.rs", ""),
+        file(
+            "bot.rs",
+            concat!(
+                "// use crate::tournament;\n",
+                "/* crate::games /* nested */ crate::games */\n",
+                "const S: &str = \"crate::games\\\"\"; const R: &str = r#\"crate::\"games\"#;\n",
+                "fn f<'a>(c: char) -> bool { c == '\"' || c == '{' || c == '\\'' }\n",
+                "use crate::{clock::Stopwatch, loaders::{self, native::X}};\n",
+                "use crate::abi::Random;\n",
+                "fn g() { crate::with_game!(x); }\n",
+                "#[cfg(test)]\nmod tests {\n    use super::*;\n    use crate::tournament::play_game;\n}\n",
+            ),
+        ),
+        file("cli/play.rs", "use crate::outln;\nuse arena::bot::Bot;\n"),
+    ];
+    let (modules, uses, problems) = all_uses(&files);
+    assert_eq!(problems, Vec::<String>::new());
+    let found: Vec<String> = uses.iter().map(|u| format!("{}:{}: {} -> {}", u.file, u.line, u.from, u.to)).collect();
+    assert_eq!(
+        found,
+        [
+            "loaders/mod.rs:2: loaders -> loaders::native",
+            "loaders/native.rs:1: loaders::native -> loaders",
+            "loaders/native.rs:2: loaders::native -> bot",
+            "bot.rs:5: bot -> clock",
+            "bot.rs:5: bot -> loaders",
+            "bot.rs:5: bot -> loaders::native",
+            "bot.rs:7: bot -> games",
+            "bot.rs:11: bot -> tournament",
+            "cli/play.rs:2: cli -> bot",
+        ]
+    );
+    // The bots sit below the loaders, the games and the tournaments: four uses climb,
+    // and `loaders` and `loaders::native` use each other.
+    let found = layering_problems(&modules, &uses);
+    assert_eq!(found.len(), 5, "{found:#?}");
+    assert_eq!(
+        found[0],
+        "host/src/bot.rs:5: bot -> loaders: the layer \"contract\" uses the higher layer \"loaders and replays\""
+    );
+    assert!(found[3].starts_with("host/src/bot.rs:11: bot -> tournament: "), "{found:#?}");
+    assert_eq!(
+        found[4],
+        "a cycle inside the layer \"loaders and replays\":\n  host/src/loaders/mod.rs:2: loaders -> loaders::native\n  \
+         host/src/loaders/native.rs:1: loaders::native -> loaders"
+    );
+    // A name that is no module is reported, not passed over.
+    let (_, _, problems) = all_uses(&[file("bot.rs", "use crate::nowhere::X;\n")]);
+    assert_eq!(problems, ["host/src/bot.rs:1: names crate::nowhere, which is no module of host/src"]);
+}
+
+#[test]
+fn the_layer_check_fails_on_a_use_of_a_higher_layer_in_the_library() {
+    // The library as it is, with one line added to bot.rs.
+    let mut files = host_sources();
+    let bot = files.iter_mut().find(|(f, _)| f == "bot.rs").expect("host/src/bot.rs");
+    bot.1.push_str("\nuse crate::tournament;\n");
+    let line = bot.1.lines().count();
+    let (modules, uses, _) = all_uses(&files);
+    let found = layering_problems(&modules, &uses);
+    assert!(found.iter().any(|p| p.starts_with(&format!("host/src/bot.rs:{line}: bot -> tournament: "))), "{found:#?}");
+}
+
+#[test]
+fn no_module_of_the_library_uses_a_module_of_a_higher_layer() {
+    let files = host_sources();
+    let (modules, uses, mut problems) = all_uses(&files);
+    // Every layer's modules exist, and the scan sees the library's many uses.
+    for m in LAYERS.iter().flat_map(|(_, layer)| layer.iter()) {
+        assert!(modules.iter().any(|f| f == m), "LAYERS names {m}, which is no module of host/src: {modules:?}");
+    }
+    assert!(uses.len() > 100, "only {} uses found under host/src", uses.len());
+    assert!(uses.iter().any(|u| u.from == "tournament" && u.to == "isolate"), "{uses:#?}");
+    problems.extend(layering_problems(&modules, &uses));
+    assert!(
+        problems.is_empty(),
+        "a module may use only modules of its own layer or of lower ones (ARCHITECTURE.md, \"Layers\"; the layers \
+         are LAYERS in tests/layout.rs):\n{}",
         problems.join("\n")
     );
 }

@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 
 use arena::abi::target::{NO_WALL, TargetContext};
 use arena::bot::{Entry, EntryKind};
-use arena::game::Game;
+use arena::game::Recorded;
 use arena::games::target::rules::Target;
 use arena::games::target::{InvisibleTarget, TargetConfig, play, viewer};
 use arena::games::zombies::Zombies;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
-use arena::replay::{Replay, play_recorded};
+use arena::play::play_recorded;
+use arena::replay::Replay;
 use arena::tournament::play_game;
 
 use crate::util::{compile_c, lib_name, plugin_lib, root};
@@ -488,7 +489,7 @@ fn entries_tied_on_points_are_ranked_by_their_best_copys_mean_distance() {
 
 #[test]
 fn a_games_outcome_carries_each_entrys_best_distance() {
-    use arena::game::Game as _;
+    use arena::game::Rules as _;
     let entries: Vec<arena::bot::Entry<arena::games::target::InvisibleTarget>> = (0..2)
         .map(|i| arena::bot::Entry::builtin(format!("Still{i}"), || |_: &arena::abi::target::TargetContext<'_>| 2u32))
         .collect();

@@ -9,7 +9,8 @@ use arena::abi::{Action, Context, Direction};
 use arena::bot::Entry;
 use arena::games::zombies::replay::Call;
 use arena::games::zombies::viewer as html;
-use arena::replay::{Header, ReplayError, play_recorded};
+use arena::play::play_recorded;
+use arena::replay::{Header, ReplayError};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -219,7 +220,7 @@ fn the_viewer_steps_with_the_arrow_key_in_headless_chromium() {
 fn one_page_per_game() -> Vec<(&'static str, String)> {
     use arena::abi::eggs::{EggsContext, NOTHING};
     use arena::abi::target::TargetContext;
-    use arena::game::Game as _;
+    use arena::game::Recorded as _;
     use arena::games::eggs::{EggHunt, EggsConfig, answer};
     use arena::games::hex::{HexConfig, HexGame};
     use arena::games::target::{InvisibleTarget, TargetConfig};
@@ -314,7 +315,7 @@ fn every_games_page_steps_with_the_arrow_key_without_a_script_error_in_headless_
 #[test]
 fn the_target_page_with_seventeen_entries_draws_visible_dots_and_a_readable_chart() {
     use arena::abi::target::TargetContext;
-    use arena::game::Game as _;
+    use arena::game::Recorded as _;
     use arena::games::target::{InvisibleTarget, TargetConfig};
     let seeker = || |c: &TargetContext<'_>| c.random(5);
     let entries: Vec<_> = (0..17).map(|i| Entry::builtin(format!("E{i}"), seeker)).collect();

@@ -1,9 +1,11 @@
 //! The one bot interface inside the host, and the entries that make bots.
 //!
 //! Every kind of bot (native abi_stable, native C, Rhai, Lua, programs, Rust bots in
-//! tests) sits behind [`Bot`], generic over the [`Game`] it plays; an [`Entry`] is a
-//! named source of fresh bots, one per game. This module is about *calling* bots; it
-//! does not load files (see `loaders`) and knows no rules (see `games`).
+//! tests) sits behind [`Bot`], generic over the game it plays, of which it sees only
+//! [`Plays`]: what one call shows it and what it answers; an [`Entry`] is a named
+//! source of fresh bots, one per game. This module is about *calling* bots; it does not
+//! load files (see `loaders`), knows no rules (see `rules`, `games`) and sits below
+//! everything that does (ARCHITECTURE.md, "Layers").
 //!
 //! **Architecture Invariant:** a bot is created inside the thread that plays its game and
 //! never leaves it, so script VMs need not be `Send`; only entries cross threads.
@@ -11,8 +13,6 @@
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-use crate::game::Game;
 
 /// Why a call gave no usable answer. The player stays; the entry's stats count it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,9 +45,22 @@ impl BotError {
     }
 }
 
+/// The side of a game its bots see: what one call shows a bot, what it answers, and
+/// the turn a call belongs to. The bot-facing part of the game contract (`crate::game`);
+/// every game implements it.
+pub trait Plays: Sized + 'static {
+    /// What a bot sees for one call.
+    type Ctx<'a>;
+    /// What a bot answers.
+    type Answer;
+
+    /// The turn a call belongs to (a time bank grows by one allowance per turn).
+    fn clock(ctx: &Self::Ctx<'_>) -> u32;
+}
+
 /// A bot of game `G`: one instance per entry per game, called once per living player
 /// (or unit) of its entry per turn.
-pub trait Bot<G: Game> {
+pub trait Bot<G: Plays> {
     /// Decides for the player described by `ctx`.
     fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError>;
 
@@ -65,7 +78,7 @@ pub trait Bot<G: Game> {
     }
 
     /// For a bot with limits (`crate::limits::Guarded`): what is left of its time bank at
-    /// turn `clock` ([`Game::clock`]) and the most own time one call may take, so that a
+    /// turn `clock` ([`Plays::clock`]) and the most own time one call may take, so that a
     /// game can show its bots the clocks and give a call that stands for several calls
     /// their time. Nothing for a bot without limits.
     fn remaining_time(&self, clock: u32) -> TimeLeft {
@@ -115,19 +128,19 @@ impl fmt::Display for EntryKind {
 }
 
 /// Makes a fresh bot for each game. Shared across the threads that play games.
-pub trait BotFactory<G: Game>: Send + Sync {
+pub trait BotFactory<G: Plays>: Send + Sync {
     /// A new bot, made in the thread that will play with it.
     fn create(&self) -> Result<Box<dyn Bot<G>>, BotError>;
 }
 
-impl<G: Game, F: Fn() -> Result<Box<dyn Bot<G>>, BotError> + Send + Sync> BotFactory<G> for F {
+impl<G: Plays, F: Fn() -> Result<Box<dyn Bot<G>>, BotError> + Send + Sync> BotFactory<G> for F {
     fn create(&self) -> Result<Box<dyn Bot<G>>, BotError> {
         self()
     }
 }
 
 /// A named competitor in game `G`.
-pub struct Entry<G: Game> {
+pub struct Entry<G: Plays> {
     /// Unique name (also the name of its players' ids).
     pub name: String,
     /// What kind of bot it is.
@@ -137,7 +150,7 @@ pub struct Entry<G: Game> {
     factory: Arc<dyn BotFactory<G>>,
 }
 
-impl<G: Game> Clone for Entry<G> {
+impl<G: Plays> Clone for Entry<G> {
     fn clone(&self) -> Self {
         Entry {
             name: self.name.clone(),
@@ -148,7 +161,7 @@ impl<G: Game> Clone for Entry<G> {
     }
 }
 
-impl<G: Game> fmt::Debug for Entry<G> {
+impl<G: Plays> fmt::Debug for Entry<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Entry")
             .field("name", &self.name)
@@ -158,7 +171,7 @@ impl<G: Game> fmt::Debug for Entry<G> {
     }
 }
 
-impl<G: Game> Entry<G> {
+impl<G: Plays> Entry<G> {
     /// An entry of any kind.
     pub fn new(name: impl Into<String>, kind: EntryKind, source: PathBuf, factory: Arc<dyn BotFactory<G>>) -> Self {
         Entry { name: name.into(), kind, source, factory }
@@ -186,7 +199,7 @@ impl<G: Game> Entry<G> {
 #[derive(Debug)]
 pub struct BrokenBot(pub BotError);
 
-impl<G: Game> Bot<G> for BrokenBot {
+impl<G: Plays> Bot<G> for BrokenBot {
     fn turn(&mut self, _ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
         Err(self.0.clone())
     }

@@ -5,30 +5,32 @@
 //! A game (a directory `games/<game>/`) is one module implementing [`Game`]: its
 //! rules, what its bots see and answer, how each kind of bot plays it (native ABI,
 //! Rhai, Lua, program protocol), what its replays record, how its viewer draws, and
-//! its benchmark workloads. This module holds the trait and the types every game
-//! shares; it has no rules.
+//! its benchmark workloads. [`Game`] is the sum of the contract's parts, each owned by
+//! the layer that uses it, so that no module below this one needs the whole game
+//! (ARCHITECTURE.md, "Layers"):
+//!
+//! - [`Plays`] (`bot`): what a bot sees and answers, and the turn of a call;
+//! - [`Rules`] (`rules`): the name, the version of the rules, the options, and one game
+//!   played to its [`Outcome`];
+//! - [`NativeBots`], [`ScriptBots`], [`ProgramBots`] (`loaders`): the bots of each kind;
+//! - [`Recorded`] (`replay`): a call as replays store it, recording, playback, viewer;
+//! - and here, what tournaments need on top: the [`Ranking`], what a game's length
+//!   counts, and which entries each game seats.
+//!
+//! This module re-exports the parts and the types games share, so a game (and any code
+//! above the contract) finds the whole contract here; it has no rules, and the modules
+//! below it never name it.
 //!
 //! **Architecture Invariant:** nothing outside `games/` names a particular game, except
 //! the registry in `games/mod.rs` that maps a name to its type and its workloads (the
 //! CLI dispatches through it; `tests/layout.rs` checks this).
 
-use std::cell::RefCell;
-use std::ffi::c_void;
-use std::fmt;
-use std::rc::Rc;
-use std::sync::Arc;
-
-use rand::Rng;
-use zombies_plugin_abi::Random;
-
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
-use crate::bot::{Bot, BotFactory, CallStats};
-use crate::loaders::native::NativeModule;
-use crate::loaders::program::Program;
-use crate::loaders::scripts::Script;
-use crate::replay::{Replay, ReplayError};
+pub use crate::bot::Plays;
+pub use crate::loaders::native::NativeBots;
+pub use crate::loaders::program::ProgramBots;
+pub use crate::loaders::scripts::ScriptBots;
+pub use crate::replay::{PlaybackTape, Recorded, Tape, count_draws, next_call};
+pub use crate::rules::{GameRng, Outcome, Rules, random_source};
 
 /// How a tournament ranks entries by their per-game scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -46,82 +48,15 @@ pub enum Ranking {
     Pairs,
 }
 
-/// The result of one finished game.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Outcome {
-    /// The game's seed.
-    pub seed: u64,
-    /// Turns played.
-    pub turns: u32,
-    /// Score per entry, indexed like the entry names.
-    pub scores: Vec<u32>,
-    /// Bot call counters per entry.
-    pub stats: Vec<CallStats>,
-    /// Per entry, the measure that breaks ties of the ranking key, lower being better
-    /// (target: the distance of its best copy to the target at the end); empty for
-    /// games without one.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tiebreak: Vec<f64>,
-}
-
-/// The calls a recording bot writes (shared by the entries of one game, in call order).
-pub type Tape<C> = Rc<RefCell<Vec<C>>>;
-/// The calls a playback bot reads: the next index and the calls.
-pub type PlaybackTape<C> = Rc<RefCell<(usize, Vec<C>)>>;
-
-/// The next call of a playback tape, after drawing from `random` the `draws` numbers
-/// the recorded bot drew in it, so that the game's generator is where it was; an error
-/// once the tape is spent.
-pub fn next_call<C: Clone>(
-    tape: &PlaybackTape<C>,
-    random: Random<'_>,
-    draws: impl FnOnce(&C) -> u32,
-) -> Result<C, crate::bot::BotError> {
-    let mut tape = tape.borrow_mut();
-    let (next, calls) = &mut *tape;
-    let call =
-        calls.get(*next).cloned().ok_or_else(|| crate::bot::BotError::Failed("the replay ran out of calls".into()))?;
-    *next += 1;
-    for _ in 0..draws(&call) {
-        random.next_u64();
-    }
-    Ok(call)
-}
-
-/// A game the arena can host. See the module doc for what belongs here.
-pub trait Game: Sized + 'static {
-    /// The game's name on the command line, in replays and in libraries (`zombies`).
-    const NAME: &'static str;
+/// A game the arena can host: the parts of the contract (see the module doc), and what
+/// tournaments need on top. Code above the contract is generic over `G: Game`.
+pub trait Game: Rules + Recorded + NativeBots + ScriptBots + ProgramBots {
     /// How its tournaments rank entries.
     const RANKING: Ranking;
-    /// Version of how the engine plays a seed: bumped whenever the same seed and
-    /// answers would make another game; replays re-play only under the same.
-    const RULES_VERSION: u16;
-    /// What a bot sees for one call.
-    type Ctx<'a>;
-    /// What a bot answers.
-    type Answer;
-    /// The game's options beyond its rules (sent to workers, stored in replays).
-    type Config: Clone + fmt::Debug + Default + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static;
-    /// One bot call as a replay stores it.
-    type Call: Clone + fmt::Debug + PartialEq + Send + 'static;
 
     /// What [`Outcome::turns`] counts, in messages and pages ("turns"; target: "rounds",
     /// since its turn is one player's move).
     const TURNS: &'static str = "turns";
-
-    /// Checks option values before any game is played: a value the rules cannot play
-    /// (a probability above 1, a limit of 0 turns) is an error naming the option.
-    fn check_config(config: &Self::Config) -> Result<(), String> {
-        let _ = config;
-        Ok(())
-    }
-
-    /// The turn a call belongs to (a time bank grows by one allowance per turn).
-    fn clock(ctx: &Self::Ctx<'_>) -> u32;
-
-    /// Plays one game with one bot per entry (indexed like `names`) to its end.
-    fn play(names: &[String], seed: u64, config: &Self::Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome;
 
     /// Games in one round of a tournament of `entries` entries (default 1: every game
     /// seats every entry). A tournament of `R` rounds plays `R * games_per_round` games.
@@ -137,73 +72,4 @@ pub trait Game: Sized + 'static {
         let _ = index;
         (0..entries).collect()
     }
-
-    /// Checks a set of entry names (non-empty, unique are checked by the loaders):
-    /// names this game reserves for itself.
-    fn reserved_names() -> &'static [&'static str] {
-        &[]
-    }
-
-    // ----- bots of each kind ---------------------------------------------------------
-
-    /// The bots of a native library that declares this game.
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String>;
-    /// The bots of a Rhai script.
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String>;
-    /// The bots of a Lua script.
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String>;
-    /// The bots of a program speaking this game's text protocol.
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String>;
-
-    // ----- replays -------------------------------------------------------------------
-
-    /// Wraps a bot so that each of its calls is appended to `tape` as the engine
-    /// applies it (a failed call as what the engine does instead).
-    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<Self::Call>) -> Box<dyn Bot<Self> + 'a>;
-    /// A bot that answers each call with the next call of `tape`.
-    fn playback(tape: PlaybackTape<Self::Call>) -> Box<dyn Bot<Self>>;
-    /// The calls as bytes (before compression).
-    fn write_calls(calls: &[Self::Call], out: &mut Vec<u8>);
-    /// The calls from bytes; never panics.
-    fn read_calls(bytes: &[u8]) -> Result<Vec<Self::Call>, ReplayError>;
-    /// The replay as one self-contained HTML page.
-    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError>;
-}
-
-/// The generator behind every random choice of a game (PCG, seeded once per game).
-pub type GameRng = rand_pcg::Pcg64Mcg;
-
-/// The bots' view of a generator: a [`Random`] that draws from `rng` for as long as the
-/// borrow lasts.
-#[inline]
-pub fn random_source(rng: &mut GameRng) -> Random<'_> {
-    // SAFETY: `rng` is exclusively borrowed for the Random's lifetime, and `next_u64`
-    // casts the pointer back to the same type.
-    unsafe { Random::from_raw((rng as *mut GameRng).cast::<c_void>(), next_u64) }
-}
-
-extern "C" fn next_u64(state: *mut c_void) -> u64 {
-    // SAFETY: `state` is the `GameRng` a `Random` was made from (see `random_source`).
-    let rng = unsafe { &mut *state.cast::<GameRng>() };
-    rng.next_u64()
-}
-
-/// Runs `f` with a [`Random`] that draws from `random` and counts the draws (replays
-/// record how many numbers each call drew, so that playback draws as many).
-pub fn count_draws<R>(random: Random<'_>, f: impl FnOnce(Random<'_>) -> R) -> (R, u32) {
-    struct Counter<'a> {
-        inner: Random<'a>,
-        draws: u32,
-    }
-    extern "C" fn counted(state: *mut c_void) -> u64 {
-        // SAFETY: `state` is the `Counter` below, alive for the whole of `f`.
-        let counter = unsafe { &mut *state.cast::<Counter<'_>>() };
-        counter.draws += 1;
-        counter.inner.next_u64()
-    }
-    let mut counter = Counter { inner: random, draws: 0 };
-    // SAFETY: the counter outlives `f`, and only the Random given to `f` uses it.
-    let counting = unsafe { Random::from_raw((&mut counter as *mut Counter<'_>).cast::<c_void>(), counted) };
-    let result = f(counting);
-    (result, counter.draws)
 }

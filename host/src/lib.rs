@@ -13,10 +13,12 @@ pub mod isolate;
 pub mod kit;
 pub mod limits;
 pub mod loaders;
+pub mod play;
 pub mod plot;
 pub mod process;
 pub mod replay;
 pub mod report;
+pub mod rules;
 pub mod tournament;
 
 pub use zombies_plugin_abi as abi;

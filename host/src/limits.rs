@@ -14,9 +14,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::bot::{Bot, BotError};
+use crate::bot::{Bot, BotError, Plays};
 use crate::clock::Stopwatch;
-use crate::game::Game;
 
 /// An allowance of own time (`crate::clock`) per entry and game: `initial` at the
 /// start, plus `per_turn` for every turn (in the spirit of 30 s + 1 s per turn).
@@ -147,7 +146,7 @@ impl BlamePage {
 pub use crate::clock::monotonic_nanos;
 
 /// A bot with a time bank, a limit per call and an optional blame page.
-pub struct Guarded<'a, G: Game> {
+pub struct Guarded<'a, G: Plays> {
     inner: Box<dyn Bot<G>>,
     entry: usize,
     calls: u64,
@@ -167,7 +166,7 @@ pub struct Guarded<'a, G: Game> {
 /// Calls in a row over the limit per call that put an entry out of the game.
 pub const LATE_IN_A_ROW: u32 = 3;
 
-impl<G: Game> std::fmt::Debug for Guarded<'_, G> {
+impl<G: Plays> std::fmt::Debug for Guarded<'_, G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Guarded")
             .field("entry", &self.entry)
@@ -177,7 +176,7 @@ impl<G: Game> std::fmt::Debug for Guarded<'_, G> {
     }
 }
 
-impl<'a, G: Game> Guarded<'a, G> {
+impl<'a, G: Plays> Guarded<'a, G> {
     /// Wraps the bot of entry number `entry`.
     pub fn new(inner: Box<dyn Bot<G>>, entry: usize, bank: Option<TimeBank>, blame: Option<&'a BlamePage>) -> Self {
         Guarded {
@@ -200,7 +199,7 @@ impl<'a, G: Game> Guarded<'a, G> {
     }
 }
 
-impl<G: Game> Bot<G> for Guarded<'_, G> {
+impl<G: Plays> Bot<G> for Guarded<'_, G> {
     fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
         let clock = G::clock(ctx);
         if let Some(reason) = &self.out {

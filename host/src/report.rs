@@ -4,7 +4,7 @@
 //!   where the 95% confidence intervals of adjacent ranks overlap; the score plot
 //!   (inline SVG); per-entry errors, overruns and disqualifications with their first
 //!   messages; and one row per game linking its replay page.
-//! - `games/game-<index>-<seed>.html`: each game's replay page (`Game::viewer_page`).
+//! - `games/game-<index>-<seed>.html`: each game's replay page (`Recorded::viewer_page`).
 //!
 //! Written once for every [`Game`]: the leaderboard's columns follow the results'
 //! [`Ranking`]. Pages are written as games finish, and the index at the start, every

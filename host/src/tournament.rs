@@ -2,7 +2,8 @@
 //! tournament's seed and the game's index, played in parallel, ranked as the game says
 //! (zombies by median score, eggs by mean). Written once for every [`Game`].
 //!
-//! This module plays games, and summarises and merges results; it does not load
+//! This module plays games (each one through `crate::play`, in this process or in a
+//! worker of `crate::isolate`), and summarises and merges results; it does not load
 //! entries, print, or write files (the CLI does).
 //!
 //! **Architecture Invariant:** game `i` of a tournament with seed `S` is exactly the
@@ -17,77 +18,17 @@ use std::sync::mpsc;
 
 use rand::{RngExt, SeedableRng};
 
-use crate::bot::{Bot, BotError, BrokenBot, CallStats, Entry};
+use crate::bot::{Bot, CallStats, Entry};
 use crate::game::{Game, Outcome, Ranking};
 use crate::isolate::{Isolation, Worker};
 use crate::limits::{Guarded, TimeBank};
+use crate::play::{play_game_with, play_recorded_with};
+// Game `i` of a tournament seeded `S` is `play_game` with `game_seed(S, i)` (both live in `play`).
+pub use crate::play::{game_seed, play_game};
 use crate::replay::Replay;
 
 /// The generator of the bootstrap (the games' own generator type).
 type StatsRng = rand_pcg::Pcg64Mcg;
-
-/// The seed of game `index` of a tournament seeded with `seed` (SplitMix64 mixing, so
-/// neighbouring indices give unrelated games).
-pub fn game_seed(seed: u64, index: u64) -> u64 {
-    splitmix64(splitmix64(seed) ^ index)
-}
-
-/// SplitMix64's mixing step (also the workers' request nonces).
-pub(crate) fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// Plays one game: fresh bots for every entry (an entry whose bot cannot be made plays
-/// with players that always stay, and the failure is counted), then the game.
-pub fn play_game<G: Game>(entries: &[Entry<G>], seed: u64, config: &G::Config) -> Outcome {
-    play_game_with(entries, seed, config, |_, bot| bot)
-}
-
-/// The bots of a game, and the entries (by index) whose bot could not be made.
-pub type Bots<'a, G> = (Vec<Box<dyn Bot<G> + 'a>>, Vec<(usize, BotError)>);
-
-/// Fresh bots for every entry, each passed through `wrap` (with its entry index), and
-/// the failures of those that could not be made.
-pub fn make_bots<'a, G: Game>(
-    entries: &[Entry<G>],
-    wrap: impl Fn(usize, Box<dyn Bot<G>>) -> Box<dyn Bot<G> + 'a>,
-) -> Bots<'a, G> {
-    let mut failures = Vec::new();
-    let bots = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let bot = e.create_bot().unwrap_or_else(|err| {
-                failures.push((i, err.clone()));
-                Box::new(BrokenBot(err))
-            });
-            wrap(i, bot)
-        })
-        .collect();
-    (bots, failures)
-}
-
-/// [`play_game`] with every bot passed through `wrap` (limits, recording, ...).
-pub fn play_game_with<'a, G: Game>(
-    entries: &[Entry<G>],
-    seed: u64,
-    config: &G::Config,
-    wrap: impl Fn(usize, Box<dyn Bot<G>>) -> Box<dyn Bot<G> + 'a>,
-) -> Outcome {
-    crate::loaders::log::set_log_game(seed);
-    let (mut bots, failures) = make_bots(entries, wrap);
-    let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
-    let mut outcome = G::play(&names, seed, config, &mut bots);
-    drop(bots);
-    crate::loaders::log::end_log_game();
-    for (i, err) in failures {
-        outcome.stats[i].record_error(&err);
-    }
-    outcome
-}
 
 /// Which games of a tournament this run plays: those whose index is `k` modulo `n`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -360,7 +301,7 @@ pub fn play_here<G: Game>(entries: &[Entry<G>], plan: &Plan<G>, seed: u64) -> (O
     let (bank, call_limit) = (plan.bank, plan.call_limit);
     let wrap = move |i, bot| Box::new(Guarded::new(bot, i, bank, None).with_call_limit(call_limit)) as Box<dyn Bot<G>>;
     if plan.record {
-        let (outcome, replay) = crate::replay::play_recorded_with(entries, seed, &plan.config, wrap);
+        let (outcome, replay) = play_recorded_with(entries, seed, &plan.config, wrap);
         (outcome, Some(replay))
     } else {
         (play_game_with(entries, seed, &plan.config, wrap), None)
@@ -877,13 +818,6 @@ mod tests {
         assert_eq!(median(&[289, 167, 215, 146, 237]), 215.0);
         assert_eq!(median(&[1, 4, 2, 3]), 2.5);
         assert_eq!(median(&[]), 0.0);
-    }
-
-    #[test]
-    fn game_seeds_differ_by_index_and_seed() {
-        assert_ne!(game_seed(1, 0), game_seed(1, 1));
-        assert_ne!(game_seed(1, 0), game_seed(2, 0));
-        assert_eq!(game_seed(7, 3), game_seed(7, 3));
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //! This module is the worker's side (the bots that send and receive calls); the host's
 //! side, which starts and watches the processes and passes the lines, is
 //! `Worker::play_lockstep` in the parent module. It knows no game: a call is whatever
-//! [`Game::write_calls`] writes.
+//! [`Recorded::write_calls`](crate::replay::Recorded::write_calls) writes.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -39,7 +39,7 @@ pub struct Lockstep {
     pub live: Vec<Option<usize>>,
 }
 
-/// A line with one call of `seat`, as [`Game::write_calls`] writes it.
+/// A line with one call of `seat`, as [`Recorded::write_calls`](crate::replay::Recorded::write_calls) writes it.
 pub fn call_line<G: Game>(seat: usize, call: &G::Call) -> String {
     let mut bytes = Vec::new();
     G::write_calls(std::slice::from_ref(call), &mut bytes);
@@ -238,13 +238,13 @@ pub(super) fn play<G: Game>(
     };
     let outcome = match &request.replay {
         Some(path) => {
-            let (outcome, recorded) = crate::replay::play_recorded_with(&seated, request.seed, &config, wrap);
+            let (outcome, recorded) = crate::play::play_recorded_with(&seated, request.seed, &config, wrap);
             if let Err(e) = std::fs::write(path, recorded.to_bytes()) {
                 return GameResponse::Failed(format!("{}: cannot write the replay: {e}", path.display()));
             }
             outcome
         }
-        None => crate::tournament::play_game_with(&seated, request.seed, &config, wrap),
+        None => crate::play::play_game_with(&seated, request.seed, &config, wrap),
     };
     GameResponse::Played(outcome)
 }

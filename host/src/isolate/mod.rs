@@ -118,7 +118,7 @@ fn fresh_nonce() -> u64 {
     let x = crate::clock::monotonic_nanos()
         ^ (u64::from(std::process::id()) << 32)
         ^ COUNTER.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    crate::tournament::splitmix64(x).max(1)
+    crate::play::splitmix64(x).max(1)
 }
 
 /// The line a worker writes once it has loaded its entries, before its first answer.
@@ -1077,13 +1077,13 @@ fn play_request<G: Game>(
     };
     let outcome = match &request.replay {
         Some(path) => {
-            let (outcome, recorded) = crate::replay::play_recorded_with(&seated, request.seed, &config, wrap);
+            let (outcome, recorded) = crate::play::play_recorded_with(&seated, request.seed, &config, wrap);
             if let Err(e) = std::fs::write(path, recorded.to_bytes()) {
                 return GameResponse::Failed(format!("{}: cannot write the replay: {e}", path.display()));
             }
             outcome
         }
-        None => crate::tournament::play_game_with(&seated, request.seed, &config, wrap),
+        None => crate::play::play_game_with(&seated, request.seed, &config, wrap),
     };
     GameResponse::Played(outcome)
 }

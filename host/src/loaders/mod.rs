@@ -4,7 +4,8 @@
 //! Each loader turns one file into an [`Entry`] or into a one-line reason it was
 //! skipped; [`discover`] walks the directories, checks the names and never fails as a
 //! whole. This module knows how bots are loaded, not how any game is played: each
-//! game makes its own bots from what is loaded (`Game::native_bots`, ...).
+//! game makes its own bots from what is loaded ([`NativeBots`], [`ScriptBots`],
+//! [`ProgramBots`]: the loaders' part of the game contract, which each game implements).
 //!
 //! Which game a file plays: a library says so itself; a script or program says so in
 //! an `arena: <game>` line among its first five lines (a comment in any language), or
@@ -21,15 +22,17 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::bot::Entry;
-use crate::game::Game;
+use crate::bot::{Entry, Plays};
+use crate::rules::Rules;
 
 pub mod log;
 pub mod native;
 pub mod program;
 pub mod scripts;
 
-pub use scripts::ScriptLimits;
+pub use native::NativeBots;
+pub use program::ProgramBots;
+pub use scripts::{ScriptBots, ScriptLimits};
 
 /// A file (or directory) that gave no entry, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -57,14 +60,14 @@ impl fmt::Display for Skipped {
 
 /// The entries found, in discovery order, and the files skipped.
 #[derive(Debug)]
-pub struct Discovery<G: Game> {
+pub struct Discovery<G: Plays> {
     /// Entries that will play.
     pub entries: Vec<Entry<G>>,
     /// Files that will not, each with its reason.
     pub skipped: Vec<Skipped>,
 }
 
-impl<G: Game> Default for Discovery<G> {
+impl<G: Plays> Default for Discovery<G> {
     fn default() -> Self {
         Discovery { entries: Vec::new(), skipped: Vec::new() }
     }
@@ -83,13 +86,16 @@ pub struct SearchPaths {
 /// Loads every entry of game `G` in `paths`. Directories are read in sorted file-name
 /// order, plugin directories first, so the entry order (and thus every game) is
 /// reproducible.
-pub fn discover<G: Game>(paths: &SearchPaths, limits: &ScriptLimits) -> Discovery<G> {
+pub fn discover<G: Rules + NativeBots + ScriptBots + ProgramBots>(
+    paths: &SearchPaths,
+    limits: &ScriptLimits,
+) -> Discovery<G> {
     discover_with(paths, limits, &|path| native::load::<G>(path, limits))
 }
 
 /// [`discover`] with another loader for native libraries (isolation probes them in a
 /// child process instead of loading them here).
-pub fn discover_with<G: Game>(
+pub fn discover_with<G: Rules + ScriptBots + ProgramBots>(
     paths: &SearchPaths,
     limits: &ScriptLimits,
     load_native: &dyn Fn(&Path) -> Result<Entry<G>, String>,
@@ -197,7 +203,7 @@ pub fn declared_game(path: &Path) -> Result<Declaration, String> {
 
 /// Checks an entry name against the rules: non-empty, not reserved, not taken (`taken`:
 /// each name loaded so far, with its file).
-pub fn check_name<G: Game>(name: &str, taken: &HashMap<String, PathBuf>) -> Result<(), String> {
+pub fn check_name<G: Rules>(name: &str, taken: &HashMap<String, PathBuf>) -> Result<(), String> {
     if name.trim().is_empty() {
         Err("the entry's name is empty".to_owned())
     } else if G::reserved_names().contains(&name) {

@@ -7,7 +7,7 @@
 //! then look for the C entry symbol, else the abi_stable root module, check the ABI
 //! version, the layouts and the name, and read the game the library declares (1.0
 //! libraries play zombies). A library of another game is skipped with one line; one of
-//! this game is handed to the game ([`Game::native_bots`]) as a [`NativeModule`].
+//! this game is handed to the game ([`NativeBots::native_bots`]) as a [`NativeModule`].
 //! Libraries are never unloaded: function pointers and statics from them stay valid
 //! for the whole process. A library that takes a logger (ABI 1.2 `set_logger`) gets one
 //! at load,
@@ -27,10 +27,10 @@ use zombies_plugin_abi::abi_stable::library::{LibraryError, lib_header_from_path
 use zombies_plugin_abi::abi_stable::std_types::{RErr, ROk, RResult, RString};
 use zombies_plugin_abi::{ABI_VERSION, BotModuleRef, C_ENTRY_SYMBOL, CBotTable, GAMES, any_version};
 
-use super::ScriptLimits;
 use super::log::{EntryLog, native_logger};
-use crate::bot::{Bot, BotError, BotFactory, Entry, EntryKind};
-use crate::game::Game;
+use super::scripts::ScriptLimits;
+use crate::bot::{Bot, BotError, BotFactory, Entry, EntryKind, Plays};
+use crate::rules::Rules;
 
 /// A loaded library that plays the game asking for it: what the game makes bots from.
 #[derive(Clone, Copy)]
@@ -140,7 +140,7 @@ impl CTable {
 
 /// The bot factory of a Rust library: each game's bot is `wrap` of what `new_bot` makes;
 /// a constructor's error is the entry's error for that game.
-pub fn rust_factory<G: Game, T: 'static>(
+pub fn rust_factory<G: Plays, T: 'static>(
     new_bot: extern "C" fn() -> RResult<T, RString>,
     wrap: fn(T) -> Box<dyn Bot<G>>,
 ) -> Arc<dyn BotFactory<G>> {
@@ -152,7 +152,7 @@ pub fn rust_factory<G: Game, T: 'static>(
 
 /// The bot factory of a C library: each game gets a fresh state from `create` (NULL is
 /// the entry's error for that game), which `wrap` turns into the game's bot.
-pub fn c_factory<G: Game>(
+pub fn c_factory<G: Plays>(
     create: extern "C" fn() -> *mut std::ffi::c_void,
     wrap: impl Fn(*mut std::ffi::c_void) -> Box<dyn Bot<G>> + Send + Sync + 'static,
 ) -> Arc<dyn BotFactory<G>> {
@@ -204,10 +204,17 @@ pub fn is_library_name(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()) == Some(std::env::consts::DLL_EXTENSION)
 }
 
+/// How a game makes the bots of a native library that declares it (each game's
+/// `native.rs`: the ABI's bot objects as its `Bot`s).
+pub trait NativeBots: Plays {
+    /// The bots of a native library that declares this game.
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String>;
+}
+
 /// Loads one library as an entry of game `G`, or says in one line why not (a library
 /// of another game: "plays eggs; this is a zombies tournament"). A library that takes
 /// a logger (ABI 1.2) is handed one writing to the entry's log in `limits.log_dir`.
-pub fn load<G: Game>(path: &Path, limits: &ScriptLimits) -> Result<Entry<G>, String> {
+pub fn load<G: Rules + NativeBots>(path: &Path, limits: &ScriptLimits) -> Result<Entry<G>, String> {
     let (module, kind, set_logger) = open(path)?;
     let (name, game) = identify(&module)?;
     check_game::<G>(&game)?;
@@ -220,7 +227,7 @@ pub fn load<G: Game>(path: &Path, limits: &ScriptLimits) -> Result<Entry<G>, Str
 }
 
 /// The one-line reason a library of `game` is not an entry of `G`, if it is not.
-pub fn check_game<G: Game>(game: &str) -> Result<(), String> {
+pub fn check_game<G: Rules>(game: &str) -> Result<(), String> {
     let article = if G::NAME.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
     if game == G::NAME { Ok(()) } else { Err(format!("plays {game}; this is {article} {} tournament", G::NAME)) }
 }

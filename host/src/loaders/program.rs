@@ -13,10 +13,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::ScriptLimits;
 use super::log::EntryLog;
-use crate::bot::{BotError, Entry, EntryKind};
-use crate::game::Game;
+use super::scripts::ScriptLimits;
+use crate::bot::{BotError, BotFactory, Entry, EntryKind, Plays};
 use crate::process::{CallError, Limits, Process, ProgramSpec, run_once_timed};
 
 /// A program bot as loaded: how to start it and under which limits.
@@ -116,8 +115,15 @@ pub fn is_unexecutable_program(path: &Path) -> bool {
     std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && &head == b"#!"
 }
 
+/// How a game makes the bots of a program: its text protocol (each game's
+/// `program.rs`), spoken through a [`Talker`].
+pub trait ProgramBots: Plays {
+    /// The bots of a program speaking this game's text protocol.
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String>;
+}
+
 /// Loads a program as an entry of game `G`.
-pub fn load<G: Game>(path: &Path, limits: &ScriptLimits, persistent: bool) -> Result<Entry<G>, String> {
+pub fn load<G: ProgramBots>(path: &Path, limits: &ScriptLimits, persistent: bool) -> Result<Entry<G>, String> {
     let name = path.file_stem().and_then(|s| s.to_str()).ok_or("the file name is not UTF-8")?.to_owned();
     let path = std::path::absolute(path).map_err(|e| format!("cannot resolve the path: {e}"))?;
     let log = Arc::new(EntryLog::new(limits.log_dir.as_deref(), &name, limits.log_append));

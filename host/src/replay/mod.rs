@@ -12,14 +12,19 @@
 //! zombies replay, as written before games had names), then the calls as the game
 //! writes them, deflate-compressed.
 //!
-//! This module records, reads, writes and re-plays any game; each game encodes its
-//! calls and draws its viewer (`games/<game>/`).
+//! This module reads, writes and re-plays any game, and says what a game gives to be
+//! recorded ([`Recorded`]: its calls, the bots that record and play them back, its
+//! viewer); each game encodes its calls and draws its viewer (`games/<game>/`), and
+//! `crate::play::play_recorded` records a game as it is played. It plays no game but
+//! to re-play one, and knows no rules (`crate::rules`).
 //!
 //! **Architecture Invariant:** reading never panics on any input: every defect is a
 //! [`ReplayError`], one line. A replay that does not re-play to the result in its header
 //! (corrupt, or recorded by another version of the rules) is an error too.
 
 use std::cell::RefCell;
+use std::ffi::c_void;
+use std::fmt;
 use std::io::{Read, Write};
 use std::rc::Rc;
 
@@ -27,8 +32,73 @@ use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 
-use crate::bot::{Bot, Entry};
-use crate::game::{Game, Outcome};
+use zombies_plugin_abi::Random;
+
+use crate::bot::{Bot, BotError};
+use crate::rules::{Outcome, Rules};
+
+/// What a game gives to be recorded and re-played: how one bot call is stored, the
+/// bots that record calls and play them back, the calls as bytes, and the page that
+/// shows a replay. Each game implements it (`games/<game>/replay.rs`, `viewer.rs`).
+pub trait Recorded: Rules {
+    /// One bot call as a replay stores it.
+    type Call: Clone + fmt::Debug + PartialEq + Send + 'static;
+
+    /// Wraps a bot so that each of its calls is appended to `tape` as the engine
+    /// applies it (a failed call as what the engine does instead).
+    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<Self::Call>) -> Box<dyn Bot<Self> + 'a>;
+    /// A bot that answers each call with the next call of `tape`.
+    fn playback(tape: PlaybackTape<Self::Call>) -> Box<dyn Bot<Self>>;
+    /// The calls as bytes (before compression).
+    fn write_calls(calls: &[Self::Call], out: &mut Vec<u8>);
+    /// The calls from bytes; never panics.
+    fn read_calls(bytes: &[u8]) -> Result<Vec<Self::Call>, ReplayError>;
+    /// The replay as one self-contained HTML page.
+    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError>;
+}
+
+/// The calls a recording bot writes (shared by the entries of one game, in call order).
+pub type Tape<C> = Rc<RefCell<Vec<C>>>;
+/// The calls a playback bot reads: the next index and the calls.
+pub type PlaybackTape<C> = Rc<RefCell<(usize, Vec<C>)>>;
+
+/// The next call of a playback tape, after drawing from `random` the `draws` numbers
+/// the recorded bot drew in it, so that the game's generator is where it was; an error
+/// once the tape is spent.
+pub fn next_call<C: Clone>(
+    tape: &PlaybackTape<C>,
+    random: Random<'_>,
+    draws: impl FnOnce(&C) -> u32,
+) -> Result<C, BotError> {
+    let mut tape = tape.borrow_mut();
+    let (next, calls) = &mut *tape;
+    let call = calls.get(*next).cloned().ok_or_else(|| BotError::Failed("the replay ran out of calls".into()))?;
+    *next += 1;
+    for _ in 0..draws(&call) {
+        random.next_u64();
+    }
+    Ok(call)
+}
+
+/// Runs `f` with a [`Random`] that draws from `random` and counts the draws (replays
+/// record how many numbers each call drew, so that playback draws as many).
+pub fn count_draws<R>(random: Random<'_>, f: impl FnOnce(Random<'_>) -> R) -> (R, u32) {
+    struct Counter<'a> {
+        inner: Random<'a>,
+        draws: u32,
+    }
+    extern "C" fn counted(state: *mut c_void) -> u64 {
+        // SAFETY: `state` is the `Counter` below, alive for the whole of `f`.
+        let counter = unsafe { &mut *state.cast::<Counter<'_>>() };
+        counter.draws += 1;
+        counter.inner.next_u64()
+    }
+    let mut counter = Counter { inner: random, draws: 0 };
+    // SAFETY: the counter outlives `f`, and only the Random given to `f` uses it.
+    let counting = unsafe { Random::from_raw((&mut counter as *mut Counter<'_>).cast::<c_void>(), counted) };
+    let result = f(counting);
+    (result, counter.draws)
+}
 
 /// Version of the file layout.
 pub const FORMAT_VERSION: u16 = 1;
@@ -112,63 +182,36 @@ pub struct Header {
 
 impl Header {
     /// The game's options.
-    pub fn config<G: Game>(&self) -> Result<G::Config, ReplayError> {
+    pub fn config<G: Rules>(&self) -> Result<G::Config, ReplayError> {
         serde_json::from_value(serde_json::Value::Object(self.config.clone()))
             .map_err(|e| ReplayError::Corrupt(format!("the game's options: {e}")))
     }
 }
 
 /// A recorded game of `G`.
-pub struct Replay<G: Game> {
+pub struct Replay<G: Recorded> {
     /// The game's facts.
     pub header: Header,
     /// Every bot call, in call order.
     pub calls: Vec<G::Call>,
 }
 
-impl<G: Game> Clone for Replay<G> {
+impl<G: Recorded> Clone for Replay<G> {
     fn clone(&self) -> Self {
         Replay { header: self.header.clone(), calls: self.calls.clone() }
     }
 }
 
-impl<G: Game> PartialEq for Replay<G> {
+impl<G: Recorded> PartialEq for Replay<G> {
     fn eq(&self, other: &Self) -> bool {
         self.header == other.header && self.calls == other.calls
     }
 }
 
-impl<G: Game> std::fmt::Debug for Replay<G> {
+impl<G: Recorded> std::fmt::Debug for Replay<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Replay").field("header", &self.header).field("calls", &self.calls.len()).finish()
     }
-}
-
-/// Plays one game like [`crate::tournament::play_game`] and records it.
-pub fn play_recorded<G: Game>(entries: &[Entry<G>], seed: u64, config: &G::Config) -> (Outcome, Replay<G>) {
-    play_recorded_with(entries, seed, config, |_, bot| bot)
-}
-
-/// [`play_recorded`] with every bot passed through `wrap` first (the recording sees
-/// what the wrapped bot answers).
-pub fn play_recorded_with<'a, G: Game>(
-    entries: &[Entry<G>],
-    seed: u64,
-    config: &G::Config,
-    wrap: impl Fn(usize, Box<dyn Bot<G>>) -> Box<dyn Bot<G> + 'a>,
-) -> (Outcome, Replay<G>) {
-    let tape = Rc::new(RefCell::new(Vec::new()));
-    let outcome =
-        crate::tournament::play_game_with(entries, seed, config, |i, bot| G::record(wrap(i, bot), Rc::clone(&tape)));
-    let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
-    let calls = Rc::try_unwrap(tape).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
-    let config = match serde_json::to_value(config) {
-        Ok(serde_json::Value::Object(map)) => map,
-        _ => serde_json::Map::new(),
-    };
-    let header =
-        Header { game: G::NAME.to_owned(), seed, names, turns: outcome.turns, scores: outcome.scores.clone(), config };
-    (outcome, Replay { header, calls })
 }
 
 /// The game a replay file is of, read from its header (for dispatching to the game).
@@ -197,7 +240,7 @@ fn read_parts(bytes: &[u8]) -> Result<(u16, u16, Header, usize), ReplayError> {
     Ok((format, rules, header, 12 + len))
 }
 
-impl<G: Game> Replay<G> {
+impl<G: Recorded> Replay<G> {
     /// Plays the game again with the recorded calls and checks that it ends as
     /// recorded.
     pub fn verify(&self) -> Result<Outcome, ReplayError> {

@@ -12,8 +12,8 @@ use zombies_plugin_abi::eggs::EggsContext;
 use super::{EggHunt, EggsConfig, answer};
 use crate::bench::{BenchError, BenchOptions, answer_micros, python};
 use crate::bot::{Entry, EntryKind};
+use crate::play::play_game;
 use crate::process::{Limits, ProgramSpec, run_once};
-use crate::tournament::play_game;
 
 /// Whole games of `entries` (one player each) for at least `min_time`: games,
 /// player-turns, and player-turns per second.

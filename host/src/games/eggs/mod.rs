@@ -21,7 +21,9 @@ use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, MEMORY_CAP, NOTHING};
 
 use crate::bot::{Bot, BotError, BotFactory, CallStats};
-use crate::game::{Outcome, PlaybackTape, Ranking, Tape, random_source};
+use crate::game::{
+    NativeBots, Outcome, PlaybackTape, Plays, ProgramBots, Ranking, Recorded, Rules, ScriptBots, Tape, random_source,
+};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -38,11 +40,19 @@ pub struct EggsConfig {
     pub max_turns: Option<u32>,
 }
 
-impl crate::game::Game for EggHunt {
+impl Plays for EggHunt {
+    type Ctx<'a> = EggsContext<'a>;
+    type Answer = EggsAnswer;
+
+    fn clock(ctx: &EggsContext<'_>) -> u32 {
+        ctx.turn
+    }
+}
+
+impl Rules for EggHunt {
     const NAME: &'static str = "eggs";
-    /// The seed's rule: mean eggs per game, ties by median.
-    const RANKING: Ranking = Ranking::Mean;
     const RULES_VERSION: u16 = 1;
+    type Config = EggsConfig;
 
     fn check_config(config: &EggsConfig) -> Result<(), String> {
         match config.max_turns {
@@ -50,34 +60,14 @@ impl crate::game::Game for EggHunt {
             _ => Ok(()),
         }
     }
-    type Ctx<'a> = EggsContext<'a>;
-    type Answer = EggsAnswer;
-    type Config = EggsConfig;
-    type Call = replay::Call;
-
-    fn clock(ctx: &EggsContext<'_>) -> u32 {
-        ctx.turn
-    }
 
     fn play(names: &[String], seed: u64, config: &EggsConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_| {})
     }
+}
 
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        native::bots(module)
-    }
-
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        rhai::bots(script)
-    }
-
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        lua::bots(script)
-    }
-
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        program::bots(program)
-    }
+impl Recorded for EggHunt {
+    type Call = replay::Call;
 
     fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
         Box::new(replay::Recording { inner, tape })
@@ -98,6 +88,33 @@ impl crate::game::Game for EggHunt {
     fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
         viewer::render(replay)
     }
+}
+
+impl NativeBots for EggHunt {
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+}
+
+impl ScriptBots for EggHunt {
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+}
+
+impl ProgramBots for EggHunt {
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
+    }
+}
+
+impl crate::game::Game for EggHunt {
+    /// The seed's rule: mean eggs per game, ties by median.
+    const RANKING: Ranking = Ranking::Mean;
 }
 
 /// Test and benchmark bots are closures from a context to an answer.

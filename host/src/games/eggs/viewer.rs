@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use super::rules::{Act, Cell, Eggs, Event, Reason};
 use super::{EggHunt, play};
 use crate::bot::Bot;
-use crate::game::{Game as _, Outcome};
+use crate::game::{Outcome, Recorded as _};
 use crate::replay::{Replay, ReplayError};
 
 /// Most entries a viewer accepts (the rules' own limit).

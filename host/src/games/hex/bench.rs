@@ -16,7 +16,7 @@ use zombies_plugin_abi::hex::{
 use super::{HexConfig, HexGame};
 use crate::bench::{BenchError, BenchOptions};
 use crate::bot::{Entry, EntryKind};
-use crate::tournament::play_game;
+use crate::play::play_game;
 
 /// Whole games of `humans` against `zombies` for at least `min_time` on this thread:
 /// games, half-turns played, and the mean time of one game in milliseconds.

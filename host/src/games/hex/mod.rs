@@ -45,7 +45,10 @@ pub use state::{Airstrike, Command, Contents, Crate, Human, Side, State, Wall, Z
 pub use view::View;
 
 use crate::bot::{Bot, BotError, BotFactory, CallStats};
-use crate::game::{Game, GameRng, Outcome, PlaybackTape, Ranking, Tape, random_source};
+use crate::game::{
+    Game, GameRng, NativeBots, Outcome, PlaybackTape, Plays, ProgramBots, Ranking, Recorded, Rules, ScriptBots, Tape,
+    random_source,
+};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -63,13 +66,25 @@ pub struct HexConfig {
     pub max_turns: Option<u32>,
 }
 
-impl Game for HexGame {
+impl Plays for HexGame {
+    type Ctx<'a> = HexCall<'a>;
+    type Answer = HexAnswer;
+
+    /// The side's own half-turns so far: the time bank grows by one allowance per own
+    /// half-turn, as the original clocks did.
+    fn clock(call: &HexCall<'_>) -> u32 {
+        call.ctx.t / 2
+    }
+}
+
+impl Rules for HexGame {
     const NAME: &'static str = "hex";
-    /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival
-    /// margin, then survival.
-    const RANKING: Ranking = Ranking::Pairs;
-    /// A game's length counts half-turns (each side's own moves), as the rules do.
-    const TURNS: &'static str = "half-turns";
+
+    /// 2: spawning is a side command of the whole half-turn (a `spawn_zombie` in a unit
+    /// call, skipped in version 1, now runs), so version-1 replays may not re-play.
+    const RULES_VERSION: u16 = 2;
+
+    type Config = HexConfig;
 
     fn check_config(config: &HexConfig) -> Result<(), String> {
         match config.max_turns {
@@ -77,23 +92,65 @@ impl Game for HexGame {
             _ => Ok(()),
         }
     }
-    /// 2: spawning is a side command of the whole half-turn (a `spawn_zombie` in a unit
-    /// call, skipped in version 1, now runs), so version-1 replays may not re-play.
-    const RULES_VERSION: u16 = 2;
-    type Ctx<'a> = HexCall<'a>;
-    type Answer = HexAnswer;
-    type Config = HexConfig;
-    type Call = replay::Call;
-
-    /// The side's own half-turns so far: the time bank grows by one allowance per own
-    /// half-turn, as the original clocks did.
-    fn clock(call: &HexCall<'_>) -> u32 {
-        call.ctx.t / 2
-    }
 
     fn play(names: &[String], seed: u64, config: &HexConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_| {})
     }
+}
+
+impl Recorded for HexGame {
+    type Call = replay::Call;
+
+    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
+        Box::new(replay::Recording { inner, tape })
+    }
+
+    fn playback(tape: PlaybackTape<replay::Call>) -> Box<dyn Bot<Self>> {
+        Box::new(replay::Playback { tape })
+    }
+
+    fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
+        replay::write_calls(calls, out)
+    }
+
+    fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, ReplayError> {
+        replay::read_calls(bytes)
+    }
+
+    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
+        viewer::render(replay)
+    }
+}
+
+impl NativeBots for HexGame {
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+}
+
+impl ScriptBots for HexGame {
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+}
+
+impl ProgramBots for HexGame {
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
+    }
+}
+
+impl Game for HexGame {
+    /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival
+    /// margin, then survival.
+    const RANKING: Ranking = Ranking::Pairs;
+
+    /// A game's length counts half-turns (each side's own moves), as the rules do.
+    const TURNS: &'static str = "half-turns";
 
     /// Every ordered pair of different entries, once per round.
     fn games_per_round(entries: usize) -> u64 {
@@ -115,42 +172,6 @@ impl Game for HexGame {
             b += 1;
         }
         vec![a as usize, b as usize]
-    }
-
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        native::bots(module)
-    }
-
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        rhai::bots(script)
-    }
-
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        lua::bots(script)
-    }
-
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        program::bots(program)
-    }
-
-    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
-        Box::new(replay::Recording { inner, tape })
-    }
-
-    fn playback(tape: PlaybackTape<replay::Call>) -> Box<dyn Bot<Self>> {
-        Box::new(replay::Playback { tape })
-    }
-
-    fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
-        replay::write_calls(calls, out)
-    }
-
-    fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, ReplayError> {
-        replay::read_calls(bytes)
-    }
-
-    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
-        viewer::render(replay)
     }
 }
 

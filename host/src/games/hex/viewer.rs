@@ -30,7 +30,7 @@ use zombies_plugin_abi::hex::{self as abi, HexAnswer, cmd};
 use super::replay::{Call, SideCommand};
 use super::{Event, Hex, HexCall, HexGame, Verdict, play};
 use crate::bot::{Bot, BotError};
-use crate::game::{Game as _, Outcome, PlaybackTape};
+use crate::game::{Outcome, PlaybackTape, Recorded as _};
 use crate::replay::{Replay, ReplayError};
 
 const TEMPLATE: &str = include_str!("viewer.html");

@@ -16,7 +16,7 @@ use super::rules::{Config, Target};
 use super::{InvisibleTarget, TargetConfig};
 use crate::bench::{BenchError, BenchOptions, answer_micros, python, thread_cpu_millis};
 use crate::bot::{Entry, EntryKind};
-use crate::tournament::play_game;
+use crate::play::play_game;
 
 /// Whole games of `entries` for at least `min_time`, one at a time on this thread.
 #[derive(Debug, Clone, Copy)]

@@ -22,7 +22,9 @@ use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::target::TargetContext;
 
 use crate::bot::{Bot, BotError, BotFactory, CallStats};
-use crate::game::{Outcome, PlaybackTape, Ranking, Tape, random_source};
+use crate::game::{
+    NativeBots, Outcome, PlaybackTape, Plays, ProgramBots, Ranking, Recorded, Rules, ScriptBots, Tape, random_source,
+};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -49,13 +51,20 @@ impl Default for TargetConfig {
     }
 }
 
-impl crate::game::Game for InvisibleTarget {
+impl Plays for InvisibleTarget {
+    type Ctx<'a> = TargetContext<'a>;
+    type Answer = u32;
+
+    /// The round: an entry's time bank grows by one allowance per round.
+    fn clock(ctx: &TargetContext<'_>) -> u32 {
+        ctx.round
+    }
+}
+
+impl Rules for InvisibleTarget {
     const NAME: &'static str = "target";
-    /// The rules': total points over the games (ties by the mean distance of the
-    /// entry's best copy to the target at the end).
-    const RANKING: Ranking = Ranking::Total;
     const RULES_VERSION: u16 = 1;
-    const TURNS: &'static str = "rounds";
+    type Config = TargetConfig;
 
     fn check_config(config: &TargetConfig) -> Result<(), String> {
         if !(0.0..=1.0).contains(&config.q) {
@@ -66,35 +75,14 @@ impl crate::game::Game for InvisibleTarget {
         }
         Ok(())
     }
-    type Ctx<'a> = TargetContext<'a>;
-    type Answer = u32;
-    type Config = TargetConfig;
-    type Call = replay::Call;
-
-    /// The round: an entry's time bank grows by one allowance per round.
-    fn clock(ctx: &TargetContext<'_>) -> u32 {
-        ctx.round
-    }
 
     fn play(names: &[String], seed: u64, config: &TargetConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_, _| {})
     }
+}
 
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        native::bots(module)
-    }
-
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        rhai::bots(script)
-    }
-
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        lua::bots(script)
-    }
-
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        program::bots(program)
-    }
+impl Recorded for InvisibleTarget {
+    type Call = replay::Call;
 
     fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
         Box::new(replay::Recording { inner, tape })
@@ -115,6 +103,36 @@ impl crate::game::Game for InvisibleTarget {
     fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
         viewer::render(replay)
     }
+}
+
+impl NativeBots for InvisibleTarget {
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+}
+
+impl ScriptBots for InvisibleTarget {
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+}
+
+impl ProgramBots for InvisibleTarget {
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
+    }
+}
+
+impl crate::game::Game for InvisibleTarget {
+    /// The rules': total points over the games (ties by the mean distance of the
+    /// entry's best copy to the target at the end).
+    const RANKING: Ranking = Ranking::Total;
+
+    const TURNS: &'static str = "rounds";
 }
 
 /// Test and benchmark bots are closures from a context to a move.

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use super::rules::{self, Step, Target};
 use super::{InvisibleTarget, check_game, play};
 use crate::bot::Bot;
-use crate::game::{Game as _, Outcome};
+use crate::game::{Outcome, Recorded as _};
 use crate::replay::{Replay, ReplayError};
 
 /// Plays a replay again turn by turn, calling `each_turn` as [`play`] does, and checks

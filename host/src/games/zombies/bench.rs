@@ -22,7 +22,8 @@ use crate::bot::{CallStats, EntryKind};
 use crate::isolate::Isolation;
 use crate::limits::TimeBank;
 use crate::loaders::{ScriptLimits, SearchPaths, discover};
-use crate::tournament::{self, Plan, make_bots, play_game};
+use crate::play::{make_bots, play_game};
+use crate::tournament::{self, Plan};
 
 /// A zombies entry (the workloads below are zombies games).
 type Entry = crate::bot::Entry<Zombies>;

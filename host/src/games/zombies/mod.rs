@@ -30,7 +30,7 @@ use crate::bot::{Bot, BotError, BotFactory};
 /// The most players per entry `--set players_per_entry` may ask for (the board grows
 /// with them: 10,000 per entry is already a board of 409 cells a side per entry).
 pub const MAX_PLAYERS_PER_ENTRY: u32 = 10_000;
-use crate::game::{Outcome, PlaybackTape, Ranking, Tape};
+use crate::game::{NativeBots, Outcome, PlaybackTape, Plays, ProgramBots, Ranking, Recorded, Rules, ScriptBots, Tape};
 use crate::loaders::native::NativeModule;
 use crate::loaders::program::Program;
 use crate::loaders::scripts::Script;
@@ -43,11 +43,22 @@ pub type GameOutcome = Outcome;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Zombies;
 
-impl crate::game::Game for Zombies {
+impl Plays for Zombies {
+    type Ctx<'a> = Context<'a>;
+    type Answer = Action;
+
+    fn clock(ctx: &Context<'_>) -> u32 {
+        ctx.clock
+    }
+}
+
+impl Rules for Zombies {
     const NAME: &'static str = "zombies";
-    const RANKING: Ranking = Ranking::Median;
+
     /// 2: bitten players are turned row by row.
     const RULES_VERSION: u16 = 2;
+
+    type Config = GameConfig;
 
     fn check_config(config: &GameConfig) -> Result<(), String> {
         if !(1..=MAX_PLAYERS_PER_ENTRY).contains(&config.players_per_entry) {
@@ -61,14 +72,6 @@ impl crate::game::Game for Zombies {
             _ => Ok(()),
         }
     }
-    type Ctx<'a> = Context<'a>;
-    type Answer = Action;
-    type Config = GameConfig;
-    type Call = replay::Call;
-
-    fn clock(ctx: &Context<'_>) -> u32 {
-        ctx.clock
-    }
 
     fn play(names: &[String], seed: u64, config: &GameConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         Game::new(names.to_vec(), seed, *config).play(bots)
@@ -77,22 +80,10 @@ impl crate::game::Game for Zombies {
     fn reserved_names() -> &'static [&'static str] {
         &["Zombie", "DeadBody"]
     }
+}
 
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        native::bots(module)
-    }
-
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        rhai::bots(script)
-    }
-
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        lua::bots(script)
-    }
-
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        program::bots(program)
-    }
+impl Recorded for Zombies {
+    type Call = replay::Call;
 
     fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
         Box::new(replay::Recording { inner, tape })
@@ -113,6 +104,32 @@ impl crate::game::Game for Zombies {
     fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
         viewer::render(replay)
     }
+}
+
+impl NativeBots for Zombies {
+    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        native::bots(module)
+    }
+}
+
+impl ScriptBots for Zombies {
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        rhai::bots(script)
+    }
+
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        lua::bots(script)
+    }
+}
+
+impl ProgramBots for Zombies {
+    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
+        program::bots(program)
+    }
+}
+
+impl crate::game::Game for Zombies {
+    const RANKING: Ranking = Ranking::Median;
 }
 
 /// Test and benchmark bots are closures from a context to an action.

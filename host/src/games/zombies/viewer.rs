@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 
 use super::{EntityInfo, Game, Kind, Zombies};
 use crate::bot::Bot;
-use crate::game::{Game as _, Outcome};
+use crate::game::{Outcome, Recorded as _};
 use crate::replay::{Replay, ReplayError};
 
 /// Plays a replay again turn by turn, calling `each_turn` with the game before the

@@ -21,8 +21,7 @@ use crate::clock::OwnDeadline;
 use zombies_plugin_abi::Random;
 
 use super::log::EntryLog;
-use crate::bot::{BotError, Entry, EntryKind};
-use crate::game::Game;
+use crate::bot::{BotError, BotFactory, Entry, EntryKind, Plays};
 
 pub mod lua;
 pub mod rhai;
@@ -68,8 +67,17 @@ pub fn is_script_name(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("rhai" | "lua"))
 }
 
+/// How a game makes the bots of a script: its API in each language on top of the
+/// shared VMs (each game's `rhai.rs` and `lua.rs`).
+pub trait ScriptBots: Plays {
+    /// The bots of a Rhai script.
+    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String>;
+    /// The bots of a Lua script.
+    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String>;
+}
+
 /// Loads a script as an entry of game `G`; `None` when the file is not a script.
-pub fn load<G: Game>(path: &Path, limits: &ScriptLimits) -> Option<Result<Entry<G>, String>> {
+pub fn load<G: ScriptBots>(path: &Path, limits: &ScriptLimits) -> Option<Result<Entry<G>, String>> {
     let ext = path.extension().and_then(|e| e.to_str())?;
     if ext != "rhai" && ext != "lua" {
         return None;
