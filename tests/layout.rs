@@ -53,20 +53,22 @@ fn registered_games() -> Vec<GameName> {
     games
 }
 
-/// A token of Rust source, as far as this check needs: an identifier, or one of `::`,
-/// `{`, `}`, with its line.
-#[derive(Debug, PartialEq)]
-enum Token<'a> {
+/// A token of Rust source, as far as these checks need: an identifier, or one of `::`,
+/// `{`, `}`, `,`, with its line. The layer check reads the tokens of [`code_only`]'s
+/// output; the game-name check reads every line.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tok<'a> {
     Ident(&'a str),
     Path,
     Open,
     Close,
+    Comma,
     Other,
 }
 
-fn tokens(text: &str) -> Vec<(usize, Token<'_>)> {
+fn code_tokens(code: &str) -> Vec<(usize, Tok<'_>)> {
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in code.lines().enumerate() {
         let bytes = line.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
@@ -76,23 +78,24 @@ fn tokens(text: &str) -> Vec<(usize, Token<'_>)> {
                 while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
                     i += 1;
                 }
-                out.push((n + 1, Token::Ident(&line[start..i])));
+                out.push((n + 1, Tok::Ident(&line[start..i])));
                 continue;
             }
-            let token = match b {
+            let tok = match b {
                 b':' if bytes.get(i + 1) == Some(&b':') => {
                     i += 1;
-                    Token::Path
+                    Tok::Path
                 }
-                b'{' => Token::Open,
-                b'}' => Token::Close,
-                b' ' | b'\t' | b',' => {
+                b'{' => Tok::Open,
+                b'}' => Tok::Close,
+                b',' => Tok::Comma,
+                b' ' | b'\t' | b'\r' => {
                     i += 1;
                     continue;
                 }
-                _ => Token::Other,
+                _ => Tok::Other,
             };
-            out.push((n + 1, token));
+            out.push((n + 1, tok));
             i += 1;
         }
     }
@@ -102,32 +105,32 @@ fn tokens(text: &str) -> Vec<(usize, Token<'_>)> {
 /// Where `text` names one of `games`: (line, what), for its type as a whole word, its
 /// module after `games::`, or its module in a `games::{...}` group.
 fn names_of_games(text: &str, games: &[GameName]) -> Vec<(usize, String)> {
-    let toks = tokens(text);
+    let toks = code_tokens(text);
     let mut hits = Vec::new();
     let module = |name: &str| games.iter().find(|g| g.module == name);
     for (i, (line, t)) in toks.iter().enumerate() {
-        let Token::Ident(word) = t else { continue };
+        let Tok::Ident(word) = t else { continue };
         if let Some(g) = games.iter().find(|g| g.ty == *word) {
             hits.push((*line, format!("the type {} (game {})", g.ty, g.module)));
         }
-        if *word != "games" || toks.get(i + 1).map(|t| &t.1) != Some(&Token::Path) {
+        if *word != "games" || toks.get(i + 1).map(|t| &t.1) != Some(&Tok::Path) {
             continue;
         }
         match toks.get(i + 2) {
-            Some((l, Token::Ident(m))) if module(m).is_some() => hits.push((*l, format!("the module games::{m}"))),
-            Some((_, Token::Open)) => {
+            Some((l, Tok::Ident(m))) if module(m).is_some() => hits.push((*l, format!("the module games::{m}"))),
+            Some((_, Tok::Open)) => {
                 // A group: `games::{eggs, zombies::Zombies}`, over several lines maybe.
                 let mut depth = 0;
                 for (j, (l, t)) in toks.iter().enumerate().skip(i + 2) {
                     match t {
-                        Token::Open => depth += 1,
-                        Token::Close => {
+                        Tok::Open => depth += 1,
+                        Tok::Close => {
                             depth -= 1;
                             if depth == 0 {
                                 break;
                             }
                         }
-                        Token::Ident(m) if depth == 1 && toks[j - 1].1 != Token::Path && module(m).is_some() => {
+                        Tok::Ident(m) if depth == 1 && toks[j - 1].1 != Tok::Path && module(m).is_some() => {
                             hits.push((*l, format!("the module games::{m} (in games::{{...}})")))
                         }
                         _ => {}
@@ -317,53 +320,6 @@ fn code_only(text: &str) -> String {
         };
         blank(&mut out, i, end);
         i = end;
-    }
-    out
-}
-
-/// A token of code (after [`code_only`]), as far as paths need.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Tok<'a> {
-    Ident(&'a str),
-    Path,
-    Open,
-    Close,
-    Comma,
-    Other,
-}
-
-fn code_tokens(code: &str) -> Vec<(usize, Tok<'_>)> {
-    let mut out = Vec::new();
-    for (n, line) in code.lines().enumerate() {
-        let bytes = line.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            let b = bytes[i];
-            if b.is_ascii_alphabetic() || b == b'_' {
-                let start = i;
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                    i += 1;
-                }
-                out.push((n + 1, Tok::Ident(&line[start..i])));
-                continue;
-            }
-            let tok = match b {
-                b':' if bytes.get(i + 1) == Some(&b':') => {
-                    i += 1;
-                    Tok::Path
-                }
-                b'{' => Tok::Open,
-                b'}' => Tok::Close,
-                b',' => Tok::Comma,
-                b' ' | b'\t' | b'\r' => {
-                    i += 1;
-                    continue;
-                }
-                _ => Tok::Other,
-            };
-            out.push((n + 1, tok));
-            i += 1;
-        }
     }
     out
 }
