@@ -73,3 +73,75 @@ pub trait Game: Rules + Recorded + NativeBots + ScriptBots + ProgramBots {
         (0..entries).collect()
     }
 }
+
+/// Implements the parts of the contract that a game's own modules provide under the
+/// arena's usual names, for the game type `$game`, in the game's `mod.rs`:
+///
+/// - [`Recorded`] from `replay` (its `Call`, the `Recording` and `Playback` bots,
+///   `write_calls`, `read_calls`) and `viewer::render`;
+/// - [`NativeBots`] from `native::bots`, [`ScriptBots`] from `rhai::bots` and
+///   `lua::bots`, [`ProgramBots`] from `program::bots`.
+///
+/// Every game of the arena is laid out so (one module per kind of bot, one for its
+/// replays, one for its viewer); a game laid out otherwise writes these impls by hand.
+macro_rules! parts_from_modules {
+    ($game:ty) => {
+        impl $crate::game::Recorded for $game {
+            type Call = replay::Call;
+
+            fn record<'a>(
+                inner: Box<dyn $crate::bot::Bot<Self> + 'a>,
+                tape: $crate::game::Tape<replay::Call>,
+            ) -> Box<dyn $crate::bot::Bot<Self> + 'a> {
+                Box::new(replay::Recording { inner, tape })
+            }
+
+            fn playback(tape: $crate::game::PlaybackTape<replay::Call>) -> Box<dyn $crate::bot::Bot<Self>> {
+                Box::new(replay::Playback { tape })
+            }
+
+            fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
+                replay::write_calls(calls, out)
+            }
+
+            fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, $crate::replay::ReplayError> {
+                replay::read_calls(bytes)
+            }
+
+            fn viewer_page(replay: &$crate::replay::Replay<Self>) -> Result<String, $crate::replay::ReplayError> {
+                viewer::render(replay)
+            }
+        }
+
+        impl $crate::game::NativeBots for $game {
+            fn native_bots(
+                module: &$crate::loaders::native::NativeModule,
+            ) -> Result<std::sync::Arc<dyn $crate::bot::BotFactory<Self>>, String> {
+                native::bots(module)
+            }
+        }
+
+        impl $crate::game::ScriptBots for $game {
+            fn rhai_bots(
+                script: $crate::loaders::scripts::Script,
+            ) -> Result<std::sync::Arc<dyn $crate::bot::BotFactory<Self>>, String> {
+                rhai::bots(script)
+            }
+
+            fn lua_bots(
+                script: $crate::loaders::scripts::Script,
+            ) -> Result<std::sync::Arc<dyn $crate::bot::BotFactory<Self>>, String> {
+                lua::bots(script)
+            }
+        }
+
+        impl $crate::game::ProgramBots for $game {
+            fn program_bots(
+                program: $crate::loaders::program::Program,
+            ) -> Result<std::sync::Arc<dyn $crate::bot::BotFactory<Self>>, String> {
+                program::bots(program)
+            }
+        }
+    };
+}
+pub(crate) use parts_from_modules;

@@ -14,20 +14,13 @@ mod rhai;
 pub mod rules;
 pub mod viewer;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, MEMORY_CAP, NOTHING};
 
-use crate::bot::{Bot, BotError, BotFactory, CallStats};
-use crate::game::{
-    NativeBots, Outcome, PlaybackTape, Plays, ProgramBots, Ranking, Recorded, Rules, ScriptBots, Tape, random_source,
-};
-use crate::loaders::native::NativeModule;
-use crate::loaders::program::Program;
-use crate::loaders::scripts::Script;
-use crate::replay::{Replay, ReplayError};
+use crate::bot::{Bot, BotError, CallStats};
+use crate::game::{Outcome, Plays, Ranking, Rules, random_source};
 
 /// The Easter Egg Hunt, as the host's plumbing sees it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -66,51 +59,7 @@ impl Rules for EggHunt {
     }
 }
 
-impl Recorded for EggHunt {
-    type Call = replay::Call;
-
-    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
-        Box::new(replay::Recording { inner, tape })
-    }
-
-    fn playback(tape: PlaybackTape<replay::Call>) -> Box<dyn Bot<Self>> {
-        Box::new(replay::Playback { tape })
-    }
-
-    fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
-        replay::write_calls(calls, out)
-    }
-
-    fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, ReplayError> {
-        replay::read_calls(bytes)
-    }
-
-    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
-        viewer::render(replay)
-    }
-}
-
-impl NativeBots for EggHunt {
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        native::bots(module)
-    }
-}
-
-impl ScriptBots for EggHunt {
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        rhai::bots(script)
-    }
-
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        lua::bots(script)
-    }
-}
-
-impl ProgramBots for EggHunt {
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        program::bots(program)
-    }
-}
+crate::game::parts_from_modules!(EggHunt);
 
 impl crate::game::Game for EggHunt {
     /// The seed's rule: mean eggs per game, ties by median.

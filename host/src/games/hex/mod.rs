@@ -29,7 +29,6 @@ pub mod view;
 pub mod viewer;
 
 use std::cell::Cell;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -44,15 +43,8 @@ pub use side::{SideChannel, SideInfo, Verdict};
 pub use state::{Airstrike, Command, Contents, Crate, Human, Side, State, Wall, Zombie};
 pub use view::View;
 
-use crate::bot::{Bot, BotError, BotFactory, CallStats};
-use crate::game::{
-    Game, GameRng, NativeBots, Outcome, PlaybackTape, Plays, ProgramBots, Ranking, Recorded, Rules, ScriptBots, Tape,
-    random_source,
-};
-use crate::loaders::native::NativeModule;
-use crate::loaders::program::Program;
-use crate::loaders::scripts::Script;
-use crate::replay::{Replay, ReplayError};
+use crate::bot::{Bot, BotError, CallStats};
+use crate::game::{Game, GameRng, Outcome, Plays, Ranking, Rules, random_source};
 
 /// Hex humans vs zombies, as the host's plumbing sees it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -98,51 +90,7 @@ impl Rules for HexGame {
     }
 }
 
-impl Recorded for HexGame {
-    type Call = replay::Call;
-
-    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
-        Box::new(replay::Recording { inner, tape })
-    }
-
-    fn playback(tape: PlaybackTape<replay::Call>) -> Box<dyn Bot<Self>> {
-        Box::new(replay::Playback { tape })
-    }
-
-    fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
-        replay::write_calls(calls, out)
-    }
-
-    fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, ReplayError> {
-        replay::read_calls(bytes)
-    }
-
-    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
-        viewer::render(replay)
-    }
-}
-
-impl NativeBots for HexGame {
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        native::bots(module)
-    }
-}
-
-impl ScriptBots for HexGame {
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        rhai::bots(script)
-    }
-
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        lua::bots(script)
-    }
-}
-
-impl ProgramBots for HexGame {
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        program::bots(program)
-    }
-}
+crate::game::parts_from_modules!(HexGame);
 
 impl Game for HexGame {
     /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival

@@ -16,8 +16,6 @@ pub mod replay;
 mod rhai;
 pub mod viewer;
 
-use std::sync::Arc;
-
 pub use board::Board;
 pub use game::{
     EntityInfo, Game, GameConfig, GameRng, Kind, PLAYERS_PER_ENTRY, STARTING_BULLETS, STEPS, ShotRecord, board_side,
@@ -25,16 +23,12 @@ pub use game::{
 };
 use zombies_plugin_abi::{Action, Context, Direction, Id};
 
-use crate::bot::{Bot, BotError, BotFactory};
+use crate::bot::{Bot, BotError};
 
 /// The most players per entry `--set players_per_entry` may ask for (the board grows
 /// with them: 10,000 per entry is already a board of 409 cells a side per entry).
 pub const MAX_PLAYERS_PER_ENTRY: u32 = 10_000;
-use crate::game::{NativeBots, Outcome, PlaybackTape, Plays, ProgramBots, Ranking, Recorded, Rules, ScriptBots, Tape};
-use crate::loaders::native::NativeModule;
-use crate::loaders::program::Program;
-use crate::loaders::scripts::Script;
-use crate::replay::{Replay, ReplayError};
+use crate::game::{Outcome, Plays, Ranking, Rules};
 
 /// The result of a zombies game (the arena's common outcome).
 pub type GameOutcome = Outcome;
@@ -82,51 +76,7 @@ impl Rules for Zombies {
     }
 }
 
-impl Recorded for Zombies {
-    type Call = replay::Call;
-
-    fn record<'a>(inner: Box<dyn Bot<Self> + 'a>, tape: Tape<replay::Call>) -> Box<dyn Bot<Self> + 'a> {
-        Box::new(replay::Recording { inner, tape })
-    }
-
-    fn playback(tape: PlaybackTape<replay::Call>) -> Box<dyn Bot<Self>> {
-        Box::new(replay::Playback { tape })
-    }
-
-    fn write_calls(calls: &[replay::Call], out: &mut Vec<u8>) {
-        replay::write_calls(calls, out)
-    }
-
-    fn read_calls(bytes: &[u8]) -> Result<Vec<replay::Call>, ReplayError> {
-        replay::read_calls(bytes)
-    }
-
-    fn viewer_page(replay: &Replay<Self>) -> Result<String, ReplayError> {
-        viewer::render(replay)
-    }
-}
-
-impl NativeBots for Zombies {
-    fn native_bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        native::bots(module)
-    }
-}
-
-impl ScriptBots for Zombies {
-    fn rhai_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        rhai::bots(script)
-    }
-
-    fn lua_bots(script: Script) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        lua::bots(script)
-    }
-}
-
-impl ProgramBots for Zombies {
-    fn program_bots(program: Program) -> Result<Arc<dyn BotFactory<Self>>, String> {
-        program::bots(program)
-    }
-}
+crate::game::parts_from_modules!(Zombies);
 
 impl crate::game::Game for Zombies {
     const RANKING: Ranking = Ranking::Median;
