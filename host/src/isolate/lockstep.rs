@@ -204,10 +204,6 @@ pub(super) fn play<G: Game>(
     if lockstep.live.len() != seats || lockstep.live.iter().flatten().any(|&i| i >= entries.len()) {
         return GameResponse::Failed(format!("a bad lockstep request ({} seats, {} entries)", seats, entries.len()));
     }
-    let config: G::Config = match serde_json::from_value(request.config.clone()) {
-        Ok(c) => c,
-        Err(e) => return GameResponse::Failed(format!("bad game options ({e})")),
-    };
     // Remote seats are made by `wrap` below; their entries only carry the names.
     let seated: Vec<Entry<G>> = lockstep
         .names
@@ -236,17 +232,7 @@ pub(super) fn play<G: Game>(
             Box::new(Remote { seat, inbox, tape, playback, out: None })
         }
     };
-    let outcome = match &request.replay {
-        Some(path) => {
-            let (outcome, recorded) = crate::play::play_recorded_with(&seated, request.seed, &config, wrap);
-            if let Err(e) = std::fs::write(path, recorded.to_bytes()) {
-                return GameResponse::Failed(format!("{}: cannot write the replay: {e}", path.display()));
-            }
-            outcome
-        }
-        None => crate::play::play_game_with(&seated, request.seed, &config, wrap),
-    };
-    GameResponse::Played(outcome)
+    super::play_as_requested(&seated, request, wrap)
 }
 
 #[cfg(test)]

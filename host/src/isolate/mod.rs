@@ -1067,23 +1067,34 @@ fn play_request<G: Game>(
     let Some(seated) = request.seats.iter().map(|&i| entries.get(i).cloned()).collect::<Option<Vec<_>>>() else {
         return GameResponse::Failed(format!("seats {:?} out of range", request.seats));
     };
-    let config: G::Config = match serde_json::from_value(request.config.clone()) {
-        Ok(c) => c,
-        Err(e) => return GameResponse::Failed(format!("bad game options ({e})")),
-    };
     let wrap = |i: usize, bot| {
         let guarded = Guarded::new(bot, i, Some(bank), Some(blame)).with_call_limit(Some(call_limit));
         Box::new(guarded) as Box<dyn Bot<G> + '_>
     };
+    play_as_requested(&seated, request, wrap)
+}
+
+/// Plays `seated` with `request`'s seed and options, each bot passed through `wrap`,
+/// recorded into `request`'s replay file when it names one: the worker's response, in
+/// a shared game and in a lockstep one alike.
+fn play_as_requested<'a, G: Game>(
+    seated: &[Entry<G>],
+    request: &GameRequest,
+    wrap: impl Fn(usize, Box<dyn Bot<G>>) -> Box<dyn Bot<G> + 'a>,
+) -> GameResponse {
+    let config: G::Config = match serde_json::from_value(request.config.clone()) {
+        Ok(c) => c,
+        Err(e) => return GameResponse::Failed(format!("bad game options ({e})")),
+    };
     let outcome = match &request.replay {
         Some(path) => {
-            let (outcome, recorded) = crate::play::play_recorded_with(&seated, request.seed, &config, wrap);
+            let (outcome, recorded) = crate::play::play_recorded_with(seated, request.seed, &config, wrap);
             if let Err(e) = std::fs::write(path, recorded.to_bytes()) {
                 return GameResponse::Failed(format!("{}: cannot write the replay: {e}", path.display()));
             }
             outcome
         }
-        None => crate::play::play_game_with(&seated, request.seed, &config, wrap),
+        None => crate::play::play_game_with(seated, request.seed, &config, wrap),
     };
     GameResponse::Played(outcome)
 }
