@@ -77,6 +77,13 @@ impl ProcessCap {
         self.programs.as_deref()
     }
 
+    /// The `tasks` file of the group the helper joins (cgroup v1 only): a sandboxed
+    /// worker is given it writable, so that a thread it moved into its room for
+    /// programs (see [`InRoom`]) can move back.
+    pub fn own_tasks(&self) -> Option<PathBuf> {
+        Some(self.own.join("tasks")).filter(|t| t.is_file())
+    }
+
     /// True when `pid` is in this group.
     pub fn holds(&self, pid: u32) -> bool {
         self.members().contains(&pid)
@@ -190,7 +197,9 @@ fn pids_group() -> Option<PathBuf> {
 /// (cgroup v2) [`fork_in_room`] gives `None` and programs are forked from the worker's
 /// own group.
 pub(super) struct InRoom {
-    back: PathBuf,
+    /// The thread's own group's `tasks` file, opened before the move (so the way back
+    /// is known to be open).
+    back: std::fs::File,
     tid: String,
 }
 
@@ -203,9 +212,7 @@ pub(super) fn fork_in_room() -> Option<InRoom> {
     let tid = unsafe { libc::gettid() }.to_string();
     // Only where the thread can be moved back (a sandboxed worker may write its own
     // group's `tasks`, bound for this).
-    if !back.is_file() || std::fs::OpenOptions::new().write(true).open(&back).is_err() {
-        return None;
-    }
+    let back = std::fs::OpenOptions::new().write(true).open(&back).ok()?;
     std::fs::write(room.join("tasks"), &tid).ok()?;
     Some(InRoom { back, tid })
 }
@@ -213,16 +220,8 @@ pub(super) fn fork_in_room() -> Option<InRoom> {
 impl Drop for InRoom {
     fn drop(&mut self) {
         // Moving in is not limited by the group's cap, so this cannot fail for a full one.
-        let _ = std::fs::write(&self.back, &self.tid);
-    }
-}
-
-impl ProcessCap {
-    /// The `tasks` file of the group the helper joins (cgroup v1 only): a sandboxed
-    /// worker is given it writable, so that a thread it moved into its room for
-    /// programs (see [`InRoom`]) can move back.
-    pub fn own_tasks(&self) -> Option<PathBuf> {
-        Some(self.own.join("tasks")).filter(|t| t.is_file())
+        use std::io::Write;
+        let _ = self.back.write_all(self.tid.as_bytes());
     }
 }
 
