@@ -225,7 +225,8 @@ except OSError:
 print(9); print("N"); print("escaped:" + ",".join(tries) if tries else "contained")
 "#;
     program(dir.path(), "nosy.py", &format!("#!{py}\n# arena: eggs\n{nosy}"));
-    let limits = ScriptLimits { sandbox: arena::process::Sandbox::Bwrap { writable: vec![] }, ..limits(3000) };
+    let limits =
+        ScriptLimits { sandbox: arena::process::Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..limits(3000) };
     let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
     let bot = &found.entries[0];
     let mut b = bot.create_bot().unwrap();

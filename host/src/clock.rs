@@ -313,6 +313,11 @@ impl TaskProbe {
         self.read().map(|s| now.saturating_sub(s.wait))
     }
 
+    /// The task's state letter now (`R`, `S`, `T` for stopped, ...).
+    pub fn state(&mut self) -> Option<u8> {
+        task_state(&self.stat)
+    }
+
     /// Notes the task's CPU time now, for [`TaskProbe::waiting`] to compare with.
     pub fn mark(&mut self) {
         if let Some(s) = self.read() {

@@ -12,7 +12,7 @@ use arena::game::Game;
 use arena::with_game;
 use clap::{Parser, Subcommand};
 
-use cli::options::{GameChoice, SandboxMode, SourceArgs, Sources};
+use cli::options::{GameChoice, SourceArgs, Sources};
 
 /// An arena for king-of-the-hill bot games: native (.so/.dll/.dylib), Rhai, Lua and
 /// program bots in any language; one game or whole tournaments.
@@ -66,11 +66,15 @@ fn main() {
     #[cfg(unix)]
     arena::process::no_inherited_descriptors();
     let args = Cli::parse();
+    if !matches!(args.command, Command::Worker(_) | Command::Probe(_)) {
+        cli::terminal::stop_with_parent();
+    }
     let (which, after) = args.command.after();
-    let sources = Sources::resolve(&args.sources, after);
-    if sources.sandbox == SandboxMode::Bwrap && after.is_some() {
-        if let Err(why) = arena::process::bwrap_available() {
-            eprintln!("error: --sandbox bwrap: {why}");
+    let mut sources = Sources::resolve(&args.sources, after);
+    // A worker is boxed by its host already (its programs run in its box).
+    if after.is_some() && !matches!(args.command, Command::Worker(_)) {
+        if let Err(err) = cli::bots::settle_boxes(&mut sources) {
+            eprintln!("error: {err:#}");
             std::process::exit(1);
         }
     }

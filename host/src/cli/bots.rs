@@ -46,10 +46,82 @@ pub fn search_paths(sources: &Sources) -> SearchPaths {
     SearchPaths { plugins: or_default(&sources.plugins, "plugins"), scripts: or_default(&sources.scripts, "scripts") }
 }
 
+/// Boxes, unless the bots are trusted (`--trust-bots`, `--sandbox none`): where this
+/// machine cannot give a box (no bubblewrap, no user namespaces), refuses in one line
+/// when a native library or a program is among the bots; scripts alone (whose
+/// interpreters are their sandboxes) then play unboxed.
+pub fn settle_boxes(sources: &mut Sources) -> Result<()> {
+    if sources.sandbox == SandboxMode::None {
+        return Ok(());
+    }
+    let Err(why) = arena::process::bwrap_available() else { return Ok(()) };
+    if sources.explicit_sandbox {
+        bail!("--sandbox bwrap: {why}");
+    }
+    if let Some(file) = untrusted_file(&search_paths(sources)) {
+        bail!(
+            "{}: cannot put this bot in a box here ({why}); install bubblewrap, or pass --trust-bots to run the \
+             bots unboxed",
+            file.display()
+        );
+    }
+    sources.sandbox = SandboxMode::None;
+    Ok(())
+}
+
+/// The first native library or program among the bots (a directory's files, and those of
+/// its subdirectories, where each game's bots are), if any.
+fn untrusted_file(paths: &SearchPaths) -> Option<PathBuf> {
+    let untrusted = |p: &std::path::Path| loaders::native::is_library_name(p) || loaders::program::is_program(p);
+    let mut todo: Vec<(PathBuf, u32)> = paths.plugins.iter().chain(&paths.scripts).map(|d| (d.clone(), 0)).collect();
+    while let Some((path, depth)) = todo.pop() {
+        if path.is_file() {
+            if untrusted(&path) {
+                return Some(path);
+            }
+            continue;
+        }
+        let Ok(dir) = std::fs::read_dir(&path) else { continue };
+        for e in dir.flatten() {
+            let p = e.path();
+            if p.is_file() && untrusted(&p) {
+                return Some(p);
+            }
+            if depth == 0 && p.is_dir() {
+                todo.push((p, 1));
+            }
+        }
+    }
+    None
+}
+
+/// The directories a box never sees (but for its own files in them): every bot
+/// directory, the logs, and the host's scratch space. System directories are never
+/// covered, even when given as bot directories.
+pub fn hidden_from_boxes(sources: &Sources) -> Vec<PathBuf> {
+    let paths = search_paths(sources);
+    let system = ["/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev", "/run"];
+    paths
+        .plugins
+        .iter()
+        .chain(&paths.scripts)
+        .chain([&sources.logs, &scratch_root()])
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+        .filter(|p| p.components().count() > 1 && !system.iter().any(|s| p.starts_with(s)))
+        .collect()
+}
+
+/// Where this host's workers keep their scratch directories.
+fn scratch_root() -> PathBuf {
+    std::env::temp_dir().join(format!("zombies-{}", std::process::id()))
+}
+
 pub fn script_limits(sources: &Sources) -> ScriptLimits {
     let sandbox = match sources.sandbox {
         SandboxMode::None => arena::process::Sandbox::None,
-        SandboxMode::Bwrap => arena::process::Sandbox::Bwrap { writable: Vec::new() },
+        SandboxMode::Bwrap => {
+            arena::process::Sandbox::Bwrap { writable: Vec::new(), hidden: hidden_from_boxes(sources) }
+        }
     };
     ScriptLimits {
         sandbox,
@@ -100,29 +172,22 @@ pub fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<
             ("--op-budget", sources.op_budget.to_string()),
             ("--call-timeout-ms", sources.call_timeout_ms.to_string()),
             ("--memory-mib", sources.memory_mib.to_string()),
-            // A worker runs inside the sandbox itself (below): its program bots need no
-            // second one (nor could they have it: bwrap does not nest here).
+            // A worker runs in its box itself (below): its program bots run there.
             ("--sandbox", "none".to_owned()),
         ]
         .into_iter()
         .flat_map(|(k, v)| [k.into(), v.into()]),
     );
-    args.extend(["--logs".into(), sources.logs.clone().into()]);
-    let scratch = std::env::temp_dir().join(format!("zombies-{}", std::process::id()));
+    // Each worker's logs go to its box (`--logs` is added per worker), and the host
+    // moves them to the real logs.
+    let scratch = scratch_root();
     std::fs::create_dir_all(&scratch).with_context(|| format!("{}: cannot create", scratch.display()))?;
     let program = std::env::current_exe().context("cannot find this program to start workers")?;
     let call_limit = Duration::from_millis(sources.call_timeout_ms);
     let memory = sources.worker_memory_mib << 20;
     let processes = sources.worker_processes;
-    // Under bwrap, workers write only their scratch directory and the logs.
-    let sandbox = match sources.sandbox {
-        SandboxMode::None => arena::process::Sandbox::None,
-        SandboxMode::Bwrap => {
-            std::fs::create_dir_all(&sources.logs)
-                .with_context(|| format!("{}: cannot create the log directory", sources.logs.display()))?;
-            arena::process::Sandbox::Bwrap { writable: vec![sources.logs.clone()] }
-        }
-    };
+    // In a box, a worker writes only its own scratch directory.
+    let sandbox = script_limits(sources).sandbox;
     let (lockstep, logs) = (isolate == Isolate::Strict, Some(sources.logs.clone()));
     Ok(Some(Arc::new(Isolation {
         program,

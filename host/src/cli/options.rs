@@ -61,11 +61,17 @@ pub struct SourceArgs {
     /// 1024].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
     pub worker_processes: Option<u32>,
-    /// Run program bots, and the workers that run native bots, in a sandbox: `bwrap`
-    /// (bubblewrap) gives them no network and a read-only file system (see
-    /// docs/hardening.md for what each mode protects) [default: none].
+    /// Where bots' processes run: `bwrap`, each entry in a box of its own (bubblewrap:
+    /// its own uid, processes, IPC, no network, a read-only file system); `none`, as the
+    /// host's processes, for bots you trust (the same as --trust-bots). See
+    /// docs/hardening.md [default: bwrap].
     #[arg(long, value_enum)]
     pub sandbox: Option<SandboxMode>,
+    /// Run native and program bots without a box (as `--sandbox none`): only for bots
+    /// you trust, or where this machine cannot give a box (no bubblewrap, or no user
+    /// namespaces), which is otherwise refused.
+    #[arg(long)]
+    pub trust_bots: bool,
     /// Directory of the entries' logs, one `<entry>.log` each: scripts' `print`,
     /// programs' stderr, native bots' log lines [default: logs].
     #[arg(long, value_name = "DIR")]
@@ -84,6 +90,8 @@ pub struct Sources {
     pub worker_memory_mib: u64,
     pub worker_processes: u32,
     pub sandbox: SandboxMode,
+    /// `--sandbox` was given (a box asked for by name is never dropped).
+    pub explicit_sandbox: bool,
     pub logs: PathBuf,
 }
 
@@ -102,7 +110,12 @@ impl Sources {
             memory_mib: after.memory_mib.or(before.memory_mib).unwrap_or(defaults.memory >> 20),
             worker_memory_mib: after.worker_memory_mib.or(before.worker_memory_mib).unwrap_or(4096),
             worker_processes: after.worker_processes.or(before.worker_processes).unwrap_or(1024),
-            sandbox: after.sandbox.or(before.sandbox).unwrap_or(SandboxMode::None),
+            sandbox: if before.trust_bots || after.trust_bots {
+                SandboxMode::None
+            } else {
+                after.sandbox.or(before.sandbox).unwrap_or(SandboxMode::Bwrap)
+            },
+            explicit_sandbox: after.sandbox.or(before.sandbox).is_some(),
             logs: after.logs.or_else(|| before.logs.clone()).unwrap_or_else(|| PathBuf::from("logs")),
         }
     }
@@ -176,10 +189,12 @@ impl GameOptions {
 /// How program bots and workers are sandboxed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SandboxMode {
-    /// Resource limits (and, as root, the `nobody` user for programs) only.
+    /// No box: resource limits, process groups and caps only, and (as root) the
+    /// `nobody` user for programs. For bots you trust.
     None,
-    /// Also bubblewrap: no network, the file system read-only (a program gets a private
-    /// /tmp; a worker writes only its scratch directory and the logs).
+    /// A box per entry (bubblewrap): its own uid (as root) and user, PID, IPC, UTS,
+    /// mount and network namespaces; the file system read-only but its own scratch
+    /// directory; the other entries' files, the logs and /tmp hidden.
     Bwrap,
 }
 

@@ -57,30 +57,75 @@ pub fn on_quit(f: Box<dyn Fn() + Send>) {
     }
 }
 
-/// A flag set by the first Ctrl-C (the games in flight finish, no new one starts); a
-/// second Ctrl-C exits at once.
+/// The exit status of a command stopped by Ctrl-C, SIGTERM or SIGHUP (or its parent's
+/// death, which sends it SIGTERM) before it played everything: 130, as a shell reports
+/// a Ctrl-C'd program. Its results hold the games finished before.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// How long the games in flight may take to finish after the first stop signal before
+/// the program writes what is finished and quits.
+pub const STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// A flag set by the first Ctrl-C, SIGTERM or SIGHUP: no new game starts, and the games
+/// in flight have [`STOP_GRACE`] to finish; then, or at a second signal, the program
+/// writes the games finished so far and quits with [`EXIT_INTERRUPTED`] (its workers
+/// and their boxes die with it).
 pub fn stop_on_ctrl_c() -> Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
-            QUITTING.store(true, Ordering::SeqCst);
-            eprintln!("\nquitting: writing the results of the finished games");
-            if let Ok(slot) = ON_QUIT.try_lock() {
-                if let Some(write) = slot.as_ref() {
-                    write();
-                }
-            }
-            std::process::exit(130);
+            quit_now();
         }
-        eprintln!("\nstopping: finishing the games in flight (Ctrl-C again to quit now)");
+        eprintln!(
+            "\nstopping: finishing the games in flight (at most {} s; Ctrl-C again to quit now)",
+            STOP_GRACE.as_secs()
+        );
+        std::thread::spawn(|| {
+            std::thread::sleep(STOP_GRACE);
+            quit_now();
+        });
     })
     .context("cannot install the Ctrl-C handler")?;
     Ok(stop)
 }
 
+/// Writes the finished games (what [`on_quit`] set) and ends the program with
+/// [`EXIT_INTERRUPTED`].
+fn quit_now() -> ! {
+    if !QUITTING.swap(true, Ordering::SeqCst) {
+        eprintln!("\nquitting: writing the results of the finished games");
+        if let Ok(slot) = ON_QUIT.try_lock()
+            && let Some(write) = slot.as_ref()
+        {
+            write();
+        }
+    }
+    std::process::exit(EXIT_INTERRUPTED);
+}
+
+/// Ends the program with [`EXIT_INTERRUPTED`] when `stop` was set and not every game was
+/// played (call it once everything is written).
+pub fn exit_if_interrupted(stop: &AtomicBool, played: u64, total: u64) {
+    if stop.load(Ordering::SeqCst) && played < total {
+        let _ = std::io::stdout().flush();
+        std::process::exit(EXIT_INTERRUPTED);
+    }
+}
+
+/// Asks the kernel to send this process SIGTERM when its parent ends (a shell closed, a
+/// supervisor killed): it then stops as at a first Ctrl-C, instead of running on alone.
+pub fn stop_with_parent() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_PDEATHSIG only sets this process's parent-death signal.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+    }
+}
+
 /// Waits while a second Ctrl-C writes the finished games (its handler then ends the
-/// program with status 130), so that `main` does not end it first with its own status.
+/// program with [`EXIT_INTERRUPTED`]), so that `main` does not end it first with its own
+/// status.
 pub fn wait_while_quitting() {
     while QUITTING.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(50));

@@ -19,7 +19,9 @@ use clap::Args;
 use super::bots::{discover, games_isolation, isolation, playable, start_logs};
 use super::files::{check_outputs, outputs_failed, write_atomically, write_results};
 use super::options::{GameChoice, GameOptions, Isolate, SourceArgs, Sources};
-use super::terminal::{Progress, exit_if_lost, on_quit, print_leaderboard, rate_text, stop_on_ctrl_c};
+use super::terminal::{
+    Progress, exit_if_interrupted, exit_if_lost, on_quit, print_leaderboard, rate_text, stop_on_ctrl_c,
+};
 
 /// The options of `arena tournament`.
 #[derive(Debug, Args)]
@@ -179,5 +181,6 @@ pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()
     }
     outputs_failed(failures)?;
     exit_if_lost(&result);
+    exit_if_interrupted(&stop, result.played, total);
     Ok(())
 }

@@ -14,6 +14,11 @@
 //! the seat is out of the game from that call on, in every process: the game goes on for
 //! everyone else without a replay.
 //!
+//! The referee also says, before it waits for a seat's next call, which seat and how
+//! many of its calls it has played (`W <seat> <calls>`): the host times that call from
+//! then on, on the seat's own process's counters, so that no verdict depends on
+//! anything a bot can write (a bot can write its own process's blame page).
+//!
 //! This module is the worker's side (the bots that send and receive calls); the host's
 //! side, which starts and watches the processes and passes the lines, is
 //! `Worker::play_lockstep` in the parent module. It knows no game: a call is whatever
@@ -47,6 +52,13 @@ pub fn call_line<G: Game>(seat: usize, call: &G::Call) -> String {
     format!("C {seat} {bytes}\n")
 }
 
+/// The line a referee writes when it waits for `seat`'s next call, having played
+/// `consumed` calls of that seat: the host times that call from then on, whatever the
+/// seat's own process says (see the parent module's watchdog).
+pub fn wait_line(seat: usize, consumed: u64) -> String {
+    format!("W {seat} {consumed}\n")
+}
+
 /// A line that puts `seat` out of the game from its next call on, for `reason`.
 pub fn out_line(seat: usize, reason: &str) -> String {
     // One line: the reason's own line breaks would end it early.
@@ -60,6 +72,8 @@ pub enum Line<'a> {
     Call(usize),
     /// A seat is out.
     Out(usize, &'a str),
+    /// The referee waits for a seat's next call, having played this many of its calls.
+    Wait(usize, u64),
     /// Anything else (an answer, or noise).
     Other,
 }
@@ -71,16 +85,25 @@ pub fn parse_line(line: &str) -> Line<'_> {
     match (tag, seat.and_then(|s| s.parse().ok())) {
         (Some("C"), Some(seat)) => Line::Call(seat),
         (Some("O"), Some(seat)) => Line::Out(seat, rest),
+        (Some("W"), Some(seat)) => match rest.parse() {
+            Ok(consumed) => Line::Wait(seat, consumed),
+            Err(_) => Line::Other,
+        },
         _ => Line::Other,
     }
 }
 
 /// The calls and verdicts the host has sent so far, per seat, read from the worker's
 /// standard input only when a seat needs its next call.
-struct Inbox<'r> {
+struct Inbox<'r, 'w, 'o> {
     input: &'r mut dyn BufRead,
     calls: Vec<VecDeque<Vec<u8>>>,
     out: Vec<Option<String>>,
+    /// Calls played so far, per seat.
+    consumed: Vec<u64>,
+    /// The referee's output, where it says which seat it waits for (`None` in a worker
+    /// that plays a seat: only the referee, which runs no bot, is believed).
+    announce: Option<&'w RefCell<&'o mut dyn Write>>,
 }
 
 /// The next thing for a remote seat: its call, or why it is out.
@@ -89,14 +112,25 @@ enum Next {
     Out(String),
 }
 
-impl Inbox<'_> {
+impl Inbox<'_, '_, '_> {
     fn next_for(&mut self, seat: usize) -> Next {
+        let mut announced = false;
         loop {
             if let Some(call) = self.calls[seat].pop_front() {
+                self.consumed[seat] += 1;
                 return Next::Call(call);
             }
             if let Some(reason) = &self.out[seat] {
                 return Next::Out(reason.clone());
+            }
+            if !announced && let Some(output) = self.announce {
+                announced = true;
+                let mut output = output.borrow_mut();
+                let line = wait_line(seat, self.consumed[seat]);
+                if output.write_all(line.as_bytes()).and_then(|()| output.flush()).is_err() {
+                    // The host is gone.
+                    std::process::exit(3);
+                }
             }
             let mut line = String::new();
             match self.input.read_line(&mut line) {
@@ -120,15 +154,15 @@ impl Inbox<'_> {
 }
 
 /// A seat played elsewhere: each call is the one the host passes on, played back.
-struct Remote<'i, 'r, G: Game> {
+struct Remote<'i, 'r, 'w, 'o, G: Game> {
     seat: usize,
-    inbox: &'i RefCell<Inbox<'r>>,
+    inbox: &'i RefCell<Inbox<'r, 'w, 'o>>,
     tape: PlaybackTape<G::Call>,
     playback: Box<dyn Bot<G>>,
     out: Option<String>,
 }
 
-impl<G: Game> Bot<G> for Remote<'_, '_, G> {
+impl<G: Game> Bot<G> for Remote<'_, '_, '_, '_, G> {
     fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
         if let Some(reason) = &self.out {
             return Err(BotError::Disqualified(reason.clone()));
@@ -153,7 +187,7 @@ impl<G: Game> Bot<G> for Remote<'_, '_, G> {
     }
 }
 
-impl<G: Game> Remote<'_, '_, G> {
+impl<G: Game> Remote<'_, '_, '_, '_, G> {
     fn fail(&mut self, reason: String) -> Result<G::Answer, BotError> {
         self.out = Some(reason.clone());
         Err(BotError::Disqualified(reason))
@@ -217,8 +251,16 @@ pub(super) fn play<G: Game>(
             }
         })
         .collect();
-    let inbox = RefCell::new(Inbox { input, calls: vec![VecDeque::new(); seats], out: vec![None; seats] });
     let output = RefCell::new(output);
+    // The referee (no seat played here) says which seat it waits for.
+    let referee = lockstep.live.iter().all(Option::is_none);
+    let inbox = RefCell::new(Inbox {
+        input,
+        calls: vec![VecDeque::new(); seats],
+        out: vec![None; seats],
+        consumed: vec![0; seats],
+        announce: referee.then_some(&output),
+    });
     let (inbox, output) = (&inbox, &output);
     let wrap = move |seat: usize, bot: Box<dyn Bot<G>>| -> Box<dyn Bot<G> + '_> {
         if lockstep.live[seat].is_some() {
@@ -245,5 +287,7 @@ mod tests {
         assert_eq!(parse_line(&out_line(1, "crashed\n(SIGSEGV)")), Line::Out(1, "crashed (SIGSEGV)"));
         assert_eq!(parse_line("{\"nonce\":1}"), Line::Other);
         assert_eq!(parse_line("C x [1]"), Line::Other);
+        assert_eq!(parse_line(&wait_line(2, 17)), Line::Wait(2, 17));
+        assert_eq!(parse_line("W 2 x"), Line::Other);
     }
 }

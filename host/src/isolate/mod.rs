@@ -155,6 +155,29 @@ fn scratch_file(dir: &Path, what: &str) -> PathBuf {
     dir.join(format!("{what}-{}-{}", std::process::id(), SCRATCH.fetch_add(1, Ordering::Relaxed)))
 }
 
+/// The uid a helper's box runs as: a lease of its own when the host is root and the
+/// helper is boxed; `None` otherwise (no box, or a user namespace of the host's uid).
+fn box_user(sandbox: &crate::process::Sandbox) -> Result<Option<crate::process::BoxUser>, String> {
+    // SAFETY: geteuid cannot fail.
+    if matches!(sandbox, crate::process::Sandbox::Bwrap { .. }) && unsafe { libc::geteuid() } == 0 {
+        crate::process::BoxUser::lease().map(Some).map_err(|e| format!("cannot give a box a uid: {e}"))
+    } else {
+        Ok(None)
+    }
+}
+
+/// A new directory of `scratch` for one helper's box (the only place it may write),
+/// given to its box user.
+fn make_home(scratch: &Path, what: &str, uid: Option<u32>) -> Result<PathBuf, String> {
+    let home = scratch_file(scratch, what);
+    std::fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
+    if let Some(uid) = uid {
+        std::os::unix::fs::chown(&home, Some(uid), Some(uid))
+            .map_err(|e| format!("cannot give {} to its box: {e}", home.display()))?;
+    }
+    Ok(home)
+}
+
 /// "killed by signal 11 (SIGSEGV: a segmentation fault)", "exit status 3", ...: the
 /// same words with or without a sandbox (under bwrap, a worker's death by signal N comes
 /// back as bwrap's exit status 128 + N).
@@ -193,20 +216,32 @@ fn describe_signal(sig: i32) -> String {
 /// Loads a library in a child process and says what it is, without the host ever
 /// running the library's code.
 pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> {
-    let out = scratch_file(&iso.scratch, "probe");
-    let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &[&iso.scratch]);
+    let user = box_user(&iso.sandbox)?;
+    let uid = user.as_ref().map(|u| u.uid);
+    // The probe's box writes only its own directory, where its report goes.
+    let home = make_home(&iso.scratch, "probe", uid)?;
+    let out = home.join("report.json");
+    let file = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut cmd =
+        crate::process::helper_command(&iso.program, &iso.sandbox, std::slice::from_ref(&file), &[home.as_path()]);
     let cap = crate::process::ProcessCap::new(iso.processes).ok();
-    crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap.as_ref());
-    let mut child = cmd
+    crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap.as_ref(), uid);
+    let spawned = cmd
         .args(["__probe"])
-        .arg(path)
+        .arg(&file)
         .arg("--out")
         .arg(&out)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot start a probe process: {e}"))?;
+        .spawn();
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&home);
+            return Err(format!("cannot start a probe process: {e}"));
+        }
+    };
     if let Some(cap) = &cap {
         cap.admit(child.id());
     }
@@ -215,7 +250,7 @@ pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> 
         if started.elapsed() > PROBE_TIME {
             kill_group(&mut child);
             let _ = child.wait();
-            let _ = std::fs::remove_file(&out);
+            let _ = std::fs::remove_dir_all(&home);
             return Err(format!("hung while loading (over {} s)", PROBE_TIME.as_secs()));
         }
         std::thread::sleep(Duration::from_millis(5));
@@ -223,8 +258,10 @@ pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> 
     // Whatever the library forked while loading goes with it.
     kill_group(&mut child);
     let status = child.wait().map_err(|e| format!("cannot watch the probe: {e}"))?;
+    drop(cap);
     let report = std::fs::read(&out);
-    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_dir_all(&home);
+    drop(user);
     if !status.success() {
         return Err(format!("crashed while loading ({})", describe_exit(status)));
     }
@@ -272,18 +309,26 @@ struct Running {
     /// alone; a lockstep game's workers all send to one channel of the host's.
     answers: Option<mpsc::Receiver<Event>>,
     blame: BlamePage,
-    blame_path: PathBuf,
     stderr: StderrTail,
     /// The worker's process cap; dropped (what is left in it killed) after the worker.
     cap: Option<crate::process::ProcessCap>,
-    /// The worker's playing thread (found when first needed).
+    /// The worker's playing thread (found when first needed): its pid (in the host's
+    /// PID namespace) and its counters.
     player: Option<TaskProbe>,
-    /// Its directory of the entries' output of the game in play, and the log directory
-    /// that output goes to if the worker is ended in a game.
-    pending: PathBuf,
+    player_pid: Option<u32>,
+    /// Its box's directory, the only one it may write: its blame page, its replays,
+    /// its entries' logs (`logs/`, moved to the real logs by the host after each game)
+    /// and the output of the game in play (`pending/`, kept if the host ends it).
+    home: PathBuf,
+    /// The real log directory.
     logs: Option<PathBuf>,
+    /// The entries whose logs it writes (a file of another name in its logs is not
+    /// believed: a bot could write it).
+    names: Vec<String>,
     /// Its threads and processes at rest (between games).
     at_rest: Tasks,
+    /// The uid its box runs as (a root host's lease), released after it ended.
+    _user: Option<crate::process::BoxUser>,
 }
 
 impl Running {
@@ -292,9 +337,16 @@ impl Running {
         self.kill();
         // What left the group but not the control group, which may hold the stderr.
         drop(self.cap.take());
-        let _ = std::fs::remove_file(&self.blame_path);
-        crate::loaders::log::recover_pending(&self.pending, self.logs.as_deref());
+        self.collect_logs();
+        crate::loaders::log::recover_pending(&self.home.join("pending"), self.logs.as_deref(), &self.names);
+        let _ = std::fs::remove_dir_all(&self.home);
         self.stderr.last_words()
+    }
+
+    /// Moves what its entries wrote to their logs in its box to the real logs (each
+    /// game's block whole, as the worker wrote it after the game).
+    fn collect_logs(&self) {
+        crate::loaders::log::collect_box_logs(&self.home.join("logs"), self.logs.as_deref(), &self.names);
     }
 }
 
@@ -380,7 +432,8 @@ impl<G: Game> Worker<G> {
     fn start(&mut self) -> Result<Running, String> {
         let (send, answers) = mpsc::channel();
         let files = self.files.clone();
-        let mut running = self.launch(&files, 0, send)?;
+        let names = self.names.clone();
+        let mut running = self.launch(&files, names, 0, send)?;
         // Its threads and processes once it has loaded every entry: what it has at rest
         // between games.
         match answers.recv_timeout(PROBE_TIME) {
@@ -395,29 +448,47 @@ impl<G: Game> Worker<G> {
         Ok(running)
     }
 
-    /// Starts a worker that loads `files`; its lines go to `events`, tagged `tag`.
-    fn launch(&mut self, files: &[PathBuf], tag: usize, events: mpsc::Sender<Event>) -> Result<Running, String> {
+    /// Starts a worker that loads `files` (entries named `names`) in a box of its own;
+    /// its lines go to `events`, tagged `tag`.
+    fn launch(
+        &mut self,
+        files: &[PathBuf],
+        names: Vec<String>,
+        tag: usize,
+        events: mpsc::Sender<Event>,
+    ) -> Result<Running, String> {
         let iso = &self.iso;
         std::fs::create_dir_all(&self.dir).map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
-        let blame_path = scratch_file(&self.dir, "blame");
+        let user = box_user(&iso.sandbox)?;
+        let uid = user.as_ref().map(|u| u.uid);
+        let home = make_home(&self.dir, "box", uid)?;
+        let blame_path = home.join("blame");
         let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
+        if let Some(uid) = uid {
+            std::os::unix::fs::chown(&blame_path, Some(uid), Some(uid))
+                .map_err(|e| format!("cannot give the blame page to its box: {e}"))?;
+        }
         // The worker's own cap, and beside it the room for its programs' caps (each
         // program's counts only its own processes, whatever the worker's natives fork);
-        // a sandboxed worker may write that room and nothing else of /sys.
+        // a boxed worker may write that room and nothing else of /sys.
         let programs = crate::loaders::program::PROGRAM_PROCESSES.saturating_mul(files.len() as u32);
         let cap = crate::process::ProcessCap::with_programs(iso.processes, programs).ok();
+        if let (Some(cap), Some(uid)) = (&cap, uid) {
+            cap.delegate(uid);
+        }
         let room = cap.as_ref().and_then(|c| c.programs_dir());
         let own_tasks = cap.as_ref().and_then(|c| c.own_tasks());
-        let writable: Vec<&Path> =
-            std::iter::once(self.dir.as_path()).chain(room).chain(own_tasks.as_deref()).collect();
-        let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &writable);
-        crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap.as_ref());
+        let writable: Vec<&Path> = std::iter::once(home.as_path()).chain(room).chain(own_tasks.as_deref()).collect();
+        let files: Vec<PathBuf> = files.iter().map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone())).collect();
+        let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &files, &writable);
+        crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap.as_ref(), uid);
         if let Some(room) = room {
             cmd.env(crate::process::PROGRAMS_ENV, room);
         }
-        let pending = scratch_file(&self.dir, "pending");
-        cmd.env(crate::loaders::log::PENDING_ENV, &pending);
+        cmd.env(crate::loaders::log::PENDING_ENV, home.join("pending"));
         cmd.args(&iso.args)
+            .arg("--logs")
+            .arg(home.join("logs"))
             .args(["--game", G::NAME])
             .arg("__worker")
             .arg("--blame")
@@ -427,7 +498,7 @@ impl<G: Game> Worker<G> {
             .args(["--call-limit-ms", &iso.call_limit.as_millis().to_string()]);
         // The worker loads exactly these files (never the directories again: a file
         // that failed its probe must not be loaded by a worker either).
-        for f in files {
+        for f in &files {
             cmd.arg("--entry").arg(f);
         }
         let mut child = cmd
@@ -471,13 +542,15 @@ impl<G: Game> Worker<G> {
             requests,
             answers: None,
             blame,
-            blame_path,
             stderr,
             cap,
             player: None,
-            pending,
+            player_pid: None,
+            home,
             logs,
+            names,
             at_rest,
+            _user: user,
         })
     }
 
@@ -541,7 +614,7 @@ impl<G: Game> Worker<G> {
             Some(r) => r,
             None => self.start()?,
         };
-        let replay = record.then(|| scratch_file(&self.dir, "replay"));
+        let replay = record.then(|| scratch_file(&running.home, "replay"));
         let request = GameRequest {
             seed,
             config: config.clone(),
@@ -554,6 +627,7 @@ impl<G: Game> Worker<G> {
         let recorded = take_file(replay.as_deref());
         match watched {
             Watched::Answered(response) => {
+                running.collect_logs();
                 // Threads or processes left running by a bot of this game: the worker
                 // is replaced (ending them), and its native entries play in lockstep
                 // from then on, where each one's are seen and reported.
@@ -591,11 +665,16 @@ impl<G: Game> Worker<G> {
         let names: Vec<String> = seats.iter().map(|&i| self.names[i].clone()).collect();
         let (send, events) = mpsc::channel::<Event>();
         let mut procs: Vec<Proc> = Vec::with_capacity(groups.len() + 1);
-        let replay = record.then(|| scratch_file(&self.dir, "replay"));
+        let mut replay = None;
         // Number 0, the referee, then the groups.
         for (w, group) in std::iter::once(&Vec::new()).chain(groups).enumerate() {
             let files: Vec<PathBuf> = group.iter().map(|&p| self.files[seats[p]].clone()).collect();
-            let running = self.launch(&files, w, send.clone())?;
+            let box_names = group.iter().map(|&p| names[p].clone()).collect();
+            let running = self.launch(&files, box_names, w, send.clone())?;
+            if w == 0 {
+                // The referee's box holds the game's replay.
+                replay = record.then(|| scratch_file(&running.home, "replay"));
+            }
             let mut live = vec![None; seats.len()];
             for (k, &p) in group.iter().enumerate() {
                 live[p] = Some(k);
@@ -608,16 +687,29 @@ impl<G: Game> Worker<G> {
                 nonce: fresh_nonce(),
                 lockstep: Some(lockstep::Lockstep { names: names.clone(), live }),
             };
-            let mut proc =
-                Proc { running, seats: group.clone(), nonce: request.nonce, answer: None, ended: false, suspect: None };
-            let line = serde_json::to_string(&request).expect("a request serialises") + "\n";
+            let feed = Feeder::new(proc_stdin(&running)?);
+            let proc = Proc {
+                running,
+                feed,
+                seats: group.clone(),
+                nonce: request.nonce,
+                answer: None,
+                ended: false,
+                suspect: None,
+                awaited: None,
+            };
             // A worker that cannot take it has died: its closed pipe says so below.
-            let _ = proc.running.requests.write_all(line.as_bytes()).and_then(|()| proc.running.requests.flush());
+            proc.feed.send(serde_json::to_string(&request).expect("a request serialises") + "\n");
             procs.push(proc);
         }
         drop(send);
         let mut calls = vec![0u64; seats.len()];
         let mut out: Vec<Option<String>> = vec![None; seats.len()];
+        let limit = self.iso.call_limit;
+        // Once the referee has answered, the others have until this to answer too (they
+        // only have the game's last calls to play back).
+        let mut finish_by: Option<Instant> = None;
+        let mut next_look = Instant::now();
         let result = loop {
             if procs.iter().all(|p| p.ended || p.answer.is_some()) {
                 break Ok(());
@@ -627,15 +719,26 @@ impl<G: Game> Worker<G> {
                     // Only a seat's own worker speaks for it.
                     lockstep::Line::Call(s) if w > 0 && procs[w].seats.contains(&s) && out[s].is_none() => {
                         calls[s] += 1;
+                        procs[w].awaited = None;
                         pass_on(&mut procs, w, &line);
                     }
-                    lockstep::Line::Call(_) | lockstep::Line::Out(..) => {}
+                    // Only the referee, which runs no bot, says whose call it waits
+                    // for; a call already passed on is not awaited.
+                    lockstep::Line::Wait(s, consumed) if w == 0 && s < seats.len() && calls[s] == consumed => {
+                        if let Some(p) = procs.iter_mut().skip(1).find(|p| p.seats == [s] && !p.ended) {
+                            p.await_call(consumed);
+                        }
+                    }
+                    lockstep::Line::Call(_) | lockstep::Line::Out(..) | lockstep::Line::Wait(..) => {}
                     lockstep::Line::Other => {
                         if let Ok(answer) = serde_json::from_str::<GameAnswer>(&line)
                             && answer.nonce == procs[w].nonce
                             && procs[w].answer.is_none()
                         {
                             procs[w].answer = Some(answer.response);
+                            if w == 0 {
+                                finish_by = Some(Instant::now() + crate::clock::backstop(limit));
+                            }
                         }
                     }
                 },
@@ -668,30 +771,44 @@ impl<G: Game> Worker<G> {
                     };
                     put_out(&mut procs, &mut out, s, reason);
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    for w in 1..procs.len() {
-                        if procs[w].ended || procs[w].answer.is_some() {
-                            continue;
-                        }
-                        let proc = &mut procs[w];
-                        let Some(blamed) = proc.running.stuck(&mut proc.suspect) else { continue };
-                        proc.ended = true;
-                        proc.running.kill();
-                        if proc.seats.len() > 1 {
-                            break;
-                        }
-                        let s = proc.seats[0];
-                        let reason = match blamed.measured {
-                            Some(m) => format!("{} at its call {} ({m})", blamed.verdict, calls[s]),
-                            None => format!("{} at its call {}", blamed.verdict, calls[s]),
-                        };
-                        put_out(&mut procs, &mut out, s, reason);
-                    }
-                    if procs.iter().skip(1).any(|p| p.ended && p.seats.len() > 1) {
-                        break Ok(());
-                    }
-                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => break Err("lost every lockstep worker".to_owned()),
+            }
+            // The watchdog looks every few milliseconds, however many lines come.
+            if Instant::now() < next_look {
+                continue;
+            }
+            next_look = Instant::now() + crate::clock::RECHECK;
+            for w in 1..procs.len() {
+                if procs[w].ended || procs[w].answer.is_some() {
+                    continue;
+                }
+                let proc = &mut procs[w];
+                let blamed = match finish_by {
+                    Some(t) if Instant::now() >= t => Some(Blamed {
+                        verdict: "gave no answer at the end of the game".to_owned(),
+                        measured: Some(format!(
+                            "{:.0} s after the game's end",
+                            crate::clock::backstop(limit).as_secs_f64()
+                        )),
+                    }),
+                    _ => proc.stuck(limit),
+                };
+                let Some(blamed) = blamed else { continue };
+                proc.ended = true;
+                proc.running.kill();
+                if proc.seats.len() > 1 {
+                    break;
+                }
+                let s = proc.seats[0];
+                let reason = match blamed.measured {
+                    Some(m) => format!("{} at its call {} ({m})", blamed.verdict, calls[s]),
+                    None => format!("{} at its call {}", blamed.verdict, calls[s]),
+                };
+                put_out(&mut procs, &mut out, s, reason);
+            }
+            if procs.iter().skip(1).any(|p| p.ended && p.seats.len() > 1) {
+                break Ok(());
             }
         };
         let recorded = take_file(replay.as_deref());
@@ -788,13 +905,20 @@ fn tree_tasks(root: u32) -> Tasks {
     tasks
 }
 
-/// The bytes of a worker's scratch file, which is removed.
+/// The bytes of a worker's scratch file (at most [`MAX_SCRATCH_FILE`], never through a
+/// link: the box may have put anything there), which is removed.
 fn take_file(path: Option<&Path>) -> Option<Vec<u8>> {
     let path = path?;
-    let bytes = std::fs::read(path).ok();
+    let bytes = crate::process::open_box_file(path, false).and_then(|f| {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_SCRATCH_FILE), &mut bytes).ok().map(|_| bytes)
+    });
     let _ = std::fs::remove_file(path);
     bytes
 }
+
+/// The most the host reads of a file a worker wrote (a replay).
+const MAX_SCRATCH_FILE: u64 = 1 << 30;
 
 /// The last line of a worker's last words that is not blank.
 fn last_line(words: &str) -> &str {
@@ -824,22 +948,133 @@ enum Lockstepped<G: Game> {
 /// One process of a lockstep game (number 0 is the referee).
 struct Proc {
     running: Running,
+    /// Its standard input.
+    feed: Feeder,
     /// The seats it plays (none for the referee).
     seats: Vec<usize>,
     nonce: u64,
     answer: Option<GameResponse>,
     /// It died or was killed.
     ended: bool,
-    /// A call that seemed over at the last look (the watchdog's two-look rule).
+    /// A call that seemed over at the last look (the blame page watchdog's two-look rule).
     suspect: Option<(usize, u64)>,
+    /// The call of its seat the referee waits for, as the host times it.
+    awaited: Option<Awaited>,
+}
+
+/// A call of a seat that the referee waits for: timed by the host from the moment the
+/// referee said so, on the seat's process's own counters (nothing the bot can write).
+struct Awaited {
+    /// Calls of the seat played before it.
+    call: u64,
+    /// When the referee said so (monotonic nanoseconds), and the playing thread's own
+    /// time then.
+    started: u64,
+    own_start: Option<u64>,
+    /// It seemed over at the last look (the two-look rule: a wait for a CPU shows only
+    /// once the thread has run again).
+    suspect: bool,
+}
+
+impl Proc {
+    /// The referee waits for this seat's call after `call` of its calls.
+    fn await_call(&mut self, call: u64) {
+        if self.awaited.as_ref().is_some_and(|a| a.call == call) {
+            return;
+        }
+        let started = crate::clock::monotonic_nanos();
+        let own_start = self.running.player_probe().and_then(|p| p.own(started));
+        self.awaited = Some(Awaited { call, started, own_start, suspect: false });
+    }
+
+    /// The verdict when the process is stuck: the call the referee awaits has used its
+    /// limit plus a [`grace`] of its own time (or reached the wall-clock backstop); else
+    /// what its own blame page says (which a bot can write: it can only frame itself).
+    /// A stopped process is resumed first (only its own box could have stopped it, or
+    /// someone outside every box; the time it stood counts until this look).
+    fn stuck(&mut self, limit: Duration) -> Option<Blamed> {
+        self.running.resume_if_stopped();
+        if let Some(a) = &mut self.awaited {
+            let now = crate::clock::monotonic_nanos();
+            let elapsed = now.saturating_sub(a.started);
+            let backstop = crate::clock::backstop(limit).as_nanos() as u64;
+            let allowed = (limit + grace(limit)).as_nanos() as u64;
+            let mut used = None;
+            let over = if elapsed >= backstop {
+                true
+            } else if elapsed < allowed {
+                a.suspect = false;
+                false
+            } else {
+                let probe = self.running.player_probe();
+                used = match (probe, a.own_start) {
+                    (Some(p), Some(start)) => p.own(now).map(|own| own.saturating_sub(start)),
+                    _ => None,
+                };
+                if used.unwrap_or(elapsed) < allowed {
+                    a.suspect = false;
+                    false
+                } else if a.suspect {
+                    !self.running.player_probe().is_some_and(TaskProbe::waiting)
+                } else {
+                    a.suspect = true;
+                    if let Some(p) = self.running.player_probe() {
+                        p.mark();
+                    }
+                    false
+                }
+            };
+            if over {
+                let measured = match used {
+                    Some(used) if elapsed < backstop => format!("{:.2} s of its own time", used as f64 / 1e9),
+                    _ => format!("{:.2} s of wall-clock time", elapsed as f64 / 1e9),
+                };
+                let measured = format!("{measured}; its limit {:.2} s", limit.as_secs_f64());
+                return Some(Blamed {
+                    verdict: "hung in a call past its time limit".to_owned(),
+                    measured: Some(measured),
+                });
+            }
+        }
+        self.running.stuck(&mut self.suspect)
+    }
+}
+
+/// The host's end of a lockstep process's standard input: lines go out through a thread
+/// of their own, so that a process that stops reading never blocks the host (the lines
+/// wait in memory; the process is ended when its call is late).
+struct Feeder(mpsc::Sender<String>);
+
+impl Feeder {
+    fn new(stdin: std::os::fd::OwnedFd) -> Feeder {
+        let (send, lines) = mpsc::channel::<String>();
+        let mut pipe = std::fs::File::from(stdin);
+        std::thread::spawn(move || {
+            for line in lines {
+                if pipe.write_all(line.as_bytes()).and_then(|()| pipe.flush()).is_err() {
+                    break;
+                }
+            }
+        });
+        Feeder(send)
+    }
+
+    fn send(&self, line: String) {
+        let _ = self.0.send(line);
+    }
+}
+
+/// A duplicate of the descriptor of a worker's standard input.
+fn proc_stdin(running: &Running) -> Result<std::os::fd::OwnedFd, String> {
+    use std::os::fd::AsFd;
+    running.requests.as_fd().try_clone_to_owned().map_err(|e| format!("cannot feed a lockstep worker: {e}"))
 }
 
 /// Passes a line of process `from` to every other process still playing.
 fn pass_on(procs: &mut [Proc], from: usize, line: &str) {
     for (w, p) in procs.iter_mut().enumerate() {
         if w != from && !p.ended && p.answer.is_none() {
-            // A process that cannot take it has died: its closed pipe says so.
-            let _ = p.running.requests.write_all(line.as_bytes()).and_then(|()| p.running.requests.flush());
+            p.feed.send(line.to_owned());
         }
     }
 }
@@ -992,22 +1227,45 @@ impl Running {
         if call.own_origin == 0 {
             return None;
         }
-        if self.player.is_none() {
-            self.player = player_task(self.child.id());
-        }
-        let own = self.player.as_mut()?.own(now)?;
+        let own = self.player_probe()?.own(now)?;
         Some(own.saturating_sub(call.own_origin))
     }
 }
 
-/// The thread that plays a worker's games: the worker's main thread (under bwrap, the
-/// main thread of the process bwrap started).
-fn player_task(root: u32) -> Option<TaskProbe> {
+impl Running {
+    /// The counters of the worker's playing thread (found on first use).
+    fn player_probe(&mut self) -> Option<&mut TaskProbe> {
+        if self.player.is_none()
+            && let Some((pid, probe)) = player_task(self.child.id())
+        {
+            self.player = Some(probe);
+            self.player_pid = Some(pid);
+        }
+        self.player.as_mut()
+    }
+
+    /// Resumes the worker if it is stopped (SIGSTOP, SIGTSTP, ...): a stopped worker
+    /// would otherwise stand until its call's time ran out.
+    fn resume_if_stopped(&mut self) {
+        if self.player_probe().and_then(|p| p.state()) == Some(b'T')
+            && let Some(pid) = self.player_pid.and_then(|p| i32::try_from(p).ok())
+        {
+            // SAFETY: a plain syscall; the pid is the unreaped worker's (its box's).
+            unsafe {
+                libc::kill(pid, libc::SIGCONT);
+            }
+        }
+    }
+}
+
+/// The thread that plays a worker's games: the worker's main thread (in a box, the
+/// main thread of the process bwrap started), with its pid.
+fn player_task(root: u32) -> Option<(u32, TaskProbe)> {
     let me = std::env::current_exe().ok()?;
     let mut pid = root;
     for _ in 0..4 {
         if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == me) {
-            return TaskProbe::open(pid, pid);
+            return TaskProbe::open(pid, pid).map(|p| (pid, p));
         }
         let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
         pid = children.split_ascii_whitespace().next()?.parse().ok()?;

@@ -134,24 +134,42 @@ fn pending_dir() -> Option<&'static Path> {
 }
 
 /// Appends the output pending in a worker's `pending` directory (the lines of games it
-/// was playing when it was ended) to the entries' logs in `logs`, each block followed
-/// by a line saying the play was stopped; then removes the directory.
-pub fn recover_pending(pending: &Path, logs: Option<&Path>) {
-    if let (Some(logs), Ok(files)) = (logs, std::fs::read_dir(pending)) {
-        for file in files.flatten() {
-            let name = file.file_name();
-            let Some(name) = name.to_str().and_then(|n| n.strip_suffix(".log")) else { continue };
-            let Ok(text) = std::fs::read(file.path()) else { continue };
-            if text.is_empty() {
-                continue;
-            }
-            let text = String::from_utf8_lossy(&text);
-            let log = EntryLog::new(Some(logs), name, true);
-            log.append(&text);
-            log.append("[this play was stopped here: its worker was ended (the game was played again, or the entry is out of it)]\n");
-        }
+/// was playing when it was ended) to the logs in `logs` of the entries `names`, each
+/// block followed by a line saying the play was stopped; then removes the directory.
+/// A file named for another entry is ignored: a bot in that worker could have written it.
+pub fn recover_pending(pending: &Path, logs: Option<&Path>, names: &[String]) {
+    for (name, text) in logs_in(pending, names) {
+        let log = EntryLog::new(logs, &name, true);
+        log.append(&text);
+        log.append("[this play was stopped here: its worker was ended (the game was played again, or the entry is out of it)]\n");
     }
     let _ = std::fs::remove_dir_all(pending);
+}
+
+/// Moves what a boxed worker wrote to the logs in its box (`from`, its `--logs`) to the
+/// logs in `logs` of the entries `names` (appended, under the file's cap), and empties
+/// the box's files. A file named for another entry is ignored.
+pub fn collect_box_logs(from: &Path, logs: Option<&Path>, names: &[String]) {
+    for (name, text) in logs_in(from, names) {
+        EntryLog::new(logs, &name, true).append(&text);
+    }
+}
+
+/// The non-empty `<name>.log` files of `dir` for the entries `names`, as text, each
+/// emptied once read.
+fn logs_in(dir: &Path, names: &[String]) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for name in names {
+        let Some(f) = crate::process::open_box_file(&dir.join(format!("{name}.log")), true) else { continue };
+        // At most what one log may hold: a box cannot make the host read more.
+        let mut text = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut std::io::Read::take(&f, EntryLog::CAP), &mut text);
+        let _ = f.set_len(0);
+        if !text.is_empty() {
+            found.push((name.clone(), String::from_utf8_lossy(&text).into_owned()));
+        }
+    }
+    found
 }
 
 /// One entry's log file, shared by all of its games; capped in size.

@@ -84,6 +84,21 @@ impl ProcessCap {
         Some(self.own.join("tasks")).filter(|t| t.is_file())
     }
 
+    /// Lets the box user `uid` do what a worker does with its cap from inside its box:
+    /// make its programs' groups in the room and move a thread there and back (the
+    /// room, its `tasks` and `cgroup.procs`, and the worker's own `tasks`, are given to
+    /// `uid`). Nothing else of the cap is: the outer group's limit and membership stay
+    /// the host's.
+    pub fn delegate(&self, uid: u32) {
+        let mut given: Vec<PathBuf> = self.own_tasks().into_iter().collect();
+        if let Some(room) = &self.programs {
+            given.extend([room.clone(), room.join("tasks"), room.join("cgroup.procs")]);
+        }
+        for path in given.iter().filter(|p| p.exists()) {
+            let _ = std::os::unix::fs::chown(path, Some(uid), Some(uid));
+        }
+    }
+
     /// True when `pid` is in this group.
     pub fn holds(&self, pid: u32) -> bool {
         self.members().contains(&pid)

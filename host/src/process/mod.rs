@@ -68,6 +68,7 @@ mod pipes;
 mod rlimits;
 mod sandbox;
 mod spawn;
+mod uids;
 
 pub use cap::{PROGRAMS_ENV, ProcessCap};
 pub use once::{run_once, run_once_timed};
@@ -76,6 +77,7 @@ pub use rlimits::default_run_as;
 pub use sandbox::{Sandbox, bwrap_available, helper_command};
 pub(crate) use spawn::signal_name;
 pub use spawn::{confine_helper, describe_status, has_ended, ignore_sigpipe, kill_group, no_inherited_descriptors};
+pub use uids::{BoxUser, open_box_file};
 
 /// How to start a program.
 #[derive(Debug, Clone, Default)]

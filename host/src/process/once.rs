@@ -45,7 +45,7 @@ pub fn run_once_timed(
     stderr_sink: &mut dyn Write,
 ) -> (Result<Vec<String>, CallError>, Duration) {
     let mut timer = ProgramTimer::start(timeout, None);
-    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap } = match start(spec, limits) {
+    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap, user } = match start(spec, limits) {
         Ok(started) => started,
         Err(e) => return (Err(e), timer.charge(None, true)),
     };
@@ -65,6 +65,7 @@ pub fn run_once_timed(
     let time = timer.charge(Some(&mut tasks), true);
     let status = end_group(&mut child);
     drop(cap);
+    drop(user);
     // Pass on the rest of stderr; bounded, as a process that left the group may hold it.
     let mut capper = result.1;
     let _ = set_nonblocking(stderr.as_raw_fd());

@@ -47,6 +47,8 @@ pub struct Process {
     last_time: Duration,
     /// Its own process cap, if any (dropped after the program is killed).
     cap: Option<ProcessCap>,
+    /// The uid its box runs as, if leased (released after the program is killed).
+    _user: Option<super::uids::BoxUser>,
 }
 
 impl Process {
@@ -57,7 +59,7 @@ impl Process {
         limits: &Limits,
         mut stderr_sink: Box<dyn Write + Send>,
     ) -> Result<Process, CallError> {
-        let Started { child, stdin, stdout, mut stderr, pidfd, cap: process_cap } = start(spec, limits)?;
+        let Started { child, stdin, stdout, mut stderr, pidfd, cap: process_cap, user } = start(spec, limits)?;
         let cap = limits.stderr_cap;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new().name(format!("stderr-{}", child.id())).spawn(move || {
@@ -89,6 +91,7 @@ impl Process {
             tasks: ProgramTasks::default(),
             last_time: Duration::ZERO,
             cap: process_cap,
+            _user: user,
         };
         process.tasks = ProgramTasks::new(process.child.id());
         match thread {

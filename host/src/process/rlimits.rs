@@ -101,22 +101,29 @@ impl ChildSetup {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         }
         if let Some((uid, gid)) = self.run_as {
-            // SAFETY: setgroups/setgid/setuid are async-signal-safe syscalls on our own
-            // credentials; groups first, then gid, then uid (after which we could not).
-            unsafe {
-                if libc::geteuid() == 0 && libc::setgroups(0, std::ptr::null()) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                if libc::setgid(gid) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                if libc::setuid(uid) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
+            become_user(uid, gid)?;
         }
         Ok(())
     }
+}
+
+/// Switches the calling process (a child between fork and exec) to `uid`/`gid` with no
+/// supplementary groups. Async-signal-safe; does not allocate.
+pub(super) fn become_user(uid: u32, gid: u32) -> io::Result<()> {
+    // SAFETY: setgroups/setgid/setuid are async-signal-safe syscalls on our own
+    // credentials; groups first, then gid, then uid (after which we could not).
+    unsafe {
+        if libc::geteuid() == 0 && libc::setgroups(0, std::ptr::null()) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::setgid(gid) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::setuid(uid) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// Whether `uid`/`gid` may do `want` (bits 4 = read, 1 = exec/search) on `meta`, from the

@@ -1,9 +1,19 @@
-//! Sandboxing with bubblewrap: what a [`Sandbox::Bwrap`] program bot and a sandboxed
-//! helper of the host (a worker, a probe) see, as `bwrap` command lines, and whether
+//! Boxes: what a bot's processes see, as `bwrap` (bubblewrap) command lines, and whether
 //! bwrap works on this machine at all.
 //!
-//! Not here: starting the command (`spawn`), the limits a sandboxed process also gets
-//! (`rlimits`, `cap`), or choosing a sandbox (the CLI's `--sandbox`).
+//! A box ([`Sandbox::Bwrap`]) is one entry's world: its own user namespace (and, when
+//! the host is root, a uid of its own from a reserved range: `uids`), its own PID, IPC,
+//! UTS and network namespaces (it sees and can signal only its own processes, shares no
+//! SysV IPC or socket with anyone, and has no network), its own mount namespace with the
+//! whole file system read-only, a private empty `/tmp`, the directories of the other
+//! entries, the logs and the host's scratch space covered by empty ones, and only its
+//! own files and its scratch directory bound back. It has no capabilities, and it dies
+//! with the process that started it (`--die-with-parent`): when its first process ends,
+//! the kernel ends every process of its PID namespace.
+//!
+//! Not here: starting the command (`spawn`), the uid switch and limits a boxed process
+//! also gets (`rlimits`, `cap`, `uids`), or choosing a sandbox (the CLI's `--sandbox`
+//! and `--trust-bots`).
 
 use std::io;
 use std::os::unix::process::CommandExt;
@@ -12,108 +22,140 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use super::ProgramSpec;
-use super::rlimits::default_run_as;
 use super::spawn::describe_status;
+use super::uids::BoxUser;
 
-/// Whether to wrap the program in a sandbox.
+/// Whether to run a bot's processes in a box.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Sandbox {
-    /// Run the program directly.
+    /// Run them directly, as the host's user (or `nobody`, for programs of a root host).
     #[default]
     None,
-    /// Run it under `bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --unshare-net
-    /// --unshare-pid --die-with-parent`: the whole file system read-only, a private empty
-    /// `/tmp`, no network, its own pid namespace, a new session. `writable` paths are bound
-    /// read-write. The spec's `dir` and the directories of files named by absolute paths
-    /// under `/tmp` in the argv are bound read-only over the tmpfs, so bots kept under
-    /// `/tmp` stay visible.
+    /// In a box of their own (see the module's documentation).
     Bwrap {
-        /// Paths the bot may write to (bound read-write at the same place).
+        /// Paths the box may write to (bound read-write at the same place).
         writable: Vec<PathBuf>,
+        /// Directories covered by an empty one in the box (the bot directories, the
+        /// logs, the host's scratch space): the box's own files under them are bound
+        /// back, nothing else of them is seen.
+        hidden: Vec<PathBuf>,
     },
 }
 
-/// What every bwrap sandbox here has: the file system read-only, `/dev` and `/proc`, no
-/// network, and an end with its parent. A helper (see [`helper_command`]) has just this.
-const BWRAP_COMMON: [&str; 9] =
-    ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--die-with-parent"];
-/// What a program bot's sandbox adds: a private `/tmp`, its own pid namespace and session.
-const BWRAP_PROGRAM: [&str; 4] = ["--tmpfs", "/tmp", "--unshare-pid", "--new-session"];
+/// The namespaces and mounts every box has. `--unshare-user` makes a user namespace
+/// whatever the uid bwrap starts as (a root host has switched to the box's own uid
+/// before it execs bwrap); the cgroup namespace is kept, so that a worker finds its own
+/// process cap's group by the host's path.
+const BOX_COMMON: [&str; 18] = [
+    "--unshare-user",
+    "--unshare-ipc",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-uts",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+];
 
-/// Binds `path` read-write, at the same place, in a bwrap command.
-fn bind_writable(cmd: &mut Command, path: &Path) {
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    cmd.arg("--bind").arg(&path).arg(&path);
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
 }
 
-/// The command that runs a program bot as `spec` says under `bwrap`, `writable` bound
-/// read-write (see [`Sandbox::Bwrap`]).
-pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf]) -> Command {
+/// A box's command line: `hidden` covered, `visible` bound back read-only, `writable`
+/// bound read-write, run in `chdir`.
+fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], chdir: Option<&Path>) -> Command {
     let mut cmd = Command::new("bwrap");
-    cmd.args(BWRAP_COMMON).args(BWRAP_PROGRAM);
-    let mut visible: Vec<PathBuf> = Vec::new();
-    if let Some(dir) = &spec.dir {
-        visible.push(std::path::absolute(dir).unwrap_or_else(|_| dir.clone()));
+    cmd.args(BOX_COMMON);
+    let tmp = Path::new("/tmp");
+    let mut covered: Vec<PathBuf> = Vec::new();
+    for h in hidden.iter().map(|h| absolute(h)) {
+        // Under /tmp it is hidden already; the root (or an ancestor of the system's
+        // directories) is never covered.
+        if h.starts_with(tmp) || h.parent().is_none() || !h.is_dir() || covered.contains(&h) {
+            continue;
+        }
+        cmd.arg("--tmpfs").arg(&h);
+        covered.push(h);
     }
-    // The program and script files given by absolute path under /tmp, which the
-    // tmpfs hides.
-    for arg in &spec.command {
-        let p = Path::new(arg);
-        if p.is_absolute()
-            && p.starts_with("/tmp")
-            && p.is_file()
-            && let Some(parent) = p.parent()
-            && !visible.iter().any(|v| v == parent)
-        {
-            visible.push(parent.to_path_buf());
+    let mut shown: Vec<PathBuf> = Vec::new();
+    for v in visible.iter().map(|v| absolute(v)) {
+        if !shown.contains(&v) {
+            cmd.arg("--ro-bind-try").arg(&v).arg(&v);
+            shown.push(v);
         }
     }
-    for p in &visible {
-        cmd.arg("--ro-bind-try").arg(p).arg(p);
+    for w in writable.iter().map(|w| absolute(w)) {
+        cmd.arg("--bind").arg(&w).arg(&w);
     }
-    for w in writable {
-        bind_writable(&mut cmd, w);
+    if let Some(dir) = chdir {
+        cmd.arg("--chdir").arg(absolute(dir));
     }
-    if let Some(dir) = visible.first().filter(|_| spec.dir.is_some()) {
-        cmd.arg("--chdir").arg(dir);
-    }
+    cmd
+}
+
+/// The command that runs a program bot as `spec` says in a box: its program and script
+/// files (the files named in its argv) bound back over `hidden`, its directory as its
+/// working directory, `writable` bound read-write.
+pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: &[PathBuf]) -> Command {
+    let visible: Vec<PathBuf> = spec
+        .command
+        .iter()
+        .map(|arg| match &spec.dir {
+            Some(d) if Path::new(arg).is_relative() && d.join(arg).is_file() => d.join(arg),
+            _ => PathBuf::from(arg),
+        })
+        .filter(|p| p.is_absolute() && p.is_file())
+        .collect();
+    let mut cmd = box_command(hidden, &visible, writable, spec.dir.as_deref());
     cmd.arg("--").args(&spec.command);
     cmd
 }
 
 /// The command for a helper of the host (`program`, a game worker or a library probe)
-/// run under `sandbox`: directly, or under bwrap with the whole file system read-only
-/// but `writable` (bound read-write, with the sandbox's own writable paths) and no
-/// network. Unlike a program bot's, the helper keeps the host's pid namespace and
-/// session (the host reads its CPU time and kills its process group) and the real
-/// `/tmp`, read-only (bots' files may live there).
-pub fn helper_command(program: &Path, sandbox: &Sandbox, writable: &[&Path]) -> Command {
+/// run under `sandbox`: directly, or in a box where `program` and `files` (the bots it
+/// loads) are bound back read-only, `writable` read-write (with the sandbox's own
+/// writable paths), and `writable`'s first path is its working directory.
+pub fn helper_command(program: &Path, sandbox: &Sandbox, files: &[PathBuf], writable: &[&Path]) -> Command {
     match sandbox {
         Sandbox::None => Command::new(program),
-        Sandbox::Bwrap { writable: more } => {
-            let mut cmd = Command::new("bwrap");
-            cmd.args(BWRAP_COMMON);
-            for w in writable.iter().copied().chain(more.iter().map(PathBuf::as_path)) {
-                bind_writable(&mut cmd, w);
-            }
+        Sandbox::Bwrap { writable: more, hidden } => {
+            let visible: Vec<PathBuf> = std::iter::once(program.to_owned()).chain(files.iter().cloned()).collect();
+            let writable: Vec<PathBuf> = writable.iter().map(|w| w.to_path_buf()).chain(more.iter().cloned()).collect();
+            let mut cmd = box_command(hidden, &visible, &writable, writable.first().map(PathBuf::as_path));
             cmd.arg("--").arg(program);
             cmd
         }
     }
 }
 
-/// Whether [`Sandbox::Bwrap`] works here: runs `bwrap ... true` once (as [`default_run_as`],
-/// the way bots would run) and caches the answer. `Err` says why not in one line, e.g.
-/// bwrap is missing or user namespaces are off.
+/// Whether [`Sandbox::Bwrap`] works here: runs `bwrap ... true` once, as a box would run
+/// (a root host first switches to a box uid), and caches the answer. `Err` says why not
+/// in one line, e.g. bwrap is missing or user namespaces are off.
 pub fn bwrap_available() -> Result<(), String> {
     static RESULT: OnceLock<Result<(), String>> = OnceLock::new();
     RESULT
         .get_or_init(|| {
-            let mut cmd = Command::new("bwrap");
-            cmd.args(BWRAP_COMMON).args(BWRAP_PROGRAM).args(["--", "true"]);
+            let mut cmd = box_command(&[], &[], &[], Some(Path::new("/")));
+            cmd.args(["--", "true"]);
             cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).current_dir("/");
-            if let Some((uid, gid)) = default_run_as() {
-                cmd.uid(uid).gid(gid);
+            // SAFETY: geteuid cannot fail.
+            let user = if unsafe { libc::geteuid() } == 0 { Some(BoxUser::lease()?) } else { None };
+            if let Some(uid) = user.as_ref().map(|u| u.uid) {
+                // SAFETY: the closure only makes async-signal-safe calls (setgroups,
+                // setgid, setuid) and does not allocate.
+                unsafe {
+                    cmd.pre_exec(move || super::rlimits::become_user(uid, uid));
+                }
             }
             match cmd.output() {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {

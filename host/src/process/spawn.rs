@@ -20,8 +20,9 @@ use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitSta
 use std::time::{Duration, Instant};
 
 use super::cap::ProcessCap;
-use super::rlimits::{ChildSetup, check_access, lower_limit};
+use super::rlimits::{ChildSetup, become_user, check_access, lower_limit};
 use super::sandbox::{self, Sandbox};
+use super::uids::BoxUser;
 use super::{CallError, Limits, ProgramSpec, io_err};
 
 /// Ignores SIGPIPE in the whole host process (idempotent). A Rust `main` does this already
@@ -66,32 +67,43 @@ pub fn no_inherited_descriptors() {
 /// through `cap` (made with that many beforehand where the host may make one: keep it
 /// as long as the helper runs, and [`ProcessCap::admit`] the helper once started), and,
 /// for a host that is not root, through RLIMIT_NPROC over the user's current count.
-/// As root without a control group there is no such cap.
-pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32, cap: Option<&ProcessCap>) {
+/// As root without a control group there is no such cap. With `user` (a box's uid, for
+/// a root host) it runs as that uid, with no supplementary groups, and RLIMIT_NPROC
+/// counts that uid's processes alone: the box's.
+pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32, cap: Option<&ProcessCap>, user: Option<u32>) {
     cmd.process_group(0);
     let procs = cap.map(|c| c.procs.clone());
     // SAFETY: geteuid cannot fail.
-    let nproc = (unsafe { libc::geteuid() } != 0).then(|| user_processes() + u64::from(processes));
+    let nproc = match user {
+        Some(_) => Some(u64::from(processes)),
+        None => (unsafe { libc::geteuid() } != 0).then(|| user_processes() + u64::from(processes)),
+    };
     // SAFETY: the closure only makes async-signal-safe calls (setrlimit, prctl, open,
-    // write, close) on data prepared before the fork, and does not allocate.
+    // write, close, setgroups, setgid, setuid) on data prepared before the fork, and
+    // does not allocate.
     unsafe {
         cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(io::Error::last_os_error());
-            }
             lower_limit(libc::RLIMIT_DATA, memory, memory)?;
             lower_limit(libc::RLIMIT_CORE, 0, 0)?;
-            if let Some(n) = nproc {
-                lower_limit(libc::RLIMIT_NPROC, n, n)?;
-            }
             if let Some(procs) = &procs {
                 // "0" moves the writing process into the group, before it can fork
-                // (bwrap does at once); `ProcessCap::admit` checks it worked.
+                // (bwrap does at once) and while it may still write there as root;
+                // `ProcessCap::admit` checks it worked.
                 let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
                 if fd >= 0 {
                     libc::write(fd, b"0".as_ptr().cast(), 1);
                     libc::close(fd);
                 }
+            }
+            if let Some(uid) = user {
+                become_user(uid, uid)?;
+            }
+            if let Some(n) = nproc {
+                lower_limit(libc::RLIMIT_NPROC, n, n)?;
+            }
+            // After the uid switch, which clears it.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
             }
             Ok(())
         });
@@ -207,13 +219,20 @@ pub(super) struct Started {
     /// The program's own process cap, where the host can make one: dropped (whatever is
     /// left in it killed, a process that left the group included) after the program.
     pub(super) cap: Option<ProcessCap>,
+    /// The uid its box runs as (a root host's lease), held while it lives.
+    pub(super) user: Option<BoxUser>,
 }
 
 pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, CallError> {
     if spec.command.is_empty() {
         return Err(CallError::Spawn("empty command".to_string()));
     }
-    if let Some((uid, gid)) = limits.run_as {
+    // A box of a root host runs as a uid of its own, leased for the program's life.
+    // SAFETY: geteuid cannot fail.
+    let boxed_as_root = matches!(limits.sandbox, Sandbox::Bwrap { .. }) && unsafe { libc::geteuid() } == 0;
+    let user = if boxed_as_root { Some(BoxUser::lease().map_err(CallError::Spawn)?) } else { None };
+    let run_as = user.as_ref().map(|u| (u.uid, u.uid)).or(limits.run_as);
+    if let Some((uid, gid)) = run_as {
         check_access(spec, uid, gid).map_err(CallError::Spawn)?;
     }
     let mut cmd = match &limits.sandbox {
@@ -222,7 +241,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
             cmd.args(&spec.command[1..]);
             cmd
         }
-        Sandbox::Bwrap { writable } => sandbox::program_command(spec, writable),
+        Sandbox::Bwrap { writable, hidden } => sandbox::program_command(spec, writable, hidden),
     };
     if let Some(dir) = &spec.dir {
         cmd.current_dir(dir);
@@ -244,7 +263,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
         processes: if cap.is_some() { None } else { limits.processes },
         open_files: limits.open_files,
         file_size: limits.file_size,
-        run_as: limits.run_as,
+        run_as,
     };
     // SAFETY: the closure only calls async-signal-safe functions (getrlimit, setrlimit,
     // signal, setgroups, setgid, setuid) on plain copied data, and does not allocate.
@@ -264,7 +283,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
         })
         .display()
         .to_string();
-        match (e.kind(), limits.run_as) {
+        match (e.kind(), run_as) {
             (io::ErrorKind::PermissionDenied, Some((uid, _))) => CallError::Spawn(format!(
                 "{program}: permission denied as uid {uid} (the bot's files and every directory above them must be readable by that user)"
             )),
@@ -277,7 +296,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
     };
     let pidfd = pidfd_open(child.id());
     let cap = cap.filter(|c| c.holds(child.id()));
-    let started = Started { child, stdin, stdout, stderr, pidfd, cap };
+    let started = Started { child, stdin, stdout, stderr, pidfd, cap, user };
     for fd in [started.stdin.as_raw_fd(), started.stdout.as_raw_fd()] {
         if let Err(e) = set_nonblocking(fd) {
             let mut started = started;
