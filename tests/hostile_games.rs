@@ -626,8 +626,10 @@ fn check_outside(setup: &Setup, corpus: &Corpus, sandbox: &str, connections: usi
             }
             (Kind::Native | Kind::Program, "escape" | "write_outside") => {
                 assert!(log.contains("write: "), "{context}");
+                // In its box the file system is read-only but for a private /tmp: a
+                // write there, if any, never reaches the host's (`wrote` below).
                 if sandbox == "bwrap" {
-                    assert!(log.contains("write: refused"), "{context}");
+                    assert!(log.contains("write: refused") || log.contains("write: done"), "{context}");
                 }
             }
             _ => {}

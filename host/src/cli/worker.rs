@@ -59,6 +59,8 @@ fn worker<G: Game>(
     // it; an interrupt sent to it anyway is ignored too: the host decides when to
     // stop, and a worker dying of it would be blamed on whichever bot was running.
     ctrlc::set_handler(|| {}).context("cannot ignore Ctrl-C")?;
+    // Before any bot is loaded: a signal from outside its box is not a bot's crash.
+    arena::isolate::watch_outside_signals();
     // Answers go out on the original stdout; from now on fd 1 is stderr, so that
     // nothing a bot prints can be taken for an answer.
     let answers = private_stdout().context("cannot set up the worker's answer pipe")?;

@@ -196,6 +196,15 @@ pub fn describe_exit(status: ExitStatus) -> String {
     }
 }
 
+/// The signal that ended a worker (under bwrap, its exit status 128 + N is signal N).
+fn killed_by(status: ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal().or(match status.code() {
+        Some(code @ 129..=159) => Some(code - 128),
+        _ => None,
+    })
+}
+
 fn describe_signal(sig: i32) -> String {
     let name = match sig {
         4 => " (SIGILL)",
@@ -210,6 +219,81 @@ fn describe_signal(sig: i32) -> String {
         format!("killed by signal {sig} ({})", crate::process::signal_name(sig))
     } else {
         format!("killed by signal {sig}{name}")
+    }
+}
+
+/// The exit status of a boxed worker that a signal from outside its box would have
+/// killed (see [`watch_outside_signals`]): the host's fault or the machine's, never the
+/// entry's. Bwrap passes it on as its own.
+pub const EXIT_KILLED_FROM_OUTSIDE: i32 = 86;
+
+/// The signals a worker watches for a sender outside its box (SIGINT, SIGTERM and
+/// SIGHUP it ignores: the host decides when it stops; SIGKILL and SIGSTOP cannot be
+/// caught).
+const WATCHED_SIGNALS: [i32; 13] = [
+    libc::SIGSEGV,
+    libc::SIGBUS,
+    libc::SIGILL,
+    libc::SIGFPE,
+    libc::SIGABRT,
+    libc::SIGTRAP,
+    libc::SIGSYS,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+];
+
+/// The actions the watched signals had before [`watch_outside_signals`] (Rust's own
+/// stack-overflow handler, for SIGSEGV and SIGBUS), restored when a signal is the box's
+/// own.
+static mut BEFORE: [std::mem::MaybeUninit<libc::sigaction>; 32] = [const { std::mem::MaybeUninit::uninit() }; 32];
+
+/// In a boxed worker, before any bot is loaded: a signal that would kill it and was sent
+/// from outside its box (by a process outside its PID namespace, which the kernel
+/// reports as sender 0: the host's user, an administrator; never another entry, which
+/// cannot see it) ends it with [`EXIT_KILLED_FROM_OUTSIDE`] and a line saying so,
+/// instead of dying of it as if the bot had crashed. A signal of the box's own (a fault,
+/// or a kill from one of its own processes) takes its course as before. A bot can undo
+/// this in its own process, or fake the exit: it only costs its own games (the host
+/// believes a box once per entry, see `Worker::play_lockstep`).
+pub fn watch_outside_signals() {
+    extern "C" fn on_signal(sig: i32, info: *mut libc::siginfo_t, _ctx: *mut std::ffi::c_void) {
+        // SAFETY: the kernel passes a valid siginfo; only async-signal-safe calls follow
+        // (write, _exit, sigaction, raise), on data set before any bot ran.
+        unsafe {
+            let (code, pid) = ((*info).si_code, (*info).si_pid());
+            if code <= 0 && pid == 0 {
+                let line = b"killed from outside its box (a signal sent by a process outside it)\n";
+                libc::write(2, line.as_ptr().cast(), line.len());
+                libc::_exit(EXIT_KILLED_FROM_OUTSIDE);
+            }
+            let slot = sig as usize;
+            if slot < 32 {
+                libc::sigaction(sig, (*std::ptr::addr_of!(BEFORE))[slot].as_ptr(), std::ptr::null_mut());
+            }
+            // A fault happens again at once, under the action it had; a signal sent from
+            // inside the box is sent again.
+            if code <= 0 {
+                libc::raise(sig);
+            }
+        }
+    }
+    for sig in WATCHED_SIGNALS {
+        // SAFETY: sigaction with a zeroed struct, our handler and SA_SIGINFO; the old
+        // action goes to its slot, written before the handler can run for this signal.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as *const () as usize;
+            action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+            libc::sigemptyset(&mut action.sa_mask);
+            let slot = (*std::ptr::addr_of_mut!(BEFORE)).get_mut(sig as usize);
+            if let Some(slot) = slot {
+                libc::sigaction(sig, &action, slot.as_mut_ptr());
+            }
+        }
     }
 }
 
@@ -292,6 +376,14 @@ pub struct Worker<G: Game> {
     dir: PathBuf,
     /// Every entry's name, in entry order.
     names: Vec<String>,
+    /// Per entry: a script (Lua, Rhai), which cannot send a signal: a death by SIGKILL
+    /// that the host did not send is then not its fault.
+    cannot_signal: Vec<bool>,
+    /// Per entry: it said once that it was killed from outside its box (believed once).
+    claimed_outside: Vec<bool>,
+    /// Per entry: a program bot, whose calls the worker times itself (on the program's
+    /// own time, not the worker's): the host holds them to the wall-clock backstop only.
+    times_itself: Vec<bool>,
     /// Per entry: it crashed or hung in a lockstep game (`lockstep`), so its games are
     /// played in lockstep from then on, with the entry in a process of its own.
     crashers: Vec<bool>,
@@ -423,9 +515,27 @@ impl<G: Game> Worker<G> {
     pub fn new(iso: Arc<Isolation>, entries: &[Entry<G>]) -> Worker<G> {
         let files = entries.iter().map(|e| e.source.clone()).collect();
         let names = entries.iter().map(|e| e.name.clone()).collect();
+        let times_itself = entries.iter().map(|e| e.kind == crate::bot::EntryKind::Program).collect();
+        let cannot_signal = entries
+            .iter()
+            .map(|e| matches!(e.kind, crate::bot::EntryKind::Lua | crate::bot::EntryKind::Rhai))
+            .collect();
         let dir = scratch_file(&iso.scratch, "worker");
         let crashers = vec![false; entries.len()];
-        Worker { iso, files, names, crashers, running: None, dir, started: 0, _game: PhantomData }
+        let claimed_outside = vec![false; entries.len()];
+        Worker {
+            iso,
+            files,
+            names,
+            times_itself,
+            cannot_signal,
+            claimed_outside,
+            crashers,
+            running: None,
+            dir,
+            started: 0,
+            _game: PhantomData,
+        }
     }
 
     /// Starts the long-lived worker, which loads every entry.
@@ -725,8 +835,9 @@ impl<G: Game> Worker<G> {
                     // Only the referee, which runs no bot, says whose call it waits
                     // for; a call already passed on is not awaited.
                     lockstep::Line::Wait(s, consumed) if w == 0 && s < seats.len() && calls[s] == consumed => {
+                        let times_itself = self.times_itself[seats[s]];
                         if let Some(p) = procs.iter_mut().skip(1).find(|p| p.seats == [s] && !p.ended) {
-                            p.await_call(consumed);
+                            p.await_call(consumed, times_itself);
                         }
                     }
                     lockstep::Line::Call(_) | lockstep::Line::Out(..) | lockstep::Line::Wait(..) => {}
@@ -757,9 +868,25 @@ impl<G: Game> Worker<G> {
                         break Ok(());
                     }
                     let s = procs[w].seats[0];
+                    let words = procs[w].running.stderr.last_words();
+                    // Killed from outside its box (it says so; or it runs a script, which
+                    // cannot send the SIGKILL it died of): not its fault. The game fails
+                    // and is played again; an entry is believed once.
+                    // (A box's bwrap reports its processes' deaths as exit statuses: a
+                    // death by a signal is bwrap's own, outside the box.)
+                    let boxed = matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. });
+                    let from_outside = status.code() == Some(EXIT_KILLED_FROM_OUTSIDE)
+                        || (boxed && std::os::unix::process::ExitStatusExt::signal(&status).is_some())
+                        || (self.cannot_signal[seats[s]] && killed_by(status) == Some(libc::SIGKILL));
+                    if from_outside && !std::mem::replace(&mut self.claimed_outside[seats[s]], true) {
+                        break Err(format!(
+                            "{}'s worker was killed from outside its box ({}): not its fault",
+                            names[s],
+                            describe_exit(status)
+                        ));
+                    }
                     // A Rust bot whose allocation failed under the worker's memory cap
                     // says so before it aborts.
-                    let words = procs[w].running.stderr.last_words();
                     let reason = match words.lines().rev().find(|l| l.contains("memory allocation of")) {
                         Some(line) => format!(
                             "over its memory limit ({}; {}) at its call {}",
@@ -967,6 +1094,9 @@ struct Proc {
 struct Awaited {
     /// Calls of the seat played before it.
     call: u64,
+    /// A program bot's call: the worker keeps its deadline on the program's own time;
+    /// the host holds it to the wall-clock backstop only.
+    times_itself: bool,
     /// When the referee said so (monotonic nanoseconds), and the playing thread's own
     /// time then.
     started: u64,
@@ -978,13 +1108,13 @@ struct Awaited {
 
 impl Proc {
     /// The referee waits for this seat's call after `call` of its calls.
-    fn await_call(&mut self, call: u64) {
+    fn await_call(&mut self, call: u64, times_itself: bool) {
         if self.awaited.as_ref().is_some_and(|a| a.call == call) {
             return;
         }
         let started = crate::clock::monotonic_nanos();
         let own_start = self.running.player_probe().and_then(|p| p.own(started));
-        self.awaited = Some(Awaited { call, started, own_start, suspect: false });
+        self.awaited = Some(Awaited { call, times_itself, started, own_start, suspect: false });
     }
 
     /// The verdict when the process is stuck: the call the referee awaits has used its
@@ -996,13 +1126,21 @@ impl Proc {
         self.running.resume_if_stopped();
         if let Some(a) = &mut self.awaited {
             let now = crate::clock::monotonic_nanos();
+            if a.own_start.is_none()
+                && let Some(own) = self.running.player_probe().and_then(|p| p.own(now))
+            {
+                // The playing thread was not there to read when the referee said so (the
+                // worker was still starting): the call is timed from now, in its favour.
+                a.started = now;
+                a.own_start = Some(own);
+            }
             let elapsed = now.saturating_sub(a.started);
             let backstop = crate::clock::backstop(limit).as_nanos() as u64;
             let allowed = (limit + grace(limit)).as_nanos() as u64;
             let mut used = None;
             let over = if elapsed >= backstop {
                 true
-            } else if elapsed < allowed {
+            } else if elapsed < allowed || a.times_itself {
                 a.suspect = false;
                 false
             } else {

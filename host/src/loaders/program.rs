@@ -63,8 +63,9 @@ impl Program {
 
     /// The limits every program bot runs under, set before it starts (`setrlimit`):
     /// 2 GiB of address space, 64 open files, files of at most 16 MiB,
-    /// [`PROGRAM_PROCESSES`] processes and threads (its own control group's, or else its
-    /// user's) (when it runs as its own user: `nobody` if the host is root), and for a
+    /// [`PROGRAM_PROCESSES`] processes and threads (its own control group's where one can
+    /// be made, as root or in a worker's room; else its user's, when it runs as a user
+    /// of its own: a box's, or `nobody` for an unboxed program of a root host), and for a
     /// process started per call its call limit in CPU seconds (rounded up, plus one);
     /// answers of at most 64 KiB and 64 KiB of standard error kept per process.
     pub fn process_limits(&self) -> Limits {
@@ -72,7 +73,7 @@ impl Program {
         Limits {
             address_space: Some(2 << 30),
             cpu_seconds: cpu,
-            processes: self.limits.program_user.map(|_| u64::from(PROGRAM_PROCESSES)),
+            processes: Some(u64::from(PROGRAM_PROCESSES)),
             open_files: Some(64),
             file_size: Some(16 << 20),
             max_answer_bytes: 64 << 10,

@@ -110,7 +110,9 @@ pub struct Limits {
     /// RLIMIT_CPU in seconds (SIGXCPU then, SIGKILL a second later); over the whole life of
     /// the process.
     pub cpu_seconds: Option<u64>,
-    /// RLIMIT_NPROC: processes of the user. Root ignores it: see `run_as`.
+    /// Processes and threads of the program: its own `pids` control group's cap where
+    /// the host (or a worker, in its room) can make one; else RLIMIT_NPROC, which counts
+    /// every process of its user, and so is set only with `run_as` (root ignores it).
     pub processes: Option<u64>,
     /// RLIMIT_NOFILE: open file descriptors per process.
     pub open_files: Option<u64>,

@@ -42,11 +42,12 @@ pub enum Sandbox {
     },
 }
 
-/// The namespaces and mounts every box has. `--unshare-user` makes a user namespace
+/// The namespaces and mounts every box has: its private `/tmp` holds at most 64 MiB
+/// (a tmpfs takes the machine's memory). `--unshare-user` makes a user namespace
 /// whatever the uid bwrap starts as (a root host has switched to the box's own uid
 /// before it execs bwrap); the cgroup namespace is kept, so that a worker finds its own
 /// process cap's group by the host's path.
-const BOX_COMMON: [&str; 18] = [
+const BOX_COMMON: [&str; 20] = [
     "--unshare-user",
     "--unshare-ipc",
     "--unshare-pid",
@@ -63,6 +64,8 @@ const BOX_COMMON: [&str; 18] = [
     "/dev",
     "--proc",
     "/proc",
+    "--size",
+    "67108864",
     "--tmpfs",
     "/tmp",
 ];
@@ -84,7 +87,7 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
         if h.starts_with(tmp) || h.parent().is_none() || !h.is_dir() || covered.contains(&h) {
             continue;
         }
-        cmd.arg("--tmpfs").arg(&h);
+        cmd.args(["--size", "65536", "--tmpfs"]).arg(&h);
         covered.push(h);
     }
     let mut shown: Vec<PathBuf> = Vec::new();
@@ -96,6 +99,10 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
     }
     for w in writable.iter().map(|w| absolute(w)) {
         cmd.arg("--bind").arg(&w).arg(&w);
+    }
+    // The covers hold nothing but mount points: no box writes there.
+    for h in &covered {
+        cmd.arg("--remount-ro").arg(h);
     }
     if let Some(dir) = chdir {
         cmd.arg("--chdir").arg(absolute(dir));

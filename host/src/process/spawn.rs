@@ -68,14 +68,17 @@ pub fn no_inherited_descriptors() {
 /// as long as the helper runs, and [`ProcessCap::admit`] the helper once started), and,
 /// for a host that is not root, through RLIMIT_NPROC over the user's current count.
 /// As root without a control group there is no such cap. With `user` (a box's uid, for
-/// a root host) it runs as that uid, with no supplementary groups, and RLIMIT_NPROC
-/// counts that uid's processes alone: the box's.
+/// a root host) it runs as that uid, with no supplementary groups; without a control
+/// group, RLIMIT_NPROC then caps that uid's processes: the box's.
 pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32, cap: Option<&ProcessCap>, user: Option<u32>) {
     cmd.process_group(0);
     let procs = cap.map(|c| c.procs.clone());
     // SAFETY: geteuid cannot fail.
+    // A box's uid has no other process: RLIMIT_NPROC is then its cap, where no control
+    // group is (with one, the group caps the worker alone, and its programs, which run as
+    // the same uid, have groups of their own).
     let nproc = match user {
-        Some(_) => Some(u64::from(processes)),
+        Some(_) => cap.is_none().then_some(u64::from(processes)),
         None => (unsafe { libc::geteuid() } != 0).then(|| user_processes() + u64::from(processes)),
     };
     // SAFETY: the closure only makes async-signal-safe calls (setrlimit, prctl, open,
@@ -260,7 +263,8 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
         cgroup_procs: cap.as_ref().map(|c| c.procs.clone()),
         address_space: limits.address_space,
         cpu_seconds: limits.cpu_seconds,
-        processes: if cap.is_some() { None } else { limits.processes },
+        // RLIMIT_NPROC counts a user's processes: only for a user of the program's own.
+        processes: if cap.is_some() || run_as.is_none() { None } else { limits.processes },
         open_files: limits.open_files,
         file_size: limits.file_size,
         run_as,
