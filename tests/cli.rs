@@ -733,8 +733,21 @@ fn slow_tournament(d: &Path) -> Vec<String> {
     let logs = d.join("logs").display().to_string();
     let d = d.display().to_string();
     [
-        "--plugins", &d, "--scripts", &d, "--logs", &logs, "tournament", "--rounds", "6", "--jobs", "2",
-        "--time-bank", "100000", "--json", &json,
+        "--plugins",
+        &d,
+        "--scripts",
+        &d,
+        "--logs",
+        &logs,
+        "tournament",
+        "--rounds",
+        "6",
+        "--jobs",
+        "2",
+        "--time-bank",
+        "100000",
+        "--json",
+        &json,
     ]
     .map(str::to_owned)
     .to_vec()
@@ -785,11 +798,8 @@ fn a_tournament_whose_parent_dies_stops_by_itself() {
     for a in slow_tournament(d) {
         command.push_str(&format!(" '{a}'"));
     }
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{command} >/dev/null 2>&1 & echo $!; sleep 2"))
-        .output()
-        .unwrap();
+    let out =
+        Command::new("sh").arg("-c").arg(format!("{command} >/dev/null 2>&1 & echo $!; sleep 2")).output().unwrap();
     let pid: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
     assert!(gone_within(pid, std::time::Duration::from_secs(60)), "the arena {pid} runs on without its parent");
     assert!(d.join("out.json").exists(), "the finished games were not written");

@@ -68,6 +68,7 @@ fn main() {
     let args = Cli::parse();
     if !matches!(args.command, Command::Worker(_) | Command::Probe(_)) {
         cli::terminal::stop_with_parent();
+        arena::process::raise_host_priority();
     }
     let (which, after) = args.command.after();
     let mut sources = Sources::resolve(&args.sources, after);

@@ -384,6 +384,10 @@ pub struct Worker<G: Game> {
     /// Per entry: a program bot, whose calls the worker times itself (on the program's
     /// own time, not the worker's): the host holds them to the wall-clock backstop only.
     times_itself: Vec<bool>,
+    /// Lockstep workers kept from one game to the next, each with the files it loaded
+    /// (the referee: none), the most recently used last: starting a box per entry per
+    /// game would cost more than the game.
+    kept: Vec<(Vec<PathBuf>, Running)>,
     /// Per entry: it crashed or hung in a lockstep game (`lockstep`), so its games are
     /// played in lockstep from then on, with the entry in a process of its own.
     crashers: Vec<bool>,
@@ -397,6 +401,8 @@ pub struct Worker<G: Game> {
 struct Running {
     child: Child,
     requests: ChildStdin,
+    /// Where its lines go.
+    route: Route,
     /// The lines it answers with (`None` once its pipe closed), for a worker watched
     /// alone; a lockstep game's workers all send to one channel of the host's.
     answers: Option<mpsc::Receiver<Event>>,
@@ -493,6 +499,23 @@ impl StderrTail {
 /// A line from worker number `.0` (`None`: its answer pipe closed: it died).
 type Event = (usize, Option<String>);
 
+/// Where a worker's lines go: its number in the game it plays and the host's channel
+/// for that game (`None` between games: a line then is nobody's answer and is dropped).
+/// A worker kept from one lockstep game to the next is given a new route per game.
+type Route = Arc<std::sync::Mutex<(usize, Option<mpsc::Sender<Event>>)>>;
+
+/// Sends a worker's line (`None`: it died) along its `route`, if anyone listens.
+fn send_on(route: &Route, line: Option<String>) {
+    let route = route.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(events) = &route.1 {
+        let _ = events.send((route.0, line));
+    }
+}
+
+/// How many lockstep workers a tournament thread keeps between games (the least
+/// recently used one is ended past that).
+const KEPT_WORKERS: usize = 64;
+
 /// How a game in a worker went, as the host saw it.
 enum Watched {
     /// The answer to the request (or why the line carrying its nonce is not one).
@@ -531,6 +554,7 @@ impl<G: Game> Worker<G> {
             cannot_signal,
             claimed_outside,
             crashers,
+            kept: Vec::new(),
             running: None,
             dir,
             started: 0,
@@ -621,13 +645,15 @@ impl<G: Game> Worker<G> {
         let requests = child.stdin.take().ok_or("the worker has no stdin")?;
         let out = child.stdout.take().ok_or("the worker has no stdout")?;
         let stderr = StderrTail::drain(child.stderr.take().ok_or("the worker has no stderr")?);
+        let route: Route = Arc::new(std::sync::Mutex::new((tag, Some(events))));
+        let lines = Arc::clone(&route);
         std::thread::spawn(move || {
             let mut out = std::io::BufReader::new(out);
             loop {
                 let mut line = Vec::new();
                 match (&mut out).take(MAX_ANSWER_LINE).read_until(b'\n', &mut line) {
                     Ok(0) | Err(_) => {
-                        let _ = events.send((tag, None));
+                        send_on(&lines, None);
                         break;
                     }
                     Ok(_) => {}
@@ -639,9 +665,7 @@ impl<G: Game> Worker<G> {
                     continue;
                 }
                 let Ok(line) = String::from_utf8(line) else { continue };
-                if events.send((tag, Some(line))).is_err() {
-                    break;
-                }
+                send_on(&lines, Some(line));
             }
         });
         self.started += 1;
@@ -650,6 +674,7 @@ impl<G: Game> Worker<G> {
         Ok(Running {
             child,
             requests,
+            route,
             answers: None,
             blame,
             stderr,
@@ -780,7 +805,14 @@ impl<G: Game> Worker<G> {
         for (w, group) in std::iter::once(&Vec::new()).chain(groups).enumerate() {
             let files: Vec<PathBuf> = group.iter().map(|&p| self.files[seats[p]].clone()).collect();
             let box_names = group.iter().map(|&p| names[p].clone()).collect();
-            let running = self.launch(&files, box_names, w, send.clone())?;
+            let running = match self.kept.iter().position(|(f, _)| *f == files) {
+                Some(k) if !crate::process::has_ended(&self.kept[k].1.child) => {
+                    let (_, running) = self.kept.remove(k);
+                    *running.route.lock().unwrap_or_else(|p| p.into_inner()) = (w, Some(send.clone()));
+                    running
+                }
+                _ => self.launch(&files, box_names, w, send.clone())?,
+            };
             if w == 0 {
                 // The referee's box holds the game's replay.
                 replay = record.then(|| scratch_file(&running.home, "replay"));
@@ -834,9 +866,11 @@ impl<G: Game> Worker<G> {
                     }
                     // Only the referee, which runs no bot, says whose call it waits
                     // for; a call already passed on is not awaited.
-                    lockstep::Line::Wait(s, consumed) if w == 0 && s < seats.len() && calls[s] == consumed => {
+                    lockstep::Line::Wait(s, consumed) if w == 0 && s < seats.len() => {
                         let times_itself = self.times_itself[seats[s]];
-                        if let Some(p) = procs.iter_mut().skip(1).find(|p| p.seats == [s] && !p.ended) {
+                        if let Some(p) = procs.iter_mut().skip(1).find(|p| p.seats == [s] && !p.ended)
+                            && calls[s] == consumed
+                        {
                             p.await_call(consumed, times_itself);
                         }
                     }
@@ -944,14 +978,29 @@ impl<G: Game> Worker<G> {
         let baseline = procs.first().map(|p| tree_tasks(p.running.child.id())).unwrap_or_default();
         let left: Vec<Option<Tasks>> =
             procs.iter().map(|p| (!p.ended).then(|| tree_tasks(p.running.child.id()))).collect();
-        let answers: Vec<Option<GameResponse>> = procs
-            .into_iter()
-            .map(|mut p| {
-                let answer = p.answer.take();
+        let mut answers: Vec<Option<GameResponse>> = Vec::with_capacity(procs.len());
+        for (w, (mut p, left)) in procs.into_iter().zip(&left).enumerate() {
+            let answer = p.answer.take();
+            // A worker that played the game to its end and left nothing running plays
+            // its entries' next game too.
+            let clean = w == 0 || left.is_some_and(|l| !l.more_than(baseline));
+            if result.is_ok() && clean && !p.ended && matches!(answer, Some(GameResponse::Played(_))) {
+                *p.running.route.lock().unwrap_or_else(|e| e.into_inner()) = (0, None);
+                p.running.collect_logs();
+                let files: Vec<PathBuf> = std::iter::once(&Vec::new())
+                    .chain(groups)
+                    .nth(w)
+                    .map(|g| g.iter().map(|&q| self.files[seats[q]].clone()).collect())
+                    .unwrap_or_default();
+                self.kept.push((files, p.running));
+                if self.kept.len() > KEPT_WORKERS {
+                    self.kept.remove(0).1.end();
+                }
+            } else {
                 p.running.end();
-                answer
-            })
-            .collect();
+            }
+            answers.push(answer);
+        }
         result?;
         if answers.iter().zip(std::iter::once(&Vec::new()).chain(groups)).any(|(a, g)| a.is_none() && g.len() > 1) {
             return Ok(Lockstepped::Regroup);
@@ -1208,7 +1257,10 @@ fn proc_stdin(running: &Running) -> Result<std::os::fd::OwnedFd, String> {
     running.requests.as_fd().try_clone_to_owned().map_err(|e| format!("cannot feed a lockstep worker: {e}"))
 }
 
-/// Passes a line of process `from` to every other process still playing.
+/// Passes a line of process `from` to every other process still playing, at once: the
+/// next call's entry may need it (holding lines for a seat's process until the referee
+/// waits for that seat put the referee on every call's path, and cost more than the
+/// wake-ups it saved).
 fn pass_on(procs: &mut [Proc], from: usize, line: &str) {
     for (w, p) in procs.iter_mut().enumerate() {
         if w != from && !p.ended && p.answer.is_none() {
@@ -1225,6 +1277,9 @@ fn put_out(procs: &mut [Proc], out: &mut [Option<String>], s: usize, reason: Str
 
 impl<G: Game> Drop for Worker<G> {
     fn drop(&mut self) {
+        for (_, r) in self.kept.drain(..) {
+            r.end();
+        }
         if let Some(r) = self.running.take() {
             // Between games a worker holds nothing worth waiting for (logs are written
             // as they come): it is killed with its group, then reaped.

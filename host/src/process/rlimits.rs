@@ -68,6 +68,7 @@ impl ChildSetup {
     /// Runs in the child after fork, before exec: only async-signal-safe calls, no
     /// allocation (`io::Error::last_os_error` does not allocate).
     pub(super) fn apply(&self) -> io::Result<()> {
+        super::spawn::ordinary_priority();
         if let Some(procs) = &self.cgroup_procs {
             // SAFETY: open/write/close are async-signal-safe; "0" moves this process
             // into the group before it can fork (and before it drops root).
