@@ -805,13 +805,13 @@ impl<G: Game> Worker<G> {
         for (w, group) in std::iter::once(&Vec::new()).chain(groups).enumerate() {
             let files: Vec<PathBuf> = group.iter().map(|&p| self.files[seats[p]].clone()).collect();
             let box_names = group.iter().map(|&p| names[p].clone()).collect();
-            let running = match self.kept.iter().position(|(f, _)| *f == files) {
+            let (running, ready) = match self.kept.iter().position(|(f, _)| *f == files) {
                 Some(k) if !crate::process::has_ended(&self.kept[k].1.child) => {
                     let (_, running) = self.kept.remove(k);
                     *running.route.lock().unwrap_or_else(|p| p.into_inner()) = (w, Some(send.clone()));
-                    running
+                    (running, true)
                 }
-                _ => self.launch(&files, box_names, w, send.clone())?,
+                _ => (self.launch(&files, box_names, w, send.clone())?, false),
             };
             if w == 0 {
                 // The referee's box holds the game's replay.
@@ -839,6 +839,8 @@ impl<G: Game> Worker<G> {
                 ended: false,
                 suspect: None,
                 awaited: None,
+                ready,
+                deferred: None,
             };
             // A worker that cannot take it has died: its closed pipe says so below.
             proc.feed.send(serde_json::to_string(&request).expect("a request serialises") + "\n");
@@ -875,6 +877,15 @@ impl<G: Game> Worker<G> {
                         }
                     }
                     lockstep::Line::Call(_) | lockstep::Line::Out(..) | lockstep::Line::Wait(..) => {}
+                    lockstep::Line::Other if line == READY && !procs[w].ready => {
+                        procs[w].ready = true;
+                        if let Some((call, times_itself)) = procs[w].deferred.take()
+                            && procs[w].seats.len() == 1
+                            && calls[procs[w].seats[0]] == call
+                        {
+                            procs[w].await_call(call, times_itself);
+                        }
+                    }
                     lockstep::Line::Other => {
                         if let Ok(answer) = serde_json::from_str::<GameAnswer>(&line)
                             && answer.nonce == procs[w].nonce
@@ -1136,6 +1147,12 @@ struct Proc {
     suspect: Option<(usize, u64)>,
     /// The call of its seat the referee waits for, as the host times it.
     awaited: Option<Awaited>,
+    /// It has loaded its entries (said "ready"; a kept worker has): a call is not timed
+    /// before, since a new box may still be starting when the referee (perhaps a kept
+    /// one) already waits for its first call.
+    ready: bool,
+    /// A call the referee waits for before the process was ready, timed once it is.
+    deferred: Option<(u64, bool)>,
 }
 
 /// A call of a seat that the referee waits for: timed by the host from the moment the
@@ -1158,6 +1175,10 @@ struct Awaited {
 impl Proc {
     /// The referee waits for this seat's call after `call` of its calls.
     fn await_call(&mut self, call: u64, times_itself: bool) {
+        if !self.ready {
+            self.deferred = Some((call, times_itself));
+            return;
+        }
         if self.awaited.as_ref().is_some_and(|a| a.call == call) {
             return;
         }
