@@ -143,8 +143,13 @@ impl Rule {
     /// Kim & Nelson's `h²` for `k` entries (`c = 1`): `2η(n0 - 1)` with
     /// `η = ((2α / (k - 1))^(-2 / (n0 - 1)) - 1) / 2`.
     pub fn h_squared(&self, k: usize) -> f64 {
+        self.h_squared_after(k, self.first)
+    }
+
+    /// `h²` for a first stage of `n0` blocks.
+    fn h_squared_after(&self, k: usize, n0: u64) -> f64 {
         let alpha = 1.0 - self.confidence;
-        let n0 = self.first as f64;
+        let n0 = n0 as f64;
         let eta = 0.5 * ((2.0 * alpha / (k.max(2) - 1) as f64).powf(-2.0 / (n0 - 1.0)) - 1.0);
         2.0 * eta * (n0 - 1.0)
     }
@@ -341,8 +346,15 @@ pub fn decide(names: &[String], blocks: &[Block], rule: &Rule) -> Decision {
     let k = names.len();
     let h2 = rule.h_squared(k);
     let played = (blocks.len() as u64).min(rule.max_blocks);
-    let series: Vec<Vec<Series>> =
-        (0..k).map(|i| (0..k).map(|l| Series::new(&blocks[..played as usize], i, l, rule.first)).collect()).collect();
+    // One series per pair (i < l): an advantage of l over i is minus i's over l.
+    let series: Vec<Vec<Series>> = (0..k)
+        .map(|i| (i + 1..k).map(|l| Series::new(&blocks[..played as usize], i, l, rule.first)).collect())
+        .collect();
+    let mean = |i: usize, l: usize, r: u64| match i.cmp(&l) {
+        std::cmp::Ordering::Less => series[i][l - i - 1].mean(r),
+        std::cmp::Ordering::Greater => -series[l][i - l - 1].mean(r),
+        std::cmp::Ordering::Equal => 0.0,
+    };
     let mut alive = vec![true; k];
     let mut out = Vec::new();
     let mut verdict = Verdict::Open;
@@ -353,7 +365,7 @@ pub fn decide(names: &[String], blocks: &[Block], rule: &Rule) -> Decision {
         let mut states = Vec::new();
         for i in (0..k).filter(|&i| alive[i]) {
             for l in (i + 1..k).filter(|&l| alive[l]) {
-                states.push((i, l, series[i][l].at(r, names, rule, h2, i, l)));
+                states.push((i, l, series[i][l - i - 1].at(r, names, rule, k, i, l)));
             }
         }
         // Everyone beaten by an entry that was in at this look goes out, together.
@@ -390,7 +402,7 @@ pub fn decide(names: &[String], blocks: &[Block], rule: &Rule) -> Decision {
     // The entries left, best first: by their summed mean advantage over the others left.
     let mut left: Vec<(usize, f64)> = (0..k)
         .filter(|&i| alive[i])
-        .map(|i| (i, (0..k).filter(|&l| l != i && alive[l]).map(|l| series[i][l].mean(last)).sum()))
+        .map(|i| (i, (0..k).filter(|&l| l != i && alive[l]).map(|l| mean(i, l, last)).sum()))
         .collect();
     left.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| names[a.0].cmp(&names[b.0])));
     Decision {
@@ -405,9 +417,12 @@ pub fn decide(names: &[String], blocks: &[Block], rule: &Rule) -> Decision {
     }
 }
 
-/// One ordered pair's advantages: the first stage's variance, and the count and sum of
-/// the advantages known up to each block.
+/// One ordered pair's advantages: its first stage (the first `n0` blocks, or if their
+/// advantages were all the same, up to the first block that differs), the stage's
+/// variance, and the count and sum of the advantages known up to each block.
 struct Series {
+    /// Blocks in the first stage (`usize::MAX` while every advantage has been the same).
+    stage: u64,
     variance: f64,
     /// `(count, sum)` over the first `r` blocks, at index `r`.
     prefix: Vec<(u64, f64)>,
@@ -418,22 +433,26 @@ impl Series {
         let mut prefix = Vec::with_capacity(blocks.len() + 1);
         prefix.push((0, 0.0));
         let (mut count, mut sum) = (0u64, 0.0);
-        let mut stage = Vec::new();
+        // Welford's running mean and sum of squared deviations, for the stage's variance.
+        let (mut mean, mut squares) = (0.0, 0.0);
+        let mut stage = (u64::MAX, 0.0);
         for b in blocks {
             if let Some(v) = b.advantage(i, l) {
                 count += 1;
                 sum += v;
-                if stage.len() < first as usize {
-                    stage.push(v);
+                if stage.0 == u64::MAX {
+                    let step = v - mean;
+                    mean += step / count as f64;
+                    squares += step * (v - mean);
+                    let variance = if count >= 2 { squares / (count - 1) as f64 } else { 0.0 };
+                    if count >= first && variance > 0.0 {
+                        stage = (count, variance);
+                    }
                 }
             }
             prefix.push((count, sum));
         }
-        let n0 = stage.len() as f64;
-        let mean0 = stage.iter().sum::<f64>() / n0.max(1.0);
-        let variance =
-            if stage.len() >= 2 { stage.iter().map(|v| (v - mean0).powi(2)).sum::<f64>() / (n0 - 1.0) } else { 0.0 };
-        Series { variance, prefix }
+        Series { stage: stage.0, variance: stage.1, prefix }
     }
 
     /// The mean advantage over the first `r` blocks.
@@ -443,9 +462,10 @@ impl Series {
     }
 
     /// The pair's state after the first `r` blocks.
-    fn at(&self, r: u64, names: &[String], rule: &Rule, h2: f64, i: usize, l: usize) -> Pair {
+    fn at(&self, r: u64, names: &[String], rule: &Rule, k: usize, i: usize, l: usize) -> Pair {
         let (count, sum) = self.prefix.get(r as usize).copied().unwrap_or((0, 0.0));
-        let sd = self.variance.sqrt();
+        let staged = self.stage <= count;
+        let sd = if staged { self.variance.sqrt() } else { 0.0 };
         let delta = match rule.delta {
             Delta::Points(d) => d,
             Delta::Spread(f) => f * sd,
@@ -463,8 +483,9 @@ impl Series {
         if count < rule.first {
             return pair;
         }
-        if self.variance == 0.0 {
-            // No spread in the first stage: every result so far was one difference.
+        if !staged {
+            // Every block so far gave the same advantage (bots that play the same game
+            // whatever the seed): the pair is decided by it.
             pair.state = match sum.total_cmp(&0.0) {
                 std::cmp::Ordering::Greater => PairState::Beats,
                 std::cmp::Ordering::Less => PairState::Beaten,
@@ -475,7 +496,7 @@ impl Series {
         // Kim & Nelson's triangle for indifference zone δ/2 (c = 1), on the advantages
         // shifted by δ/2: intercept h² S² / (2 · δ/2), slope (δ/2) / 2.
         let n = count as f64;
-        let a0 = h2 * self.variance / delta;
+        let a0 = rule.h_squared_after(k, self.stage) * self.variance / delta;
         pair.boundary = a0;
         pair.state = if sum > a0 + delta * n / 4.0 {
             PairState::Beats
@@ -674,6 +695,27 @@ mod tests {
         assert_eq!(d.verdict, Verdict::Undecided, "{d:?}");
         assert!(d.line().starts_with("undecided after 20 games (the maximum): no clear winner"), "{}", d.line());
         assert!(d.line().contains("not shown to be joint winners"), "{}", d.line());
+    }
+
+    #[test]
+    fn a_pair_whose_results_never_vary_is_decided_by_them_after_the_first_stage() {
+        // Bots that play the same game whatever the seed: always a draw, or always the
+        // same win.
+        let rule = Rule::new(5, 100);
+        let draws: Vec<Block> = (0..10).map(|_| Block::from_scores(&[Some(3.0), Some(3.0)])).collect();
+        assert_eq!(decide(&names(2), &draws[..9], &rule).verdict, Verdict::Open);
+        let d = decide(&names(2), &draws, &rule);
+        assert_eq!((d.verdict, d.games), (Verdict::Joint, 10));
+        let wins: Vec<Block> = (0..10).map(|_| Block::from_scores(&[Some(1.0), Some(4.0)])).collect();
+        let d = decide(&names(2), &wins, &rule);
+        assert_eq!((d.verdict, d.winners.as_slice()), (Verdict::Clear, &["E1".to_owned()][..]));
+        // One result that differs in the first stage: its spread is estimated, and ten
+        // blocks are too few to say more.
+        let mut mixed = draws.clone();
+        mixed[3] = Block::from_scores(&[Some(4.0), Some(3.0)]);
+        let d = decide(&names(2), &mixed, &rule);
+        assert_eq!(d.verdict, Verdict::Open, "{d:?}");
+        assert!(d.pairs[0].first_stage_sd > 0.0);
     }
 
     #[test]

@@ -1001,6 +1001,36 @@ mod tests {
         assert_eq!(bootstrap_median_ci(&[5, 5, 5], 1), (5.0, 5.0));
     }
 
+    fn record(index: u64, scores: &[(&str, u32)], seats: &[&str]) -> GameRecord {
+        GameRecord {
+            index,
+            seed: index,
+            turns: 1,
+            scores: scores.iter().map(|&(n, s)| (n.to_owned(), s)).collect(),
+            stats: BTreeMap::new(),
+            seats: seats.iter().map(|s| (*s).to_owned()).collect(),
+            tiebreak: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn blocks_compare_scores_ranks_or_ordered_pairs_as_the_ranking_does() {
+        let names: Vec<String> = ["A", "B", "C"].iter().map(|s| (*s).to_owned()).collect();
+        let games = [record(1, &[("A", 9), ("B", 1), ("C", 1)], &[]), record(0, &[("A", 2), ("B", 5), ("C", 0)], &[])];
+        // Means and totals: the scores; in index order, whatever order the games came in.
+        let b = blocks(Ranking::Total, &names, &games, 1, 2);
+        assert_eq!((b[0].advantage(0, 1), b[1].advantage(0, 1)), (Some(-3.0), Some(8.0)));
+        // Medians: the ranks in each game (entries beaten, half the ties).
+        let b = blocks(Ranking::Median, &names, &games, 1, 2);
+        assert_eq!((b[1].advantage(0, 1), b[1].advantage(1, 2)), (Some(1.5), Some(0.0)));
+        // A game not in (failed, or not played yet) is a block of unknowns.
+        assert_eq!(blocks(Ranking::Mean, &names, &games, 1, 3)[2].advantage(0, 1), None);
+        // Pairs: a round of ordered pairs, each pair's first seats against each other.
+        let pairs = [record(0, &[("A", 7), ("B", 0)], &["A", "B"]), record(1, &[("B", 4), ("A", 0)], &["B", "A"])];
+        let b = blocks(Ranking::Pairs, &names[..2], &pairs, 2, 1);
+        assert_eq!((b.len(), b[0].advantage(0, 1)), (1, Some(3.0)));
+    }
+
     #[test]
     fn shards_parse_and_partition() {
         let s: Shard = "1/3".parse().unwrap();
