@@ -54,8 +54,9 @@ fn target_plays_until_decided_by_default_and_its_verdict_does_not_depend_on_jobs
     let dir = tempfile::tempdir().unwrap();
     let plugins = plugins(dir.path(), &["target-random", "target-seeker"]);
     let short = ["--seed", "3", "--set", "max_rounds=3"];
-    let (one, one_json) =
-        tournament("target", &plugins, &dir.path().join("1.json"), &[&short[..], &["--jobs", "1"]].concat());
+    let report = dir.path().join("report");
+    let with_report = [&short[..], &["--jobs", "1", "--report", report.to_str().unwrap()]].concat();
+    let (one, one_json) = tournament("target", &plugins, &dir.path().join("1.json"), &with_report);
     let (two, two_json) =
         tournament("target", &plugins, &dir.path().join("2.json"), &[&short[..], &["--jobs", "2"]].concat());
     assert!(is_verdict(last_line(&one)), "{one}");
@@ -67,6 +68,12 @@ fn target_plays_until_decided_by_default_and_its_verdict_does_not_depend_on_jobs
     assert_eq!(decision["games"], one_json["played"], "{decision}");
     assert!(decision["pairs"].as_array().is_some_and(|p| !p.is_empty()), "{decision}");
     assert!(one_json["played"].as_u64().unwrap() >= 10);
+    // The report's index shows the verdict, and the games played as all there were.
+    let index = std::fs::read_to_string(report.join("index.html")).unwrap();
+    let verdict = arena::report::esc(last_line(&one));
+    assert!(index.contains(&format!("<p id=\"verdict\"><strong>{verdict}</strong></p>")), "{verdict}");
+    let played = one_json["played"].as_u64().unwrap();
+    assert!(index.contains(&format!("{played} of {played} games played;")), "{played}");
     // A fixed --rounds still plays a fixed count, with no verdict.
     let (fixed, fixed_json) =
         tournament("target", &plugins, &dir.path().join("f.json"), &[&short[..], &["--rounds", "4"]].concat());

@@ -20,7 +20,7 @@ use clap::Args;
 use super::bots::{discover, games_isolation, isolation, playable, start_logs};
 use super::files::{check_outputs, outputs_failed, write_atomically, write_results};
 use super::options::{GameChoice, GameOptions, Isolate, SourceArgs, Sources};
-use super::terminal::{Progress, exit_if_lost, on_quit, print_leaderboard, rate_text, stop_on_ctrl_c};
+use super::terminal::{Progress, exit_if_lost_after, on_quit, print_leaderboard, rate_text, stop_on_ctrl_c};
 
 /// The options of `arena tournament`.
 #[derive(Debug, Args)]
@@ -220,11 +220,8 @@ pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()
         }
     }
     outputs_failed(failures)?;
-    // The last line says the verdict.
-    if let Some(decision) = &result.decision {
-        outln!("{}", decision.line());
-    }
-    exit_if_lost(&result);
+    // The last line says the verdict (after the games lost, if any).
+    exit_if_lost_after(&result, result.decision.as_ref().map(|d| d.line()).as_deref());
     Ok(())
 }
 
