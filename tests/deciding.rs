@@ -108,6 +108,7 @@ fn until_decided_refuses_what_it_cannot_play_in_one_line() {
         (&["--until-decided", "--confidence", "1"][..], "confidence 1: give a number strictly between 0 and 1"),
         (&["--until-decided", "--shard", "0/2"][..], "cannot be split"),
         (&["--until-decided", "--delta=-1"][..], "δ must be positive"),
+        (&["--rounds", "3", "--max-games", "50"][..], "add --until-decided"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_arena"))
             .args(["--game", "eggs", "--plugins"])

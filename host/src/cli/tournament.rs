@@ -34,22 +34,23 @@ pub struct TournamentArgs {
     /// see docs/deciding.md). The last line says the verdict.
     #[arg(long, conflicts_with = "rounds")]
     pub until_decided: bool,
-    /// With --until-decided: the confidence of the verdict, strictly between 0 and 1.
-    #[arg(long, default_value_t = 0.95, value_name = "P")]
-    pub confidence: f64,
+    /// With --until-decided: the confidence of the verdict, strictly between 0 and 1
+    /// (default 0.95).
+    #[arg(long, value_name = "P")]
+    pub confidence: Option<f64>,
     /// With --until-decided: the indifference zone δ, the smallest difference per game
     /// worth telling apart, in points (0.5) or as a fraction of each pair's spread
     /// (0.25sd, the default).
-    #[arg(long, default_value = "0.25sd", value_name = "D")]
-    pub delta: arena::decide::Delta,
+    #[arg(long, value_name = "D")]
+    pub delta: Option<Delta>,
     /// With --until-decided: the most games played (default: where the procedure has
     /// decided every pair, for δ given as a spread; else 10,000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_games: Option<u64>,
-    /// With --until-decided: games between two looks (whole rounds; hex: every ordered
-    /// pair each round).
-    #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub batch: u64,
+    /// With --until-decided: games between two looks, default 10 (whole rounds; hex:
+    /// every ordered pair each round).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch: Option<u64>,
     /// The tournament's seed; game i plays with a seed derived from it and i.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -91,10 +92,20 @@ pub struct TournamentArgs {
 
 /// Plays the tournament, prints the leaderboard and writes the outputs.
 pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()> {
-    let args_rule =
-        RuleArgs { confidence: args.confidence, delta: args.delta, max_games: args.max_games, batch: args.batch };
+    let given = args.confidence.is_some() || args.delta.is_some() || args.max_games.is_some() || args.batch.is_some();
+    let args_rule = RuleArgs {
+        confidence: args.confidence.unwrap_or(0.95),
+        delta: args.delta.unwrap_or_default(),
+        max_games: args.max_games,
+        batch: args.batch.unwrap_or(10),
+    };
     let TournamentArgs { rounds, seed, jobs, shard, json, csv, replay_dir, plot, report, isolate, game, .. } = args;
     let until_decided = args.until_decided || (G::UNTIL_DECIDED && rounds.is_none());
+    if given && !until_decided {
+        bail!(
+            "--confidence, --delta, --max-games and --batch are for a tournament played until decided: add --until-decided"
+        );
+    }
     if until_decided && shard != Shard::ALL {
         bail!(
             "--shard plays a fixed share of the games; a tournament played until decided cannot be split (give --rounds)"
