@@ -305,10 +305,12 @@ impl Decision {
             Verdict::Clear => format!("clear winner: {} after {games} games ({pct})", self.winners.join(", ")),
             Verdict::Joint => {
                 let widest = self.pairs.iter().map(|p| p.delta).fold(0.0, f64::max);
-                format!(
-                    "joint winners: {} (not separable after {games} games: within {widest:.3} points a game, {pct})",
-                    self.winners.join(", ")
-                )
+                let how = if widest > 0.0 {
+                    format!("within {widest:.3} points a game, {pct}")
+                } else {
+                    "the same result in every game".to_owned()
+                };
+                format!("joint winners: {} (not separable after {games} games: {how})", self.winners.join(", "))
             }
             Verdict::Undecided => format!(
                 "undecided after {games} games (the maximum): no clear winner ({} still in), and not shown to be joint winners ({pct})",
@@ -711,6 +713,7 @@ mod tests {
         assert_eq!(decide(&names(2), &draws[..9], &rule).verdict, Verdict::Open);
         let d = decide(&names(2), &draws, &rule);
         assert_eq!((d.verdict, d.games), (Verdict::Joint, 10));
+        assert_eq!(d.line(), "joint winners: E0, E1 (not separable after 10 games: the same result in every game)");
         let wins: Vec<Block> = (0..10).map(|_| Block::from_scores(&[Some(1.0), Some(4.0)])).collect();
         let d = decide(&names(2), &wins, &rule);
         assert_eq!((d.verdict, d.winners.as_slice()), (Verdict::Clear, &["E1".to_owned()][..]));
