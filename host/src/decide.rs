@@ -681,12 +681,13 @@ mod tests {
         // still being played) are not read.
         let rule = Rule::new(10, 200);
         let mut rng = Rng::seed_from_u64(4);
-        let blocks = games(&mut rng, &[0.5, 0.0, 0.0], 200);
+        // Three equal entries: far from decided after 40 games.
+        let blocks = games(&mut rng, &[0.0, 0.0, 0.0], 200);
         let names = names(3);
         let at_40 = decide(&names, &blocks[..40], &rule);
-        let at_47 = decide(&names, &blocks[..47], &rule);
-        assert_eq!(at_40, at_47);
-        assert_eq!(at_40.blocks, if at_40.verdict == Verdict::Open { 40 } else { at_40.blocks });
+        assert_eq!((at_40.verdict, at_40.blocks, at_40.games), (Verdict::Open, 40, 40));
+        assert_eq!(decide(&names, &blocks[..47], &rule), at_40);
+        assert_ne!(decide(&names, &blocks[..50], &rule).blocks, at_40.blocks);
         assert_eq!(rule.next_look(0), 10);
         assert_eq!(rule.next_look(40), 50);
         assert_eq!(rule.next_look(195), 200);
