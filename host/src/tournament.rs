@@ -3,8 +3,10 @@
 //! (zombies by median score, eggs by mean). Written once for every [`Game`].
 //!
 //! This module plays games (each one through `crate::play`, in this process or in a
-//! worker of `crate::isolate`), and summarises and merges results; it does not load
-//! entries, print, or write files (the CLI does).
+//! worker of `crate::isolate`), a fixed number of them or in batches until
+//! `crate::decide` gives a verdict, and summarises and merges results; it does not load
+//! entries, print, or write files (the CLI does), nor judge when a contest is decided
+//! (`crate::decide` does, on the blocks made here).
 //!
 //! **Architecture Invariant:** game `i` of a tournament with seed `S` is exactly the
 //! game `play --seed game_seed(S, i)` plays, whatever the thread count, the shard, or

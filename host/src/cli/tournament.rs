@@ -1,11 +1,12 @@
-//! `arena tournament`: many seeded games (in parallel, optionally one shard of them),
-//! with a progress bar, the leaderboard, and the outputs asked for (results JSON, CSV,
+//! `arena tournament`: many seeded games (in parallel, optionally one shard of them; or,
+//! with `--until-decided` and for a game whose rules say so, in batches until a verdict,
+//! said on the last line), with a progress bar, the leaderboard, and the outputs asked for (results JSON, CSV,
 //! replays, the score plot, the HTML report), each written on its own and checked
 //! before the first game. The first Ctrl-C finishes the games in flight; the second
 //! still writes the finished games.
 //!
-//! Not here: playing and ranking (`arena::tournament`), the report's pages
-//! (`arena::report`), the plot (`arena::plot`).
+//! Not here: playing and ranking (`arena::tournament`), the verdict (`arena::decide`),
+//! the report's pages (`arena::report`), the plot (`arena::plot`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -263,7 +264,7 @@ fn decide_rule(args: &RuleArgs, entries: usize, per_round: u64) -> Result<Rule> 
     rule.check().map_err(|e| match e {
         RuleError::Max { .. } => anyhow::anyhow!(
             "--max-games {}: the first stage alone is {} games ({} rounds of {per_round})",
-            args.max_games.unwrap_or(0),
+            rule.max_blocks * per_round,
             rule.first * per_round,
             rule.first
         ),
