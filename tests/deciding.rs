@@ -68,6 +68,9 @@ fn target_plays_until_decided_by_default_and_its_verdict_does_not_depend_on_jobs
     assert_eq!(decision["games"], one_json["played"], "{decision}");
     assert!(decision["pairs"].as_array().is_some_and(|p| !p.is_empty()), "{decision}");
     assert!(one_json["played"].as_u64().unwrap() >= 10);
+    // Exactly the first games in seed order, none past the last batch.
+    let indices: Vec<u64> = scores(&one_json).iter().filter_map(|(i, _)| i.as_u64()).collect();
+    assert_eq!(indices, (0..one_json["played"].as_u64().unwrap()).collect::<Vec<u64>>());
     // The report's index shows the verdict, and the games played as all there were.
     let index = std::fs::read_to_string(report.join("index.html")).unwrap();
     let verdict = arena::report::esc(last_line(&one));

@@ -202,6 +202,9 @@ impl Block {
 
     /// i's advantage over l in this block.
     pub fn advantage(&self, i: usize, l: usize) -> Option<f64> {
+        if i >= self.k || l >= self.k {
+            return None;
+        }
         self.advantage.get(i * self.k + l).copied().flatten()
     }
 
@@ -373,7 +376,8 @@ pub fn decide(names: &[String], blocks: &[Block], rule: &Rule) -> Decision {
                 states.push((i, l, series[i][l - i - 1].at(r, names, rule, k, i, l)));
             }
         }
-        // Everyone beaten by an entry that was in at this look goes out, together.
+        // Everyone beaten by an entry that was in at this look goes out, together (but
+        // for the last one standing, should the beatings go round in a circle).
         let mut beaten: Vec<(usize, usize)> = states
             .iter()
             .filter_map(|(i, l, p)| match p.state {
@@ -384,7 +388,7 @@ pub fn decide(names: &[String], blocks: &[Block], rule: &Rule) -> Decision {
             .collect();
         beaten.sort_unstable();
         for (loser, winner) in beaten {
-            if alive[loser] {
+            if alive[loser] && alive.iter().filter(|&&a| a).count() > 1 {
                 alive[loser] = false;
                 out.push(Out { entry: names[loser].clone(), by: names[winner].clone(), blocks: r });
             }
@@ -725,6 +729,17 @@ mod tests {
         let d = decide(&names(2), &mixed, &rule);
         assert_eq!(d.verdict, Verdict::Open, "{d:?}");
         assert!(d.pairs[0].first_stage_sd > 0.0);
+    }
+
+    #[test]
+    fn beatings_in_a_circle_leave_one_entry_standing() {
+        // A always beats B by 1, B always beats C, C always beats A: each pair is decided
+        // at the first look, and someone must be left.
+        let circle = Block::from_pairs(3, |i, l| Some(if (i + 1) % 3 == l { 1.0 } else { 0.0 }));
+        let d = decide(&names(3), &vec![circle; 10], &Rule::new(5, 100));
+        assert_eq!((d.verdict, d.winners.len(), d.out.len()), (Verdict::Clear, 1, 2), "{d:?}");
+        // A block of fewer entries than named has no results for the others.
+        assert_eq!(Block::from_scores(&[Some(1.0)]).advantage(0, 1), None);
     }
 
     #[test]
