@@ -8,6 +8,7 @@
 //! - `layout`: the host's code names a game only inside `host/src/games/`.
 
 mod cli;
+mod deciding;
 mod eggs_bots;
 mod eggs_cli;
 mod eggs_rules;

@@ -58,6 +58,12 @@ pub trait Game: Rules + Recorded + NativeBots + ScriptBots + ProgramBots {
     /// since its turn is one player's move).
     const TURNS: &'static str = "turns";
 
+    /// True when the game's rules say a tournament plays until it is decided (target:
+    /// "until one player is the clear winner, or until it is clear there should be joint
+    /// winners"): `arena tournament` without `--rounds` then plays as with
+    /// `--until-decided` (see `crate::decide`).
+    const UNTIL_DECIDED: bool = false;
+
     /// Games in one round of a tournament of `entries` entries (default 1: every game
     /// seats every entry). A tournament of `R` rounds plays `R * games_per_round` games.
     fn games_per_round(entries: usize) -> u64 {

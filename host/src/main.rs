@@ -32,7 +32,8 @@ enum Command {
     /// Play one game and print each entry's score.
     Play(cli::play::PlayArgs),
     /// Play several games (in parallel) and rank the entries by the game's measure
-    /// (zombies: median score; eggs: mean; target: total points; hex: match points).
+    /// (zombies: median score; eggs: mean; target: total points; hex: match points); a
+    /// fixed number, or with --until-decided (target's default) until there is a verdict.
     Tournament(cli::tournament::TournamentArgs),
     /// Turn a replay into one self-contained HTML page (a viewer with no other files),
     /// or with --json into the game turn by turn as JSON (docs/replays.md).

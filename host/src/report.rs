@@ -3,7 +3,8 @@
 //! - `index.html`: the leaderboard (sortable by clicking a column header), with a note
 //!   where the 95% confidence intervals of adjacent ranks overlap; the score plot
 //!   (inline SVG); per-entry errors, overruns and disqualifications with their first
-//!   messages; and one row per game linking its replay page.
+//!   messages; and one row per game linking its replay page. A tournament played until
+//!   decided shows its verdict above the leaderboard, with each pair's numbers.
 //! - `games/game-<index>-<seed>.html`: each game's replay page (`Recorded::viewer_page`).
 //!
 //! Written once for every [`Game`]: the leaderboard's columns follow the results'
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::bot::Entry;
+use crate::decide::{Decision, PairState};
 use crate::game::{Game, Ranking};
 use crate::replay::Replay;
 use crate::tournament::{GameRecord, Plan, TournamentResult, summarise};
@@ -141,6 +143,8 @@ impl Report {
     pub fn finish(&mut self, result: &TournamentResult) -> Result<PathBuf, String> {
         let (total, sources) =
             self.tournament.as_ref().map_or((result.rounds, Vec::new()), |t| (t.total, t.sources.clone()));
+        // Played until decided: the games scheduled, not the most that might have been.
+        let total = if result.decision.is_some() { result.rounds } else { total };
         let html = index_html(result, &IndexInfo { total, sources: &sources, in_progress: false }, &self.pages);
         let path = self.dir.join("index.html");
         write_atomically(&path, html.as_bytes())?;
@@ -191,6 +195,9 @@ pub fn index_html(
         info.total,
         ranking_rule(result.ranking)
     );
+    if let Some(decision) = &result.decision {
+        verdict(&mut h, decision);
+    }
     leaderboard(&mut h, result);
     h.push_str("<h2>Scores</h2>\n");
     match crate::plot::score_boxplot_svg(result) {
@@ -210,6 +217,60 @@ pub fn index_html(
     h.push_str(SORT_SCRIPT);
     h.push_str("</script>\n</body>\n</html>\n");
     h
+}
+
+/// The verdict of a tournament played until decided, and the pairs behind it.
+fn verdict(h: &mut String, d: &Decision) {
+    let _ = writeln!(h, "<p id=\"verdict\"><strong>{}</strong></p>", esc(&d.line()));
+    let _ = writeln!(
+        h,
+        "<p>Decided by Kim &amp; Nelson's fully sequential procedure (docs/deciding.md): confidence {}, δ {}, a look every {} games after the first {}; h² = {:.2}.</p>",
+        d.rule.confidence,
+        esc(&d.rule.delta.to_string()),
+        d.rule.batch * d.rule.games_per_block,
+        d.rule.first * d.rule.games_per_block,
+        d.h_squared
+    );
+    if !d.out.is_empty() {
+        h.push_str("<p>Out of the race: ");
+        let out: Vec<String> = d
+            .out
+            .iter()
+            .map(|o| {
+                format!(
+                    "{} (beaten by {} after {} games)",
+                    esc(&o.entry),
+                    esc(&o.by),
+                    o.blocks * d.rule.games_per_block
+                )
+            })
+            .collect();
+        h.push_str(&out.join(", "));
+        h.push_str(".</p>\n");
+    }
+    if d.pairs.is_empty() {
+        return;
+    }
+    h.push_str("<div class=\"wide\">\n<table id=\"pairs\">\n<thead><tr>");
+    for name in ["entry", "against", "blocks", "mean advantage", "first-stage sd", "δ", "state"] {
+        let _ = write!(h, "<th>{}</th>", esc(name));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for p in &d.pairs {
+        let state = match p.state {
+            PairState::Beats => "beats",
+            PairState::Beaten => "beaten",
+            PairState::Within => "within δ",
+            PairState::Open => "open",
+        };
+        let _ = write!(h, "<tr>{}{}", text(&p.a), text(&p.b));
+        h.push_str(&num(p.blocks as f64, &p.blocks.to_string()));
+        h.push_str(&num(p.mean_advantage, &format!("{:.3}", p.mean_advantage)));
+        h.push_str(&num(p.first_stage_sd, &format!("{:.3}", p.first_stage_sd)));
+        h.push_str(&num(p.delta, &format!("{:.3}", p.delta)));
+        let _ = writeln!(h, "{}</tr>", text(state));
+    }
+    h.push_str("</tbody>\n</table>\n</div>\n");
 }
 
 fn ranking_rule(ranking: Ranking) -> &'static str {

@@ -3,8 +3,10 @@
 //! (zombies by median score, eggs by mean). Written once for every [`Game`].
 //!
 //! This module plays games (each one through `crate::play`, in this process or in a
-//! worker of `crate::isolate`), and summarises and merges results; it does not load
-//! entries, print, or write files (the CLI does).
+//! worker of `crate::isolate`), a fixed number of them or in batches until
+//! `crate::decide` gives a verdict, and summarises and merges results; it does not load
+//! entries, print, or write files (the CLI does), nor judge when a contest is decided
+//! (`crate::decide` does, on the blocks made here).
 //!
 //! **Architecture Invariant:** game `i` of a tournament with seed `S` is exactly the
 //! game `play --seed game_seed(S, i)` plays, whatever the thread count, the shard, or
@@ -13,12 +15,13 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, mpsc};
 
 use rand::{RngExt, SeedableRng};
 
 use crate::bot::{Bot, CallStats, Entry};
+use crate::decide::{Block, Decision, Rule, Verdict, decide};
 use crate::game::{Game, Outcome, Ranking};
 use crate::isolate::{Isolation, Worker};
 use crate::limits::{Guarded, TimeBank};
@@ -262,6 +265,10 @@ pub struct TournamentResult {
     /// JSON map; `null` when not recorded.
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub options: serde_json::Value,
+    /// The verdict of a tournament played until decided ([`run_until_decided`]), with
+    /// the numbers behind it; `None` for a fixed number of games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Decision>,
 }
 
 impl TournamentResult {
@@ -318,24 +325,98 @@ pub fn run<G: Game>(
     entries: &[Entry<G>],
     plan: &Plan<G>,
     stop: &AtomicBool,
-    mut on_game: impl FnMut(&GameRecord, Option<Replay<G>>),
+    on_game: impl FnMut(&GameRecord, Option<Replay<G>>),
+) -> TournamentResult {
+    let all = plan.indices(entries.len()).len();
+    let (games, failed) = play_scheduled(entries, plan, stop, on_game, all, |_, _| all);
+    finish(entries, plan, plan.rounds, games, failed)
+}
+
+/// Plays the games of `plan` (its `rounds` are the most it may play) in whole batches
+/// until [`crate::decide`] gives a verdict under `rule` (whose blocks are rounds of the
+/// game: [`Game::games_per_round`] games each), or the plan's games run out; the
+/// verdict is in the result's `decision`, and the result's `rounds` are the games
+/// scheduled. A batch is decided only once all its games are in, on the games in
+/// index order, so the verdict, like the games, is the same for every thread count.
+/// `stop` and `on_game` are as for [`run`]; a run stopped mid-batch keeps the last
+/// look's decision ([`Verdict::Open`](crate::decide::Verdict::Open) if it was not
+/// decided).
+pub fn run_until_decided<G: Game>(
+    entries: &[Entry<G>],
+    plan: &Plan<G>,
+    rule: &Rule,
+    stop: &AtomicBool,
+    on_game: impl FnMut(&GameRecord, Option<Replay<G>>),
 ) -> TournamentResult {
     let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+    let per_round = G::games_per_round(entries.len()).max(1);
+    let rule = Rule { games_per_block: per_round, max_blocks: rule.max_blocks.min(plan.rounds / per_round), ..*rule };
+    let mut decision = None;
+    let first = (rule.next_look(0) * per_round) as usize;
+    let (games, failed) = play_scheduled(entries, plan, stop, on_game, first, |games, scheduled| {
+        let blocks = blocks(G::RANKING, &names, games, per_round, scheduled as u64 / per_round);
+        let d = decide(&names, &blocks, &rule);
+        let next = if d.verdict == Verdict::Open { rule.next_look(d.blocks) * per_round } else { scheduled as u64 };
+        decision = Some(d);
+        next as usize
+    });
+    let scheduled = decision.as_ref().map_or(0, |d| d.blocks) * per_round;
+    let scheduled = scheduled.max((games.len() + failed.len()) as u64);
+    TournamentResult { decision, ..finish(entries, plan, scheduled, games, failed) }
+}
+
+/// The results of the games played for `plan`, recorded as a tournament of `rounds`
+/// games.
+fn finish<G: Game>(
+    entries: &[Entry<G>],
+    plan: &Plan<G>,
+    rounds: u64,
+    games: Vec<GameRecord>,
+    mut failed: Vec<FailedGame>,
+) -> TournamentResult {
+    let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+    failed.sort_by_key(|f| f.index);
+    count_lost(TournamentResult { failed, ..summarise(G::NAME, G::RANKING, &names, plan.seed, rounds, games) })
+        .of_plan(plan)
+}
+
+/// Which games the threads may start: the first `allowed` of the plan's indices.
+struct Schedule {
+    /// The position of the next game to start in the plan's indices.
+    next: usize,
+    /// Games that may be started.
+    allowed: usize,
+    /// No more games are to be started.
+    done: bool,
+}
+
+/// Plays the first `allowed` games of the plan's indices; each time all the games
+/// allowed are in (played or failed), `more(games, allowed)` says how many may be played
+/// now (no more than before: the end). Returns the finished games and the failed ones.
+fn play_scheduled<G: Game>(
+    entries: &[Entry<G>],
+    plan: &Plan<G>,
+    stop: &AtomicBool,
+    mut on_game: impl FnMut(&GameRecord, Option<Replay<G>>),
+    allowed: usize,
+    mut more: impl FnMut(&[GameRecord], usize) -> usize,
+) -> (Vec<GameRecord>, Vec<FailedGame>) {
+    let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
     let indices = plan.indices(entries.len());
-    let next = AtomicU64::new(0);
+    let schedule = Mutex::new(Schedule { next: 0, allowed: allowed.min(indices.len()), done: false });
+    let wake = Condvar::new();
     let (send, receive) = mpsc::channel::<Result<(GameRecord, Option<Replay<G>>), FailedGame>>();
-    let mut games = Vec::with_capacity(indices.len());
+    let mut games = Vec::with_capacity(allowed);
     let mut failed = Vec::new();
     std::thread::scope(|scope| {
         for _ in 0..plan.jobs.max(1).min(indices.len().max(1)) {
             let send = send.clone();
-            let (indices, next, names) = (&indices, &next, &names);
+            let (indices, names, schedule, wake) = (&indices, &names, &schedule, &wake);
             scope.spawn(move || {
                 // One long-lived worker per thread (started at its first game).
                 let mut worker = plan.isolation.as_ref().map(|iso| Worker::new(Arc::clone(iso), entries));
                 let everyone: Vec<usize> = (0..entries.len()).collect();
-                while !stop.load(Ordering::SeqCst) {
-                    let Some(&index) = indices.get(next.fetch_add(1, Ordering::SeqCst) as usize) else { break };
+                while let Some(index) = next_game(schedule, wake, indices, stop) {
                     let seed = game_seed(plan.seed, index);
                     // The game's lineup: every entry, or the game's choice (hex: a pair).
                     let seats = G::lineup(entries.len(), index);
@@ -363,6 +444,7 @@ pub fn run<G: Game>(
             });
         }
         drop(send);
+        let mut received = 0;
         for result in receive {
             match result {
                 Ok((record, replay)) => {
@@ -371,11 +453,100 @@ pub fn run<G: Game>(
                 }
                 Err(failure) => failed.push(failure),
             }
+            received += 1;
+            let Ok(mut s) = schedule.lock() else { break };
+            if received == s.allowed && !s.done {
+                // A whole batch is in: the next one, if any, is decided on it.
+                let now = more(&games, s.allowed).min(indices.len());
+                if now > s.allowed {
+                    s.allowed = now;
+                } else {
+                    s.done = true;
+                }
+                wake.notify_all();
+            }
         }
     });
-    failed.sort_by_key(|f| f.index);
-    count_lost(TournamentResult { failed, ..summarise(G::NAME, G::RANKING, &names, plan.seed, plan.rounds, games) })
-        .of_plan(plan)
+    (games, failed)
+}
+
+/// The next game a thread plays: the next index allowed, waiting while a batch is being
+/// decided; `None` once stopped, done, or every index is taken.
+fn next_game(schedule: &Mutex<Schedule>, wake: &Condvar, indices: &[u64], stop: &AtomicBool) -> Option<u64> {
+    let mut s = schedule.lock().ok()?;
+    loop {
+        if stop.load(Ordering::SeqCst) || s.done || s.next >= indices.len() {
+            return None;
+        }
+        if s.next < s.allowed {
+            s.next += 1;
+            return indices.get(s.next - 1).copied();
+        }
+        // Woken when the batch is decided; the timeout lets a stop be seen.
+        s = wake.wait_timeout(s, std::time::Duration::from_millis(100)).ok()?.0;
+    }
+}
+
+/// The blocks of [`crate::decide`] from a tournament's finished games (any order): one
+/// per round of `per_round` games, `rounds` of them. A game that seats every entry is a
+/// block of its scores ([`Ranking::Median`]: of each entry's rank in the game, the
+/// entries it beat plus half those it tied, as the median is robust to the size of a
+/// score; otherwise the scores themselves, whose mean or total ranks them); a round of
+/// two-seat games ([`Ranking::Pairs`]) is a block of the ordered pairs' results (the
+/// first seat's score). A game that failed leaves its block's results unknown.
+pub fn blocks(ranking: Ranking, names: &[String], games: &[GameRecord], per_round: u64, rounds: u64) -> Vec<Block> {
+    let k = names.len();
+    let index_of = |name: &str| names.iter().position(|n| n == name);
+    let per_round = per_round.max(1);
+    let mut rounds_games: Vec<Vec<&GameRecord>> = vec![Vec::new(); rounds as usize];
+    for g in games {
+        if let Some(round) = rounds_games.get_mut((g.index / per_round) as usize) {
+            round.push(g);
+        }
+    }
+    rounds_games
+        .into_iter()
+        .map(|round| {
+            if ranking == Ranking::Pairs {
+                let mut first_seat = vec![None; k * k];
+                for g in &round {
+                    if let [a, b] = g.seats.as_slice() {
+                        if let (Some(i), Some(l), Some(&s)) = (index_of(a), index_of(b), g.scores.get(a)) {
+                            first_seat[i * k + l] = Some(f64::from(s));
+                        }
+                    }
+                }
+                return Block::from_pairs(k, |i, l| first_seat[i * k + l]);
+            }
+            let scores: Vec<Option<f64>> = match round.first() {
+                None => vec![None; k],
+                Some(g) => {
+                    let score = |n: &String| g.scores.get(n).map(|&s| f64::from(s));
+                    let of = |n: &String| match (ranking, score(n)) {
+                        (Ranking::Median, Some(mine)) => {
+                            let others = names.iter().filter(|o| *o != n).filter_map(score);
+                            Some(
+                                others
+                                    .map(|s| {
+                                        if s < mine {
+                                            1.0
+                                        } else if s == mine {
+                                            0.5
+                                        } else {
+                                            0.0
+                                        }
+                                    })
+                                    .sum(),
+                            )
+                        }
+                        (_, mine) => mine,
+                    };
+                    names.iter().map(of).collect()
+                }
+            };
+            Block::from_scores(&scores)
+        })
+        .collect()
 }
 
 /// Fills each standing's [`Standing::lost`] from the result's failed games.
@@ -455,6 +626,7 @@ pub fn summarise(
         failed: Vec::new(),
         shard: None,
         options: serde_json::Value::Null,
+        decision: None,
     }
 }
 
@@ -829,6 +1001,36 @@ mod tests {
         assert!(lo >= 120.0 && hi <= 289.0);
         assert_eq!((lo, hi), bootstrap_median_ci(&scores, 9));
         assert_eq!(bootstrap_median_ci(&[5, 5, 5], 1), (5.0, 5.0));
+    }
+
+    fn record(index: u64, scores: &[(&str, u32)], seats: &[&str]) -> GameRecord {
+        GameRecord {
+            index,
+            seed: index,
+            turns: 1,
+            scores: scores.iter().map(|&(n, s)| (n.to_owned(), s)).collect(),
+            stats: BTreeMap::new(),
+            seats: seats.iter().map(|s| (*s).to_owned()).collect(),
+            tiebreak: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn blocks_compare_scores_ranks_or_ordered_pairs_as_the_ranking_does() {
+        let names: Vec<String> = ["A", "B", "C"].iter().map(|s| (*s).to_owned()).collect();
+        let games = [record(1, &[("A", 9), ("B", 1), ("C", 1)], &[]), record(0, &[("A", 2), ("B", 5), ("C", 0)], &[])];
+        // Means and totals: the scores; in index order, whatever order the games came in.
+        let b = blocks(Ranking::Total, &names, &games, 1, 2);
+        assert_eq!((b[0].advantage(0, 1), b[1].advantage(0, 1)), (Some(-3.0), Some(8.0)));
+        // Medians: the ranks in each game (entries beaten, half the ties).
+        let b = blocks(Ranking::Median, &names, &games, 1, 2);
+        assert_eq!((b[1].advantage(0, 1), b[1].advantage(1, 2)), (Some(1.5), Some(0.0)));
+        // A game not in (failed, or not played yet) is a block of unknowns.
+        assert_eq!(blocks(Ranking::Mean, &names, &games, 1, 3)[2].advantage(0, 1), None);
+        // Pairs: a round of ordered pairs, each pair's first seats against each other.
+        let pairs = [record(0, &[("A", 7), ("B", 0)], &["A", "B"]), record(1, &[("B", 4), ("A", 0)], &["B", "A"])];
+        let b = blocks(Ranking::Pairs, &names[..2], &pairs, 2, 1);
+        assert_eq!((b.len(), b[0].advantage(0, 1)), (1, Some(3.0)));
     }
 
     #[test]

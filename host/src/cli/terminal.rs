@@ -286,11 +286,22 @@ const EXIT_LOST_GAMES: i32 = 3;
 /// Ends the process with [`EXIT_LOST_GAMES`] after a last line saying so, when games
 /// were lost.
 pub fn exit_if_lost(result: &TournamentResult) {
+    exit_if_lost_after(result, None);
+}
+
+/// [`exit_if_lost`], with `last` printed as the last line either way (a tournament's
+/// verdict).
+pub fn exit_if_lost_after(result: &TournamentResult, last: Option<&str>) {
     if !result.failed.is_empty() {
         outln!(
             "{} game(s) could not be played and are not in the results (listed above, and under \"failed\" in the JSON); exit status {EXIT_LOST_GAMES}",
             result.failed.len()
         );
+    }
+    if let Some(line) = last {
+        outln!("{line}");
+    }
+    if !result.failed.is_empty() {
         let _ = std::io::stdout().flush();
         std::process::exit(EXIT_LOST_GAMES);
     }

@@ -1,17 +1,19 @@
-//! `arena tournament`: many seeded games (in parallel, optionally one shard of them),
-//! with a progress bar, the leaderboard, and the outputs asked for (results JSON, CSV,
+//! `arena tournament`: many seeded games (in parallel, optionally one shard of them; or,
+//! with `--until-decided` and for a game whose rules say so, in batches until a verdict,
+//! said on the last line), with a progress bar, the leaderboard, and the outputs asked for (results JSON, CSV,
 //! replays, the score plot, the HTML report), each written on its own and checked
 //! before the first game. The first Ctrl-C finishes the games in flight; the second
 //! still writes the finished games.
 //!
-//! Not here: playing and ranking (`arena::tournament`), the report's pages
-//! (`arena::report`), the plot (`arena::plot`).
+//! Not here: playing and ranking (`arena::tournament`), the verdict (`arena::decide`),
+//! the report's pages (`arena::report`), the plot (`arena::plot`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
+use arena::decide::{Delta, Rule, RuleError, triangle_end};
 use arena::game::Game;
 use arena::tournament::{self, Plan, Shard};
 use clap::Args;
@@ -20,15 +22,38 @@ use super::bots::{discover, games_isolation, isolation, playable, start_logs};
 use super::files::{check_outputs, outputs_failed, write_atomically, write_results};
 use super::options::{GameChoice, GameOptions, Isolate, SourceArgs, Sources};
 use super::terminal::{
-    Progress, exit_if_interrupted, exit_if_lost, on_quit, print_leaderboard, rate_text, stop_on_ctrl_c,
+    Progress, exit_if_interrupted, exit_if_lost_after, on_quit, print_leaderboard, rate_text, stop_on_ctrl_c,
 };
 
 /// The options of `arena tournament`.
 #[derive(Debug, Args)]
 pub struct TournamentArgs {
-    /// Number of games in the whole tournament (all shards), at least 1.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
-    pub rounds: u64,
+    /// Number of games in the whole tournament (all shards), at least 1 (default 5;
+    /// target plays until decided unless this is given).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rounds: Option<u64>,
+    /// Play games in batches until there is a clear winner, or the leaders are shown
+    /// joint winners, or --max-games is reached (Kim & Nelson's sequential procedure;
+    /// see docs/deciding.md). The last line says the verdict.
+    #[arg(long, conflicts_with = "rounds")]
+    pub until_decided: bool,
+    /// With --until-decided: the confidence of the verdict, strictly between 0 and 1
+    /// (default 0.95).
+    #[arg(long, value_name = "P")]
+    pub confidence: Option<f64>,
+    /// With --until-decided: the indifference zone δ, the smallest difference per game
+    /// worth telling apart, in points (0.5) or as a fraction of each pair's spread
+    /// (0.25sd, the default).
+    #[arg(long, value_name = "D")]
+    pub delta: Option<Delta>,
+    /// With --until-decided: the most games played (default: where the procedure has
+    /// decided every pair, for δ given as a spread; else 10,000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_games: Option<u64>,
+    /// With --until-decided: games between two looks, default 10 (whole rounds; hex:
+    /// every ordered pair each round).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch: Option<u64>,
     /// The tournament's seed; game i plays with a seed derived from it and i.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -70,7 +95,25 @@ pub struct TournamentArgs {
 
 /// Plays the tournament, prints the leaderboard and writes the outputs.
 pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()> {
+    let given = args.confidence.is_some() || args.delta.is_some() || args.max_games.is_some() || args.batch.is_some();
+    let args_rule = RuleArgs {
+        confidence: args.confidence.unwrap_or(0.95),
+        delta: args.delta.unwrap_or_default(),
+        max_games: args.max_games,
+        batch: args.batch.unwrap_or(10),
+    };
     let TournamentArgs { rounds, seed, jobs, shard, json, csv, replay_dir, plot, report, isolate, game, .. } = args;
+    let until_decided = args.until_decided || (G::UNTIL_DECIDED && rounds.is_none());
+    if given && !until_decided {
+        bail!(
+            "--confidence, --delta, --max-games and --batch are for a tournament played until decided: add --until-decided"
+        );
+    }
+    if until_decided && shard != Shard::ALL {
+        bail!(
+            "--shard plays a fixed share of the games; a tournament played until decided cannot be split (give --rounds)"
+        );
+    }
     if let Some(p) = plot.as_ref().filter(|p| p.extension().is_none_or(|e| e != "svg")) {
         bail!("{}: the plot is drawn as SVG; give a file name ending in .svg", p.display());
     }
@@ -84,8 +127,13 @@ pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()
     }
     let jobs = jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
     // Games in the whole tournament: rounds times the game's games per round
-    // (hex: every ordered pair of entries each round).
-    let rounds = rounds * G::games_per_round(found.entries.len());
+    // (hex: every ordered pair of entries each round); played until decided, the most.
+    let per_round = G::games_per_round(found.entries.len()).max(1);
+    let rule = until_decided.then(|| decide_rule(&args_rule, found.entries.len(), per_round)).transpose()?;
+    let rounds = match &rule {
+        Some(rule) => rule.max_blocks * per_round,
+        None => rounds.unwrap_or(5) * per_round,
+    };
     let plan: Plan<G> = Plan {
         seed,
         rounds,
@@ -122,7 +170,7 @@ pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()
     }
     let mut progress = Progress::new(total, &found.entries);
     let started = Instant::now();
-    let result = tournament::run(&found.entries, &plan, &stop, |g, replay| {
+    let on_game = |g: &tournament::GameRecord, replay: Option<arena::replay::Replay<G>>| {
         progress.game(g);
         if let Ok(mut f) = finished.lock() {
             f.push(g.clone());
@@ -136,8 +184,14 @@ pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()
                 replay_error.get_or_insert(e);
             }
         }
-    });
+    };
+    let result = match &rule {
+        Some(rule) => tournament::run_until_decided(&found.entries, &plan, rule, &stop, on_game),
+        None => tournament::run(&found.entries, &plan, &stop, on_game),
+    };
     progress.finish();
+    // Played until decided: the games scheduled, not the most.
+    let total = if rule.is_some() { result.rounds } else { total };
     let secs = started.elapsed().as_secs_f64();
     if result.games.len() <= 20 {
         for g in &result.games {
@@ -180,7 +234,44 @@ pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()
         }
     }
     outputs_failed(failures)?;
-    exit_if_lost(&result);
+    // The last line says the verdict (after the games lost, if any).
+    exit_if_lost_after(&result, result.decision.as_ref().map(|d| d.line()).as_deref());
     exit_if_interrupted(&stop, result.played, total);
     Ok(())
+}
+
+/// What `--until-decided` is given.
+struct RuleArgs {
+    confidence: f64,
+    delta: Delta,
+    max_games: Option<u64>,
+    batch: u64,
+}
+
+/// The rule of a tournament of `entries` played until decided, in rounds of
+/// `per_round` games: the batch and the maximum in whole rounds.
+fn decide_rule(args: &RuleArgs, entries: usize, per_round: u64) -> Result<Rule> {
+    let rule = Rule {
+        confidence: args.confidence,
+        delta: args.delta,
+        batch: args.batch.div_ceil(per_round),
+        games_per_block: per_round,
+        ..Rule::new(1, u64::MAX)
+    };
+    let max_blocks = match (args.max_games, args.delta) {
+        (Some(n), _) => n / per_round,
+        (None, Delta::Spread(_)) => triangle_end(&rule, entries, 1.0).ceil() as u64,
+        (None, Delta::Points(_)) => 10_000u64.div_ceil(per_round),
+    };
+    let rule = Rule { max_blocks, ..rule };
+    rule.check().map_err(|e| match e {
+        RuleError::Max { .. } => anyhow::anyhow!(
+            "--max-games {}: the first stage alone is {} games ({} rounds of {per_round})",
+            rule.max_blocks * per_round,
+            rule.first * per_round,
+            rule.first
+        ),
+        e => anyhow::Error::new(e),
+    })?;
+    Ok(rule)
 }

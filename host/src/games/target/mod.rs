@@ -82,6 +82,9 @@ impl crate::game::Game for InvisibleTarget {
     const RANKING: Ranking = Ranking::Total;
 
     const TURNS: &'static str = "rounds";
+    /// The rules: "Games will be played until one player is the clear winner, or until
+    /// it is clear there should be joint winners overall."
+    const UNTIL_DECIDED: bool = true;
 }
 
 /// Test and benchmark bots are closures from a context to a move.
