@@ -241,6 +241,11 @@ impl Store {
     /// Opens the database at `path` (creating it when `create` and missing) and brings
     /// its schema up to date; a schema newer than this program's is refused.
     pub fn open(path: &Path, create: bool) -> Result<Store, LadderError> {
+        Store::open_with(path, create, &MIGRATOR)
+    }
+
+    /// [`Store::open`] with the schema of `migrator` (tests: an older schema).
+    pub fn open_with(path: &Path, create: bool, migrator: &Migrator) -> Result<Store, LadderError> {
         let open_err = |why: String| LadderError::Open { path: path.to_owned(), why: why.replace('\n', " ") };
         if !create && !path.exists() {
             return Err(open_err("no such file (`arena ladder run --db FILE` creates one)".to_owned()));
@@ -259,7 +264,7 @@ impl Store {
             .block_on(SqlitePoolOptions::new().max_connections(1).connect_with(options))
             .map_err(|e| open_err(e.to_string()))?;
         let store = Store { path: path.to_owned(), pool, rt };
-        store.migrate(&MIGRATOR)?;
+        store.migrate(migrator)?;
         Ok(store)
     }
 
