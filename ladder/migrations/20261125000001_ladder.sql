@@ -72,12 +72,19 @@ CREATE TABLE seats (
 );
 CREATE INDEX seats_by_version ON seats (version_id, game_id);
 
--- The ratings, as recomputed from the played games in id order (a cache: always a
--- function of the games table).
+-- The ratings, as recomputed from the played games in id order: a cache of a function
+-- of the games table, with (in rated) how many played games of each game it was
+-- computed from, so that a reader sees when it is stale (a ladder killed between a
+-- commit and its next rating) and recomputes it.
 CREATE TABLE ratings (
     version_id BIGINT PRIMARY KEY REFERENCES versions (id),
     mu DOUBLE PRECISION NOT NULL,
     sigma DOUBLE PRECISION NOT NULL,
     rated_games BIGINT NOT NULL,
     mean_score DOUBLE PRECISION NOT NULL
+);
+
+CREATE TABLE rated (
+    game TEXT PRIMARY KEY,
+    played BIGINT NOT NULL
 );

@@ -85,8 +85,15 @@ pub fn file_hash(path: &std::path::Path) -> std::io::Result<(String, u64)> {
 
 /// Recomputes and stores the ratings of `G`'s versions from every played game.
 pub fn rerate<G: Game>(store: &Store) -> Result<(), LadderError> {
-    let ratings = rate(&store.played_games(G::NAME)?, G::RANKING == Ranking::Pairs);
-    store.save_ratings(G::NAME, &ratings)
+    let games = store.played_games(G::NAME)?;
+    let ratings = rate(&games, G::RANKING == Ranking::Pairs);
+    store.save_ratings(G::NAME, &ratings, games.len())
+}
+
+/// Brings the stored ratings of `G`'s versions up to date when they lag behind the
+/// played games (what the reading commands call first).
+pub fn ensure_rated<G: Game>(store: &Store) -> Result<(), LadderError> {
+    if store.ratings_fresh(G::NAME)? { Ok(()) } else { rerate::<G>(store) }
 }
 
 /// Runs the ladder until `settings.games` games are committed or `stop` is set (then

@@ -493,10 +493,33 @@ impl Store {
         Ok(games)
     }
 
-    /// Replaces the stored ratings of `game`'s versions, in one transaction.
-    pub fn save_ratings(&self, game: &str, ratings: &BTreeMap<i64, Rated>) -> Result<(), LadderError> {
+    /// Whether the stored ratings of `game` are those of its played games now (they lag
+    /// when a ladder was killed between a commit and its next rating).
+    pub fn ratings_fresh(&self, game: &str) -> Result<bool, LadderError> {
+        self.rt.block_on(async {
+            let played: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE game = $1 AND status = 'played'")
+                .bind(game)
+                .fetch_one(&self.pool)
+                .await?;
+            let rated: Option<i64> = sqlx::query_scalar("SELECT played FROM rated WHERE game = $1")
+                .bind(game)
+                .fetch_optional(&self.pool)
+                .await?;
+            Ok(rated.unwrap_or(0) == played)
+        })
+    }
+
+    /// Replaces the stored ratings of `game`'s versions with those computed from
+    /// `played` played games, in one transaction.
+    pub fn save_ratings(&self, game: &str, ratings: &BTreeMap<i64, Rated>, played: usize) -> Result<(), LadderError> {
         self.rt.block_on(async {
             let mut tx = self.pool.begin().await?;
+            sqlx::query("DELETE FROM rated WHERE game = $1").bind(game).execute(&mut *tx).await?;
+            sqlx::query("INSERT INTO rated (game, played) VALUES ($1, $2)")
+                .bind(game)
+                .bind(played as i64)
+                .execute(&mut *tx)
+                .await?;
             sqlx::query(
                 "DELETE FROM ratings WHERE version_id IN (SELECT v.id FROM versions v JOIN entries e \
                  ON e.id = v.entry_id WHERE e.game = $1)",

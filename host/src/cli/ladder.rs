@@ -15,7 +15,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result};
 use arena::game::Game;
 use arena::tournament::Plan;
-use arena_ladder::run::{DEFAULT_BATCH, DEFAULT_SEATS, Event, Settings};
+use arena_ladder::run::{DEFAULT_BATCH, DEFAULT_SEATS, Event, Settings, ensure_rated};
 use arena_ladder::store::{self, Store};
 use clap::{Args, Subcommand};
 
@@ -303,6 +303,7 @@ fn print_board(board: &[store::Standing]) {
 
 fn status<G: Game>(args: StatusArgs) -> Result<()> {
     let store = Store::open(&args.db.db, false)?;
+    ensure_rated::<G>(&store)?;
     let board = store.leaderboard(G::NAME, args.all)?;
     let errors = store.load_errors(G::NAME)?;
     if args.json {
@@ -349,6 +350,7 @@ fn games<G: Game>(args: GamesArgs) -> Result<()> {
 
 fn entry<G: Game>(args: EntryArgs) -> Result<()> {
     let store = Store::open(&args.db.db, false)?;
+    ensure_rated::<G>(&store)?;
     let e = store.entry(G::NAME, &args.name, args.limit)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&e)?);
