@@ -98,8 +98,7 @@ pub fn rate(games: &[PlayedGame], pairs: bool) -> BTreeMap<i64, Rated> {
         if results.len() < 2 {
             continue;
         }
-        let teams: Vec<[WengLinRating; 1]> =
-            results.iter().map(|(v, _)| [*skill.entry(*v).or_insert_with(WengLinRating::new)]).collect();
+        let teams: Vec<[WengLinRating; 1]> = results.iter().map(|(v, _)| [*skill.entry(*v).or_default()]).collect();
         // Rank 1 is the highest score; equal scores share a rank.
         let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = results
             .iter()

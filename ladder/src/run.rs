@@ -149,11 +149,12 @@ pub fn run<G: Game>(
     Ok(summary)
 }
 
+/// A scan recorded: the entries that play (those whose file could be read), what
+/// changed, and the files that did not load.
+type Scan<G> = (Vec<Entry<G>>, Synced, Vec<LoadError>);
+
 /// A scan's entries (those whose file could be read), recorded in the store.
-fn record_scan<G: Game>(
-    store: &Store,
-    discovery: Discovery<G>,
-) -> Result<(Vec<Entry<G>>, Synced, Vec<LoadError>), LadderError> {
+fn record_scan<G: Game>(store: &Store, discovery: Discovery<G>) -> Result<Scan<G>, LadderError> {
     let mut failed: Vec<LoadError> = discovery
         .skipped
         .iter()

@@ -36,7 +36,7 @@ pub enum LadderCommand {
     /// Play rated games, batch after batch, until --games are played or Ctrl-C (the
     /// games in flight finish and are kept). Bots added to or changed in the bot
     /// directories join at the next batch.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// The leaderboard: versions ranked by mu - 3 sigma, and the files that did not load.
     Status(StatusArgs),
     /// The stored games, newest first: seed, status, lineup and scores.
@@ -179,7 +179,7 @@ impl LadderArgs {
 /// Runs the ladder command for game `G`.
 pub fn ladder<G: Game>(args: LadderArgs, sources: &Sources) -> Result<()> {
     match args.command {
-        LadderCommand::Run(a) => run::<G>(a, sources),
+        LadderCommand::Run(a) => run::<G>(*a, sources),
         LadderCommand::Status(a) => status::<G>(a),
         LadderCommand::Games(a) => games::<G>(a),
         LadderCommand::Entry(a) => entry::<G>(a),
