@@ -1,7 +1,8 @@
 //! The ladder's guarantees, on real databases in temporary directories: the schema's
 //! versions (new, older upgraded, newer refused), the lock against a second ladder,
 //! entries and versions, ratings that depend only on the set of games (shuffled
-//! insertion, 1 job vs 2), and bots joining a running ladder.
+//! insertion, 1 job vs 2), bots joining a running ladder, and a newcomer settling in a
+//! bounded number of games.
 //!
 //! The kill -9 test runs the binary and lives with the integration tests
 //! (`tests/ladder.rs` of the workspace).
@@ -273,4 +274,52 @@ fn bots_join_between_batches_and_a_changed_file_starts_a_new_version() {
     let replay = arena::replay::Replay::<Zombies>::from_bytes(&bytes).unwrap();
     assert_eq!(replay.header.seed, store.game(8).unwrap().seed);
     replay.verify().unwrap();
+}
+
+/// A newcomer reaches a settled rating in a bounded number of games: in a simulated
+/// ladder of versions of known strength (the stronger always scores more), a newcomer
+/// of middle strength joins; after a bounded number of its games (it plays every game
+/// until it has caught up), its sigma is small and it ranks where its strength puts it.
+#[test]
+fn a_newcomer_reaches_a_settled_rating_in_a_bounded_number_of_games() {
+    use arena_ladder::rating::{PlayedGame, Rated, rate};
+    use arena_ladder::schedule::{Candidate, Meetings, schedule};
+    // Versions 1..=6 of strength 10, 20, ..., 60; version 7 (the newcomer) of 35.
+    let strength = |v: i64| if v == 7 { 35 } else { 10 * v as u32 };
+    let mut games: Vec<PlayedGame> = Vec::new();
+    let play = |versions: &[i64], games: &mut Vec<PlayedGame>, batches: usize| {
+        for _ in 0..batches {
+            let ratings = rate(games, false);
+            let mut meetings = Meetings::new();
+            for g in games.iter() {
+                for (i, &(a, _)) in g.seats.iter().enumerate() {
+                    for &(b, _) in &g.seats[i + 1..] {
+                        *meetings.entry((a.min(b), a.max(b))).or_default() += 1;
+                    }
+                }
+            }
+            let candidates: Vec<Candidate> = versions
+                .iter()
+                .map(|&v| {
+                    let r = ratings.get(&v).copied().unwrap_or_else(Rated::prior);
+                    Candidate { version: v, games: r.games, mu: r.mu, sigma: r.sigma }
+                })
+                .collect();
+            for lineup in schedule(&candidates, &meetings, 3, false, 8) {
+                let id = games.len() as i64 + 1;
+                games.push(PlayedGame { id, pairing: None, seats: lineup.iter().map(|&v| (v, strength(v))).collect() });
+            }
+        }
+    };
+    play(&[1, 2, 3, 4, 5, 6], &mut games, 10);
+    let before = games.len();
+    play(&[1, 2, 3, 4, 5, 6, 7], &mut games, 4);
+    let ratings = rate(&games, false);
+    let newcomer = ratings[&7];
+    let its_games = games[before..].iter().filter(|g| g.seats.iter().any(|s| s.0 == 7)).count();
+    assert!(its_games <= 32, "{its_games}");
+    // Settled: its uncertainty under 40% of the prior's.
+    assert!(newcomer.sigma < 0.4 * Rated::prior().sigma, "settled: {newcomer:?}");
+    // It ranks between the versions of strength 30 and 40.
+    assert!(ratings[&3].mu < newcomer.mu && newcomer.mu < ratings[&4].mu, "{ratings:#?}");
 }
