@@ -89,8 +89,9 @@ pub struct Synced {
     pub new_entries: Vec<String>,
     /// Entries whose file changed: a new version (or an older one back).
     pub new_versions: Vec<String>,
-    /// Entries whose file is gone: their version retired.
-    pub gone: Vec<String>,
+    /// Entries not found (their file is gone, or no longer loads), with why: their
+    /// version retired.
+    pub gone: Vec<(String, String)>,
 }
 
 /// A finished game, as committed.
@@ -293,13 +294,16 @@ impl Store {
     /// Records a scan of `game`'s bot directories, in one transaction: new entries and
     /// versions, an entry whose file changed gets the new version and its other version
     /// retired, an entry not found has its version retired ("file gone"), and the files
-    /// that did not load replace those of the last scan.
+    /// that did not load replace those of the last scan. An entry not found is retired
+    /// with why: its file no longer loads (with the reason), or is gone.
     pub fn sync(&self, game: &str, found: &[Found], failed: &[LoadError]) -> Result<Synced, LadderError> {
         self.rt.block_on(async {
             let mut tx = self.pool.begin().await?;
             let mut synced = Synced::default();
-            let entries = sqlx::query("SELECT id, name FROM entries WHERE game = $1").bind(game).fetch_all(&mut *tx).await?;
+            let entries =
+                sqlx::query("SELECT id, name, path FROM entries WHERE game = $1").bind(game).fetch_all(&mut *tx).await?;
             let known: BTreeMap<String, i64> = entries.iter().map(|r| (r.get(1), r.get(0))).collect();
+            let paths: BTreeMap<String, String> = entries.iter().map(|r| (r.get(1), r.get(2))).collect();
             for f in found {
                 let path = f.path.display().to_string();
                 let entry = match known.get(&f.name) {
@@ -391,14 +395,17 @@ impl Store {
             }
             for (name, id) in &known {
                 if !found.iter().any(|f| &f.name == name) {
-                    let gone = sqlx::query(
-                        "UPDATE versions SET active = 0, retired = 'its file is gone' WHERE entry_id = $1 AND active = 1",
-                    )
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
+                    let why = match failed.iter().find(|e| paths.get(name) == Some(&e.path)) {
+                        Some(e) => format!("its file no longer loads: {}", e.reason),
+                        None => "its file is gone".to_owned(),
+                    };
+                    let gone = sqlx::query("UPDATE versions SET active = 0, retired = $1 WHERE entry_id = $2 AND active = 1")
+                        .bind(&why)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
                     if gone.rows_affected() > 0 {
-                        synced.gone.push(name.clone());
+                        synced.gone.push((name.clone(), why));
                     }
                 }
             }

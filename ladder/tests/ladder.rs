@@ -117,9 +117,13 @@ fn a_changed_file_is_a_new_version_and_the_old_one_is_retired_with_its_games() {
     let same = store.sync("zombies", &[found("a", "1"), found("b", "1")], &[]).unwrap();
     assert_eq!((same.versions.clone(), same.new_versions.len()), (vec![a1, b1], 0));
     assert!(store.load_errors("zombies").unwrap().is_empty(), "a file that loads again leaves the list");
-    // a changed, b gone.
-    let s = store.sync("zombies", &[found("a", "2")], &[]).unwrap();
-    assert_eq!((s.new_versions.clone(), s.gone.clone()), (vec!["a".to_owned()], vec!["b".to_owned()]));
+    // a changed, b gone, c added and then broken.
+    store.sync("zombies", &[found("a", "1"), found("b", "1"), found("c", "1")], &[]).unwrap();
+    let broken = LoadError { path: "c.rhai".into(), reason: "syntax error".into() };
+    let s = store.sync("zombies", &[found("a", "2")], &[broken]).unwrap();
+    assert_eq!(s.new_versions, ["a"]);
+    let gone = [("b", "its file is gone"), ("c", "its file no longer loads: syntax error")];
+    assert_eq!(s.gone, gone.map(|(n, w)| (n.to_owned(), w.to_owned())));
     assert_ne!(s.versions[0], a1);
     rerate::<Zombies>(&store).unwrap();
     let a = store.entry("zombies", "a", 10).unwrap();
@@ -130,7 +134,7 @@ fn a_changed_file_is_a_new_version_and_the_old_one_is_retired_with_its_games() {
     assert_eq!(a.games.len(), 1);
     // The leaderboard shows the active versions; --all also the retired ones.
     assert_eq!(store.leaderboard("zombies", false).unwrap().len(), 1);
-    assert_eq!(store.leaderboard("zombies", true).unwrap().len(), 3);
+    assert_eq!(store.leaderboard("zombies", true).unwrap().len(), 4);
     // A game id stored once cannot be stored again.
     assert!(store.commit_game(&game_row(1, &[a1, b1], &[5, 3])).is_err());
     assert_eq!(store.games("zombies", None, 10).unwrap().len(), 1);

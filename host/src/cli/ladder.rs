@@ -231,8 +231,8 @@ fn run<G: Game>(args: RunArgs, sources: &Sources) -> Result<()> {
             for name in &synced.new_versions {
                 outln!("new version: {name} (its old version retired, its games kept)");
             }
-            for name in &synced.gone {
-                outln!("gone: {name} (its file is no longer there; its version retired)");
+            for (name, why) in &synced.gone {
+                outln!("retired: {name} ({why}; its games kept)");
             }
             if last_errors.as_deref() != Some(errors) {
                 for e in errors {
