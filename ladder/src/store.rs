@@ -657,7 +657,7 @@ impl Store {
     pub fn games(&self, game: &str, entry: Option<&str>, limit: u64) -> Result<Vec<GameView>, LadderError> {
         let ids: Vec<i64> = self.rt.block_on(
             sqlx::query_scalar(
-                "SELECT g.id FROM games g WHERE g.game = $1 AND ($2 IS NULL OR EXISTS (SELECT 1 FROM seats s \
+                "SELECT g.id FROM games g WHERE g.game = $1 AND (CAST($2 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM seats s \
                  JOIN versions v ON v.id = s.version_id JOIN entries e ON e.id = v.entry_id \
                  WHERE s.game_id = g.id AND e.name = $2)) ORDER BY g.id DESC LIMIT $3",
             )
