@@ -108,6 +108,7 @@ fn a_ladder_killed_at_random_moments_resumes_and_never_loses_or_doubles_a_game()
 #[test]
 fn ctrl_c_ends_the_ladder_after_its_games_in_flight_and_the_commands_read_the_database() {
     let bots = bots();
+    std::fs::write(bots.path().join("broken.rhai"), "fn turn( {").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("contest.sqlite");
     let child = start(&db, bots.path(), &[]);
@@ -119,9 +120,14 @@ fn ctrl_c_ends_the_ladder_after_its_games_in_flight_and_the_commands_read_the_da
     let games = check_consistent(&db);
     assert!(games > 0, "{}", text(&out));
 
+    // A file that does not load is listed with its reason, never skipped in silence.
+    assert!(text(&out).contains("not loaded: ") && text(&out).contains("broken.rhai: "), "{}", text(&out));
+    let table = ladder(&db, bots.path(), &["status"]).output().unwrap();
+    assert!(text(&table).contains("mu-3sigma") && text(&table).contains("broken.rhai: "), "{}", text(&table));
     let status = ladder(&db, bots.path(), &["status", "--json"]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     assert_eq!(v["leaderboard"].as_array().unwrap().len(), 3, "{v}");
+    assert_eq!(v["not_loaded"].as_array().unwrap().len(), 1, "{v}");
     let played: u64 = v["leaderboard"].as_array().unwrap().iter().map(|s| s["games"].as_u64().unwrap()).sum();
     assert_eq!(played as usize, 2 * games);
     let listed = ladder(&db, bots.path(), &["games", "--entry", "sentinel", "--json"]).output().unwrap();

@@ -171,6 +171,27 @@ fn ratings_do_not_depend_on_the_order_games_were_stored_in() {
     assert!(tables[0].iter().all(|s| s.games > 0) && tables[0][0].mu != tables[0][3].mu, "{:?}", tables[0]);
 }
 
+#[test]
+fn games_of_pairs_are_stored_with_their_match_and_rated_by_it() {
+    use arena_ladder::rating::rate;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("hex.sqlite"), true).unwrap();
+    let s = store.sync("hex", &[found("a", "1"), found("b", "1")], &[]).unwrap();
+    let (a, b) = (s.versions[0], s.versions[1]);
+    // a survives 30 as humans against b; b only 20 against a: a wins the match.
+    let mut first = game_row(1, &[a, b], &[30, 0]);
+    let mut second = game_row(2, &[b, a], &[20, 0]);
+    (first.game, second.game) = ("hex".into(), "hex".into());
+    (first.pairing, second.pairing) = (Some(1), Some(1));
+    store.commit_game(&second).unwrap();
+    store.commit_game(&first).unwrap();
+    let played = store.played_games("hex").unwrap();
+    assert_eq!(played.iter().map(|g| (g.id, g.pairing)).collect::<Vec<_>>(), [(1, Some(1)), (2, Some(1))]);
+    let ratings = rate(&played, true);
+    assert!(ratings[&a].mu > ratings[&b].mu, "{ratings:?}");
+    assert_eq!((ratings[&a].mean_score, ratings[&b].mean_score), (30.0, 20.0));
+}
+
 fn zombies_bots() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/zombies")
 }
