@@ -5,6 +5,7 @@
 //!   determinism);
 //! - `cli`: the `zombies` binary end to end;
 //! - `newcomer`: the defects a first-time entrant hit (issue 23), through the binary;
+//! - `ladder`: `arena ladder` killed with SIGKILL and resumed, stopped by Ctrl-C, read back;
 //! - `layout`: the host's code names a game only inside `host/src/games/`.
 
 mod cli;
@@ -21,6 +22,7 @@ mod hex_traces;
 mod hostile;
 mod hostile_games;
 mod kit;
+mod ladder;
 mod layout;
 mod load;
 mod native;

@@ -50,6 +50,10 @@ enum Command {
     NewBot(cli::new_bot::NewBotArgs),
     /// List the entries found and the files skipped, with reasons.
     List(cli::list::ListArgs),
+    /// A ladder: a contest kept in a database (--db FILE, SQLite), whose entries play
+    /// rated games (Weng-Lin) for as long as it runs; new bots join between batches
+    /// (docs/ladder.md).
+    Ladder(cli::ladder::LadderArgs),
     /// (internal) Serve games for an isolating host: one JSON request per line on
     /// stdin, one answer per line on the original stdout.
     #[command(name = "__worker", hide = true)]
@@ -104,6 +108,7 @@ impl Command {
             Command::List(a) => (Some(&a.which), Some(&a.sources)),
             Command::Worker(a) => (Some(&a.which), Some(&a.sources)),
             Command::NewBot(a) => (Some(&a.which), None),
+            Command::Ladder(a) => a.after(),
             Command::Replay(_) | Command::Merge(_) | Command::Probe(_) => (None, None),
         }
     }
@@ -117,6 +122,11 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
     ) {
         cli::bots::check_sources(sources)?;
     }
+    if let Command::Ladder(a) = &command {
+        if a.loads_bots() {
+            cli::bots::check_sources(sources)?;
+        }
+    }
     match command {
         Command::Play(args) => cli::play::play::<G>(args, sources),
         Command::Tournament(args) => cli::tournament::tournament::<G>(args, sources),
@@ -126,6 +136,7 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
         Command::Bench(args) => cli::bench::bench::<G>(args, sources),
         Command::NewBot(args) => cli::new_bot::new_bot(G::NAME, args),
         Command::List(args) => cli::list::list::<G>(args, sources),
+        Command::Ladder(args) => cli::ladder::ladder::<G>(args, sources),
         Command::Worker(args) => cli::worker::serve::<G>(args, sources),
         Command::Probe(args) => cli::worker::probe(args),
     }

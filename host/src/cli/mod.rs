@@ -26,6 +26,7 @@ pub mod bench;
 pub mod bots;
 pub mod check;
 pub mod files;
+pub mod ladder;
 pub mod list;
 pub mod merge;
 pub mod new_bot;

@@ -33,34 +33,40 @@ pub struct ReplayArgs {
 pub fn replay(args: ReplayArgs) -> Result<()> {
     let ReplayArgs { file, html, json } = args;
     let bytes = std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
-    if let Some(out) = &json {
-        let value = arena::games::turns::replay_json(&bytes).with_context(|| file.display().to_string())?;
+    let what = file.display().to_string();
+    let game = arena::replay::game_of(&bytes).with_context(|| what.clone())?;
+    // Without --json, the page is written (by default beside the replay).
+    let html = html.or_else(|| json.is_none().then(|| file.with_extension("html")));
+    write_outputs(&what, &game, &bytes, html.as_deref(), json.as_deref())
+}
+
+/// Writes the JSON (to `json`, `-` for standard output) and the viewer page (to `html`)
+/// of the replay `bytes` of `game`, called `what` in messages (a file, a ladder's game).
+pub fn write_outputs(what: &str, game: &str, bytes: &[u8], html: Option<&Path>, json: Option<&Path>) -> Result<()> {
+    if let Some(out) = json {
+        let value = arena::games::turns::replay_json(bytes).with_context(|| what.to_owned())?;
         let text = serde_json::to_vec(&value)?;
         if out.as_os_str() == "-" {
             std::io::stdout().write_all(&text).and_then(|()| std::io::stdout().write_all(b"\n"))?;
         } else {
             write_atomically(out, &text, "the JSON")?;
-            outln!("{}: turn by turn written to {}", file.display(), out.display());
-        }
-        if html.is_none() {
-            return Ok(());
+            outln!("{what}: turn by turn written to {}", out.display());
         }
     }
-    let html = html.unwrap_or_else(|| file.with_extension("html"));
-    let game = arena::replay::game_of(&bytes).with_context(|| file.display().to_string())?;
-    with_game!(game.as_str(), R => replay_page::<R>(&file, &bytes, &html),
-        _ => bail!("{}: a replay of {game:?}, a game this program does not know", file.display()))
+    let Some(html) = html else { return Ok(()) };
+    with_game!(game, R => replay_page::<R>(what, bytes, html),
+        _ => bail!("{what}: a replay of {game:?}, a game this program does not know"))
 }
 
 /// Writes the viewer page of a replay of game `G`.
-fn replay_page<G: Game>(file: &Path, bytes: &[u8], html: &Path) -> Result<()> {
-    let replay = arena::replay::Replay::<G>::from_bytes(bytes).with_context(|| file.display().to_string())?;
-    let page = G::viewer_page(&replay).with_context(|| file.display().to_string())?;
+fn replay_page<G: Game>(what: &str, bytes: &[u8], html: &Path) -> Result<()> {
+    let replay = arena::replay::Replay::<G>::from_bytes(bytes).with_context(|| what.to_owned())?;
+    let page = G::viewer_page(&replay).with_context(|| what.to_owned())?;
     write_atomically(html, page.as_bytes(), "the viewer page")?;
     let h = &replay.header;
     outln!(
         "{}: {} replay, seed {}, {} entries, {} {}; viewer written to {}",
-        file.display(),
+        what,
         h.game,
         h.seed,
         h.names.len(),

@@ -1,0 +1,411 @@
+//! `arena ladder ...`: a contest kept in a database (`--db FILE`, SQLite) whose entries
+//! play rated games for as long as it runs. `run` plays (rescanning the bot directories
+//! between batches; Ctrl-C ends after the games in flight), `status` is the leaderboard,
+//! `games` the stored games, `entry` one entry's versions, games and errors, `replay` a
+//! stored game's viewer page. Every command but `run` has `--json`.
+//!
+//! Not here: the ladder itself (the crate `arena-ladder`: database, matchmaking,
+//! ratings, the loop of batches), bot discovery (`bots`), the replay pages
+//! (`replay`, each game's viewer).
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use arena::game::Game;
+use arena::tournament::Plan;
+use arena_ladder::run::{DEFAULT_BATCH, DEFAULT_SEATS, Event, Settings, ensure_rated};
+use arena_ladder::store::{self, Store};
+use clap::{Args, Subcommand};
+
+use super::bots::{discover, isolation, start_logs};
+use super::options::{GameChoice, GameOptions, Isolate, SourceArgs, Sources};
+use super::terminal::stop_on_ctrl_c;
+
+/// The options of `arena ladder`.
+#[derive(Debug, Args)]
+pub struct LadderArgs {
+    #[command(subcommand)]
+    pub command: LadderCommand,
+}
+
+/// The ladder's commands.
+#[derive(Debug, Subcommand)]
+pub enum LadderCommand {
+    /// Play rated games, batch after batch, until --games are played or Ctrl-C (the
+    /// games in flight finish and are kept). Bots added to or changed in the bot
+    /// directories join at the next batch.
+    Run(Box<RunArgs>),
+    /// The leaderboard: versions ranked by mu - 3 sigma, and the files that did not load.
+    Status(StatusArgs),
+    /// The stored games, newest first: seed, status, lineup and scores.
+    Games(GamesArgs),
+    /// One entry: its versions with their ratings, its games and its bots' errors.
+    Entry(EntryArgs),
+    /// A stored game's viewer page (one self-contained HTML file), from the database
+    /// alone; with --json the game turn by turn.
+    Replay(ReplayArgs),
+}
+
+/// The database option every ladder command takes.
+#[derive(Debug, Args)]
+pub struct DbArg {
+    /// The ladder's database (SQLite; `run` creates it when missing).
+    #[arg(long, value_name = "FILE")]
+    pub db: PathBuf,
+}
+
+/// The options of `arena ladder run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Games to play, then stop [default: until Ctrl-C].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub games: Option<u64>,
+    /// Games played at once (default: all cores). The games and ratings do not depend on it.
+    #[arg(long, value_name = "J", value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
+    /// The ladder's seed: game ID plays with a seed derived from it and ID.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Games scheduled at once; the directories are rescanned and the ratings updated
+    /// between batches.
+    #[arg(long, value_name = "B", default_value_t = DEFAULT_BATCH, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub batch: usize,
+    /// Entries seated in a free-for-all game (all of them when fewer; games of pairs
+    /// seat two).
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_SEATS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    pub seats: usize,
+    /// Do not store the games' replays (`ladder replay` then cannot show them).
+    #[arg(long)]
+    pub no_replays: bool,
+    /// Run games in worker processes: on (the default, auto, since a ladder's entries
+    /// change while it runs), strict (lockstep) or off.
+    #[arg(long, value_enum, default_value_t = Isolate::Auto)]
+    pub isolate: Isolate,
+    #[command(flatten)]
+    pub game: GameOptions,
+    #[command(flatten)]
+    pub sources: SourceArgs,
+    #[command(flatten)]
+    pub which: GameChoice,
+}
+
+/// The options of `arena ladder status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Also the retired versions.
+    #[arg(long)]
+    pub all: bool,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub which: GameChoice,
+}
+
+/// The options of `arena ladder games`.
+#[derive(Debug, Args)]
+pub struct GamesArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Only the games of this entry.
+    #[arg(long, value_name = "NAME")]
+    pub entry: Option<String>,
+    /// At most this many games (the newest).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub limit: u64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub which: GameChoice,
+}
+
+/// The options of `arena ladder entry`.
+#[derive(Debug, Args)]
+pub struct EntryArgs {
+    /// The entry's name.
+    pub name: String,
+    #[command(flatten)]
+    pub db: DbArg,
+    /// At most this many of its games (the newest).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: u64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub which: GameChoice,
+}
+
+/// The options of `arena ladder replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The game's id (`arena ladder games` lists them).
+    pub game_id: i64,
+    #[command(flatten)]
+    pub db: DbArg,
+    /// The page to write [default, without --json: game-ID.html].
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
+    /// Write the game turn by turn as JSON to this file (`-`: standard output).
+    #[arg(long, value_name = "OUT.json")]
+    pub json: Option<PathBuf>,
+}
+
+impl LadderArgs {
+    /// The game and bot options given after the subcommand.
+    pub fn after(&self) -> (Option<&GameChoice>, Option<&SourceArgs>) {
+        match &self.command {
+            LadderCommand::Run(a) => (Some(&a.which), Some(&a.sources)),
+            LadderCommand::Status(a) => (Some(&a.which), None),
+            LadderCommand::Games(a) => (Some(&a.which), None),
+            LadderCommand::Entry(a) => (Some(&a.which), None),
+            LadderCommand::Replay(_) => (None, None),
+        }
+    }
+
+    /// True for the commands that load bots.
+    pub fn loads_bots(&self) -> bool {
+        matches!(self.command, LadderCommand::Run(_))
+    }
+}
+
+/// Runs the ladder command for game `G`.
+pub fn ladder<G: Game>(args: LadderArgs, sources: &Sources) -> Result<()> {
+    match args.command {
+        LadderCommand::Run(a) => run::<G>(*a, sources),
+        LadderCommand::Status(a) => status::<G>(a),
+        LadderCommand::Games(a) => games::<G>(a),
+        LadderCommand::Entry(a) => entry::<G>(a),
+        LadderCommand::Replay(a) => replay(a),
+    }
+}
+
+fn run<G: Game>(args: RunArgs, sources: &Sources) -> Result<()> {
+    let RunArgs { db, games, jobs, seed, batch, seats, no_replays, isolate, game, .. } = args;
+    let db = db.db;
+    // The lock first: a second ladder is refused before it touches anything.
+    let _lock = store::lock(&db)?;
+    let store = Store::open(&db, true)?;
+    // A ladder's entries change while it runs: auto isolates whatever they are.
+    let iso = isolation(sources, isolate, game.bank()?)?;
+    let jobs = jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
+    let plan = Plan::<G> {
+        seed,
+        jobs,
+        config: game.config::<G>()?,
+        record: !no_replays,
+        bank: Some(game.bank()?),
+        call_limit: Some(Duration::from_millis(sources.call_timeout_ms)),
+        isolation: iso.clone(),
+        ..Plan::new(seed, 0)
+    };
+    let settings = Settings { plan, batch, seats, games };
+    let stop = stop_on_ctrl_c()?;
+    let mut logs_started = false;
+    let mut scan = || {
+        let found = discover::<G>(sources, iso.as_deref());
+        if iso.is_some() && !logs_started {
+            start_logs(sources, &found.entries);
+            logs_started = true;
+        }
+        found
+    };
+    let mut last_errors = None;
+    let (mut batch_played, mut batch_lost, mut first_id, mut last_id) = (0u64, 0u64, i64::MAX, 0i64);
+    let mut on_event = |e: Event<'_>| match e {
+        Event::Scanned(synced, errors) => {
+            if batch_played + batch_lost > 0 {
+                outln!("games {first_id}-{last_id}: {batch_played} played, {batch_lost} lost");
+                (batch_played, batch_lost, first_id, last_id) = (0, 0, i64::MAX, 0);
+            }
+            for name in &synced.new_entries {
+                outln!("joined: {name}");
+            }
+            for name in &synced.new_versions {
+                outln!("new version: {name} (its old version retired, its games kept)");
+            }
+            for (name, why) in &synced.gone {
+                outln!("retired: {name} ({why}; its games kept)");
+            }
+            if last_errors.as_deref() != Some(errors) {
+                for e in errors {
+                    eprintln!("not loaded: {}: {}", e.path, e.reason);
+                }
+                last_errors = Some(errors.to_vec());
+            }
+        }
+        Event::Game(row) => {
+            match &row.result {
+                Ok(_) => batch_played += 1,
+                Err(why) => {
+                    batch_lost += 1;
+                    eprintln!("game {} lost: {why}", row.id);
+                }
+            }
+            first_id = first_id.min(row.id);
+            last_id = last_id.max(row.id);
+        }
+    };
+    let summary = arena_ladder::run::run(&store, &settings, &mut scan, &stop, &mut on_event);
+    if batch_played + batch_lost > 0 {
+        outln!("games {first_id}-{last_id}: {batch_played} played, {batch_lost} lost");
+    }
+    if let Some(iso) = &iso {
+        let _ = std::fs::remove_dir_all(&iso.scratch);
+    }
+    let summary = summary?;
+    print_board(&store.leaderboard(G::NAME, false)?);
+    outln!(
+        "{} games played, {} lost, in {} batches{}; `arena ladder status --db {}` shows the leaderboard",
+        summary.played,
+        summary.lost,
+        summary.batches,
+        if stop.load(Ordering::SeqCst) { " -- stopped" } else { "" },
+        db.display()
+    );
+    Ok(())
+}
+
+fn print_board(board: &[store::Standing]) {
+    outln!(
+        "{:>4}  {:<24} {:>8} {:>6} {:>7} {:>6} {:>9} {:>10}",
+        "rank",
+        "entry",
+        "version",
+        "games",
+        "mu",
+        "sigma",
+        "mu-3sigma",
+        "mean score"
+    );
+    for s in board {
+        outln!(
+            "{:>4}  {:<24} {:>8} {:>6} {:>7.2} {:>6.2} {:>9.2} {:>10.2}{}",
+            s.rank,
+            s.entry,
+            &s.sha256[..8.min(s.sha256.len())],
+            s.games,
+            s.mu,
+            s.sigma,
+            s.conservative,
+            s.mean_score,
+            if s.active { "" } else { "  (retired)" }
+        );
+    }
+}
+
+fn status<G: Game>(args: StatusArgs) -> Result<()> {
+    let store = Store::open(&args.db.db, false)?;
+    ensure_rated::<G>(&store)?;
+    let board = store.leaderboard(G::NAME, args.all)?;
+    let errors = store.load_errors(G::NAME)?;
+    if args.json {
+        let value = serde_json::json!({ "game": G::NAME, "leaderboard": board, "not_loaded": errors });
+        outln!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
+    print_board(&board);
+    for e in &errors {
+        outln!("not loaded: {}: {}", e.path, e.reason);
+    }
+    Ok(())
+}
+
+fn print_game(g: &store::GameView) {
+    let seats: Vec<String> = g
+        .seats
+        .iter()
+        .map(|s| match s.score {
+            Some(score) => format!("{} {score}", s.entry),
+            None => s.entry.clone(),
+        })
+        .collect();
+    let what = match (&g.reason, g.turns) {
+        (Some(why), _) => format!("lost: {why}"),
+        (None, Some(t)) => format!("{t} turns"),
+        (None, None) => g.status.clone(),
+    };
+    outln!("game {:>6}  seed {:>20}  {:<12} {}", g.id, g.seed, what, seats.join(", "));
+}
+
+fn games<G: Game>(args: GamesArgs) -> Result<()> {
+    let store = Store::open(&args.db.db, false)?;
+    let games = store.games(G::NAME, args.entry.as_deref(), args.limit)?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&games)?);
+        return Ok(());
+    }
+    for g in &games {
+        print_game(g);
+    }
+    Ok(())
+}
+
+fn entry<G: Game>(args: EntryArgs) -> Result<()> {
+    let store = Store::open(&args.db.db, false)?;
+    ensure_rated::<G>(&store)?;
+    let e = store.entry(G::NAME, &args.name, args.limit)?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&e)?);
+        return Ok(());
+    }
+    outln!("{} ({}, {})", e.name, e.kind, e.path);
+    for v in &e.versions {
+        outln!(
+            "  version {:>4}  {}  {} bytes  {} games  mu {:.2}  sigma {:.2}  mean score {:.2}  {}",
+            v.id,
+            &v.sha256[..12.min(v.sha256.len())],
+            v.size,
+            v.games,
+            v.mu,
+            v.sigma,
+            v.mean_score,
+            match &v.retired {
+                Some(why) => format!("retired: {why}"),
+                None if v.active => "active".to_owned(),
+                None => "retired".to_owned(),
+            }
+        );
+    }
+    for g in &e.games {
+        print_game(g);
+        for s in g.seats.iter().filter(|s| s.entry == e.name) {
+            let Some(stats) = &s.stats else { continue };
+            let count = |k: &str| stats.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+            let (errors, overruns, out) = (count("errors"), count("overruns"), count("disqualified"));
+            if errors + overruns + out > 0 {
+                let messages: Vec<&str> = stats
+                    .get("messages")
+                    .and_then(|m| m.as_array())
+                    .map(|m| m.iter().filter_map(|v| v.as_str()).collect())
+                    .unwrap_or_default();
+                outln!(
+                    "    {errors} errors, {overruns} overruns{}{}",
+                    if out > 0 { ", disqualified" } else { "" },
+                    if messages.is_empty() { String::new() } else { format!(": {}", messages.join("; ")) }
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn replay(args: ReplayArgs) -> Result<()> {
+    let store = Store::open(&args.db.db, false)?;
+    let (game, bytes) = store.replay(args.game_id)?;
+    let what = format!("{} game {}", args.db.db.display(), args.game_id);
+    let html = match (&args.html, &args.json) {
+        (Some(h), _) => Some(h.clone()),
+        (None, None) => Some(PathBuf::from(format!("game-{}.html", args.game_id))),
+        (None, Some(_)) => None,
+    };
+    super::replay::write_outputs(&what, &game, &bytes, html.as_deref(), args.json.as_deref())
+        .with_context(|| format!("{game} replay of {what}"))
+}

@@ -1,0 +1,79 @@
+//! The arena's ladder: a contest kept in a database (SQLite by default), whose entries
+//! play rated games for as long as it runs, and which new bots and new versions of bots
+//! join between batches of games.
+//!
+//! - [`store`]: the database (schema by versioned migrations, one transaction per game,
+//!   the lock that keeps a second ladder off it) and every query the commands show;
+//! - [`rating`]: Weng-Lin (OpenSkill) ratings recomputed from the played games in game-id
+//!   order, so that they are a function of the set of games;
+//! - [`schedule`]: matchmaking, the rule that picks each game's lineup;
+//! - [`run`]: the ladder itself: scan the bot directories, record entries and versions,
+//!   schedule a batch, play it through the arena's tournament machinery (isolation,
+//!   verdicts), commit each game, rate.
+//!
+//! Not here: the command line (`arena ladder ...` in the binary's `cli/ladder.rs`), bot
+//! discovery and its options (the binary hands [`run::run`] a function that scans), and
+//! playing a game (`arena::tournament::play_one`). Errors are [`LadderError`].
+
+pub mod rating;
+pub mod run;
+pub mod schedule;
+pub mod store;
+
+use std::path::PathBuf;
+
+/// What can go wrong in the ladder, each in one line.
+#[derive(Debug, thiserror::Error)]
+pub enum LadderError {
+    /// The database cannot be opened (or is not a database).
+    #[error("{path}: cannot open the ladder database: {why}")]
+    Open {
+        /// The database file.
+        path: PathBuf,
+        /// Why, in one line.
+        why: String,
+    },
+    /// The database's schema is newer than this program knows.
+    #[error(
+        "{path}: schema version {version} is newer than this arena knows (it knows up to {latest}); use a newer arena"
+    )]
+    Newer {
+        /// The database file.
+        path: PathBuf,
+        /// The newest migration applied to it that this program does not know.
+        version: i64,
+        /// The newest migration this program knows.
+        latest: i64,
+    },
+    /// The schema could not be brought to this program's version.
+    #[error("{path}: cannot upgrade the schema: {why}")]
+    Migrate {
+        /// The database file.
+        path: PathBuf,
+        /// Why, in one line.
+        why: String,
+    },
+    /// Another ladder holds the database.
+    #[error("{path}: another ladder is running on this database ({lock} is locked); stop it first")]
+    Busy {
+        /// The database file.
+        path: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+    },
+    /// A query failed.
+    #[error("ladder database: {0}")]
+    Db(String),
+    /// What was asked for is not in the database.
+    #[error("{0}")]
+    NotFound(String),
+    /// Fewer than the two entries a game needs.
+    #[error("{0}")]
+    TooFew(String),
+}
+
+impl From<sqlx::Error> for LadderError {
+    fn from(e: sqlx::Error) -> LadderError {
+        LadderError::Db(e.to_string().replace('\n', " "))
+    }
+}

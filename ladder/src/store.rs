@@ -1,0 +1,781 @@
+//! The ladder's database: opening it (created when missing; its schema brought up to
+//! date by the embedded migrations of `ladder/migrations/`, or refused in one line when
+//! it is newer than this program), the lock that keeps a second ladder off it, and every
+//! statement the ladder runs, each write in one transaction.
+//!
+//! The statements are written in the SQL that SQLite and PostgreSQL share (`$n`
+//! parameters, no upsert extensions, ids given by the ladder): a later issue runs the
+//! same code on PostgreSQL. Seeds, unsigned 64-bit, are stored as the `BIGINT` of the
+//! same bits. Calls block: the store owns a small tokio runtime and waits on sqlx there,
+//! so the rest of the arena stays synchronous.
+//!
+//! Not here: what to play (`schedule`), the ratings' arithmetic (`rating`), playing.
+
+use std::collections::BTreeMap;
+use std::fs::{File, TryLockError};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use sqlx::migrate::{MigrateError, Migrator};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Row, SqlitePool};
+
+use crate::LadderError;
+use crate::rating::{PlayedGame, Rated};
+use crate::schedule::{Candidate, Meetings};
+
+/// The schema's migrations, embedded in the program.
+pub static MIGRATOR: Migrator = sqlx::migrate!();
+
+/// An open ladder database.
+#[derive(Debug)]
+pub struct Store {
+    path: PathBuf,
+    pool: SqlitePool,
+    rt: tokio::runtime::Runtime,
+}
+
+/// The lock a running ladder holds on its database (released when dropped, or when the
+/// process ends however it ends).
+#[derive(Debug)]
+pub struct LadderLock {
+    _file: File,
+}
+
+/// The lock file of a database: the database's name with `.lock` appended.
+pub fn lock_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Takes the ladder lock of `db`, or says that another ladder holds it.
+pub fn lock(db: &Path) -> Result<LadderLock, LadderError> {
+    let path = lock_path(db);
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| LadderError::Open { path: path.clone(), why: e.to_string() })?;
+    match file.try_lock() {
+        Ok(()) => Ok(LadderLock { _file: file }),
+        Err(TryLockError::WouldBlock) => Err(LadderError::Busy { path: db.to_owned(), lock: path }),
+        Err(TryLockError::Error(e)) => Err(LadderError::Open { path, why: e.to_string() }),
+    }
+}
+
+/// An entry found by a scan, with the hash of its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Its name.
+    pub name: String,
+    /// What kind of bot (`rhai`, `native`, ...).
+    pub kind: String,
+    /// Its file.
+    pub path: PathBuf,
+    /// The SHA-256 of the file's bytes, in hex.
+    pub sha256: String,
+    /// The file's size in bytes.
+    pub size: u64,
+}
+
+/// What a scan changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Synced {
+    /// The active version of each entry found, in the order found.
+    pub versions: Vec<i64>,
+    /// Entries seen for the first time.
+    pub new_entries: Vec<String>,
+    /// Entries whose file changed: a new version (or an older one back).
+    pub new_versions: Vec<String>,
+    /// Entries not found (their file is gone, or no longer loads), with why: their
+    /// version retired.
+    pub gone: Vec<(String, String)>,
+}
+
+/// A finished game, as committed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameRow {
+    /// Its id (given when scheduled).
+    pub id: i64,
+    /// The game (`zombies`, ...).
+    pub game: String,
+    /// Its seed.
+    pub seed: u64,
+    /// The ladder's seed it derives from.
+    pub ladder_seed: u64,
+    /// The rules version it was played under.
+    pub rules_version: u16,
+    /// The game's options, as JSON.
+    pub options: String,
+    /// Games of pairs: the id of its match's first game.
+    pub pairing: Option<i64>,
+    /// The versions seated, in seat order.
+    pub lineup: Vec<i64>,
+    /// The result: turns and, per seat, the score and the calls' verdicts (JSON of
+    /// `CallStats`); or why it could not be played.
+    pub result: Result<(u32, Vec<(u32, String)>), String>,
+    /// The replay, when recorded.
+    pub replay: Option<Vec<u8>>,
+}
+
+/// One line of the leaderboard.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Standing {
+    /// Rank, from 1, by mu - 3 sigma.
+    pub rank: usize,
+    /// The entry.
+    pub entry: String,
+    /// The version's id.
+    pub version: i64,
+    /// The version's SHA-256 (hex).
+    pub sha256: String,
+    /// Whether it still plays (not retired).
+    pub active: bool,
+    /// Played games.
+    pub games: u64,
+    /// Skill estimate.
+    pub mu: f64,
+    /// Its uncertainty.
+    pub sigma: f64,
+    /// mu - 3 sigma, the ranking key.
+    pub conservative: f64,
+    /// Mean score (games of pairs: in the first seat).
+    pub mean_score: f64,
+}
+
+/// One seat of a stored game.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SeatView {
+    /// The entry seated.
+    pub entry: String,
+    /// Its version.
+    pub version: i64,
+    /// Its score (none in a lost game).
+    pub score: Option<u32>,
+    /// Its calls' verdicts (`CallStats` as JSON), when played.
+    pub stats: Option<serde_json::Value>,
+}
+
+/// A stored game.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GameView {
+    /// Its id.
+    pub id: i64,
+    /// The game.
+    pub game: String,
+    /// Its seed.
+    pub seed: u64,
+    /// The ladder's seed.
+    pub ladder_seed: u64,
+    /// Rules version.
+    pub rules_version: u16,
+    /// `played` or `lost`.
+    pub status: String,
+    /// Why it was lost.
+    pub reason: Option<String>,
+    /// Turns played.
+    pub turns: Option<u32>,
+    /// Whether a replay is stored.
+    pub replay: bool,
+    /// The seats in order.
+    pub seats: Vec<SeatView>,
+}
+
+/// A version of an entry.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct VersionView {
+    /// Its id.
+    pub id: i64,
+    /// SHA-256 of the file (hex).
+    pub sha256: String,
+    /// File size.
+    pub size: u64,
+    /// Still playing.
+    pub active: bool,
+    /// Why it was retired.
+    pub retired: Option<String>,
+    /// Its rating (the prior when it has no rated game).
+    pub games: u64,
+    /// mu.
+    pub mu: f64,
+    /// sigma.
+    pub sigma: f64,
+    /// Mean score.
+    pub mean_score: f64,
+}
+
+/// An entry: its versions, games and the errors its bots made.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct EntryView {
+    /// Its name.
+    pub name: String,
+    /// Kind of bot.
+    pub kind: String,
+    /// Its file.
+    pub path: String,
+    /// Every version, oldest first.
+    pub versions: Vec<VersionView>,
+    /// Its games, newest first.
+    pub games: Vec<GameView>,
+}
+
+/// A file that did not load.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LoadError {
+    /// The file.
+    pub path: String,
+    /// Why, in one line.
+    pub reason: String,
+}
+
+fn seed_in(seed: u64) -> i64 {
+    i64::from_ne_bytes(seed.to_ne_bytes())
+}
+
+fn seed_out(seed: i64) -> u64 {
+    u64::from_ne_bytes(seed.to_ne_bytes())
+}
+
+impl Store {
+    /// Opens the database at `path` (creating it when `create` and missing) and brings
+    /// its schema up to date; a schema newer than this program's is refused.
+    pub fn open(path: &Path, create: bool) -> Result<Store, LadderError> {
+        Store::open_with(path, create, &MIGRATOR)
+    }
+
+    /// [`Store::open`] with the schema of `migrator` (tests: an older schema).
+    pub fn open_with(path: &Path, create: bool, migrator: &Migrator) -> Result<Store, LadderError> {
+        let open_err = |why: String| LadderError::Open { path: path.to_owned(), why: why.replace('\n', " ") };
+        if !create && !path.exists() {
+            return Err(open_err("no such file (`arena ladder run --db FILE` creates one)".to_owned()));
+        }
+        let rt =
+            tokio::runtime::Builder::new_current_thread().enable_time().build().map_err(|e| open_err(e.to_string()))?;
+        let options = SqliteConnectOptions::from_str("sqlite:")
+            .map_err(|e| open_err(e.to_string()))?
+            .filename(path)
+            .create_if_missing(create)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(std::time::Duration::from_secs(10));
+        let pool = rt
+            .block_on(SqlitePoolOptions::new().max_connections(1).connect_with(options))
+            .map_err(|e| open_err(e.to_string()))?;
+        let store = Store { path: path.to_owned(), pool, rt };
+        store.migrate(migrator)?;
+        Ok(store)
+    }
+
+    /// Applies `migrator`'s migrations not applied yet (and refuses a database with one
+    /// it does not know: a newer schema).
+    pub fn migrate(&self, migrator: &Migrator) -> Result<(), LadderError> {
+        let latest = migrator.iter().map(|m| m.version).max().unwrap_or(0);
+        self.rt.block_on(migrator.run(&self.pool)).map_err(|e| match e {
+            MigrateError::VersionMissing(version) => LadderError::Newer { path: self.path.clone(), version, latest },
+            MigrateError::Execute(sqlx::Error::Database(d)) if d.message().contains("not a database") => {
+                LadderError::Open { path: self.path.clone(), why: d.message().to_owned() }
+            }
+            other => LadderError::Migrate { path: self.path.clone(), why: other.to_string().replace('\n', " ") },
+        })
+    }
+
+    /// The migrations applied to this database, in order.
+    pub fn schema_versions(&self) -> Result<Vec<i64>, LadderError> {
+        let rows = self.rt.block_on(
+            sqlx::query("SELECT version FROM _sqlx_migrations WHERE success = TRUE ORDER BY version")
+                .fetch_all(&self.pool),
+        )?;
+        Ok(rows.iter().map(|r| r.get::<i64, _>(0)).collect())
+    }
+
+    /// Records a scan of `game`'s bot directories, in one transaction: new entries and
+    /// versions, an entry whose file changed gets the new version and its other version
+    /// retired, an entry not found has its version retired ("file gone"), and the files
+    /// that did not load replace those of the last scan. An entry not found is retired
+    /// with why: its file no longer loads (with the reason), or is gone.
+    pub fn sync(&self, game: &str, found: &[Found], failed: &[LoadError]) -> Result<Synced, LadderError> {
+        self.rt.block_on(async {
+            let mut tx = self.pool.begin().await?;
+            let mut synced = Synced::default();
+            let entries =
+                sqlx::query("SELECT id, name, path FROM entries WHERE game = $1").bind(game).fetch_all(&mut *tx).await?;
+            let known: BTreeMap<String, i64> = entries.iter().map(|r| (r.get(1), r.get(0))).collect();
+            let paths: BTreeMap<String, String> = entries.iter().map(|r| (r.get(1), r.get(2))).collect();
+            for f in found {
+                let path = f.path.display().to_string();
+                let entry = match known.get(&f.name) {
+                    Some(&id) => {
+                        sqlx::query("UPDATE entries SET kind = $1, path = $2 WHERE id = $3")
+                            .bind(&f.kind)
+                            .bind(&path)
+                            .bind(id)
+                            .execute(&mut *tx)
+                            .await?;
+                        id
+                    }
+                    None => {
+                        let entrant: Option<i64> = sqlx::query_scalar("SELECT id FROM entrants WHERE name = $1")
+                            .bind(&f.name)
+                            .fetch_optional(&mut *tx)
+                            .await?;
+                        let entrant = match entrant {
+                            Some(id) => id,
+                            None => {
+                                let id = next_id(&mut tx, "entrants").await?;
+                                sqlx::query("INSERT INTO entrants (id, name) VALUES ($1, $2)")
+                                    .bind(id)
+                                    .bind(&f.name)
+                                    .execute(&mut *tx)
+                                    .await?;
+                                id
+                            }
+                        };
+                        let id = next_id(&mut tx, "entries").await?;
+                        sqlx::query(
+                            "INSERT INTO entries (id, entrant_id, game, name, kind, path) VALUES ($1, $2, $3, $4, $5, $6)",
+                        )
+                        .bind(id)
+                        .bind(entrant)
+                        .bind(game)
+                        .bind(&f.name)
+                        .bind(&f.kind)
+                        .bind(&path)
+                        .execute(&mut *tx)
+                        .await?;
+                        synced.new_entries.push(f.name.clone());
+                        id
+                    }
+                };
+                let version: Option<(i64, i64)> =
+                    sqlx::query_as("SELECT id, active FROM versions WHERE entry_id = $1 AND sha256 = $2")
+                        .bind(entry)
+                        .bind(&f.sha256)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                let version = match version {
+                    Some((id, 1)) => id,
+                    found_before => {
+                        let id = match found_before {
+                            Some((id, _)) => id,
+                            None => {
+                                let id = next_id(&mut tx, "versions").await?;
+                                sqlx::query(
+                                    "INSERT INTO versions (id, entry_id, sha256, size, active) VALUES ($1, $2, $3, $4, 0)",
+                                )
+                                .bind(id)
+                                .bind(entry)
+                                .bind(&f.sha256)
+                                .bind(f.size as i64)
+                                .execute(&mut *tx)
+                                .await?;
+                                id
+                            }
+                        };
+                        let retired = sqlx::query(
+                            "UPDATE versions SET active = 0, retired = 'replaced by a new version' \
+                             WHERE entry_id = $1 AND active = 1",
+                        )
+                        .bind(entry)
+                        .execute(&mut *tx)
+                        .await?;
+                        sqlx::query("UPDATE versions SET active = 1, retired = NULL WHERE id = $1")
+                            .bind(id)
+                            .execute(&mut *tx)
+                            .await?;
+                        if retired.rows_affected() > 0 || found_before.is_some() {
+                            synced.new_versions.push(f.name.clone());
+                        }
+                        id
+                    }
+                };
+                synced.versions.push(version);
+            }
+            for (name, id) in &known {
+                if !found.iter().any(|f| &f.name == name) {
+                    let why = match failed.iter().find(|e| paths.get(name) == Some(&e.path)) {
+                        Some(e) => format!("its file no longer loads: {}", e.reason),
+                        None => "its file is gone".to_owned(),
+                    };
+                    let gone = sqlx::query("UPDATE versions SET active = 0, retired = $1 WHERE entry_id = $2 AND active = 1")
+                        .bind(&why)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                    if gone.rows_affected() > 0 {
+                        synced.gone.push((name.clone(), why));
+                    }
+                }
+            }
+            sqlx::query("DELETE FROM load_errors WHERE game = $1").bind(game).execute(&mut *tx).await?;
+            for e in failed {
+                sqlx::query("INSERT INTO load_errors (game, path, reason) VALUES ($1, $2, $3)")
+                    .bind(game)
+                    .bind(&e.path)
+                    .bind(&e.reason)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+            Ok(synced)
+        })
+    }
+
+    /// The id the next scheduled game gets: one past the largest stored.
+    pub fn next_game_id(&self) -> Result<i64, LadderError> {
+        let max: Option<i64> =
+            self.rt.block_on(sqlx::query_scalar("SELECT MAX(id) FROM games").fetch_one(&self.pool))?;
+        Ok(max.unwrap_or(0) + 1)
+    }
+
+    /// Commits one game with its result and seats, in one transaction. A game id stored
+    /// already is refused (nothing is written twice).
+    pub fn commit_game(&self, g: &GameRow) -> Result<(), LadderError> {
+        self.rt.block_on(async {
+            let mut tx = self.pool.begin().await?;
+            let (status, reason, turns) = match &g.result {
+                Ok((turns, _)) => ("played", None, Some(i64::from(*turns))),
+                Err(why) => ("lost", Some(why.as_str()), None),
+            };
+            sqlx::query(
+                "INSERT INTO games (id, game, seed, ladder_seed, rules_version, options, status, reason, turns, \
+                 pairing, replay) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            )
+            .bind(g.id)
+            .bind(&g.game)
+            .bind(seed_in(g.seed))
+            .bind(seed_in(g.ladder_seed))
+            .bind(i64::from(g.rules_version))
+            .bind(&g.options)
+            .bind(status)
+            .bind(reason)
+            .bind(turns)
+            .bind(g.pairing)
+            .bind(g.replay.as_deref())
+            .execute(&mut *tx)
+            .await?;
+            for (seat, &version) in g.lineup.iter().enumerate() {
+                let (score, stats) = match &g.result {
+                    Ok((_, seats)) => {
+                        seats.get(seat).map_or((None, None), |(s, st)| (Some(i64::from(*s)), Some(st.as_str())))
+                    }
+                    Err(_) => (None, None),
+                };
+                sqlx::query("INSERT INTO seats (game_id, seat, version_id, score, stats) VALUES ($1, $2, $3, $4, $5)")
+                    .bind(g.id)
+                    .bind(seat as i64)
+                    .bind(version)
+                    .bind(score)
+                    .bind(stats)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        })
+    }
+
+    /// Every played game of `game`, in id order, as the ratings see it.
+    pub fn played_games(&self, game: &str) -> Result<Vec<PlayedGame>, LadderError> {
+        let rows = self.rt.block_on(
+            sqlx::query(
+                "SELECT g.id, g.pairing, s.version_id, s.score FROM games g JOIN seats s ON s.game_id = g.id \
+                 WHERE g.game = $1 AND g.status = 'played' ORDER BY g.id, s.seat",
+            )
+            .bind(game)
+            .fetch_all(&self.pool),
+        )?;
+        let mut games: Vec<PlayedGame> = Vec::new();
+        for r in rows {
+            let (id, pairing, version, score): (i64, Option<i64>, i64, Option<i64>) =
+                (r.get(0), r.get(1), r.get(2), r.get(3));
+            let score = u32::try_from(score.unwrap_or(0)).unwrap_or(0);
+            match games.last_mut() {
+                Some(g) if g.id == id => g.seats.push((version, score)),
+                _ => games.push(PlayedGame { id, pairing, seats: vec![(version, score)] }),
+            }
+        }
+        Ok(games)
+    }
+
+    /// Whether the stored ratings of `game` are those of its played games now (they lag
+    /// when a ladder was killed between a commit and its next rating).
+    pub fn ratings_fresh(&self, game: &str) -> Result<bool, LadderError> {
+        self.rt.block_on(async {
+            let played: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE game = $1 AND status = 'played'")
+                .bind(game)
+                .fetch_one(&self.pool)
+                .await?;
+            let rated: Option<i64> = sqlx::query_scalar("SELECT played FROM rated WHERE game = $1")
+                .bind(game)
+                .fetch_optional(&self.pool)
+                .await?;
+            Ok(rated.unwrap_or(0) == played)
+        })
+    }
+
+    /// Replaces the stored ratings of `game`'s versions with those computed from
+    /// `played` played games, in one transaction.
+    pub fn save_ratings(&self, game: &str, ratings: &BTreeMap<i64, Rated>, played: usize) -> Result<(), LadderError> {
+        self.rt.block_on(async {
+            let mut tx = self.pool.begin().await?;
+            sqlx::query("DELETE FROM rated WHERE game = $1").bind(game).execute(&mut *tx).await?;
+            sqlx::query("INSERT INTO rated (game, played) VALUES ($1, $2)")
+                .bind(game)
+                .bind(played as i64)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(
+                "DELETE FROM ratings WHERE version_id IN (SELECT v.id FROM versions v JOIN entries e \
+                 ON e.id = v.entry_id WHERE e.game = $1)",
+            )
+            .bind(game)
+            .execute(&mut *tx)
+            .await?;
+            for (version, r) in ratings {
+                sqlx::query(
+                    "INSERT INTO ratings (version_id, mu, sigma, rated_games, mean_score) VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(version)
+                .bind(r.mu)
+                .bind(r.sigma)
+                .bind(r.games as i64)
+                .bind(r.mean_score)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        })
+    }
+
+    /// The stored ratings of `game`'s versions (those without a rated game are absent).
+    pub fn ratings(&self, game: &str) -> Result<BTreeMap<i64, Rated>, LadderError> {
+        let rows = self.rt.block_on(
+            sqlx::query(
+                "SELECT r.version_id, r.mu, r.sigma, r.rated_games, r.mean_score FROM ratings r \
+                 JOIN versions v ON v.id = r.version_id JOIN entries e ON e.id = v.entry_id WHERE e.game = $1",
+            )
+            .bind(game)
+            .fetch_all(&self.pool),
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let games: i64 = r.get(3);
+                (r.get(0), Rated { mu: r.get(1), sigma: r.get(2), games: games as u64, mean_score: r.get(4) })
+            })
+            .collect())
+    }
+
+    /// The matchmaking's inputs for `versions`: each one's games and rating, and how often
+    /// each pair of them has played together.
+    pub fn candidates(&self, game: &str, versions: &[i64]) -> Result<(Vec<Candidate>, Meetings), LadderError> {
+        let ratings = self.ratings(game)?;
+        let candidates = versions
+            .iter()
+            .map(|&v| {
+                let r = ratings.get(&v).copied().unwrap_or_else(Rated::prior);
+                Candidate { version: v, games: r.games, mu: r.mu, sigma: r.sigma }
+            })
+            .collect();
+        let rows = self.rt.block_on(
+            sqlx::query(
+                "SELECT a.version_id, b.version_id, COUNT(*) FROM seats a JOIN seats b \
+                 ON a.game_id = b.game_id AND a.version_id < b.version_id JOIN games g ON g.id = a.game_id \
+                 WHERE g.game = $1 AND g.status = 'played' GROUP BY a.version_id, b.version_id",
+            )
+            .bind(game)
+            .fetch_all(&self.pool),
+        )?;
+        let meetings = rows
+            .iter()
+            .map(|r| {
+                let n: i64 = r.get(2);
+                ((r.get(0), r.get(1)), n as u64)
+            })
+            .collect();
+        Ok((candidates, meetings))
+    }
+
+    /// The leaderboard of `game`: its versions (active ones only unless `all`) ranked by
+    /// mu - 3 sigma, then more games, then version id.
+    pub fn leaderboard(&self, game: &str, all: bool) -> Result<Vec<Standing>, LadderError> {
+        let rows = self.rt.block_on(
+            sqlx::query(
+                "SELECT e.name, v.id, v.sha256, v.active, r.mu, r.sigma, r.rated_games, r.mean_score \
+                 FROM versions v JOIN entries e ON e.id = v.entry_id LEFT JOIN ratings r ON r.version_id = v.id \
+                 WHERE e.game = $1",
+            )
+            .bind(game)
+            .fetch_all(&self.pool),
+        )?;
+        let prior = Rated::prior();
+        let mut board: Vec<Standing> = rows
+            .iter()
+            .filter(|r| all || r.get::<i64, _>(3) == 1)
+            .map(|r| {
+                let (mu, sigma) =
+                    (r.get::<Option<f64>, _>(4).unwrap_or(prior.mu), r.get::<Option<f64>, _>(5).unwrap_or(prior.sigma));
+                Standing {
+                    rank: 0,
+                    entry: r.get(0),
+                    version: r.get(1),
+                    sha256: r.get(2),
+                    active: r.get::<i64, _>(3) == 1,
+                    games: r.get::<Option<i64>, _>(6).unwrap_or(0) as u64,
+                    mu,
+                    sigma,
+                    conservative: mu - 3.0 * sigma,
+                    mean_score: r.get::<Option<f64>, _>(7).unwrap_or(0.0),
+                }
+            })
+            .collect();
+        board.sort_by(|a, b| {
+            b.conservative.total_cmp(&a.conservative).then(b.games.cmp(&a.games)).then(a.version.cmp(&b.version))
+        });
+        for (i, s) in board.iter_mut().enumerate() {
+            s.rank = i + 1;
+        }
+        Ok(board)
+    }
+
+    /// The files of `game` that did not load at the last scan.
+    pub fn load_errors(&self, game: &str) -> Result<Vec<LoadError>, LadderError> {
+        let rows = self.rt.block_on(
+            sqlx::query("SELECT path, reason FROM load_errors WHERE game = $1 ORDER BY path")
+                .bind(game)
+                .fetch_all(&self.pool),
+        )?;
+        Ok(rows.iter().map(|r| LoadError { path: r.get(0), reason: r.get(1) }).collect())
+    }
+
+    /// The games of `game` (only those seating `entry`, when given), newest first, at
+    /// most `limit`.
+    pub fn games(&self, game: &str, entry: Option<&str>, limit: u64) -> Result<Vec<GameView>, LadderError> {
+        let ids: Vec<i64> = self.rt.block_on(
+            sqlx::query_scalar(
+                "SELECT g.id FROM games g WHERE g.game = $1 AND (CAST($2 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM seats s \
+                 JOIN versions v ON v.id = s.version_id JOIN entries e ON e.id = v.entry_id \
+                 WHERE s.game_id = g.id AND e.name = $2)) ORDER BY g.id DESC LIMIT $3",
+            )
+            .bind(game)
+            .bind(entry)
+            .bind(limit as i64)
+            .fetch_all(&self.pool),
+        )?;
+        ids.into_iter().map(|id| self.game(id)).collect()
+    }
+
+    /// One stored game.
+    pub fn game(&self, id: i64) -> Result<GameView, LadderError> {
+        let row = self.rt.block_on(
+            sqlx::query(
+                "SELECT id, game, seed, ladder_seed, rules_version, status, reason, turns, replay IS NOT NULL \
+                 FROM games WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&self.pool),
+        )?;
+        let row = row.ok_or_else(|| LadderError::NotFound(format!("no game {id} in {}", self.path.display())))?;
+        let seats = self.rt.block_on(
+            sqlx::query(
+                "SELECT e.name, s.version_id, s.score, s.stats FROM seats s JOIN versions v ON v.id = s.version_id \
+                 JOIN entries e ON e.id = v.entry_id WHERE s.game_id = $1 ORDER BY s.seat",
+            )
+            .bind(id)
+            .fetch_all(&self.pool),
+        )?;
+        Ok(GameView {
+            id: row.get(0),
+            game: row.get(1),
+            seed: seed_out(row.get(2)),
+            ladder_seed: seed_out(row.get(3)),
+            rules_version: u16::try_from(row.get::<i64, _>(4)).unwrap_or(u16::MAX),
+            status: row.get(5),
+            reason: row.get(6),
+            turns: row.get::<Option<i64>, _>(7).map(|t| t as u32),
+            replay: row.get::<bool, _>(8),
+            seats: seats
+                .iter()
+                .map(|s| SeatView {
+                    entry: s.get(0),
+                    version: s.get(1),
+                    score: s.get::<Option<i64>, _>(2).map(|v| v as u32),
+                    stats: s.get::<Option<String>, _>(3).and_then(|t| serde_json::from_str(&t).ok()),
+                })
+                .collect(),
+        })
+    }
+
+    /// The replay stored with game `id` (its game's name and the bytes).
+    pub fn replay(&self, id: i64) -> Result<(String, Vec<u8>), LadderError> {
+        let row: Option<(String, Option<Vec<u8>>)> = self.rt.block_on(
+            sqlx::query_as("SELECT game, replay FROM games WHERE id = $1").bind(id).fetch_optional(&self.pool),
+        )?;
+        match row {
+            None => Err(LadderError::NotFound(format!("no game {id} in {}", self.path.display()))),
+            Some((_, None)) => Err(LadderError::NotFound(format!(
+                "game {id} has no replay stored (it was lost, or played with `ladder run --no-replays`); \
+                 `arena ladder games` shows its seed and lineup"
+            ))),
+            Some((game, Some(bytes))) => Ok((game, bytes)),
+        }
+    }
+
+    /// An entry of `game`: its versions with their ratings, and its games (newest first,
+    /// at most `limit`).
+    pub fn entry(&self, game: &str, name: &str, limit: u64) -> Result<EntryView, LadderError> {
+        let row = self.rt.block_on(
+            sqlx::query("SELECT id, kind, path FROM entries WHERE game = $1 AND name = $2")
+                .bind(game)
+                .bind(name)
+                .fetch_optional(&self.pool),
+        )?;
+        let row = row.ok_or_else(|| LadderError::NotFound(format!("no {game} entry named {name:?} in the ladder")))?;
+        let id: i64 = row.get(0);
+        let versions = self.rt.block_on(
+            sqlx::query(
+                "SELECT v.id, v.sha256, v.size, v.active, v.retired, r.rated_games, r.mu, r.sigma, r.mean_score \
+                 FROM versions v LEFT JOIN ratings r ON r.version_id = v.id WHERE v.entry_id = $1 ORDER BY v.id",
+            )
+            .bind(id)
+            .fetch_all(&self.pool),
+        )?;
+        let prior = Rated::prior();
+        Ok(EntryView {
+            name: name.to_owned(),
+            kind: row.get(1),
+            path: row.get(2),
+            versions: versions
+                .iter()
+                .map(|v| VersionView {
+                    id: v.get(0),
+                    sha256: v.get(1),
+                    size: v.get::<i64, _>(2) as u64,
+                    active: v.get::<i64, _>(3) == 1,
+                    retired: v.get(4),
+                    games: v.get::<Option<i64>, _>(5).unwrap_or(0) as u64,
+                    mu: v.get::<Option<f64>, _>(6).unwrap_or(prior.mu),
+                    sigma: v.get::<Option<f64>, _>(7).unwrap_or(prior.sigma),
+                    mean_score: v.get::<Option<f64>, _>(8).unwrap_or(0.0),
+                })
+                .collect(),
+            games: self.games(game, Some(name), limit)?,
+        })
+    }
+
+    /// Runs `f` on the pool, for checks (tests) and one-off statements.
+    pub fn with_pool<T>(&self, f: impl AsyncFnOnce(&SqlitePool) -> T) -> T {
+        self.rt.block_on(f(&self.pool))
+    }
+}
+
+/// One past the largest id of `table` (the ladder gives ids itself, in SQL both
+/// databases speak).
+async fn next_id(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, table: &str) -> Result<i64, sqlx::Error> {
+    let max: Option<i64> = sqlx::query_scalar(&format!("SELECT MAX(id) FROM {table}")).fetch_one(&mut **tx).await?;
+    Ok(max.unwrap_or(0) + 1)
+}

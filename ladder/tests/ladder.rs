@@ -1,0 +1,350 @@
+//! The ladder's guarantees, on real databases in temporary directories: the schema's
+//! versions (new, older upgraded, newer refused), the lock against a second ladder,
+//! entries and versions, ratings that depend only on the set of games (shuffled
+//! insertion, 1 job vs 2), bots joining a running ladder, and a newcomer settling in a
+//! bounded number of games.
+//!
+//! The kill -9 test runs the binary and lives with the integration tests
+//! (`tests/ladder.rs` of the workspace).
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use arena::games::zombies::Zombies;
+use arena::loaders::{self, Discovery, ScriptLimits, SearchPaths};
+use arena::tournament::Plan;
+use arena_ladder::LadderError;
+use arena_ladder::run::{Event, Settings, rerate, run};
+use arena_ladder::store::{Found, GameRow, LoadError, MIGRATOR, Store, lock};
+use sqlx::migrate::Migrator;
+
+fn found(name: &str, sha: &str) -> Found {
+    Found {
+        name: name.into(),
+        kind: "rhai".into(),
+        path: PathBuf::from(format!("{name}.rhai")),
+        sha256: sha.into(),
+        size: 1,
+    }
+}
+
+fn game_row(id: i64, lineup: &[i64], scores: &[u32]) -> GameRow {
+    GameRow {
+        id,
+        game: "zombies".into(),
+        seed: u64::MAX - id as u64,
+        ladder_seed: 7,
+        rules_version: 1,
+        options: "{}".into(),
+        pairing: None,
+        lineup: lineup.to_vec(),
+        result: Ok((10, scores.iter().map(|&s| (s, "{}".to_owned())).collect())),
+        replay: None,
+    }
+}
+
+#[test]
+fn a_new_database_has_every_migration_and_an_older_one_is_upgraded() {
+    let dir = tempfile::tempdir().unwrap();
+    let all: Vec<i64> = MIGRATOR.iter().map(|m| m.version).collect();
+    let fresh = Store::open(&dir.path().join("new.sqlite"), true).unwrap();
+    assert_eq!(fresh.schema_versions().unwrap(), all);
+    // A database made by a program that knew one migration less.
+    let older = Migrator { migrations: Cow::Owned(MIGRATOR.migrations[..all.len() - 1].to_vec()), ..Migrator::DEFAULT };
+    let path = dir.path().join("old.sqlite");
+    let old = Store::open_with(&path, true, &older).unwrap();
+    assert_eq!(old.schema_versions().unwrap(), all[..all.len() - 1]);
+    drop(old);
+    let upgraded = Store::open(&path, false).unwrap();
+    assert_eq!(upgraded.schema_versions().unwrap(), all);
+    upgraded.sync("zombies", &[found("a", "1")], &[]).unwrap();
+}
+
+#[test]
+fn a_newer_database_and_a_file_that_is_no_database_are_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("newer.sqlite");
+    let store = Store::open(&path, true).unwrap();
+    store.with_pool(async |pool| {
+        sqlx::query(
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+             VALUES (99990101000000, 'from the future', TRUE, X'00', 0)",
+        )
+        .execute(pool)
+        .await
+        .unwrap();
+    });
+    drop(store);
+    let err = Store::open(&path, false).unwrap_err();
+    assert!(matches!(err, LadderError::Newer { version: 99990101000000, .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.starts_with(&path.display().to_string()) && !text.contains('\n'), "{text}");
+    assert!(text.contains("newer than this arena knows"), "{text}");
+
+    let junk = dir.path().join("junk.sqlite");
+    std::fs::write(&junk, vec![b'x'; 4096]).unwrap();
+    let text = Store::open(&junk, false).unwrap_err().to_string();
+    assert!(text.starts_with(&junk.display().to_string()) && !text.contains('\n'), "{text}");
+    let missing = dir.path().join("missing.sqlite");
+    assert!(matches!(Store::open(&missing, false), Err(LadderError::Open { .. })));
+    assert!(!missing.exists(), "a reading command creates no database");
+}
+
+#[test]
+fn a_second_ladder_on_one_database_is_refused_until_the_first_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.sqlite");
+    let first = lock(&db).unwrap();
+    let err = lock(&db).unwrap_err();
+    assert!(matches!(err, LadderError::Busy { .. }), "{err:?}");
+    assert!(err.to_string().contains("another ladder is running"), "{err}");
+    drop(first);
+    lock(&db).unwrap();
+}
+
+#[test]
+fn a_changed_file_is_a_new_version_and_the_old_one_is_retired_with_its_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("c.sqlite"), true).unwrap();
+    let bad = LoadError { path: "broken.rhai".into(), reason: "syntax error".into() };
+    let s = store.sync("zombies", &[found("a", "1"), found("b", "1")], std::slice::from_ref(&bad)).unwrap();
+    assert_eq!(s.new_entries, ["a", "b"]);
+    let (a1, b1) = (s.versions[0], s.versions[1]);
+    assert_eq!(store.load_errors("zombies").unwrap(), [bad]);
+    store.commit_game(&game_row(1, &[a1, b1], &[5, 3])).unwrap();
+    // Same files: nothing changes.
+    let same = store.sync("zombies", &[found("a", "1"), found("b", "1")], &[]).unwrap();
+    assert_eq!((same.versions.clone(), same.new_versions.len()), (vec![a1, b1], 0));
+    assert!(store.load_errors("zombies").unwrap().is_empty(), "a file that loads again leaves the list");
+    // a changed, b gone, c added and then broken.
+    store.sync("zombies", &[found("a", "1"), found("b", "1"), found("c", "1")], &[]).unwrap();
+    let broken = LoadError { path: "c.rhai".into(), reason: "syntax error".into() };
+    let s = store.sync("zombies", &[found("a", "2")], &[broken]).unwrap();
+    assert_eq!(s.new_versions, ["a"]);
+    let gone = [("b", "its file is gone"), ("c", "its file no longer loads: syntax error")];
+    assert_eq!(s.gone, gone.map(|(n, w)| (n.to_owned(), w.to_owned())));
+    assert_ne!(s.versions[0], a1);
+    rerate::<Zombies>(&store).unwrap();
+    let a = store.entry("zombies", "a", 10).unwrap();
+    assert_eq!(a.versions.len(), 2);
+    assert!(!a.versions[0].active && a.versions[0].retired.as_deref() == Some("replaced by a new version"));
+    assert_eq!(a.versions[0].games, 1, "the old version keeps its game and rating");
+    assert!(a.versions[1].active && a.versions[1].games == 0);
+    assert_eq!(a.games.len(), 1);
+    // The leaderboard shows the active versions; --all also the retired ones.
+    assert_eq!(store.leaderboard("zombies", false).unwrap().len(), 1);
+    assert_eq!(store.leaderboard("zombies", true).unwrap().len(), 4);
+    // A game id stored once cannot be stored again.
+    assert!(store.commit_game(&game_row(1, &[a1, b1], &[5, 3])).is_err());
+    assert_eq!(store.games("zombies", None, 10).unwrap().len(), 1);
+}
+
+#[test]
+fn ratings_do_not_depend_on_the_order_games_were_stored_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let games: Vec<GameRow> = (1..=30)
+        .map(|i| {
+            let lineup = [1 + i % 4, 1 + (i + 1) % 4, 1 + (i + 2) % 4];
+            game_row(i, &lineup, &[(i * 7 % 5) as u32, (i * 3 % 4) as u32, 2])
+        })
+        .collect();
+    let mut shuffled = games.clone();
+    shuffled.reverse();
+    shuffled.swap(2, 20);
+    shuffled.swap(5, 11);
+    let tables: Vec<_> = [games, shuffled]
+        .iter()
+        .enumerate()
+        .map(|(k, rows)| {
+            let store = Store::open(&dir.path().join(format!("{k}.sqlite")), true).unwrap();
+            let names = ["a", "b", "c", "d"].map(|n| found(n, "1"));
+            store.sync("zombies", &names, &[]).unwrap();
+            for row in rows {
+                store.commit_game(row).unwrap();
+            }
+            rerate::<Zombies>(&store).unwrap();
+            store.leaderboard("zombies", true).unwrap()
+        })
+        .collect();
+    assert_eq!(tables[0], tables[1]);
+    assert!(tables[0].iter().all(|s| s.games > 0) && tables[0][0].mu != tables[0][3].mu, "{:?}", tables[0]);
+}
+
+#[test]
+fn games_of_pairs_are_stored_with_their_match_and_rated_by_it() {
+    use arena_ladder::rating::rate;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("hex.sqlite"), true).unwrap();
+    let s = store.sync("hex", &[found("a", "1"), found("b", "1")], &[]).unwrap();
+    let (a, b) = (s.versions[0], s.versions[1]);
+    // a survives 30 as humans against b; b only 20 against a: a wins the match.
+    let mut first = game_row(1, &[a, b], &[30, 0]);
+    let mut second = game_row(2, &[b, a], &[20, 0]);
+    (first.game, second.game) = ("hex".into(), "hex".into());
+    (first.pairing, second.pairing) = (Some(1), Some(1));
+    store.commit_game(&second).unwrap();
+    store.commit_game(&first).unwrap();
+    let played = store.played_games("hex").unwrap();
+    assert_eq!(played.iter().map(|g| (g.id, g.pairing)).collect::<Vec<_>>(), [(1, Some(1)), (2, Some(1))]);
+    let ratings = rate(&played, true);
+    assert!(ratings[&a].mu > ratings[&b].mu, "{ratings:?}");
+    assert_eq!((ratings[&a].mean_score, ratings[&b].mean_score), (30.0, 20.0));
+}
+
+fn zombies_bots() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/zombies")
+}
+
+fn scan(dir: &Path) -> Discovery<Zombies> {
+    loaders::discover(&SearchPaths { plugins: vec![], scripts: vec![dir.to_owned()] }, &ScriptLimits::default())
+}
+
+fn settings(jobs: usize, games: u64) -> Settings<Zombies> {
+    let mut plan = Plan::<Zombies>::new(11, 0);
+    plan.jobs = jobs;
+    plan.record = true;
+    plan.config.max_turns = Some(15);
+    Settings { plan, batch: 4, seats: 2, games: Some(games) }
+}
+
+#[test]
+fn one_job_or_two_play_the_same_games_and_give_the_same_table() {
+    let bots = tempfile::tempdir().unwrap();
+    for name in ["drifter.rhai", "sentinel.rhai"] {
+        std::fs::copy(zombies_bots().join(name), bots.path().join(name)).unwrap();
+    }
+    std::fs::copy(zombies_bots().join("drifter.rhai"), bots.path().join("wanderer.rhai")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let results: Vec<_> = [1, 2]
+        .iter()
+        .map(|&jobs| {
+            let store = Store::open(&dir.path().join(format!("jobs{jobs}.sqlite")), true).unwrap();
+            let summary =
+                run(&store, &settings(jobs, 8), &mut || scan(bots.path()), &AtomicBool::new(false), &mut |_| {})
+                    .unwrap();
+            assert_eq!((summary.played, summary.lost, summary.batches), (8, 0, 2));
+            let games: Vec<_> = store
+                .games("zombies", None, 100)
+                .unwrap()
+                .into_iter()
+                .map(|g| (g.id, g.seed, g.seats.iter().map(|s| (s.entry.clone(), s.score)).collect::<Vec<_>>()))
+                .collect();
+            (store.leaderboard("zombies", false).unwrap(), games)
+        })
+        .collect();
+    assert_eq!(results[0], results[1]);
+    assert_eq!(results[0].1.len(), 8);
+    // Seats were 2: the 8 games cover all 3 pairs of the three entries.
+    let pairs: std::collections::BTreeSet<(String, String)> = results[0]
+        .1
+        .iter()
+        .map(|(_, _, s)| {
+            let (a, b) = (s[0].0.clone(), s[1].0.clone());
+            if a < b { (a, b) } else { (b, a) }
+        })
+        .collect();
+    assert_eq!(pairs.len(), 3, "{:?}", results[0].1);
+}
+
+#[test]
+fn bots_join_between_batches_and_a_changed_file_starts_a_new_version() {
+    let bots = tempfile::tempdir().unwrap();
+    for name in ["drifter.rhai", "sentinel.rhai"] {
+        std::fs::copy(zombies_bots().join(name), bots.path().join(name)).unwrap();
+    }
+    std::fs::write(bots.path().join("broken.rhai"), "fn turn( {").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("c.sqlite"), true).unwrap();
+    let mut scans = 0;
+    let mut scan_dir = || {
+        scans += 1;
+        if scans == 2 {
+            // Between the batches: a bot dropped in, and one changed.
+            std::fs::copy(zombies_bots().join("drifter.rhai"), bots.path().join("newcomer.rhai")).unwrap();
+            let mut text = std::fs::read_to_string(bots.path().join("sentinel.rhai")).unwrap();
+            text.push_str("\n// version 2\n");
+            std::fs::write(bots.path().join("sentinel.rhai"), text).unwrap();
+        }
+        scan(bots.path())
+    };
+    let mut events = Vec::new();
+    let mut on_event = |e: Event<'_>| match e {
+        Event::Scanned(s, errors) => events.push(format!(
+            "joined {:?} new {:?} errors {:?}",
+            s.new_entries,
+            s.new_versions,
+            errors.iter().map(|e| e.path.rsplit('/').next().unwrap_or_default().to_owned()).collect::<Vec<_>>()
+        )),
+        Event::Game(g) => events.push(format!("game {}", g.id)),
+    };
+    run(&store, &settings(1, 8), &mut scan_dir, &AtomicBool::new(false), &mut on_event).unwrap();
+    assert_eq!(events[0], r#"joined ["drifter", "sentinel"] new [] errors ["broken.rhai"]"#, "{events:#?}");
+    assert_eq!(events[5], r#"joined ["newcomer"] new ["sentinel"] errors ["broken.rhai"]"#, "{events:#?}");
+    let newcomer = store.entry("zombies", "newcomer", 10).unwrap();
+    let sentinel = store.entry("zombies", "sentinel", 10).unwrap();
+    assert_eq!(sentinel.versions.len(), 2);
+    assert!(!sentinel.versions[0].active && sentinel.versions[0].games > 0, "{sentinel:?}");
+    // The two new versions (the newcomer's, sentinel's second), with the fewest games,
+    // are in every game of their first batch.
+    let new = [newcomer.versions[0].id, sentinel.versions[1].id];
+    for g in store.games("zombies", None, 4).unwrap() {
+        assert!(g.id > 4 && g.seats.iter().any(|s| new.contains(&s.version)), "{g:?}");
+    }
+    assert!(newcomer.games.len() >= 2, "{newcomer:?}");
+    assert_eq!(store.load_errors("zombies").unwrap().len(), 1);
+    // Every stored game replays from the database alone.
+    let (game, bytes) = store.replay(8).unwrap();
+    assert_eq!(game, "zombies");
+    let replay = arena::replay::Replay::<Zombies>::from_bytes(&bytes).unwrap();
+    assert_eq!(replay.header.seed, store.game(8).unwrap().seed);
+    replay.verify().unwrap();
+}
+
+/// A newcomer reaches a settled rating in a bounded number of games: in a simulated
+/// ladder of versions of known strength (the stronger always scores more), a newcomer
+/// of middle strength joins; after a bounded number of its games (it plays every game
+/// until it has caught up), its sigma is small and it ranks where its strength puts it.
+#[test]
+fn a_newcomer_reaches_a_settled_rating_in_a_bounded_number_of_games() {
+    use arena_ladder::rating::{PlayedGame, Rated, rate};
+    use arena_ladder::schedule::{Candidate, Meetings, schedule};
+    // Versions 1..=6 of strength 10, 20, ..., 60; version 7 (the newcomer) of 35.
+    let strength = |v: i64| if v == 7 { 35 } else { 10 * v as u32 };
+    let mut games: Vec<PlayedGame> = Vec::new();
+    let play = |versions: &[i64], games: &mut Vec<PlayedGame>, batches: usize| {
+        for _ in 0..batches {
+            let ratings = rate(games, false);
+            let mut meetings = Meetings::new();
+            for g in games.iter() {
+                for (i, &(a, _)) in g.seats.iter().enumerate() {
+                    for &(b, _) in &g.seats[i + 1..] {
+                        *meetings.entry((a.min(b), a.max(b))).or_default() += 1;
+                    }
+                }
+            }
+            let candidates: Vec<Candidate> = versions
+                .iter()
+                .map(|&v| {
+                    let r = ratings.get(&v).copied().unwrap_or_else(Rated::prior);
+                    Candidate { version: v, games: r.games, mu: r.mu, sigma: r.sigma }
+                })
+                .collect();
+            for lineup in schedule(&candidates, &meetings, 3, false, 8) {
+                let id = games.len() as i64 + 1;
+                games.push(PlayedGame { id, pairing: None, seats: lineup.iter().map(|&v| (v, strength(v))).collect() });
+            }
+        }
+    };
+    play(&[1, 2, 3, 4, 5, 6], &mut games, 10);
+    let before = games.len();
+    play(&[1, 2, 3, 4, 5, 6, 7], &mut games, 4);
+    let ratings = rate(&games, false);
+    let newcomer = ratings[&7];
+    let its_games = games[before..].iter().filter(|g| g.seats.iter().any(|s| s.0 == 7)).count();
+    assert!(its_games <= 32, "{its_games}");
+    // Settled: its uncertainty under 40% of the prior's.
+    assert!(newcomer.sigma < 0.4 * Rated::prior().sigma, "settled: {newcomer:?}");
+    // It ranks between the versions of strength 30 and 40.
+    assert!(ratings[&3].mu < newcomer.mu && newcomer.mu < ratings[&4].mu, "{ratings:#?}");
+}
