@@ -7,6 +7,7 @@
 //! - `newcomer`: the defects a first-time entrant hit (issue 23), through the binary;
 //! - `layout`: the host's code names a game only inside `host/src/games/`.
 
+mod boxes;
 mod cli;
 mod eggs_bots;
 mod eggs_cli;
