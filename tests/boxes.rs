@@ -73,7 +73,13 @@ struct Setup {
 impl Setup {
     fn new() -> Setup {
         let keep = std::env::var_os("ARENA_BOXES_KEEP").is_some();
-        let dir = tempfile::Builder::new().prefix("arena-boxes-").disable_cleanup(keep).tempdir().unwrap();
+        // Not under /tmp, which every box has a private one of (a write there lands in
+        // the box's own /tmp): the attackers' target must be on the real file system.
+        let dir = tempfile::Builder::new()
+            .prefix("arena-boxes-")
+            .disable_cleanup(keep)
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
         if keep {
             eprintln!("kept in {}", dir.path().display());
         }
