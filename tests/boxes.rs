@@ -437,10 +437,9 @@ fn a_program_bot_cannot_signal_another_entrys_processes() {
 
 #[test]
 fn a_program_bot_cannot_signal_another_entrys_processes_in_strict_mode() {
-    attack_test(PROGRAM_SIGNALS, Mode::Strict, |o| {
-        signals_reach_nobody(o, "py-attacker");
-        assert!(o.log("py-attacker").contains("signals: 0 of 0 reached"), "{}", o.log("py-attacker"));
-    });
+    // Its box holds its own worker (its parent), which it may kill: that costs only
+    // itself.
+    attack_test(PROGRAM_SIGNALS, Mode::Strict, |o| signals_reach_nobody(o, "py-attacker"));
 }
 
 const PTRACE: Attack = Attack { natives: &[("attacker", "PTRACE")], programs: &[], call_timeout_ms: 1000 };
@@ -553,13 +552,14 @@ const READ: Attack = Attack {
 };
 
 fn nothing_read(o: &Outcome) {
+    let mut got = Vec::new();
     for entry in ["attacker", "py-attacker"] {
         let log = o.log(entry);
         let reads: Vec<&str> = log.lines().filter(|l| l.starts_with("read ")).collect();
         assert!(!reads.is_empty(), "the attack did not run: {log}\n{}", o.context());
-        let got: Vec<&&str> = reads.iter().filter(|l| !l.ends_with(": refused")).collect();
-        assert!(got.is_empty(), "{:?}: {entry} read other entries' files: {got:?}", o.mode);
+        got.extend(reads.iter().filter(|l| !l.ends_with(": refused")).map(|l| format!("{entry}: {l}")));
     }
+    assert!(got.is_empty(), "{:?}: other entries' files read:\n{}", o.mode, got.join("\n"));
 }
 
 // Unboxed: both read every log and bot file.

@@ -6,10 +6,11 @@
 # does (BEHAVIOUR):
 #
 #   stay        nothing (the reference's stand-in)
-#   signals     from its call 3 on, before every answer, sends SIGSTOP, SIGSEGV and
-#               SIGKILL to every visible process but itself, its parent and pid 1 (and,
-#               as a fuse for a run without boxes, only those whose command line names
-#               MARKER); logs how many it reached
+#   signals     from its call 3 on, a thread sends SIGSTOP, SIGSEGV and SIGKILL every
+#               5 ms to every visible process but itself and pid 1 (its parent, a
+#               worker, included after its first second; and, as a fuse for a run without boxes, only those
+#               whose command line names MARKER); it logs at every call how many it
+#               reached
 #   daemon      at its call 3, a double-forked daemon (setsid) that for 60 s tries every
 #               100 ms to create TARGET (in the tournament's directory)
 #   shm_maker   at its first call, creates a SysV shared memory segment of key KEY and
@@ -20,6 +21,7 @@ import ctypes
 import os
 import signal
 import sys
+import threading
 import time
 
 BEHAVIOUR = "@BEHAVIOUR@"
@@ -34,9 +36,9 @@ def log(*what):
 
 
 def others():
-    me, parent = os.getpid(), os.getppid()
+    me = os.getpid()
     for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) in (1, me, parent):
+        if not name.isdigit() or int(name) in (1, me):
             continue
         try:
             with open(f"/proc/{name}/cmdline", "rb") as f:
@@ -51,15 +53,19 @@ reached = attempts = 0
 
 def signals():
     global reached, attempts
-    for pid in others():
-        for sig in (signal.SIGSTOP, signal.SIGSEGV, signal.SIGKILL):
-            attempts += 1
-            try:
-                os.kill(pid, sig)
-                reached += 1
-            except OSError:
-                pass
-    log(f"signals: {reached} of {attempts} reached")
+    started = time.monotonic()
+    while True:
+        # Its parent (its worker) last, after a second: the others first.
+        spare = os.getppid() if time.monotonic() - started < 1 else None
+        for pid in [p for p in others() if p != spare]:
+            for sig in (signal.SIGSTOP, signal.SIGSEGV, signal.SIGKILL):
+                attempts += 1
+                try:
+                    os.kill(pid, sig)
+                    reached += 1
+                except OSError:
+                    pass
+        time.sleep(0.005)
 
 
 def daemon():
@@ -125,9 +131,11 @@ while True:
         log(f"uid {os.getuid()}")
         if BEHAVIOUR == "shm_maker":
             shm_make()
+    if BEHAVIOUR == "signals" and calls == 3:
+        threading.Thread(target=signals, daemon=True).start()
     if BEHAVIOUR == "signals" and calls >= 3:
-        signals()
-    elif BEHAVIOUR == "daemon" and calls == 3:
+        log(f"signals: {reached} of {attempts} reached")
+    if BEHAVIOUR == "daemon" and calls == 3:
         daemon()
     elif BEHAVIOUR == "shm_seeker" and calls >= 2:
         shm_seek()
