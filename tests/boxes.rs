@@ -15,9 +15,12 @@
 //! - what the attacker itself logged about its attack (refused, or nothing visible);
 //! - where the host can know it, the attacker's own verdict.
 //!
-//! Every attack does succeed without boxes (`--trust-bots`; tried by hand with
-//! `ARENA_BOXES_TRUST=1`, which plays the attack tournaments unboxed: see each test's
-//! comment for what happened); the committed tests assert only the boxed outcome. Each
+//! Every attack but the noisy neighbour (which the clock stops, not the box) succeeds
+//! without boxes (`--trust-bots`; tried by hand with `ARENA_BOXES_TRUST=1`, which plays
+//! the attack tournaments unboxed and fails them: see each test's comment for what
+//! happened); the committed tests assert only the boxed outcome. The default isolation
+//! (one shared worker, whose box holds every entry) fails six of them: those are ignored,
+//! each naming the hole (docs/hardening.md). Each
 //! host is killed after 120 s (the test then fails): no test hangs. The tests run one at
 //! a time (each measures what an attacker leaves behind on the machine).
 
@@ -111,7 +114,8 @@ impl Setup {
     /// bots of the same names that only stay).
     fn corpus(&self, name: &str, attack: &Attack, stand_in: bool) -> Corpus {
         let base = self.dir.path().join(name);
-        let corpus = Corpus { plugins: base.join("plugins"), scripts: base.join("scripts"), logs: base.join("logs"), base };
+        let corpus =
+            Corpus { plugins: base.join("plugins"), scripts: base.join("scripts"), logs: base.join("logs"), base };
         for d in [&corpus.base, &corpus.plugins, &corpus.scripts] {
             std::fs::create_dir_all(d).unwrap();
             std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -262,7 +266,9 @@ fn games(v: &serde_json::Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|g| format!("{} {} {} {} {} {}", g["index"], g["seed"], g["seats"], g["turns"], g["scores"], g["tiebreak"]))
+        .map(|g| {
+            format!("{} {} {} {} {} {}", g["index"], g["seed"], g["seats"], g["turns"], g["scores"], g["tiebreak"])
+        })
         .collect()
 }
 
@@ -397,35 +403,36 @@ fn attack_test(attack: Attack, mode: Mode, check: impl FnOnce(&Outcome)) {
     assert_eq!(shm_segment(), None, "a SysV segment of the attackers is left: {ctx}");
     let outcome = Outcome { mode, setup: &setup, corpus, played };
     check(&outcome);
-    eprintln!("{mode:?}: took {:.1} s (reference {:.1} s)", outcome.played.took.as_secs_f64(), reference.took.as_secs_f64());
+    eprintln!(
+        "{mode:?}: took {:.1} s (reference {:.1} s)",
+        outcome.played.took.as_secs_f64(),
+        reference.took.as_secs_f64()
+    );
 }
 
 /// The counts of a native attacker's line `ptrace: N processes; attached a, seized b,
 /// mem read c, fd 0 written d`: (a, b, c, d).
 fn ptrace_counts(log: &str) -> Option<[u32; 4]> {
-    let line = log.lines().filter(|l| l.starts_with("ptrace: ")).last()?;
-    let nums: Vec<u32> = line
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .filter_map(|s| s.parse().ok())
-        .collect();
+    let line = log.lines().rfind(|l| l.starts_with("ptrace: "))?;
+    let nums: Vec<u32> =
+        line.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).filter_map(|s| s.parse().ok()).collect();
     // "fd 0 written d": the 0 of "fd 0" is in the list.
     (nums.len() == 6).then(|| [nums[1], nums[2], nums[3], nums[5]])
 }
 
 const NATIVE_SIGNALS: Attack = Attack { natives: &[("attacker", "SIGNALS")], programs: &[], call_timeout_ms: 1000 };
-const PROGRAM_SIGNALS: Attack =
-    Attack { natives: &[], programs: &[("py-attacker", "signals")], call_timeout_ms: 1000 };
+const PROGRAM_SIGNALS: Attack = Attack { natives: &[], programs: &[("py-attacker", "signals")], call_timeout_ms: 1000 };
 
 fn signals_reach_nobody(o: &Outcome, entry: &str) {
     let log = o.log(entry);
-    let last = log.lines().filter(|l| l.starts_with("signals: ")).last();
+    let last = log.lines().rfind(|l| l.starts_with("signals: "));
     assert!(last.is_some(), "the attack did not run: {log}\n{}", o.context());
     eprintln!("{:?}: {entry}: {}", o.mode, last.unwrap());
 }
 
-// Unboxed (ARENA_BOXES_TRUST=1), the native signaller kills py-hunter's processes and the
-// workers: honest entries crash ("killed by signal"), games differ.
+// Unboxed (ARENA_BOXES_TRUST=1) the native signaller kills the host itself (exit status
+// not 0), in both modes.
+// Default mode, boxed: fails (ignored): the shared worker's box holds py-hunter too.
 #[test]
 #[ignore = "hole: in the default shared worker, program bots run in the worker's box (its uid, its PID namespace): the native attacker SIGKILLs every py-hunter process (12 errors, killed by signal 9; scores changed)"]
 fn a_native_bot_cannot_signal_another_entrys_processes() {
@@ -441,6 +448,8 @@ fn a_native_bot_cannot_signal_another_entrys_worker_in_strict_mode() {
     });
 }
 
+// Unboxed: it kills py-hunter's processes (a program of a root host runs as nobody, as
+// they all do), in both modes: the games differ.
 #[test]
 #[ignore = "hole: in the default shared worker, program bots share the worker's box: one program SIGKILLs the other (py-hunter: 12 errors, killed by signal 9; scores changed)"]
 fn a_program_bot_cannot_signal_another_entrys_processes() {
@@ -462,7 +471,9 @@ fn nothing_traced(o: &Outcome) {
     assert_eq!(counts, [0; 4], "attached, seized, /proc/<pid>/mem read, fd 0 written: {log}");
 }
 
-// Unboxed: attaches to and reads the memory of the honest processes, writes their stdin.
+// Unboxed: its forged lines in the others' stdin stall the tournament (killed at 120 s),
+// in both modes. Default mode, boxed: fails (ignored): it attaches py-hunter, reads its
+// memory and writes its stdin (the worker's children, in the worker's box).
 #[test]
 #[ignore = "hole: in the default shared worker, the native attacker PTRACE_ATTACHes py-hunter's processes (its worker's children), reads their /proc/<pid>/mem and writes their stdin: py-hunter out, over its time limit 3 calls in a row"]
 fn a_native_bot_cannot_ptrace_read_the_memory_of_or_write_to_another_process() {
@@ -475,8 +486,7 @@ fn a_native_bot_cannot_ptrace_read_the_memory_of_or_write_to_another_process_in_
 }
 
 const NATIVE_DAEMON: Attack = Attack { natives: &[("attacker", "DAEMON")], programs: &[], call_timeout_ms: 1000 };
-const PROGRAM_DAEMON: Attack =
-    Attack { natives: &[], programs: &[("py-attacker", "daemon")], call_timeout_ms: 1000 };
+const PROGRAM_DAEMON: Attack = Attack { natives: &[], programs: &[("py-attacker", "daemon")], call_timeout_ms: 1000 };
 
 /// The daemon started; a few seconds after the host ended, it has written nothing (the
 /// common checks found no process of it).
@@ -488,7 +498,7 @@ fn daemon_dies_with_its_box(o: &Outcome, entry: &str) {
 }
 
 // Unboxed: the daemon outlives the tournament and writes attacker-was-here in its
-// directory for a minute.
+// directory (the program's too, run as nobody: the directory is writable by all).
 #[test]
 fn a_native_bots_daemon_does_not_outlive_its_box() {
     attack_test(NATIVE_DAEMON, Mode::Default, |o| daemon_dies_with_its_box(o, "attacker"));
@@ -522,7 +532,8 @@ fn no_way_out(o: &Outcome) {
     assert!(log.lines().any(|l| l.starts_with("root writes: 0 of")), "{log}");
 }
 
-// Unboxed as root: CapEff is full, the remount and every write succeed.
+// Unboxed as root: CapEff is full, the writes (direct and through /proc/<pid>/root) and
+// the setns succeed (the remount is not tried as uid 0: it would be the machine's /).
 #[test]
 fn a_native_bot_has_no_capabilities_and_cannot_remount_or_write_outside() {
     attack_test(ESCAPE, Mode::Default, no_way_out);
@@ -543,11 +554,15 @@ fn no_shared_segment(o: &Outcome) {
     let (maker, seeker) = (o.log("py-shm-maker"), o.log("py-shm-seeker"));
     assert!(maker.contains("shm: made"), "the attack did not run: {maker}\n{}", o.context());
     assert!(seeker.contains("shm: "), "the attack did not run: {seeker}\n{}", o.context());
-    assert!(!seeker.contains("shm: attached") && !seeker.contains("shm: seen"), "one box saw another's segment: {seeker}");
+    assert!(
+        !seeker.contains("shm: attached") && !seeker.contains("shm: seen"),
+        "one box saw another's segment: {seeker}"
+    );
 }
 
-// Unboxed: the seeker attaches the maker's segment and reads its marker; the segment
-// outlives the tournament.
+// Unboxed: the seeker attaches the maker's segment and reads its marker, and the segment
+// outlives the tournament. Default mode, boxed: the same but for the leftover (ignored):
+// the two programs share the worker's box.
 #[test]
 #[ignore = "hole: in the default shared worker, program bots share the worker's IPC namespace: the seeker attaches the maker's segment and reads its marker at every call"]
 fn two_program_bots_cannot_share_sysv_memory() {
@@ -559,11 +574,8 @@ fn two_program_bots_cannot_share_sysv_memory_in_strict_mode() {
     attack_test(SHM, Mode::Strict, no_shared_segment);
 }
 
-const READ: Attack = Attack {
-    natives: &[("attacker", "READ")],
-    programs: &[("py-attacker", "read")],
-    call_timeout_ms: 1000,
-};
+const READ: Attack =
+    Attack { natives: &[("attacker", "READ")], programs: &[("py-attacker", "read")], call_timeout_ms: 1000 };
 
 fn nothing_read(o: &Outcome) {
     let mut got = Vec::new();
@@ -576,7 +588,9 @@ fn nothing_read(o: &Outcome) {
     assert!(got.is_empty(), "{:?}: other entries' files read:\n{}", o.mode, got.join("\n"));
 }
 
-// Unboxed: both read every log and bot file.
+// Unboxed: both read libegg_hunter.so and py-hunter.py (the logs are refused either
+// way). Default mode, boxed: the same (ignored): the shared worker's box shows every
+// entry's files.
 #[test]
 #[ignore = "hole: in the default shared worker, the box binds every entry's files: native and program attackers read libegg_hunter.so and py-hunter.py (the logs are refused)"]
 fn a_bot_cannot_read_other_entries_logs_or_files() {
@@ -601,7 +615,8 @@ fn hung_attacker_is_out(o: &Outcome) {
     }
 }
 
-// Unboxed the same (the host times the call itself); the version hung for ever.
+// Unboxed the same (the host times the call the referee awaits itself); the issue's
+// version hung for ever. Default mode: the tournament hangs (ignored).
 #[test]
 fn a_native_bot_that_clears_its_blame_page_and_blocks_is_out_in_strict_mode() {
     attack_test(BLAME, Mode::Strict, hung_attacker_is_out);
