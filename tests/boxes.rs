@@ -526,6 +526,9 @@ fn no_way_out(o: &Outcome) {
     assert!(log.contains("setns: "), "the attack did not run: {log}\n{}", o.context());
     eprintln!("{:?}: {log}", o.mode);
     assert!(log.contains("CapEff: 0000000000000000"), "capabilities in the box: {log}");
+    // In its call, nothing but itself and its box's init is alive in its box (the other
+    // entries' processes run in theirs, or, in the shared worker, between its calls).
+    assert!(log.lines().filter(|l| l.starts_with("visible: ")).all(|l| l == "visible: 0"), "{log}");
     assert!(log.contains("remount: refused"), "{log}");
     assert!(log.contains("write: refused"), "{log}");
     assert!(log.contains("write after: refused"), "{log}");

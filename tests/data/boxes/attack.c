@@ -3,16 +3,20 @@
  * at their call TRIGGER (3), attack what is outside their box, as chosen at compile time:
  *
  *   -DSIGNALS   a thread that, every 5 ms until the process ends, sends SIGSTOP, SIGSEGV
- *               and SIGKILL to every process visible in /proc but itself and pid 1 (and, as a fuse for a run without boxes, only to those whose command
- *               line names MARKER, the test's directory); logs how many it reached
+ *               and SIGKILL to every process visible in /proc but itself and pid 1
+ *               (and, as a fuse for a run without boxes, only to those whose command
+ *               line names MARKER, the test's directory); logs at every call how many
+ *               it reached
  *   -DPTRACE    a thread that, every 5 ms until the process ends, tries PTRACE_ATTACH
  *               and PTRACE_SEIZE of every visible process (as SIGNALS chooses them), a
  *               read of its /proc/<pid>/mem (its first readable mapping), a write of
  *               forged lines to its /proc/<pid>/fd/0; logs at every call what worked
  *   -DDAEMON    a double-forked daemon (setsid) that outlives its game: for 60 s it tries
  *               every 100 ms to create TARGET_FILE (in the tournament's directory)
- *   -DESCAPE    logs its CapEff, remounts / read-write, writes TARGET_FILE directly and
- *               through /proc/<pid>/root of every visible process, unshares and setns-es
+ *   -DESCAPE    logs its CapEff and how many other processes it sees, remounts /
+ *               read-write (not as uid 0), writes TARGET_FILE directly and through
+ *               /proc/<pid>/root of every visible process, unshares and setns-es into
+ *               its parent's namespaces
  *   -DREAD      reads the other entries' logs and bot files (READ_PATHS, ':'-separated)
  *   -DBLAME     a thread zeroes the worker's blame page (the path after --blame in its
  *               command line) in a loop; the call then blocks for ever
@@ -269,6 +273,16 @@ static void attack(void) {
     int fd = open(TARGET_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     zb_logf("write: %s", fd >= 0 ? "done" : "refused");
     if (fd >= 0) close(fd);
+    /* Every process in view but itself and pid 1 (no fuse: only counted). */
+    int visible = 0;
+    DIR *proc = opendir("/proc");
+    for (struct dirent *e; proc && (e = readdir(proc));) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (!*end && pid > 1 && pid != getpid()) visible++;
+    }
+    if (proc) closedir(proc);
+    zb_logf("visible: %d", visible);
     int n = each_other(root_one);
     zb_logf("root writes: %d of %d", root_written, n);
     zb_logf("unshare: %s", unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? "done" : "refused");
