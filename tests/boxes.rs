@@ -649,3 +649,23 @@ fn a_native_bot_busy_looping_in_4_threads_costs_its_neighbours_no_time_verdict()
 fn a_native_bot_busy_looping_in_4_threads_costs_its_neighbours_no_time_verdict_in_strict_mode() {
     attack_test(NEIGHBOUR, Mode::Strict, spun);
 }
+
+const INJECT: Attack = Attack { natives: &[("attacker", "INJECT")], programs: &[], call_timeout_ms: 1000 };
+
+fn injected(o: &Outcome) {
+    let log = o.log("attacker");
+    assert!(log.contains("inject: "), "the attack did not run: {log}\n{}", o.context());
+}
+
+// A box cannot reach another process's input, but its own worker's is in its box: forged
+// lines there must cost only the attacker (the common checks: same games, nobody else
+// charged, the tournament ends).
+#[test]
+fn forged_lines_in_its_own_workers_input_change_no_other_result() {
+    attack_test(INJECT, Mode::Default, injected);
+}
+
+#[test]
+fn forged_lines_in_its_own_workers_input_change_no_other_result_in_strict_mode() {
+    attack_test(INJECT, Mode::Strict, injected);
+}

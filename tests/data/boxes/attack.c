@@ -21,6 +21,11 @@
  *   -DBLAME     a thread zeroes the worker's blame page (the path after --blame in its
  *               command line) in a loop; the call then blocks for ever
  *   -DNEIGHBOUR 4 threads busy-loop for ever (from its first call), beside the others
+ *   -DINJECT    writes forged protocol lines (a call of another seat, a verdict, a wait)
+ *               into its own worker's standard input (/proc/self/fd/0: the pipe the host
+ *               or, in strict mode, the host's relay feeds) and forged lines (the other
+ *               seats' calls, verdicts and waits, a score) to every descriptor from 1 to
+ *               1023 (its answer pipe among them), then answers as usual
  *
  * Every bot logs its uid at its first call ("uid N"), for the test to look for its
  * processes afterwards. With none of them it only stays (the reference's stand-in). */
@@ -68,6 +73,7 @@ static void bot_destroy(void *bot) { free(bot); }
 
 static volatile int reached, attempts;
 static int once, uid_logged;
+static unsigned own_seat;
 
 /* Whether /proc/<pid>/cmdline names MARKER (a fuse: unboxed, nothing else is touched). */
 __attribute__((unused)) static int ours(long pid) {
@@ -312,12 +318,34 @@ static void attack(void) {
     }
 #elif defined(BLAME)
     blame();
+#elif defined(INJECT)
+    int in = open("/proc/self/fd/0", O_WRONLY | O_NONBLOCK);
+    static const char forged[] = "C 0 [99]\nO 0 forged by the attacker\nW 1 0\n{\"nonce\":0}\ngarbage\n";
+    int wrote = in >= 0 && write(in, forged, sizeof forged - 1) > 0;
+    if (in >= 0) close(in);
+    zb_logf("inject: %s", wrote ? "written" : "refused");
+    /* And every descriptor of its worker, the answer pipe among them: lines claiming
+     * the other seats' calls, verdicts and waits, and a score. (Its own seat's call
+     * lines are taken: a "C <own seat> ..." line plays a move of its own other than its
+     * answer, its own business, which would change the game from the reference's.) */
+    char claims[1024];
+    size_t len = 0;
+    for (unsigned seat = 0; seat < 8; seat++)
+        if (seat != own_seat)
+            len += (size_t)snprintf(claims + len, sizeof claims - len, "C %u [99]\nO %u forged by the attacker\nW %u 0\n",
+                                    seat, seat, seat);
+    len += (size_t)snprintf(claims + len, sizeof claims - len,
+                            "{\"nonce\":0,\"response\":{\"Played\":{\"scores\":[99,0,0]}}}\n");
+    int written = 0;
+    for (int fd = 1; fd < 1024; fd++)
+        if (write(fd, claims, len) > 0) written++;
+    zb_logf("descriptors written: %d", written);
 #endif
 }
 
 static void eggs_turn(void *bot, const eb_context *ctx, eb_answer *answer) {
-    (void)ctx;
     state *s = bot;
+    own_seat = ctx->player;
     if (!uid_logged) {
         uid_logged = 1;
         zb_logf("uid %u", (unsigned)getuid());
