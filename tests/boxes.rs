@@ -15,12 +15,12 @@
 //! - what the attacker itself logged about its attack (refused, or nothing visible);
 //! - where the host can know it, the attacker's own verdict.
 //!
-//! Every attack but the noisy neighbour (which the clock stops, not the box) succeeds
-//! without boxes (`--trust-bots`; tried by hand with `ARENA_BOXES_TRUST=1`, which plays
-//! the attack tournaments unboxed and fails them: see each test's comment for what
-//! happened); the committed tests assert only the boxed outcome. The default isolation
-//! (one shared worker, whose box holds every entry) fails six of them: those are ignored,
-//! each naming the hole (docs/hardening.md). Each
+//! Every attack but the noisy neighbour and the forged lines (which the clock and the
+//! host's protocol stop, not the box) succeeds without boxes (`--trust-bots`; tried by
+//! hand with `ARENA_BOXES_TRUST=1`, which plays the attack tournaments unboxed and fails
+//! them: see each test's comment for what happened); the committed tests assert only the
+//! boxed outcome. The default isolation (one shared worker, whose box holds every entry)
+//! fails six of them: those are ignored, each naming the hole (docs/hardening.md). Each
 //! host is killed after 120 s (the test then fails): no test hangs. The tests run one at
 //! a time (each measures what an attacker leaves behind on the machine).
 
@@ -657,9 +657,13 @@ fn injected(o: &Outcome) {
     assert!(log.contains("inject: "), "the attack did not run: {log}\n{}", o.context());
 }
 
-// A box cannot reach another process's input, but its own worker's is in its box: forged
-// lines there must cost only the attacker (the common checks: same games, nobody else
-// charged, the tournament ends).
+// A box cannot reach another process's input, but its own worker's descriptors are in its
+// box: forged lines there must cost only the attacker (the common checks: same games,
+// nobody else charged, the tournament ends). Boxed, its input pipe cannot be opened for
+// writing; unboxed (as root) it can, and still nothing changes: what stops the rest is
+// the host's protocol (nonces, a seat's lines taken only from its own process), not the
+// box, so this test passes unboxed too. (A `C` line of its own seat is taken: it changes
+// its own move, and so the game; attack.c leaves its own seat out.)
 #[test]
 fn forged_lines_in_its_own_workers_input_change_no_other_result() {
     attack_test(INJECT, Mode::Default, injected);
