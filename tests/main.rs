@@ -8,6 +8,7 @@
 //! - `ladder`: `arena ladder` killed with SIGKILL and resumed, stopped by Ctrl-C, read back;
 //! - `layout`: the host's code names a game only inside `host/src/games/`.
 
+mod boxes;
 mod cli;
 mod deciding;
 mod eggs_bots;

@@ -1,0 +1,675 @@
+//! The attack corpus of issue #30 (Must 6): a box per entry. Each test plays a small
+//! eggs tournament of the honest bundled bots (the `egg-hunter` plugin and
+//! `scripts/eggs/py-hunter.py`) beside an attacker from `tests/data/boxes/` (a C bot,
+//! `attack.c` built with `-D<ATTACK>`, or a Python program, `attack.py`), boxed as by
+//! default (no `--sandbox`, no `--trust-bots`), in the default isolation (one shared
+//! worker) and in `--isolate strict` (a worker per entry and a referee), and checks:
+//!
+//! - the games are those of a reference tournament where each attacker is replaced by a
+//!   stand-in of the same name that only stays (as the attackers' players do): no score
+//!   changed, every game played, none lost, exit status 0;
+//! - the honest entries were never blamed (no error, overrun or disqualification);
+//! - nothing of the attacker is left: no process of the uid it logged (a box uid, when
+//!   the host is root) nor any whose command line names the test's directory, no file it
+//!   tried to write outside its box, no SysV segment it made;
+//! - what the attacker itself logged about its attack (refused, or nothing visible);
+//! - where the host can know it, the attacker's own verdict.
+//!
+//! Every attack but the noisy neighbour and the forged lines (which the clock and the
+//! host's protocol stop, not the box) succeeds without boxes (`--trust-bots`; tried by
+//! hand with `ARENA_BOXES_TRUST=1`, which plays the attack tournaments unboxed and fails
+//! them: see each test's comment for what happened); the committed tests assert only the
+//! boxed outcome. The default isolation (one shared worker, whose box holds every entry)
+//! fails six of them: those are ignored, each naming the hole (docs/hardening.md). Each
+//! host is killed after 120 s (the test then fails): no test hangs. The tests run one at
+//! a time (each measures what an attacker leaves behind on the machine).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::util::{compile_c, data, lib_name, plugin_lib, root};
+
+/// The key of the SysV segment `attack.py`'s `shm_maker` makes.
+const SHM_KEY: u32 = 0x41524E41;
+/// The longest a tournament here may take before the test kills it and fails.
+const HOST_DEADLINE: Duration = Duration::from_secs(120);
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn python() -> Option<&'static str> {
+    ["/usr/bin/python3", "/usr/local/bin/python3"].into_iter().find(|p| Path::new(p).exists())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The default: one shared worker for every entry's code.
+    Default,
+    /// `--isolate strict`: a worker per entry, and a referee.
+    Strict,
+}
+
+/// An attack: native attackers (entry name, `-D` of `attack.c`) and program attackers
+/// (entry name, `attack.py`'s behaviour).
+#[derive(Clone, Copy)]
+struct Attack {
+    natives: &'static [(&'static str, &'static str)],
+    programs: &'static [(&'static str, &'static str)],
+    call_timeout_ms: u64,
+}
+
+impl Attack {
+    fn names(&self) -> Vec<&'static str> {
+        self.natives.iter().map(|n| n.0).chain(self.programs.iter().map(|p| p.0)).collect()
+    }
+}
+
+/// One test's directory: `reference/` and `attack/`, each a tournament's bots, logs and
+/// results.
+struct Setup {
+    dir: tempfile::TempDir,
+    python: &'static str,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let keep = std::env::var_os("ARENA_BOXES_KEEP").is_some();
+        // Not under /tmp, which every box has a private one of (a write there lands in
+        // the box's own /tmp): the attackers' target must be on the real file system.
+        let dir = tempfile::Builder::new()
+            .prefix("arena-boxes-")
+            .disable_cleanup(keep)
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
+        if keep {
+            eprintln!("kept in {}", dir.path().display());
+        }
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        Setup { dir, python: python().expect("python3") }
+    }
+
+    fn marker(&self) -> String {
+        self.dir.path().display().to_string()
+    }
+
+    /// The file attackers try to write: in the attack tournament's own directory (the
+    /// parent of its plugins, scripts and logs), which a box sees read-only.
+    fn target(&self) -> PathBuf {
+        self.dir.path().join("attack/attacker-was-here")
+    }
+
+    /// The other entries' files and logs the reading attackers try.
+    fn read_paths(&self) -> String {
+        let base = self.dir.path().join("attack");
+        ["logs/EggHunter.log", "logs/py-hunter.log", "plugins/libegg_hunter.so", "scripts/py-hunter.py"]
+            .iter()
+            .map(|p| base.join(p).display().to_string())
+            .collect::<Vec<_>>()
+            .join(":")
+    }
+
+    /// Writes `name/` with the honest bots and `attack`'s attackers (or, `stand_in`,
+    /// bots of the same names that only stay).
+    fn corpus(&self, name: &str, attack: &Attack, stand_in: bool) -> Corpus {
+        let base = self.dir.path().join(name);
+        let corpus =
+            Corpus { plugins: base.join("plugins"), scripts: base.join("scripts"), logs: base.join("logs"), base };
+        for d in [&corpus.base, &corpus.plugins, &corpus.scripts] {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        // The tournament's directory is writable by every user (as /tmp is), so that
+        // only a box keeps an attacker's processes from writing there: unboxed, a program
+        // of a root host runs as `nobody`.
+        std::fs::set_permissions(&corpus.base, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        // A copy, not a link: the file is then only under the plugins directory, which
+        // a box hides from the other entries.
+        let honest = plugin_lib("egg-hunter");
+        std::fs::copy(&honest, corpus.plugins.join(honest.file_name().unwrap())).unwrap();
+        let hunter = std::fs::read_to_string(root().join("scripts/eggs/py-hunter.py")).unwrap();
+        write_executable(
+            &corpus.scripts.join("py-hunter.py"),
+            &hunter.replacen("#!/usr/bin/env python3", &format!("#!{}", self.python), 1),
+        );
+        let (marker, target, read) = (self.marker(), self.target().display().to_string(), self.read_paths());
+        for &(entry, define) in attack.natives {
+            let mut flags = vec![
+                format!("-DBOT_NAME=\"{entry}\""),
+                format!("-DMARKER=\"{marker}\""),
+                format!("-DTARGET_FILE=\"{target}\""),
+                format!("-DREAD_PATHS=\"{read}\""),
+                "-pthread".to_owned(),
+            ];
+            if !stand_in {
+                flags.push(format!("-D{define}"));
+            }
+            let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+            compile_c(&data("boxes/attack.c"), &corpus.plugins.join(lib_name(entry)), &flags);
+        }
+        for &(entry, behaviour) in attack.programs {
+            let text = std::fs::read_to_string(data("boxes/attack.py")).unwrap();
+            let text = text
+                .replacen("#!/usr/bin/env python3", &format!("#!{}", self.python), 1)
+                .replace("@BEHAVIOUR@", if stand_in { "stay" } else { behaviour })
+                .replace("@MARKER@", &marker)
+                .replace("@TARGET@", &target)
+                .replace("@READ@", &read);
+            write_executable(&corpus.scripts.join(format!("{entry}.py")), &text);
+        }
+        corpus
+    }
+}
+
+impl Drop for Setup {
+    /// Ends what an attacker left running (only processes naming this test's
+    /// directory, by pid) and its SysV segment, even when a check failed.
+    fn drop(&mut self) {
+        for pid in processes_naming(&self.marker()) {
+            // SAFETY: a plain syscall, on a process of this test's tournaments.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        if shm_segment().is_some() {
+            let _ = Command::new("ipcrm").args(["-M", &SHM_KEY.to_string()]).status();
+        }
+        let _ = std::fs::remove_file(self.target());
+    }
+}
+
+fn write_executable(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+struct Corpus {
+    base: PathBuf,
+    plugins: PathBuf,
+    scripts: PathBuf,
+    logs: PathBuf,
+}
+
+/// A tournament played: its results, outputs and wall time.
+struct Played {
+    v: serde_json::Value,
+    stdout: String,
+    stderr: String,
+    took: Duration,
+}
+
+impl Corpus {
+    /// Plays the tournament (killed, and the test failed, past [`HOST_DEADLINE`]).
+    fn play(&self, mode: Mode, attack: &Attack, trust: bool) -> Played {
+        let json = self.base.join("results.json");
+        let (out, err) = (self.base.join("stdout"), self.base.join("stderr"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_arena"));
+        cmd.args(["--game", "eggs", "--plugins"])
+            .arg(&self.plugins)
+            .arg("--scripts")
+            .arg(&self.scripts)
+            .arg("--logs")
+            .arg(&self.logs)
+            .args(["--call-timeout-ms", &attack.call_timeout_ms.to_string()]);
+        if trust {
+            cmd.arg("--trust-bots");
+        }
+        cmd.args(["tournament", "--seed", "7", "--jobs", "2", "--rounds", "2", "--set", "max_turns=8"]);
+        if mode == Mode::Strict {
+            cmd.args(["--isolate", "strict"]);
+        }
+        cmd.arg("--json").arg(&json);
+        cmd.stdin(Stdio::null())
+            .stdout(std::fs::File::create(&out).unwrap())
+            .stderr(std::fs::File::create(&err).unwrap());
+        let started = Instant::now();
+        let mut child = cmd.spawn().unwrap();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > HOST_DEADLINE {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "{mode:?}: the tournament had not ended after {} s (killed):\n{}\n{}",
+                    HOST_DEADLINE.as_secs(),
+                    std::fs::read_to_string(&out).unwrap_or_default(),
+                    std::fs::read_to_string(&err).unwrap_or_default()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let took = started.elapsed();
+        let (stdout, stderr) =
+            (std::fs::read_to_string(&out).unwrap_or_default(), std::fs::read_to_string(&err).unwrap_or_default());
+        eprintln!("{mode:?}{}: {:.1} s of wall time", if trust { " --trust-bots" } else { "" }, took.as_secs_f64());
+        assert_eq!(status.code(), Some(0), "{mode:?}: {status}\n{stdout}\n{stderr}");
+        assert!(!stderr.contains("skipped"), "{mode:?}: an entry was not loaded:\n{stderr}");
+        let v = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        Played { v, stdout, stderr, took }
+    }
+
+    fn log(&self, entry: &str) -> String {
+        std::fs::read_to_string(self.logs.join(format!("{entry}.log"))).unwrap_or_default()
+    }
+}
+
+fn standing<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("{name}: {v}"))
+}
+
+/// What decides each game: index, seed, seats, turns, scores, tie-break.
+fn games(v: &serde_json::Value) -> Vec<String> {
+    v["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            format!("{} {} {} {} {} {}", g["index"], g["seed"], g["seats"], g["turns"], g["scores"], g["tiebreak"])
+        })
+        .collect()
+}
+
+/// The pids of the processes whose command line names `marker`.
+fn processes_naming(marker: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).replace('\0', " ").contains(marker) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// The processes (pid and command) whose real or effective uid is one of `uids`.
+fn processes_of(uids: &[u32]) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        if e.file_name().to_string_lossy().parse::<i32>().is_err() {
+            continue;
+        }
+        let status = std::fs::read_to_string(e.path().join("status")).unwrap_or_default();
+        let ids: Vec<u32> = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .map(|l| l.split_whitespace().filter_map(|n| n.parse().ok()).collect())
+            .unwrap_or_default();
+        if ids.iter().any(|u| uids.contains(u)) {
+            let name = status.lines().next().unwrap_or("").to_owned();
+            found.push(format!("{} {name}", e.file_name().to_string_lossy()));
+        }
+    }
+    found
+}
+
+/// The line of `/proc/sysvipc/shm` of the attackers' segment, if there is one.
+fn shm_segment() -> Option<String> {
+    let table = std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
+    table.lines().skip(1).find(|l| l.split_whitespace().next() == Some(&SHM_KEY.to_string())).map(str::to_owned)
+}
+
+/// What one attack left for its own checks.
+struct Outcome<'a> {
+    mode: Mode,
+    setup: &'a Setup,
+    corpus: Corpus,
+    played: Played,
+}
+
+impl Outcome<'_> {
+    fn log(&self, entry: &str) -> String {
+        self.corpus.log(entry)
+    }
+
+    fn context(&self) -> String {
+        format!("{:?}:\n{}\n{}", self.mode, self.played.stdout, self.played.stderr)
+    }
+}
+
+/// Plays `attack` in `mode` beside the honest bots and checks what every attack must
+/// (see the module's documentation); then `check` checks the attack's own outcome.
+fn attack_test(attack: Attack, mode: Mode, check: impl FnOnce(&Outcome)) {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if python().is_none() {
+        return eprintln!("skipped: no /usr/bin/python3");
+    }
+    if let Err(why) = arena::process::bwrap_available() {
+        // The host refuses native and program bots then (unless trusted): nothing to try.
+        return eprintln!("skipped: this machine cannot box ({why})");
+    }
+    let trust = std::env::var_os("ARENA_BOXES_TRUST").is_some();
+    let setup = Setup::new();
+    let reference = setup.corpus("reference", &attack, true).play(mode, &attack, true);
+    let corpus = setup.corpus("attack", &attack, false);
+    let played = corpus.play(mode, &attack, trust);
+    let ctx = format!("{mode:?}:\n{}\n{}", played.stdout, played.stderr);
+    for name in attack.names() {
+        // What each attacker says it did, first (for a failure below).
+        let log = corpus.log(name);
+        let lines: Vec<&str> = log.lines().filter(|l| !l.starts_with("---")).collect();
+        eprintln!("{mode:?}: {name}'s log ends: {:?}", &lines[lines.len().saturating_sub(4)..]);
+    }
+    // No result changed or lost.
+    let v = &played.v;
+    assert_eq!(v["played"], reference.v["played"], "{ctx}");
+    assert!(v.get("failed").is_none_or(|f| f.as_array().is_some_and(Vec::is_empty)), "games failed: {ctx}");
+    assert!(!played.stdout.contains("failed"), "{ctx}");
+    assert_eq!(games(v), games(&reference.v), "the games differ from the reference: {ctx}");
+    let attackers = attack.names();
+    for s in v["leaderboard"].as_array().unwrap() {
+        assert_eq!(s["lost"], 0, "{ctx}");
+        let name = s["name"].as_str().unwrap();
+        if attackers.contains(&name) {
+            eprintln!("{mode:?}: attacker {name}: {s}");
+            continue;
+        }
+        // An honest entry: never blamed.
+        assert!(s["calls"].as_u64().unwrap() > 0, "{name}: {ctx}");
+        let counted = (s["errors"].as_u64(), s["overruns"].as_u64(), s["disqualified"].as_u64());
+        assert_eq!(counted, (Some(0), Some(0), Some(0)), "{name} was charged: {s}\n{ctx}");
+        assert_eq!(s["messages"].as_array().map_or(0, Vec::len), 0, "{name} was blamed: {s}\n{ctx}");
+    }
+    // Nothing of the attackers left running: no process of their uids (each logged it),
+    // none naming the test's directory (a dying one gets some seconds).
+    let mut uids = Vec::new();
+    for name in &attackers {
+        let log = corpus.log(name);
+        let theirs: Vec<u32> = log.lines().filter_map(|l| l.strip_prefix("uid ")?.trim().parse().ok()).collect();
+        assert!(!theirs.is_empty(), "{name} logged no uid: {log}\n{ctx}");
+        uids.extend(theirs);
+    }
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } == 0 && !trust {
+        // The box uids' range (host/src/process/uids.rs, docs/hardening.md).
+        let range = 0x7000_0000..0x7000_0000 + (1 << 16);
+        assert!(uids.iter().all(|u| range.contains(u)), "attackers ran outside the box uids: {uids:?}\n{ctx}");
+    }
+    uids.retain(|&u| u != 0);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (of_uid, naming) = (processes_of(&uids), processes_naming(&setup.marker()));
+        if of_uid.is_empty() && naming.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "left running: uids {uids:?}: {of_uid:?}; naming the test: {naming:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Nothing written outside a box, no SysV segment left.
+    assert!(!setup.target().exists(), "{} was written: {ctx}", setup.target().display());
+    assert_eq!(shm_segment(), None, "a SysV segment of the attackers is left: {ctx}");
+    let outcome = Outcome { mode, setup: &setup, corpus, played };
+    check(&outcome);
+    eprintln!(
+        "{mode:?}: took {:.1} s (reference {:.1} s)",
+        outcome.played.took.as_secs_f64(),
+        reference.took.as_secs_f64()
+    );
+}
+
+/// The counts of a native attacker's line `ptrace: N processes; attached a, seized b,
+/// mem read c, fd 0 written d`: (a, b, c, d).
+fn ptrace_counts(log: &str) -> Option<[u32; 4]> {
+    let line = log.lines().rfind(|l| l.starts_with("ptrace: "))?;
+    let nums: Vec<u32> =
+        line.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).filter_map(|s| s.parse().ok()).collect();
+    // "fd 0 written d": the 0 of "fd 0" is in the list.
+    (nums.len() == 6).then(|| [nums[1], nums[2], nums[3], nums[5]])
+}
+
+const NATIVE_SIGNALS: Attack = Attack { natives: &[("attacker", "SIGNALS")], programs: &[], call_timeout_ms: 1000 };
+const PROGRAM_SIGNALS: Attack = Attack { natives: &[], programs: &[("py-attacker", "signals")], call_timeout_ms: 1000 };
+
+fn signals_reach_nobody(o: &Outcome, entry: &str) {
+    let log = o.log(entry);
+    let last = log.lines().rfind(|l| l.starts_with("signals: "));
+    assert!(last.is_some(), "the attack did not run: {log}\n{}", o.context());
+    eprintln!("{:?}: {entry}: {}", o.mode, last.unwrap());
+}
+
+// Unboxed (ARENA_BOXES_TRUST=1) the native signaller kills the host itself (exit status
+// not 0), in both modes.
+// Default mode, boxed: fails (ignored): the shared worker's box holds py-hunter too.
+#[test]
+#[ignore = "hole: in the default shared worker, program bots run in the worker's box (its uid, its PID namespace): the native attacker SIGKILLs every py-hunter process (12 errors, killed by signal 9; scores changed)"]
+fn a_native_bot_cannot_signal_another_entrys_processes() {
+    attack_test(NATIVE_SIGNALS, Mode::Default, |o| signals_reach_nobody(o, "attacker"));
+}
+
+#[test]
+fn a_native_bot_cannot_signal_another_entrys_worker_in_strict_mode() {
+    attack_test(NATIVE_SIGNALS, Mode::Strict, |o| {
+        signals_reach_nobody(o, "attacker");
+        // Alone in its box: nothing but itself, its parent and the box's init to see.
+        assert!(o.log("attacker").contains("signals: 0 of 0 reached"), "{}", o.log("attacker"));
+    });
+}
+
+// Unboxed: it kills py-hunter's processes (a program of a root host runs as nobody, as
+// they all do), in both modes: the games differ.
+#[test]
+#[ignore = "hole: in the default shared worker, program bots share the worker's box: one program SIGKILLs the other (py-hunter: 12 errors, killed by signal 9; scores changed)"]
+fn a_program_bot_cannot_signal_another_entrys_processes() {
+    attack_test(PROGRAM_SIGNALS, Mode::Default, |o| signals_reach_nobody(o, "py-attacker"));
+}
+
+#[test]
+fn a_program_bot_cannot_signal_another_entrys_processes_in_strict_mode() {
+    // Its box holds its own worker (its parent), which it may kill: that costs only
+    // itself.
+    attack_test(PROGRAM_SIGNALS, Mode::Strict, |o| signals_reach_nobody(o, "py-attacker"));
+}
+
+const PTRACE: Attack = Attack { natives: &[("attacker", "PTRACE")], programs: &[], call_timeout_ms: 1000 };
+
+fn nothing_traced(o: &Outcome) {
+    let log = o.log("attacker");
+    let counts = ptrace_counts(&log).unwrap_or_else(|| panic!("the attack did not run: {log}\n{}", o.context()));
+    assert_eq!(counts, [0; 4], "attached, seized, /proc/<pid>/mem read, fd 0 written: {log}");
+}
+
+// Unboxed: its forged lines in the others' stdin stall the tournament (killed at 120 s),
+// in both modes. Default mode, boxed: fails (ignored): it attaches py-hunter, reads its
+// memory and writes its stdin (the worker's children, in the worker's box).
+#[test]
+#[ignore = "hole: in the default shared worker, the native attacker PTRACE_ATTACHes py-hunter's processes (its worker's children), reads their /proc/<pid>/mem and writes their stdin: py-hunter out, over its time limit 3 calls in a row"]
+fn a_native_bot_cannot_ptrace_read_the_memory_of_or_write_to_another_process() {
+    attack_test(PTRACE, Mode::Default, nothing_traced);
+}
+
+#[test]
+fn a_native_bot_cannot_ptrace_read_the_memory_of_or_write_to_another_process_in_strict_mode() {
+    attack_test(PTRACE, Mode::Strict, nothing_traced);
+}
+
+const NATIVE_DAEMON: Attack = Attack { natives: &[("attacker", "DAEMON")], programs: &[], call_timeout_ms: 1000 };
+const PROGRAM_DAEMON: Attack = Attack { natives: &[], programs: &[("py-attacker", "daemon")], call_timeout_ms: 1000 };
+
+/// The daemon started; a few seconds after the host ended, it has written nothing (the
+/// common checks found no process of it).
+fn daemon_dies_with_its_box(o: &Outcome, entry: &str) {
+    let log = o.log(entry);
+    assert!(log.contains("daemon: started"), "the attack did not run: {log}\n{}", o.context());
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(!o.setup.target().exists(), "the daemon wrote {} after the host ended", o.setup.target().display());
+}
+
+// Unboxed: the daemon outlives the tournament and writes attacker-was-here in its
+// directory (the program's too, run as nobody: the directory is writable by all).
+#[test]
+fn a_native_bots_daemon_does_not_outlive_its_box() {
+    attack_test(NATIVE_DAEMON, Mode::Default, |o| daemon_dies_with_its_box(o, "attacker"));
+}
+
+#[test]
+fn a_native_bots_daemon_does_not_outlive_its_box_in_strict_mode() {
+    attack_test(NATIVE_DAEMON, Mode::Strict, |o| daemon_dies_with_its_box(o, "attacker"));
+}
+
+#[test]
+fn a_program_bots_daemon_does_not_outlive_its_box() {
+    attack_test(PROGRAM_DAEMON, Mode::Default, |o| daemon_dies_with_its_box(o, "py-attacker"));
+}
+
+#[test]
+fn a_program_bots_daemon_does_not_outlive_its_box_in_strict_mode() {
+    attack_test(PROGRAM_DAEMON, Mode::Strict, |o| daemon_dies_with_its_box(o, "py-attacker"));
+}
+
+const ESCAPE: Attack = Attack { natives: &[("attacker", "ESCAPE")], programs: &[], call_timeout_ms: 1000 };
+
+fn no_way_out(o: &Outcome) {
+    let log = o.log("attacker");
+    assert!(log.contains("setns: "), "the attack did not run: {log}\n{}", o.context());
+    eprintln!("{:?}: {log}", o.mode);
+    assert!(log.contains("CapEff: 0000000000000000"), "capabilities in the box: {log}");
+    // In its call, nothing but itself and its box's init is alive in its box (the other
+    // entries' processes run in theirs, or, in the shared worker, between its calls).
+    assert!(log.lines().filter(|l| l.starts_with("visible: ")).all(|l| l == "visible: 0"), "{log}");
+    assert!(log.contains("remount: refused"), "{log}");
+    assert!(log.contains("write: refused"), "{log}");
+    assert!(log.contains("write after: refused"), "{log}");
+    assert!(log.lines().any(|l| l.starts_with("root writes: 0 of")), "{log}");
+}
+
+// Unboxed as root: CapEff is full, the writes (direct and through /proc/<pid>/root) and
+// the setns succeed (the remount is not tried as uid 0: it would be the machine's /).
+#[test]
+fn a_native_bot_has_no_capabilities_and_cannot_remount_or_write_outside() {
+    attack_test(ESCAPE, Mode::Default, no_way_out);
+}
+
+#[test]
+fn a_native_bot_has_no_capabilities_and_cannot_remount_or_write_outside_in_strict_mode() {
+    attack_test(ESCAPE, Mode::Strict, no_way_out);
+}
+
+const SHM: Attack = Attack {
+    natives: &[],
+    programs: &[("py-shm-maker", "shm_maker"), ("py-shm-seeker", "shm_seeker")],
+    call_timeout_ms: 1000,
+};
+
+fn no_shared_segment(o: &Outcome) {
+    let (maker, seeker) = (o.log("py-shm-maker"), o.log("py-shm-seeker"));
+    assert!(maker.contains("shm: made"), "the attack did not run: {maker}\n{}", o.context());
+    assert!(seeker.contains("shm: "), "the attack did not run: {seeker}\n{}", o.context());
+    assert!(
+        !seeker.contains("shm: attached") && !seeker.contains("shm: seen"),
+        "one box saw another's segment: {seeker}"
+    );
+}
+
+// Unboxed: the seeker attaches the maker's segment and reads its marker, and the segment
+// outlives the tournament. Default mode, boxed: the same but for the leftover (ignored):
+// the two programs share the worker's box.
+#[test]
+#[ignore = "hole: in the default shared worker, program bots share the worker's IPC namespace: the seeker attaches the maker's segment and reads its marker at every call"]
+fn two_program_bots_cannot_share_sysv_memory() {
+    attack_test(SHM, Mode::Default, no_shared_segment);
+}
+
+#[test]
+fn two_program_bots_cannot_share_sysv_memory_in_strict_mode() {
+    attack_test(SHM, Mode::Strict, no_shared_segment);
+}
+
+const READ: Attack =
+    Attack { natives: &[("attacker", "READ")], programs: &[("py-attacker", "read")], call_timeout_ms: 1000 };
+
+fn nothing_read(o: &Outcome) {
+    let mut got = Vec::new();
+    for entry in ["attacker", "py-attacker"] {
+        let log = o.log(entry);
+        let reads: Vec<&str> = log.lines().filter(|l| l.starts_with("read ")).collect();
+        assert!(!reads.is_empty(), "the attack did not run: {log}\n{}", o.context());
+        got.extend(reads.iter().filter(|l| !l.ends_with(": refused")).map(|l| format!("{entry}: {l}")));
+    }
+    assert!(got.is_empty(), "{:?}: other entries' files read:\n{}", o.mode, got.join("\n"));
+}
+
+// Unboxed: both read libegg_hunter.so and py-hunter.py (the logs are refused either
+// way). Default mode, boxed: the same (ignored): the shared worker's box shows every
+// entry's files.
+#[test]
+#[ignore = "hole: in the default shared worker, the box binds every entry's files: native and program attackers read libegg_hunter.so and py-hunter.py (the logs are refused)"]
+fn a_bot_cannot_read_other_entries_logs_or_files() {
+    attack_test(READ, Mode::Default, nothing_read);
+}
+
+#[test]
+fn a_bot_cannot_read_other_entries_logs_or_files_in_strict_mode() {
+    attack_test(READ, Mode::Strict, nothing_read);
+}
+
+const BLAME: Attack = Attack { natives: &[("attacker", "BLAME")], programs: &[], call_timeout_ms: 300 };
+
+fn hung_attacker_is_out(o: &Outcome) {
+    let log = o.log("attacker");
+    assert!(log.contains("blame page: "), "the attack did not run: {log}\n{}", o.context());
+    eprintln!("{:?}: {}", o.mode, log.lines().find(|l| l.starts_with("blame page")).unwrap());
+    let s = standing(&o.played.v, "attacker");
+    assert_eq!(s["disqualified"], s["games"], "not out of every game: {s}\n{}", o.context());
+    for m in s["messages"].as_array().unwrap() {
+        assert!(m.as_str().unwrap().contains("hung in a call past its time limit"), "{s}");
+    }
+}
+
+// Unboxed the same (the host times the call the referee awaits itself); the issue's
+// version hung for ever. Default mode: the tournament hangs (ignored).
+#[test]
+fn a_native_bot_that_clears_its_blame_page_and_blocks_is_out_in_strict_mode() {
+    attack_test(BLAME, Mode::Strict, hung_attacker_is_out);
+}
+
+#[test]
+#[ignore = "hole: the shared worker's watchdog reads only the blame page: with it zeroed the tournament does not end (no game finished in 400 s by hand; killed at 120 s here)"]
+fn a_native_bot_that_clears_its_blame_page_and_blocks_is_out() {
+    attack_test(BLAME, Mode::Default, hung_attacker_is_out);
+}
+
+const NEIGHBOUR: Attack = Attack { natives: &[("attacker", "NEIGHBOUR")], programs: &[], call_timeout_ms: 1000 };
+
+fn spun(o: &Outcome) {
+    let log = o.log("attacker");
+    assert!(log.contains("spinning in 4 threads"), "the attack did not run: {log}\n{}", o.context());
+}
+
+// The honest bots' own time is their own: 4 spinning threads beside them cost them no
+// verdict (the common checks). Unboxed the same: a box does not share out the CPU.
+#[test]
+fn a_native_bot_busy_looping_in_4_threads_costs_its_neighbours_no_time_verdict() {
+    attack_test(NEIGHBOUR, Mode::Default, spun);
+}
+
+#[test]
+fn a_native_bot_busy_looping_in_4_threads_costs_its_neighbours_no_time_verdict_in_strict_mode() {
+    attack_test(NEIGHBOUR, Mode::Strict, spun);
+}
+
+const INJECT: Attack = Attack { natives: &[("attacker", "INJECT")], programs: &[], call_timeout_ms: 1000 };
+
+fn injected(o: &Outcome) {
+    let log = o.log("attacker");
+    assert!(log.contains("inject: "), "the attack did not run: {log}\n{}", o.context());
+}
+
+// A box cannot reach another process's input, but its own worker's descriptors are in its
+// box: forged lines there must cost only the attacker (the common checks: same games,
+// nobody else charged, the tournament ends). Boxed, its input pipe cannot be opened for
+// writing; unboxed (as root) it can, and still nothing changes: what stops the rest is
+// the host's protocol (nonces, a seat's lines taken only from its own process), not the
+// box, so this test passes unboxed too. (A `C` line of its own seat is taken: it changes
+// its own move, and so the game; attack.c leaves its own seat out.)
+#[test]
+fn forged_lines_in_its_own_workers_input_change_no_other_result() {
+    attack_test(INJECT, Mode::Default, injected);
+}
+
+#[test]
+fn forged_lines_in_its_own_workers_input_change_no_other_result_in_strict_mode() {
+    attack_test(INJECT, Mode::Strict, injected);
+}
