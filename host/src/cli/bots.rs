@@ -188,7 +188,9 @@ pub fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<
     let processes = sources.worker_processes;
     // In a box, a worker writes only its own scratch directory.
     let sandbox = script_limits(sources).sandbox;
-    let (lockstep, logs) = (isolate == Isolate::Strict, Some(sources.logs.clone()));
+    // Each entry in a process (and a box) of its own, by default: a shared worker
+    // (`--isolate on`) lets the native bots of a game reach one another.
+    let (lockstep, logs) = (matches!(isolate, Isolate::Strict | Isolate::Auto), Some(sources.logs.clone()));
     Ok(Some(Arc::new(Isolation {
         program,
         args,

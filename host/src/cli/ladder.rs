@@ -193,7 +193,8 @@ fn run<G: Game>(args: RunArgs, sources: &Sources) -> Result<()> {
     // The lock first: a second ladder is refused before it touches anything.
     let _lock = store::lock(&db)?;
     let store = Store::open(&db, true)?;
-    // A ladder's entries change while it runs: auto isolates whatever they are.
+    // A ladder's entries change while it runs: auto isolates whatever they are, each
+    // entry in a process and a box of its own (strict).
     let iso = isolation(sources, isolate, game.bank()?)?;
     let jobs = jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
     let plan = Plan::<G> {

@@ -201,10 +201,12 @@ pub enum SandboxMode {
 /// Whether games run in worker processes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Isolate {
-    /// Games in long-lived worker processes when a native or Lua bot plays (a crash, or
-    /// a call stuck in C code, then costs only its entry); else in this process.
+    /// As strict when a native or Lua bot plays (whose code can crash a process or get
+    /// stuck where no hook reaches it); else in this process, each program bot in a box
+    /// of its own. The default: for contests of strangers' bots.
     Auto,
-    /// Games always in worker processes.
+    /// Games always in one shared worker process (per job) for all the entries: faster,
+    /// but the native bots of a game share its memory and its box. For bots you trust.
     On,
     /// Every game in lockstep: each entry in a worker process of its own and a referee
     /// with no bot counting the score, so that no bot can touch another's calls or the

@@ -425,6 +425,9 @@ struct Running {
     names: Vec<String>,
     /// Its threads and processes at rest (between games).
     at_rest: Tasks,
+    /// Its playing thread's CPU time at the last look where it had changed, and when
+    /// (monotonic nanoseconds): a worker in a game never stands still for long.
+    last_progress: Option<(u64, u64)>,
     /// The uid its box runs as (a root host's lease), released after it ended.
     _user: Option<crate::process::BoxUser>,
 }
@@ -685,6 +688,7 @@ impl<G: Game> Worker<G> {
             logs,
             names,
             at_rest,
+            last_progress: None,
             _user: user,
         })
     }
@@ -758,7 +762,7 @@ impl<G: Game> Worker<G> {
             nonce: fresh_nonce(),
             lockstep: None,
         };
-        let (running, watched) = watch(running, &request);
+        let (running, watched) = watch(running, &request, self.iso.call_limit);
         let recorded = take_file(replay.as_deref());
         match watched {
             Watched::Answered(response) => {
@@ -1317,7 +1321,7 @@ impl<G: Game> Drop for Worker<G> {
 /// machine is never mistaken for a stuck one; or, whatever the counters say, at the
 /// wall-clock backstop ([`crate::clock::backstop`]). A call to a bot that keeps its own
 /// deadline (a program bot) is held to the backstop only.
-fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
+fn watch(mut r: Running, request: &GameRequest, limit: Duration) -> (Running, Watched) {
     let line = serde_json::to_string(request).expect("a request serialises") + "\n";
     if r.requests.write_all(line.as_bytes()).and_then(|()| r.requests.flush()).is_err() {
         r.kill();
@@ -1327,6 +1331,7 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
         r.kill();
         return (r, Watched::Lost);
     };
+    r.last_progress = None;
     // A call that seemed over at the last look: (entry, call).
     let mut suspect: Option<(usize, u64)> = None;
     let watched = loop {
@@ -1351,7 +1356,7 @@ fn watch(mut r: Running, request: &GameRequest) -> (Running, Watched) {
                 break Watched::Lost;
             }
         }
-        if r.stuck(&mut suspect).is_some() {
+        if r.stuck(&mut suspect).is_some() || r.stalled(limit).is_some() {
             r.kill();
             break Watched::Lost;
         }
@@ -1447,6 +1452,31 @@ impl Running {
 }
 
 impl Running {
+    /// The verdict when the worker's playing thread has run no code for the wall-clock
+    /// backstop of a call (`limit`), whatever its blame page says: a worker in a game
+    /// always computes, or waits for a bot's call (a native call is ended sooner on its
+    /// own time; a program call wakes the worker within its deadline). A bot that clears
+    /// or forges the page of a shared worker and then blocks is caught so: the worker is
+    /// ended and the game played again in lockstep, where the host times each call from
+    /// the referee's word and names the culprit.
+    fn stalled(&mut self, limit: Duration) -> Option<Blamed> {
+        let now = crate::clock::monotonic_nanos();
+        let cpu = self.player_probe()?.read()?.cpu;
+        match self.last_progress {
+            Some((last, since)) if last == cpu => {
+                let still = now.saturating_sub(since);
+                (still >= crate::clock::backstop(limit).as_nanos() as u64).then(|| Blamed {
+                    verdict: "stalled in a game (its worker ran no code)".to_owned(),
+                    measured: Some(format!("{:.2} s of wall-clock time", still as f64 / 1e9)),
+                })
+            }
+            _ => {
+                self.last_progress = Some((cpu, now));
+                None
+            }
+        }
+    }
+
     /// The counters of the worker's playing thread (found on first use).
     fn player_probe(&mut self) -> Option<&mut TaskProbe> {
         if self.player.is_none()
