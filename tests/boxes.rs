@@ -19,8 +19,10 @@
 //! host's protocol stop, not the box) succeeds without boxes (`--trust-bots`; tried by
 //! hand with `ARENA_BOXES_TRUST=1`, which plays the attack tournaments unboxed and fails
 //! them: see each test's comment for what happened); the committed tests assert only the
-//! boxed outcome. The default isolation (one shared worker, whose box holds every entry)
-//! fails six of them: those are ignored, each naming the hole (docs/hardening.md). Each
+//! boxed outcome, in the default isolation (`auto`: with a native bot playing, each entry
+//! in a worker and a box of its own, as `--isolate strict`) and in `--isolate strict`
+//! itself. A shared worker (`--isolate on`, for trusted runs) holds every entry in one
+//! box: six of these attacks get through there (docs/hardening.md). Each
 //! host is killed after 120 s (the test then fails): no test hangs. The tests run one at
 //! a time (each measures what an attacker leaves behind on the machine).
 
@@ -45,10 +47,13 @@ fn python() -> Option<&'static str> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
-    /// The default: one shared worker for every entry's code.
+    /// The default isolation (`auto`: strict, since a native bot plays).
     Default,
     /// `--isolate strict`: a worker per entry, and a referee.
     Strict,
+    /// `--isolate on`: one shared worker (and box) for every entry's code, for trusted
+    /// runs.
+    Shared,
 }
 
 /// An attack: native attackers (entry name, `-D` of `attack.c`) and program attackers
@@ -216,8 +221,14 @@ impl Corpus {
             cmd.arg("--trust-bots");
         }
         cmd.args(["tournament", "--seed", "7", "--jobs", "2", "--rounds", "2", "--set", "max_turns=8"]);
-        if mode == Mode::Strict {
-            cmd.args(["--isolate", "strict"]);
+        match mode {
+            Mode::Default => {}
+            Mode::Strict => {
+                cmd.args(["--isolate", "strict"]);
+            }
+            Mode::Shared => {
+                cmd.args(["--isolate", "on"]);
+            }
         }
         cmd.arg("--json").arg(&json);
         cmd.stdin(Stdio::null())
@@ -432,9 +443,8 @@ fn signals_reach_nobody(o: &Outcome, entry: &str) {
 
 // Unboxed (ARENA_BOXES_TRUST=1) the native signaller kills the host itself (exit status
 // not 0), in both modes.
-// Default mode, boxed: fails (ignored): the shared worker's box holds py-hunter too.
+// In a shared worker (`--isolate on`) the worker's box holds py-hunter too: it gets through.
 #[test]
-#[ignore = "hole: in the default shared worker, program bots run in the worker's box (its uid, its PID namespace): the native attacker SIGKILLs every py-hunter process (12 errors, killed by signal 9; scores changed)"]
 fn a_native_bot_cannot_signal_another_entrys_processes() {
     attack_test(NATIVE_SIGNALS, Mode::Default, |o| signals_reach_nobody(o, "attacker"));
 }
@@ -451,7 +461,6 @@ fn a_native_bot_cannot_signal_another_entrys_worker_in_strict_mode() {
 // Unboxed: it kills py-hunter's processes (a program of a root host runs as nobody, as
 // they all do), in both modes: the games differ.
 #[test]
-#[ignore = "hole: in the default shared worker, program bots share the worker's box: one program SIGKILLs the other (py-hunter: 12 errors, killed by signal 9; scores changed)"]
 fn a_program_bot_cannot_signal_another_entrys_processes() {
     attack_test(PROGRAM_SIGNALS, Mode::Default, |o| signals_reach_nobody(o, "py-attacker"));
 }
@@ -472,10 +481,9 @@ fn nothing_traced(o: &Outcome) {
 }
 
 // Unboxed: its forged lines in the others' stdin stall the tournament (killed at 120 s),
-// in both modes. Default mode, boxed: fails (ignored): it attaches py-hunter, reads its
+// in both modes. In a shared worker (`--isolate on`) it attaches py-hunter, reads its
 // memory and writes its stdin (the worker's children, in the worker's box).
 #[test]
-#[ignore = "hole: in the default shared worker, the native attacker PTRACE_ATTACHes py-hunter's processes (its worker's children), reads their /proc/<pid>/mem and writes their stdin: py-hunter out, over its time limit 3 calls in a row"]
 fn a_native_bot_cannot_ptrace_read_the_memory_of_or_write_to_another_process() {
     attack_test(PTRACE, Mode::Default, nothing_traced);
 }
@@ -564,10 +572,9 @@ fn no_shared_segment(o: &Outcome) {
 }
 
 // Unboxed: the seeker attaches the maker's segment and reads its marker, and the segment
-// outlives the tournament. Default mode, boxed: the same but for the leftover (ignored):
-// the two programs share the worker's box.
+// outlives the tournament. In a shared worker (`--isolate on`), the same but for the
+// leftover: the two programs share the worker's box.
 #[test]
-#[ignore = "hole: in the default shared worker, program bots share the worker's IPC namespace: the seeker attaches the maker's segment and reads its marker at every call"]
 fn two_program_bots_cannot_share_sysv_memory() {
     attack_test(SHM, Mode::Default, no_shared_segment);
 }
@@ -592,10 +599,8 @@ fn nothing_read(o: &Outcome) {
 }
 
 // Unboxed: both read libegg_hunter.so and py-hunter.py (the logs are refused either
-// way). Default mode, boxed: the same (ignored): the shared worker's box shows every
-// entry's files.
+// way). In a shared worker (`--isolate on`), the same: its box shows every entry's files.
 #[test]
-#[ignore = "hole: in the default shared worker, the box binds every entry's files: native and program attackers read libegg_hunter.so and py-hunter.py (the logs are refused)"]
 fn a_bot_cannot_read_other_entries_logs_or_files() {
     attack_test(READ, Mode::Default, nothing_read);
 }
@@ -619,14 +624,20 @@ fn hung_attacker_is_out(o: &Outcome) {
 }
 
 // Unboxed the same (the host times the call the referee awaits itself); the issue's
-// version hung for ever. Default mode: the tournament hangs (ignored).
+// version hung for ever. In a shared worker (`--isolate on`) the worker is ended once its
+// playing thread has run no code for a call's wall-clock backstop, and the game is played
+// again in lockstep, where the attacker is out.
+#[test]
+fn a_native_bot_that_clears_its_blame_page_and_blocks_does_not_hang_a_shared_worker() {
+    attack_test(BLAME, Mode::Shared, hung_attacker_is_out);
+}
+
 #[test]
 fn a_native_bot_that_clears_its_blame_page_and_blocks_is_out_in_strict_mode() {
     attack_test(BLAME, Mode::Strict, hung_attacker_is_out);
 }
 
 #[test]
-#[ignore = "hole: the shared worker's watchdog reads only the blame page: with it zeroed the tournament does not end (no game finished in 400 s by hand; killed at 120 s here)"]
 fn a_native_bot_that_clears_its_blame_page_and_blocks_is_out() {
     attack_test(BLAME, Mode::Default, hung_attacker_is_out);
 }

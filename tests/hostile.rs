@@ -323,7 +323,12 @@ fn a_native_thread_that_crashes_outside_any_call_costs_only_its_entry() {
 fn the_lines_of_a_play_stopped_by_a_crash_are_kept_in_the_log() {
     let misbehave = crate::util::data("native/misbehave.c");
     let flags: &[&str] = &["-DSEGFAULT", "-DBOT_NAME=\"Crasher\""];
-    let args = ["--rounds", "1", "--seed", "3", "--jobs", "1", "--set", "players_per_entry=2", "--max-turns", "5"];
+    // In a shared worker (`--isolate on`): the crash stops its play, and the game is
+    // played again in lockstep.
+    let args = [
+        "--rounds", "1", "--seed", "3", "--jobs", "1", "--set", "players_per_entry=2", "--max-turns", "5", "--isolate",
+        "on",
+    ];
     let (dir, _) = zombies(&[(&misbehave, "bad", flags)], None, Path::new("tests/data/scripts/chatty.lua"), &args);
     let logs = dir.path().join("logs");
     let log = std::fs::read_to_string(logs.join("chatty.log")).unwrap();

@@ -121,6 +121,17 @@ fn wait_for(secs: u64, what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// True while a process runs whose command line names `file` (an arena writing it).
+fn arena_runs_for(file: &str) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else { return false };
+    procs.flatten().any(|p| {
+        let cmdline = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(p.path().join("stat")).unwrap_or_default();
+        let zombie = stat.rsplit(") ").next().is_some_and(|s| s.starts_with('Z'));
+        !zombie && String::from_utf8_lossy(&cmdline).contains(file)
+    })
+}
+
 /// The results file without what differs from run to run: wall-clock timings (each
 /// game's and entry's `timed_calls`, `timed_nanos`, and the entries' `mean_call_micros`).
 fn untimed(path: &Path) -> serde_json::Value {
@@ -240,6 +251,9 @@ fn the_job_array_plays_shards_that_merge_into_the_one_machine_result_after_a_los
     assert!(!shard_done(2), "task 2 finished before it could be cancelled: make the games longer");
     stdout(&cluster.slurm("scancel").arg(task(2)).output().unwrap());
     wait_for(120, "the job array to end", || cluster.state(&job).is_none());
+    // A cancelled arena gives its games in flight up to 10 s, then writes what it
+    // finished: Slurm may list the job as ended before that.
+    wait_for(60, "the cancelled task's arena to end", || !arena_runs_for(&path("shard-2.json")));
 
     let merge = |files: &[String]| Command::new(arena).arg("merge").args(files).output().unwrap();
     let refused = |files: &[String], expected: &str| {

@@ -427,9 +427,18 @@ fn play_scheduled<G: Game>(
                     let played = loop {
                         match play_one(worker.as_mut(), entries, &seats, plan, seed) {
                             Err(_) if attempt < ATTEMPTS && !stop.load(Ordering::SeqCst) => attempt += 1,
-                            Err(reason) => break Err(format!("{reason} (tried {attempt} times)")),
+                            // A game that fails once the run is stopping (its workers
+                            // signalled with the host, say) was interrupted, not lost:
+                            // it is not played, like the games not started.
+                            Err(_) if stop.load(Ordering::SeqCst) => break Err(None),
+                            Err(reason) => break Err(Some(format!("{reason} (tried {attempt} times)"))),
                             Ok(played) => break Ok(played),
                         }
+                    };
+                    let played = match played {
+                        Err(None) => continue,
+                        Err(Some(reason)) => Err(reason),
+                        Ok(played) => Ok(played),
                     };
                     let result = played
                         .map(|(outcome, replay)| {

@@ -81,8 +81,9 @@ pub struct RunArgs {
     /// Do not store the games' replays (`ladder replay` then cannot show them).
     #[arg(long)]
     pub no_replays: bool,
-    /// Run games in worker processes: on (the default, auto, since a ladder's entries
-    /// change while it runs), strict (lockstep) or off.
+    /// How games are isolated: auto (the default) and strict play each entry in a
+    /// worker process and a box of its own, whatever the entries are (a ladder's change
+    /// while it runs); on, one shared worker (bots you trust); off, in this process.
     #[arg(long, value_enum, default_value_t = Isolate::Auto)]
     pub isolate: Isolate,
     #[command(flatten)]
