@@ -326,7 +326,17 @@ fn the_lines_of_a_play_stopped_by_a_crash_are_kept_in_the_log() {
     // In a shared worker (`--isolate on`): the crash stops its play, and the game is
     // played again in lockstep.
     let args = [
-        "--rounds", "1", "--seed", "3", "--jobs", "1", "--set", "players_per_entry=2", "--max-turns", "5", "--isolate",
+        "--rounds",
+        "1",
+        "--seed",
+        "3",
+        "--jobs",
+        "1",
+        "--set",
+        "players_per_entry=2",
+        "--max-turns",
+        "5",
+        "--isolate",
         "on",
     ];
     let (dir, _) = zombies(&[(&misbehave, "bad", flags)], None, Path::new("tests/data/scripts/chatty.lua"), &args);
