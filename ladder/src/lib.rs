@@ -7,6 +7,8 @@
 //! - [`rating`]: Weng-Lin (OpenSkill) ratings recomputed from the played games in game-id
 //!   order, so that they are a function of the set of games;
 //! - [`schedule`]: matchmaking, the rule that picks each game's lineup;
+//! - [`settled`]: whether the top places are settled (`arena::decide` on the stored
+//!   games of the best current versions);
 //! - [`run`]: the ladder itself: scan the bot directories, record entries and versions,
 //!   schedule a batch, play it through the arena's tournament machinery (isolation,
 //!   verdicts), commit each game, rate.
@@ -18,6 +20,7 @@
 pub mod rating;
 pub mod run;
 pub mod schedule;
+pub mod settled;
 pub mod store;
 
 use std::path::PathBuf;

@@ -308,12 +308,20 @@ fn status<G: Game>(args: StatusArgs) -> Result<()> {
     ensure_rated::<G>(&store)?;
     let board = store.leaderboard(G::NAME, args.all)?;
     let errors = store.load_errors(G::NAME)?;
+    let pairs = G::RANKING == arena::game::Ranking::Pairs;
+    let settled = arena_ladder::settled::top_places(&board, &store.played_games(G::NAME)?, pairs);
     if args.json {
-        let value = serde_json::json!({ "game": G::NAME, "leaderboard": board, "not_loaded": errors });
+        let top_places = settled.as_ref().map(|d| serde_json::json!({ "line": d.line(), "settled": d }));
+        let value = serde_json::json!({
+            "game": G::NAME, "leaderboard": board, "not_loaded": errors, "top_places": top_places,
+        });
         outln!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
     }
     print_board(&board);
+    if let Some(d) = &settled {
+        outln!("top places: {}", d.line());
+    }
     for e in &errors {
         outln!("not loaded: {}: {}", e.path, e.reason);
     }

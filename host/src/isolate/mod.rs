@@ -1356,6 +1356,7 @@ fn watch(mut r: Running, request: &GameRequest, limit: Duration) -> (Running, Wa
                 break Watched::Lost;
             }
         }
+        r.resume_if_stopped();
         if r.stuck(&mut suspect).is_some() || r.stalled(limit).is_some() {
             r.kill();
             break Watched::Lost;
