@@ -999,7 +999,8 @@ impl<G: Game> Worker<G> {
             // A worker that played the game to its end and left nothing running plays
             // its entries' next game too.
             let clean = w == 0 || left.is_some_and(|l| !l.more_than(baseline));
-            if result.is_ok() && clean && !p.ended && matches!(answer, Some(GameResponse::Played(_))) {
+            let idle = p.feed.idle();
+            if result.is_ok() && clean && idle && !p.ended && matches!(answer, Some(GameResponse::Played(_))) {
                 *p.running.route.lock().unwrap_or_else(|e| e.into_inner()) = (0, None);
                 p.running.collect_logs();
                 let files: Vec<PathBuf> = std::iter::once(&Vec::new())
@@ -1255,24 +1256,38 @@ impl Proc {
 /// The host's end of a lockstep process's standard input: lines go out through a thread
 /// of their own, so that a process that stops reading never blocks the host (the lines
 /// wait in memory; the process is ended when its call is late).
-struct Feeder(mpsc::Sender<String>);
+struct Feeder {
+    lines: mpsc::Sender<String>,
+    /// Lines sent and not yet written.
+    pending: Arc<AtomicU64>,
+}
 
 impl Feeder {
     fn new(stdin: std::os::fd::OwnedFd) -> Feeder {
         let (send, lines) = mpsc::channel::<String>();
+        let pending = Arc::new(AtomicU64::new(0));
+        let written = Arc::clone(&pending);
         let mut pipe = std::fs::File::from(stdin);
         std::thread::spawn(move || {
             for line in lines {
                 if pipe.write_all(line.as_bytes()).and_then(|()| pipe.flush()).is_err() {
                     break;
                 }
+                written.fetch_sub(1, Ordering::SeqCst);
             }
         });
-        Feeder(send)
+        Feeder { lines: send, pending }
     }
 
     fn send(&self, line: String) {
-        let _ = self.0.send(line);
+        self.pending.fetch_add(1, Ordering::SeqCst);
+        let _ = self.lines.send(line);
+    }
+
+    /// Every line sent has been written: the worker may be given to the next game
+    /// (whose feeder then writes alone to its input).
+    fn idle(&self) -> bool {
+        self.pending.load(Ordering::SeqCst) == 0
     }
 }
 
