@@ -346,11 +346,11 @@ impl Outcome<'_> {
 fn attack_test(attack: Attack, mode: Mode, check: impl FnOnce(&Outcome)) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if python().is_none() {
-        return eprintln!("skipped: no /usr/bin/python3");
+        return crate::util::skip("skipped: no /usr/bin/python3");
     }
     if let Err(why) = arena::process::bwrap_available() {
         // The host refuses native and program bots then (unless trusted): nothing to try.
-        return eprintln!("skipped: this machine cannot box ({why})");
+        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
     }
     let trust = std::env::var_os("ARENA_BOXES_TRUST").is_some();
     let setup = Setup::new();

@@ -401,7 +401,7 @@ fn is_root() -> bool {
 #[test]
 fn under_bwrap_a_native_bot_has_no_network_and_writes_nothing_but_its_log() {
     if let Err(why) = arena::process::bwrap_available() {
-        eprintln!("skipped: {why}");
+        crate::util::skip(&format!("skipped: {why}"));
         return;
     }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

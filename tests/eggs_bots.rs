@@ -142,7 +142,7 @@ fn python() -> Option<&'static str> {
 #[test]
 fn python_programs_load_play_and_the_hunter_beats_random() {
     if python().is_none() {
-        eprintln!("skipped: no python3");
+        crate::util::skip("skipped: no python3");
         return;
     }
     let dir = dir_of(&[

@@ -259,7 +259,7 @@ fn do_turn(ctx) {
 #[test]
 fn a_program_bot_plays_both_sides_over_json_lines() {
     if !Path::new("/usr/bin/python3").exists() && !Path::new("/usr/local/bin/python3").exists() {
-        eprintln!("skipped: no python3");
+        crate::util::skip("skipped: no python3");
         return;
     }
     let (_dir, found) = scripts_in(&["scripts/hex/py-basic.py"]);
@@ -329,7 +329,7 @@ fn the_command_cap_runs_the_first_commands_and_counts_one_error_for_every_kind()
     let python = Path::new("/usr/bin/python3").exists() || Path::new("/usr/local/bin/python3").exists();
     for (name, text) in files {
         if name.ends_with(".py") && !python {
-            eprintln!("skipped {name}: no python3");
+            crate::util::skip(&format!("skipped {name}: no python3"));
             continue;
         }
         let path = dir.path().join(name);
@@ -593,7 +593,7 @@ fn a_program_rebuilding_the_world_from_deltas_sees_what_the_engine_shows() {
     use arena::games::hex::play;
 
     if !Path::new("/usr/bin/python3").exists() && !Path::new("/usr/local/bin/python3").exists() {
-        eprintln!("skipped: no python3");
+        crate::util::skip("skipped: no python3");
         return;
     }
     let bundled = std::fs::read_to_string(root().join("scripts/hex/py-basic.py")).unwrap();

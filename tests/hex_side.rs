@@ -1047,7 +1047,7 @@ fn a_rhai_script_with_both_do_turn_and_play_side_is_refused() {
 #[test]
 fn a_program_declares_whole_sides_at_its_first_line_only() {
     if !python() {
-        eprintln!("skipped: no python3");
+        crate::util::skip("skipped: no python3");
         return;
     }
     let late = r#"#!/usr/bin/env python3

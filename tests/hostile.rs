@@ -214,7 +214,7 @@ fn a_daemon_that_leaves_its_process_group_ends_with_its_game() {
 fn programs_are_not_starved_by_other_processes_of_their_user() {
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 || arena::process::ProcessCap::new(8).is_err() {
-        eprintln!("skipped: needs root and a pids control group (the fallback is RLIMIT_NPROC per user)");
+        crate::util::skip("skipped: needs root and a pids control group (the fallback is RLIMIT_NPROC per user)");
         return;
     }
     let (uid, _) = arena::process::default_run_as().unwrap();

@@ -669,11 +669,11 @@ fn check_outside(setup: &Setup, corpus: &Corpus, sandbox: &str, connections: usi
 /// honest bots) with `sandbox`, and checks everything against the reference.
 fn hostile_corpus(game: Game, groups: &[Vec<Hostile>], sandbox: &str) {
     let _one = one_at_a_time();
-    let Some(python) = python() else { return eprintln!("skipped: no /usr/bin/python3") };
+    let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
     if sandbox == "bwrap"
         && let Err(why) = arena::process::bwrap_available()
     {
-        return eprintln!("{}: --sandbox bwrap skipped: {why}", game.name());
+        return crate::util::skip(&format!("{}: --sandbox bwrap skipped: {why}", game.name()));
     }
     let honest: Vec<&str> =
         std::iter::once(game.honest_native_name()).chain(game.honest_program().map(|(_, name)| name)).collect();
@@ -948,7 +948,7 @@ fn needs_root_and_groups() -> bool {
     // SAFETY: geteuid cannot fail.
     let ok = unsafe { libc::geteuid() } == 0 && pids_base().is_some() && python().is_some();
     if !ok {
-        eprintln!("skipped: needs root, a pids control group and /usr/bin/python3");
+        crate::util::skip("skipped: needs root, a pids control group and /usr/bin/python3");
     }
     ok
 }
@@ -982,7 +982,7 @@ fn a_fork_bomb_does_not_starve_another_program() {
 #[test]
 fn a_fork_bomb_does_not_starve_another_program_under_bwrap() {
     if arena::process::bwrap_available().is_err() {
-        return eprintln!("skipped: no bwrap");
+        return crate::util::skip("skipped: no bwrap");
     }
     fork_bomb_beside_a_program_that_forks("bwrap");
 }
@@ -1013,7 +1013,7 @@ fn a_native_bot_that_forks_to_its_workers_cap_does_not_starve_the_programs_besid
 #[test]
 fn a_native_bot_that_forks_to_its_workers_cap_does_not_starve_the_programs_beside_it_under_bwrap() {
     if arena::process::bwrap_available().is_err() {
-        return eprintln!("skipped: no bwrap");
+        return crate::util::skip("skipped: no bwrap");
     }
     a_native_forker_beside_a_program("bwrap");
 }

@@ -103,7 +103,7 @@ fn script_and_program_bots_play_as_written() {
     for lang in ["rhai", "lua", "python"] {
         for game in games(lang) {
             if lang == "python" && !python() {
-                eprintln!("skipped the Python bots: no python3");
+                crate::util::skip("skipped the Python bots: no python3");
                 continue;
             }
             let name = format!("kit-{game}-{lang}");

@@ -44,7 +44,7 @@ print(n)
 
 #[test]
 fn an_eggs_program_plays_the_seed_protocol_once_per_turn_and_keeps_its_memory() {
-    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let Some(py) = python() else { return crate::util::skip("skipped: no python3") };
     let dir = tempfile::tempdir().unwrap();
     program(dir.path(), "counter.py", &format!("#!{py}\n# arena: eggs\n{SEED_BOT}"));
     let found =
@@ -58,7 +58,7 @@ fn an_eggs_program_plays_the_seed_protocol_once_per_turn_and_keeps_its_memory() 
 
 #[test]
 fn a_persistent_eggs_program_answers_three_lines_per_call() {
-    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let Some(py) = python() else { return crate::util::skip("skipped: no python3") };
     let dir = tempfile::tempdir().unwrap();
     let body = r#"import sys
 while True:
@@ -76,7 +76,7 @@ while True:
 
 #[test]
 fn eggs_programs_that_hang_crash_or_print_garbage_cost_one_error_per_call() {
-    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let Some(py) = python() else { return crate::util::skip("skipped: no python3") };
     let dir = tempfile::tempdir().unwrap();
     program(dir.path(), "sleepy.py", &format!("#!{py}\n# arena: eggs\nimport time\ntime.sleep(5)\n"));
     program(dir.path(), "crashy.py", &format!("#!{py}\n# arena: eggs\nraise SystemExit(3)\n"));
@@ -99,7 +99,7 @@ fn eggs_programs_that_hang_crash_or_print_garbage_cost_one_error_per_call() {
 
 #[test]
 fn a_zombies_program_bot_enters_the_zombie_game_and_shoots() {
-    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let Some(py) = python() else { return crate::util::skip("skipped: no python3") };
     let dir = tempfile::tempdir().unwrap();
     let body = r#"import sys
 for line in sys.stdin:
@@ -157,10 +157,12 @@ fn processes_of(uid: u32) -> usize {
 
 #[test]
 fn a_fork_bomb_in_a_python_bot_costs_that_bot_only_and_leaves_nothing_behind() {
-    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let Some(py) = python() else { return crate::util::skip("skipped: no python3") };
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return eprintln!("skipped: the process limit needs the bots to run as a user of their own (root only)");
+        return crate::util::skip(
+            "skipped: the process limit needs the bots to run as a user of their own (root only)",
+        );
     }
     // A uid of its own: the limit counts every process of the user, and other tests'
     // bots run as nobody.
@@ -185,7 +187,7 @@ fn a_fork_bomb_in_a_python_bot_costs_that_bot_only_and_leaves_nothing_behind() {
 
 #[test]
 fn a_memory_bomb_in_a_python_bot_costs_that_call_only() {
-    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let Some(py) = python() else { return crate::util::skip("skipped: no python3") };
     let dir = tempfile::tempdir().unwrap();
     let bomb = "import sys\nrows = [sys.stdin.readline() for _ in range(6)]\nx = []\nwhile True:\n    x.append(bytearray(1 << 30))\n";
     program(dir.path(), "hog.py", &format!("#!{py}\n# arena: eggs\n{bomb}"));
@@ -204,9 +206,9 @@ fn a_memory_bomb_in_a_python_bot_costs_that_call_only() {
 
 #[test]
 fn the_bwrap_sandbox_keeps_a_program_off_the_network_and_the_file_system() {
-    let Some(py) = python() else { return eprintln!("skipped: no python3") };
+    let Some(py) = python() else { return crate::util::skip("skipped: no python3") };
     if let Err(why) = arena::process::bwrap_available() {
-        return eprintln!("skipped: bwrap: {why}");
+        return crate::util::skip(&format!("skipped: bwrap: {why}"));
     }
     let dir = tempfile::tempdir().unwrap();
     let nosy = r#"import socket, sys

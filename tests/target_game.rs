@@ -290,7 +290,7 @@ fn bundled_scripts_all_load_for_target() {
 #[test]
 fn program_bots_speak_the_seed_protocol_one_process_per_copy() {
     let Some(py) = python() else {
-        eprintln!("skipped: no python3");
+        crate::util::skip("skipped: no python3");
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -324,7 +324,7 @@ for line in sys.stdin:
 #[test]
 fn a_late_program_answer_is_discarded_and_the_next_answer_is_in_sync() {
     let Some(py) = python() else {
-        eprintln!("skipped: no python3");
+        crate::util::skip("skipped: no python3");
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -381,7 +381,7 @@ for line in sys.stdin:
 #[test]
 fn the_bundled_python_bots_play_without_errors() {
     if python().is_none() {
-        eprintln!("skipped: no python3");
+        crate::util::skip("skipped: no python3");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

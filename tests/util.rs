@@ -109,6 +109,15 @@ pub fn tournament_entry_still() -> arena::bot::Entry<Zombies> {
     arena::bot::Entry::builtin("Still", || |_: &Context<'_>| Action::stay())
 }
 
+/// A test that cannot run here says so, in `line`, on the process's real standard error
+/// (the harness captures `eprintln!` of a passing test, and the skip would go unseen),
+/// and returns; under `CI` it fails instead: CI must run every test.
+pub fn skip(line: &str) {
+    assert!(std::env::var_os("CI").is_none(), "CI must run this test, but: {line}");
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 /// Headless Chromium through chromedriver, for the browser tests (viewer, report):
 /// `None` (after saying so) when chromedriver is missing, which CI does not allow.
 /// `ARENA_CHROMEDRIVER` names another chromedriver (or, naming nothing, plays its absence).
@@ -136,17 +145,7 @@ impl Driver {
                 .map(str::to_owned),
         };
         let Some(chromedriver) = chromedriver else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must run the browser tests: install chromium and chromium-driver"
-            );
-            // Straight to the process's stderr: the test harness captures `eprintln!` of a
-            // passing test, and the skip would go unseen.
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipping a browser test: no chromedriver (apt-get install chromium chromium-driver)"
-            );
+            skip("skipping a browser test: no chromedriver (apt-get install chromium chromium-driver)");
             return None;
         };
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();

@@ -624,7 +624,7 @@ fn a_shot_across_the_edge_is_drawn_the_short_way_in_two_pieces() {
     let (turn, shot) = crossing.expect("a hit across one edge of the board");
 
     let Some(node) = which_node() else {
-        eprintln!("skipping the page-script part: no node");
+        crate::util::skip("skipping the page-script part: no node");
         return;
     };
     let page = html::render(&replay).unwrap();
@@ -679,7 +679,7 @@ console.log(JSON.stringify([window.viewer, log.board.filter(c => c[0] === "moveT
 #[test]
 fn the_page_follows_its_address_the_window_and_one_entry_in_node() {
     let Some(node) = which_node() else {
-        eprintln!("skipping the page-script test: no node");
+        crate::util::skip("skipping the page-script test: no node");
         return;
     };
     let config = GameConfig { players_per_entry: 50, max_turns: None };

@@ -24,7 +24,7 @@ pub fn compile_c(dir: &Path, name: &str, source: &str) -> Option<PathBuf> {
         Ok(s) if s.success() => Some(exe),
         Ok(s) => panic!("cc failed: {s}"),
         Err(_) => {
-            eprintln!("skipped: `cc` not found");
+            crate::util::skip("skipped: `cc` not found");
             None
         }
     }
@@ -41,7 +41,7 @@ pub fn python() -> Option<PathBuf> {
     match out {
         Some(o) if o.status.success() => Some(PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())),
         _ => {
-            eprintln!("skipped: `python3` not found");
+            crate::util::skip("skipped: `python3` not found");
             None
         }
     }
