@@ -155,15 +155,9 @@ fn scratch_file(dir: &Path, what: &str) -> PathBuf {
     dir.join(format!("{what}-{}-{}", std::process::id(), SCRATCH.fetch_add(1, Ordering::Relaxed)))
 }
 
-/// The uid a helper's box runs as: a lease of its own when the host is root and the
-/// helper is boxed; `None` otherwise (no box, or a user namespace of the host's uid).
+/// The uid a helper's box runs as (see [`crate::process::Sandbox::user`]).
 fn box_user(sandbox: &crate::process::Sandbox) -> Result<Option<crate::process::BoxUser>, String> {
-    // SAFETY: geteuid cannot fail.
-    if matches!(sandbox, crate::process::Sandbox::Bwrap { .. }) && unsafe { libc::geteuid() } == 0 {
-        crate::process::BoxUser::lease().map(Some).map_err(|e| format!("cannot give a box a uid: {e}"))
-    } else {
-        Ok(None)
-    }
+    sandbox.user().map_err(|e| format!("cannot give a box a uid: {e}"))
 }
 
 /// A new directory of `scratch` for one helper's box (the only place it may write),
@@ -182,17 +176,10 @@ fn make_home(scratch: &Path, what: &str, uid: Option<u32>) -> Result<PathBuf, St
 /// same words with or without a sandbox (under bwrap, a worker's death by signal N comes
 /// back as bwrap's exit status 128 + N).
 pub fn describe_exit(status: ExitStatus) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = status.signal() {
-            return describe_signal(sig);
-        }
-    }
-    match status.code() {
-        Some(code @ 129..=159) => describe_signal(code - 128),
-        Some(code) => format!("exit status {code}"),
-        None => "an unknown end".to_owned(),
+    match (killed_by(status), status.code()) {
+        (Some(sig), _) => describe_signal(sig),
+        (None, Some(code)) => format!("exit status {code}"),
+        (None, None) => "an unknown end".to_owned(),
     }
 }
 

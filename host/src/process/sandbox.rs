@@ -42,6 +42,17 @@ pub enum Sandbox {
     },
 }
 
+impl Sandbox {
+    /// The uid a new process of this sandbox runs as: in a box, its own lease when the
+    /// host is root (see [`BoxUser::for_box`]); `None` without a box or not as root.
+    pub fn user(&self) -> Result<Option<BoxUser>, String> {
+        match self {
+            Sandbox::None => Ok(None),
+            Sandbox::Bwrap { .. } => BoxUser::for_box(),
+        }
+    }
+}
+
 /// The namespaces and mounts every box has: its private `/tmp` holds at most 64 MiB
 /// (a tmpfs takes the machine's memory). `--unshare-user` makes a user namespace
 /// whatever the uid bwrap starts as (a root host has switched to the box's own uid
@@ -155,8 +166,7 @@ pub fn bwrap_available() -> Result<(), String> {
             let mut cmd = box_command(&[], &[], &[], Some(Path::new("/")));
             cmd.args(["--", "true"]);
             cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).current_dir("/");
-            // SAFETY: geteuid cannot fail.
-            let user = if unsafe { libc::geteuid() } == 0 { Some(BoxUser::lease()?) } else { None };
+            let user = BoxUser::for_box()?;
             if let Some(uid) = user.as_ref().map(|u| u.uid) {
                 // SAFETY: the closure only makes async-signal-safe calls (setgroups,
                 // setgid, setuid) and does not allocate.

@@ -260,9 +260,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
         return Err(CallError::Spawn("empty command".to_string()));
     }
     // A box of a root host runs as a uid of its own, leased for the program's life.
-    // SAFETY: geteuid cannot fail.
-    let boxed_as_root = matches!(limits.sandbox, Sandbox::Bwrap { .. }) && unsafe { libc::geteuid() } == 0;
-    let user = if boxed_as_root { Some(BoxUser::lease().map_err(CallError::Spawn)?) } else { None };
+    let user = limits.sandbox.user().map_err(CallError::Spawn)?;
     let run_as = user.as_ref().map(|u| (u.uid, u.uid)).or(limits.run_as);
     if let Some((uid, gid)) = run_as {
         check_access(spec, uid, gid).map_err(CallError::Spawn)?;

@@ -65,6 +65,13 @@ fn taken_by_users() -> &'static [u32] {
 }
 
 impl BoxUser {
+    /// The uid of a new box: a lease of its own when the host is root, `None` otherwise
+    /// (the box is then a user namespace of the host's uid).
+    pub fn for_box() -> Result<Option<BoxUser>, String> {
+        // SAFETY: geteuid cannot fail.
+        if unsafe { libc::geteuid() } == 0 { BoxUser::lease().map(Some) } else { Ok(None) }
+    }
+
     /// Leases a free uid of the range. `Err` says why none could be had (the host is not
     /// root, no directory for the leases, or every uid is in use).
     pub fn lease() -> Result<BoxUser, String> {
