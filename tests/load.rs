@@ -3,7 +3,8 @@
 //! machine, with no error, overrun or disqualification; and a bot that really is slow
 //! is still caught at its limit, quiet or loaded.
 //!
-//! The hogs are threads of this test process (six runnable per core, or all pinned to
+//! The hogs are threads of this test process (twelve runnable per core beside the
+//! bundled bots, as `docs/hardening.md` promises; six beside a program; or all pinned to
 //! one core beside the thread under test), stopped when the test ends or after a bound.
 
 use std::path::{Path, PathBuf};
@@ -44,10 +45,10 @@ impl Hogs {
         Hogs { stop, threads }
     }
 
-    /// Six per core of this machine.
-    pub fn six_per_core(bound: Duration) -> Hogs {
+    /// `n` per core of this machine.
+    pub fn per_core(n: usize, bound: Duration) -> Hogs {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        Hogs::start(6 * cores, bound, None)
+        Hogs::start(n * cores, bound, None)
     }
 }
 
@@ -168,7 +169,7 @@ const CASES: [(&str, &[&str]); 4] = [
 ];
 
 #[test]
-fn the_bundled_bots_of_every_game_play_the_same_games_beside_six_cpu_hogs_per_core() {
+fn the_bundled_bots_of_every_game_play_the_same_games_beside_twelve_cpu_hogs_per_core() {
     let dir = tempfile::tempdir().unwrap();
     let plugins = bundled_plugins(dir.path());
     let quiet: Vec<serde_json::Value> =
@@ -178,7 +179,7 @@ fn the_bundled_bots_of_every_game_play_the_same_games_beside_six_cpu_hogs_per_co
         let kinds = v["leaderboard"].as_array().unwrap().len();
         assert!(kinds >= 4, "{game}: only {kinds} bundled entries played");
     }
-    let hogs = Hogs::six_per_core(Duration::from_secs(900));
+    let hogs = Hogs::per_core(12, Duration::from_secs(900));
     for ((game, args), quiet) in CASES.iter().zip(&quiet) {
         let loaded = tournament(game, &plugins, dir.path(), args);
         assert_clean(game, "loaded", &loaded);
@@ -304,7 +305,7 @@ fn a_program_that_sleeps_past_its_limit_is_caught_and_one_that_computes_within_i
     let per_million = p.last_call_time().as_secs_f64().max(1e-4);
     let n = ((0.12 / per_million) * 1e6) as u64;
     let work = format!("work {}\n", n.clamp(1000, 1_000_000_000));
-    let _hogs = Hogs::six_per_core(Duration::from_secs(120));
+    let _hogs = Hogs::per_core(6, Duration::from_secs(120));
     let started = Instant::now();
     let answer = p.ask(work.as_bytes(), 1, LIMIT);
     let (took, wall) = (p.last_call_time(), started.elapsed());

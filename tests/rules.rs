@@ -271,6 +271,87 @@ fn every_living_player_is_called_once_per_turn_through_one_shared_bot_per_entry(
     assert_eq!(g.stats()[0].calls, 5);
 }
 
+/// Two entries of five players each, and a blind zombie far from them.
+fn two_entries_and_a_blind_zombie(seed: u64) -> (Game, Id) {
+    let mut g = Game::empty(names(2), 40, seed);
+    for i in 0..5 {
+        g.place_player(0, i * 2, 0, 3);
+        g.place_player(1, i * 2, 4, 3);
+    }
+    let zombie = g.spawn_at(30, 30);
+    (g, zombie)
+}
+
+#[test]
+fn decisions_give_each_entry_its_own_generator_of_the_turn_so_no_entry_changes_what_another_draws() {
+    // Entry 0 draws nothing, then seven numbers a call: entry 1 sees the same numbers,
+    // and the blind zombie (the game's generator) takes the same step.
+    let seen = |draws: usize| {
+        let (mut g, zombie) = two_entries_and_a_blind_zombie(9);
+        let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mine = log.clone();
+        let bot0 = move |ctx: &Context<'_>| {
+            for _ in 0..draws {
+                ctx.random.next_u64();
+            }
+            Action::stay()
+        };
+        let bot1 = move |ctx: &Context<'_>| {
+            mine.borrow_mut().push(ctx.random.next_u64());
+            Action::stay()
+        };
+        let mut bots: Vec<Box<dyn Bot<Zombies>>> = vec![Box::new(bot0), Box::new(bot1)];
+        act(&mut g, &mut bots);
+        let zombie_at = g.entity(zombie).map(|e| (e.x, e.y));
+        (log.borrow().clone(), zombie_at)
+    };
+    let (quiet, zombie_quiet) = seen(0);
+    let (busy, zombie_busy) = seen(7);
+    assert_eq!(quiet.len(), 5);
+    assert_eq!(quiet, busy, "entry 0's draws changed entry 1's numbers");
+    assert_eq!(zombie_quiet, zombie_busy, "entry 0's draws moved the zombie");
+}
+
+/// A bot whose calls, as far as the engine knows, are made elsewhere (a lockstep seat).
+struct Elsewhere<B>(B);
+
+impl<B: Bot<Zombies>> Bot<Zombies> for Elsewhere<B> {
+    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, arena::bot::BotError> {
+        self.0.turn(ctx)
+    }
+    fn played_elsewhere(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn decisions_are_made_entry_by_entry_those_played_here_first_and_the_order_changes_nothing() {
+    let play = |elsewhere: bool| {
+        let (mut g, _) = two_entries_and_a_blind_zombie(3);
+        let order = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let bot = |entry: usize| {
+            let order = order.clone();
+            move |ctx: &Context<'_>| {
+                order.borrow_mut().push(entry);
+                Action::go(ctx.random_move())
+            }
+        };
+        let mut bots: Vec<Box<dyn Bot<Zombies>>> = if elsewhere {
+            vec![Box::new(Elsewhere(bot(0))), Box::new(bot(1))]
+        } else {
+            vec![Box::new(bot(0)), Box::new(bot(1))]
+        };
+        act(&mut g, &mut bots);
+        let board: Vec<_> = g.entities().map(|e| (e.id, e.x, e.y)).collect();
+        (order.borrow().clone(), board)
+    };
+    let (here, board_here) = play(false);
+    let (there, board_there) = play(true);
+    assert_eq!(here, [0, 0, 0, 0, 0, 1, 1, 1, 1, 1], "entry by entry, in entry order");
+    assert_eq!(there, [1, 1, 1, 1, 1, 0, 0, 0, 0, 0], "the entry played elsewhere last");
+    assert_eq!(board_here, board_there, "the order of the entries changed the turn");
+}
+
 #[test]
 fn an_invalid_answer_makes_the_player_stay_and_counts_an_error() {
     let mut g = game(1);

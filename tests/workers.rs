@@ -100,7 +100,7 @@ fn a_c_busy_loop_is_stopped_at_about_its_call_limit() {
     // Quiet, and beside six busy processes per core: the same verdict, at the same
     // own time.
     for loaded in [false, true] {
-        let _hogs = loaded.then(|| crate::load::Hogs::six_per_core(Duration::from_secs(300)));
+        let _hogs = loaded.then(|| crate::load::Hogs::per_core(6, Duration::from_secs(300)));
         arena(&plugins, &scripts, &args.into_iter().chain([json]).collect::<Vec<_>>());
         let v = results(Path::new(json));
         let endless = standing(&v, "Endless");

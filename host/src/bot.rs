@@ -71,6 +71,14 @@ pub trait Bot<G: Plays> {
         false
     }
 
+    /// True for a bot whose calls are made elsewhere and come when they come (a seat of
+    /// a lockstep game played by another process). An engine whose turn's calls do not
+    /// depend on each other (zombies) makes the other bots' calls first, so that every
+    /// process of a lockstep game makes its own calls at once.
+    fn played_elsewhere(&self) -> bool {
+        false
+    }
+
     /// For a bot that [`times_itself`](Bot::times_itself): the own time its last call
     /// took (`crate::clock`), charged to its time bank instead of the calling thread's.
     fn call_time(&self) -> Option<std::time::Duration> {

@@ -79,7 +79,7 @@ fn worker<G: Game>(
         })
         .collect::<Result<Vec<_>>>()?;
     let blame = BlamePage::open(blame).with_context(|| format!("{}: cannot open the blame page", blame.display()))?;
-    arena::isolate::serve(&entries, &blame, bank, call_limit, std::io::stdin().lock(), answers)?;
+    arena::isolate::serve(&entries, &blame, bank, call_limit, std::io::stdin(), answers)?;
     Ok(())
 }
 

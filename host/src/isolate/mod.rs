@@ -487,7 +487,7 @@ impl StderrTail {
 }
 
 /// A line from worker number `.0` (`None`: its answer pipe closed: it died).
-type Event = (usize, Option<String>);
+type Event = (usize, Option<Vec<String>>);
 
 /// Where a worker's lines go: its number in the game it plays and the host's channel
 /// for that game (`None` between games: a line then is nobody's answer and is dropped).
@@ -495,7 +495,7 @@ type Event = (usize, Option<String>);
 type Route = Arc<std::sync::Mutex<(usize, Option<mpsc::Sender<Event>>)>>;
 
 /// Sends a worker's line (`None`: it died) along its `route`, if anyone listens.
-fn send_on(route: &Route, line: Option<String>) {
+fn send_on(route: &Route, line: Option<Vec<String>>) {
     let route = route.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(events) = &route.1 {
         let _ = events.send((route.0, line));
@@ -561,7 +561,9 @@ impl<G: Game> Worker<G> {
         // Its threads and processes once it has loaded every entry: what it has at rest
         // between games.
         match answers.recv_timeout(PROBE_TIME) {
-            Ok((_, Some(line))) if line == READY => running.at_rest = tree_tasks(running.child.id()),
+            Ok((_, Some(lines))) if lines.first().is_some_and(|l| l == READY) => {
+                running.at_rest = tree_tasks(running.child.id())
+            }
             _ => {
                 let words = running.end();
                 let line = last_line(&words);
@@ -639,10 +641,15 @@ impl<G: Game> Worker<G> {
         let lines = Arc::clone(&route);
         std::thread::spawn(move || {
             let mut out = std::io::BufReader::new(out);
+            // The whole lines that came in one read go on together.
+            let mut came = Vec::new();
             loop {
                 let mut line = Vec::new();
                 match (&mut out).take(MAX_ANSWER_LINE).read_until(b'\n', &mut line) {
                     Ok(0) | Err(_) => {
+                        if !came.is_empty() {
+                            send_on(&lines, Some(std::mem::take(&mut came)));
+                        }
                         send_on(&lines, None);
                         break;
                     }
@@ -652,10 +659,12 @@ impl<G: Game> Worker<G> {
                     // Cut off: drop the rest of this line.
                     let mut rest = Vec::new();
                     let _ = out.read_until(b'\n', &mut rest);
-                    continue;
+                } else if let Ok(line) = String::from_utf8(line) {
+                    came.push(line);
                 }
-                let Ok(line) = String::from_utf8(line) else { continue };
-                send_on(&lines, Some(line));
+                if !came.is_empty() && !out.buffer().contains(&b'\n') {
+                    send_on(&lines, Some(std::mem::take(&mut came)));
+                }
             }
         });
         self.started += 1;
@@ -850,45 +859,54 @@ impl<G: Game> Worker<G> {
                 break Ok(());
             }
             match events.recv_timeout(Duration::from_millis(5)) {
-                Ok((w, Some(line))) => match lockstep::parse_line(&line) {
-                    // Only a seat's own worker speaks for it.
-                    lockstep::Line::Call(s) if w > 0 && procs[w].seats.contains(&s) && out[s].is_none() => {
-                        calls[s] += 1;
-                        procs[w].awaited = None;
-                        pass_on(&mut procs, w, &line);
-                    }
-                    // Only the referee, which runs no bot, says whose call it waits
-                    // for; a call already passed on is not awaited.
-                    lockstep::Line::Wait(s, consumed) if w == 0 && s < seats.len() => {
-                        let times_itself = self.times_itself[seats[s]];
-                        if let Some(p) = procs.iter_mut().skip(1).find(|p| p.seats == [s] && !p.ended)
-                            && calls[s] == consumed
-                        {
-                            p.await_call(consumed, times_itself);
-                        }
-                    }
-                    lockstep::Line::Call(_) | lockstep::Line::Out(..) | lockstep::Line::Wait(..) => {}
-                    lockstep::Line::Other if line == READY && !procs[w].ready => {
-                        procs[w].ready = true;
-                        if let Some((call, times_itself)) = procs[w].deferred.take()
-                            && procs[w].seats.len() == 1
-                            && calls[procs[w].seats[0]] == call
-                        {
-                            procs[w].await_call(call, times_itself);
-                        }
-                    }
-                    lockstep::Line::Other => {
-                        if let Ok(answer) = serde_json::from_str::<GameAnswer>(&line)
-                            && answer.nonce == procs[w].nonce
-                            && procs[w].answer.is_none()
-                        {
-                            procs[w].answer = Some(answer.response);
-                            if w == 0 {
-                                finish_by = Some(Instant::now() + crate::clock::backstop(limit));
+                Ok((w, Some(lines))) => {
+                    // A worker's calls that came together go on together.
+                    let mut relay = String::new();
+                    for line in lines {
+                        match lockstep::parse_line(&line) {
+                            // Only a seat's own worker speaks for it.
+                            lockstep::Line::Call(s) if w > 0 && procs[w].seats.contains(&s) && out[s].is_none() => {
+                                calls[s] += 1;
+                                procs[w].awaited = None;
+                                relay.push_str(&line);
+                            }
+                            // Only the referee, which runs no bot, says whose call it waits
+                            // for; a call already passed on is not awaited.
+                            lockstep::Line::Wait(s, consumed) if w == 0 && s < seats.len() => {
+                                let times_itself = self.times_itself[seats[s]];
+                                if let Some(p) = procs.iter_mut().skip(1).find(|p| p.seats == [s] && !p.ended)
+                                    && calls[s] == consumed
+                                {
+                                    p.await_call(consumed, times_itself);
+                                }
+                            }
+                            lockstep::Line::Call(_) | lockstep::Line::Out(..) | lockstep::Line::Wait(..) => {}
+                            lockstep::Line::Other if line == READY && !procs[w].ready => {
+                                procs[w].ready = true;
+                                if let Some((call, times_itself)) = procs[w].deferred.take()
+                                    && procs[w].seats.len() == 1
+                                    && calls[procs[w].seats[0]] == call
+                                {
+                                    procs[w].await_call(call, times_itself);
+                                }
+                            }
+                            lockstep::Line::Other => {
+                                if let Ok(answer) = serde_json::from_str::<GameAnswer>(&line)
+                                    && answer.nonce == procs[w].nonce
+                                    && procs[w].answer.is_none()
+                                {
+                                    procs[w].answer = Some(answer.response);
+                                    if w == 0 {
+                                        finish_by = Some(Instant::now() + crate::clock::backstop(limit));
+                                    }
+                                }
                             }
                         }
                     }
-                },
+                    if !relay.is_empty() {
+                        pass_on(&mut procs, w, &relay);
+                    }
+                }
                 Ok((w, None)) => {
                     if procs[w].ended || procs[w].answer.is_some() {
                         continue;
@@ -1256,11 +1274,17 @@ impl Feeder {
         let written = Arc::clone(&pending);
         let mut pipe = std::fs::File::from(stdin);
         std::thread::spawn(move || {
-            for line in lines {
-                if pipe.write_all(line.as_bytes()).and_then(|()| pipe.flush()).is_err() {
+            // Whatever has come meanwhile goes out in one write.
+            while let Ok(mut chunk) = lines.recv() {
+                let mut n = 1;
+                while let Ok(line) = lines.try_recv() {
+                    chunk.push_str(&line);
+                    n += 1;
+                }
+                if pipe.write_all(chunk.as_bytes()).and_then(|()| pipe.flush()).is_err() {
                     break;
                 }
-                written.fetch_sub(1, Ordering::SeqCst);
+                written.fetch_sub(n, Ordering::SeqCst);
             }
         });
         Feeder { lines: send, pending }
@@ -1323,6 +1347,21 @@ impl<G: Game> Drop for Worker<G> {
 /// machine is never mistaken for a stuck one; or, whatever the counters say, at the
 /// wall-clock backstop ([`crate::clock::backstop`]). A call to a bot that keeps its own
 /// deadline (a program bot) is held to the backstop only.
+/// What `line` says of `request`: its answer, or why the line that carries its nonce
+/// is not one (`None`: the line is not about it).
+fn answer_to(request: &GameRequest, line: &str) -> Option<Result<GameResponse, String>> {
+    match serde_json::from_str::<GameAnswer>(line) {
+        Ok(answer) if answer.nonce == request.nonce => Some(Ok(answer.response)),
+        Ok(_) => None,
+        Err(e) => {
+            let nonce = serde_json::from_str::<serde_json::Value>(line)
+                .ok()
+                .and_then(|v| v.get("nonce").and_then(serde_json::Value::as_u64));
+            (nonce == Some(request.nonce)).then(|| Err(format!("the worker answered nonsense ({e})")))
+        }
+    }
+}
+
 fn watch(mut r: Running, request: &GameRequest, limit: Duration) -> (Running, Watched) {
     let line = serde_json::to_string(request).expect("a request serialises") + "\n";
     if r.requests.write_all(line.as_bytes()).and_then(|()| r.requests.flush()).is_err() {
@@ -1339,18 +1378,11 @@ fn watch(mut r: Running, request: &GameRequest, limit: Duration) -> (Running, Wa
     let watched = loop {
         match answers.recv_timeout(Duration::from_millis(5)) {
             // Only the line that carries this request's nonce is its answer.
-            Ok((_, Some(line))) => match serde_json::from_str::<GameAnswer>(&line) {
-                Ok(answer) if answer.nonce == request.nonce => break Watched::Answered(Ok(answer.response)),
-                Ok(_) => {}
-                Err(e) => {
-                    let nonce = serde_json::from_str::<serde_json::Value>(&line)
-                        .ok()
-                        .and_then(|v| v.get("nonce").and_then(serde_json::Value::as_u64));
-                    if nonce == Some(request.nonce) {
-                        break Watched::Answered(Err(format!("the worker answered nonsense ({e})")));
-                    }
+            Ok((_, Some(lines))) => {
+                if let Some(answered) = lines.iter().find_map(|line| answer_to(request, line)) {
+                    break Watched::Answered(answered);
                 }
-            },
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Ok((_, None)) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                 // Its group (what it forked) goes with it, before its pid is released.
@@ -1528,9 +1560,13 @@ pub fn serve<G: Game>(
     blame: &BlamePage,
     bank: TimeBank,
     call_limit: Duration,
-    mut requests: impl BufRead,
-    mut answers: impl Write,
+    requests: impl Read,
+    answers: impl Write + Send,
 ) -> std::io::Result<()> {
+    let mut requests = std::io::BufReader::with_capacity(1 << 16, requests);
+    // Every answer and line is flushed when it must go out (a lockstep game's calls
+    // once per wait, see `lockstep::Output`).
+    let mut answers = std::io::BufWriter::new(answers);
     answers.write_all(READY.as_bytes())?;
     answers.flush()?;
     let mut line = String::new();

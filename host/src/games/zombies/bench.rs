@@ -269,8 +269,9 @@ pub fn run(opts: &BenchOptions, out: &mut dyn FnMut(String)) -> Result<(), Bench
     Ok(())
 }
 
-/// What isolation costs, in wall time, on two workloads played with the long-lived
-/// workers of `iso` and without (`arena bench --isolation`); the games must be the same.
+/// What isolation costs, in wall time, on three workloads played without workers, with
+/// the long-lived shared worker of `iso`, and in lockstep (`--isolate strict`: a process
+/// per entry and a referee) (`arena bench --isolation`); the games must be the same.
 pub fn isolation_tax(opts: &BenchOptions, iso: &Arc<Isolation>, out: &mut dyn FnMut(String)) -> Result<(), BenchError> {
     let dir = std::env::temp_dir().join(format!("arena-tax-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
@@ -286,22 +287,25 @@ pub fn isolation_tax(opts: &BenchOptions, iso: &Arc<Isolation>, out: &mut dyn Fn
     }
     let lua = discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.clone()] }, &opts.limits).entries;
     // Loaded here (for the games without workers; workers load the same files).
-    let natives: Vec<Entry> = opts
-        .discover::<Zombies>()
-        .entries
-        .into_iter()
-        .filter(|e| matches!(e.kind, EntryKind::Native | EntryKind::NativeC))
-        .collect();
+    let found = opts.discover::<Zombies>().entries;
+    let natives: Vec<Entry> =
+        found.iter().filter(|e| matches!(e.kind, EntryKind::Native | EntryKind::NativeC)).cloned().collect();
     if natives.is_empty() {
         return Err(BenchError::Setup(
             "no native zombies plugins found (cargo build --release; --plugins target/release)".to_owned(),
         ));
     }
+    let bundled = format!("all {} entries found, 20 games", found.len());
     let workloads = [
-        ("W20 Lua, 100 games", lua, 100, GameConfig::default()),
-        ("native-only, 400 short games", natives, 400, GameConfig::default()),
+        ("W20 Lua, 100 games".to_owned(), lua, 100, GameConfig::default()),
+        (bundled, found, 20, GameConfig::default()),
+        ("native-only, 400 short games".to_owned(), natives, 400, GameConfig::default()),
     ];
-    out(format!("{:<32} {:>10} {:>10} {:>8}  same games", "workload (--jobs 1)", "off (s)", "on (s)", "tax"));
+    let strict = Arc::new(Isolation { lockstep: true, ..Isolation::clone(iso) });
+    out(format!(
+        "{:<32} {:>8} {:>8} {:>8} {:>8} {:>8}  same games",
+        "workload (--jobs 1)", "off (s)", "on (s)", "strict", "on/off", "st/on"
+    ));
     for (name, entries, rounds, config) in workloads {
         let time = |isolation: Option<Arc<Isolation>>| {
             let plan = Plan {
@@ -317,10 +321,16 @@ pub fn isolation_tax(opts: &BenchOptions, iso: &Arc<Isolation>, out: &mut dyn Fn
         };
         let (off, a) = time(None);
         let (on, b) = time(Some(Arc::clone(iso)));
-        let same =
-            a.games.iter().zip(&b.games).all(|(x, y)| (x.seed, x.turns, &x.scores) == (y.seed, y.turns, &y.scores))
-                && a.games.len() == b.games.len();
-        out(format!("{name:<32} {off:>10.2} {on:>10.2} {:>7.1}%  {same}", (on / off - 1.0) * 100.0));
+        let (st, c) = time(Some(Arc::clone(&strict)));
+        let same_as = |b: &tournament::TournamentResult| {
+            a.games.len() == b.games.len()
+                && a.games
+                    .iter()
+                    .zip(&b.games)
+                    .all(|(x, y)| (x.seed, x.turns, &x.scores) == (y.seed, y.turns, &y.scores))
+        };
+        let same = same_as(&b) && same_as(&c);
+        out(format!("{name:<32} {off:>8.2} {on:>8.2} {st:>8.2} {:>7.2}x {:>7.2}x  {same}", on / off, st / on));
     }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())

@@ -7,7 +7,10 @@
 //!
 //! **Architecture Invariant:** all randomness of a game (placement, spawns, call order,
 //! zombie walks, bots' random numbers) is drawn from `Game::rng`, seeded once, in an
-//! order fixed by the rules, so a seed fixes the whole game.
+//! order fixed by the rules, so a seed fixes the whole game. A bot draws from its
+//! entry's generator of the turn, seeded from `Game::rng` at the start of the decision
+//! step: so no entry's calls change what another entry's calls see, and a turn's calls
+//! may be made entry by entry (a lockstep worker makes its entry's at once).
 //!
 //! **Architecture Invariant:** the board holds exactly the present entities, one per
 //! cell; an entity that changes kind gets a new record with a new number and its old
@@ -16,7 +19,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use rand::{RngExt, SeedableRng, seq::SliceRandom};
+use rand::{Rng, RngExt, SeedableRng, seq::SliceRandom};
 use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
 use zombies_plugin_abi::{Action, Context, Direction, Id, SHOOT_RANGE, VISION_RANGE};
 
@@ -191,6 +194,12 @@ pub struct Game {
     bitten: Vec<(u32, u32)>,
     /// Scratch of the decision step: [`Board::view_columns`] of the snapshot.
     view_columns: Vec<u64>,
+    /// Each entry's generator of this turn's decision step, seeded from `rng`.
+    entry_rngs: Vec<GameRng>,
+    /// Scratch of the decision step: what each mover's call asked for (by place in
+    /// `movers`), and the places of each entry's living players.
+    answered: Vec<Answered>,
+    by_owner: Vec<Vec<u32>>,
 }
 
 impl Game {
@@ -240,6 +249,9 @@ impl Game {
             queue: Vec::new(),
             bitten: Vec::new(),
             view_columns: Vec::new(),
+            entry_rngs: Vec::new(),
+            answered: Vec::new(),
+            by_owner: Vec::new(),
         }
     }
 
@@ -522,8 +534,42 @@ impl Game {
         self.shots.clear();
         self.planning = true;
         self.board.view_columns(&mut self.view_columns);
+        // Each entry's generator for this turn, seeded from the game's, entry by entry.
+        self.entry_rngs.clear();
+        for _ in 0..self.names.len() {
+            let seed = self.rng.next_u64();
+            self.entry_rngs.push(GameRng::seed_from_u64(seed));
+        }
+        // The calls: entry by entry, each for its living players in the turn's order. No
+        // call changes what another sees (the snapshot, its own generator), so which entry
+        // goes first changes nothing: a process that plays one entry of a lockstep game
+        // makes all of its turn's calls at once.
+        self.answered.clear();
+        self.answered.resize(self.movers.len(), Answered::Stay);
+        self.by_owner.clear();
+        self.by_owner.resize(self.names.len(), Vec::new());
+        for (i, &number) in self.movers.iter().enumerate() {
+            let id = self.entities[number as usize].id;
+            if !id.is_zombie() {
+                self.by_owner[id.owner as usize].push(i as u32);
+            }
+        }
         let owned = Arc::clone(&self.names);
         let names: Vec<RStr<'_>> = owned.iter().map(|n| RStr::from_str(n)).collect();
+        let by_owner = std::mem::take(&mut self.by_owner);
+        // Bots played here first, then those whose calls come from elsewhere.
+        for elsewhere in [false, true] {
+            for (owner, movers) in by_owner.iter().enumerate() {
+                if bots[owner].played_elsewhere() != elsewhere {
+                    continue;
+                }
+                for &i in movers {
+                    let number = self.movers[i as usize];
+                    self.answered[i as usize] = self.player_call(bots, &names, owner, number);
+                }
+            }
+        }
+        self.by_owner = by_owner;
         // Every mover's plan is written at the next free place, which only those that
         // move take (no branch on a random choice); stale ones are cut off at the end.
         let filler = Plan { id: Id::EMPTY, x: 0, y: 0, tx: 0, ty: 0, next: NO_PLAN, back: false };
@@ -532,8 +578,18 @@ impl Game {
         for i in 0..self.movers.len() {
             let number = self.movers[i];
             let e = self.entities[number as usize];
-            let (dx, dy) =
-                if e.id.is_zombie() { self.zombie_step(e.x, e.y) } else { self.player_step(bots, &names, number) };
+            let (dx, dy) = if e.id.is_zombie() {
+                self.zombie_step(e.x, e.y)
+            } else {
+                match self.answered[i] {
+                    Answered::Stay => (0, 0),
+                    Answered::Step(dx, dy) => (dx, dy),
+                    Answered::Shoot(target) => {
+                        self.fire(number, target);
+                        (0, 0)
+                    }
+                }
+            };
             let (tx, ty) = self.board.step(e.x, e.y, dx, dy);
             self.entities[number as usize].plan = planned as u32;
             self.plans[planned] = Plan { id: e.id, x: e.x, y: e.y, tx, ty, next: NO_PLAN, back: false };
@@ -553,10 +609,16 @@ impl Game {
         }
     }
 
-    /// Calls the bot of player `number` and applies a shot; returns the planned step.
-    fn player_step(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>], names: &[RStr<'_>], number: u32) -> (i32, i32) {
+    /// Calls the bot of entry `owner` for its player `number`, drawing from the entry's
+    /// generator of this turn; returns what the engine will apply.
+    fn player_call(
+        &mut self,
+        bots: &mut [Box<dyn Bot<Zombies> + '_>],
+        names: &[RStr<'_>],
+        owner: usize,
+        number: u32,
+    ) -> Answered {
         let e = self.entities[number as usize];
-        let owner = e.id.owner as usize;
         let ctx = Context {
             id: e.id,
             bullets: e.bullets,
@@ -566,7 +628,7 @@ impl Game {
             board_size: self.board.side(),
             view: self.board.view(e.x, e.y),
             names: RSlice::from_slice(names),
-            random: random_source(&mut self.rng),
+            random: random_source(&mut self.entry_rngs[owner]),
         };
         let stats = &mut self.stats[owner];
         stats.calls += 1;
@@ -581,14 +643,14 @@ impl Game {
             bots[owner].turn(&ctx)
         };
         match answer.and_then(validate) {
-            Ok(Decision::Move(d)) => d.delta(),
-            Ok(Decision::Shoot(target)) => {
-                self.fire(number, target);
-                (0, 0)
+            Ok(Decision::Move(d)) => {
+                let (dx, dy) = d.delta();
+                Answered::Step(dx, dy)
             }
+            Ok(Decision::Shoot(target)) => Answered::Shoot(target),
             Err(err) => {
                 self.stats[owner].record_error(&err);
-                (0, 0)
+                Answered::Stay
             }
         }
     }
@@ -768,6 +830,15 @@ pub fn nearest_player(board: &Board, x: u32, y: u32) -> Option<(i32, i32)> {
         d
     };
     Some((dx, dy))
+}
+
+/// What the engine applies for a player's call in the decision step.
+#[derive(Debug, Clone, Copy)]
+enum Answered {
+    /// It failed or answered nonsense.
+    Stay,
+    Step(i32, i32),
+    Shoot(Id),
 }
 
 /// What a valid answer asks for.

@@ -50,7 +50,7 @@ impl Rules for Zombies {
     const NAME: &'static str = "zombies";
 
     /// 2: bitten players are turned row by row.
-    const RULES_VERSION: u16 = 2;
+    const RULES_VERSION: u16 = 3;
 
     type Config = GameConfig;
 
