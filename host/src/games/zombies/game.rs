@@ -540,36 +540,18 @@ impl Game {
             let seed = self.rng.next_u64();
             self.entry_rngs.push(GameRng::seed_from_u64(seed));
         }
-        // The calls: entry by entry, each for its living players in the turn's order. No
-        // call changes what another sees (the snapshot, its own generator), so which entry
-        // goes first changes nothing: a process that plays one entry of a lockstep game
-        // makes all of its turn's calls at once.
-        self.answered.clear();
-        self.answered.resize(self.movers.len(), Answered::Stay);
-        self.by_owner.clear();
-        self.by_owner.resize(self.names.len(), Vec::new());
-        for (i, &number) in self.movers.iter().enumerate() {
-            let id = self.entities[number as usize].id;
-            if !id.is_zombie() {
-                self.by_owner[id.owner as usize].push(i as u32);
-            }
-        }
+        // No call changes what another sees (the snapshot, its entry's own generator), and
+        // each entry's bot is called for its players in the turn's order either way: so
+        // which entry's calls come first changes nothing. Where some are played elsewhere
+        // (a lockstep game), the calls are made first, entry by entry, those played here
+        // first, so that a process makes all of its entry's calls of the turn at once;
+        // else each player's call is made in the pass below, in the turn's order.
         let owned = Arc::clone(&self.names);
         let names: Vec<RStr<'_>> = owned.iter().map(|n| RStr::from_str(n)).collect();
-        let by_owner = std::mem::take(&mut self.by_owner);
-        // Bots played here first, then those whose calls come from elsewhere.
-        for elsewhere in [false, true] {
-            for (owner, movers) in by_owner.iter().enumerate() {
-                if bots[owner].played_elsewhere() != elsewhere {
-                    continue;
-                }
-                for &i in movers {
-                    let number = self.movers[i as usize];
-                    self.answered[i as usize] = self.player_call(bots, &names, owner, number);
-                }
-            }
+        let in_advance = bots.iter().any(|b| b.played_elsewhere());
+        if in_advance {
+            self.call_in_advance(bots, &names);
         }
-        self.by_owner = by_owner;
         // Every mover's plan is written at the next free place, which only those that
         // move take (no branch on a random choice); stale ones are cut off at the end.
         let filler = Plan { id: Id::EMPTY, x: 0, y: 0, tx: 0, ty: 0, next: NO_PLAN, back: false };
@@ -581,7 +563,12 @@ impl Game {
             let (dx, dy) = if e.id.is_zombie() {
                 self.zombie_step(e.x, e.y)
             } else {
-                match self.answered[i] {
+                let answered = if in_advance {
+                    self.answered[i]
+                } else {
+                    self.player_call(bots, &names, e.id.owner as usize, number)
+                };
+                match answered {
                     Answered::Stay => (0, 0),
                     Answered::Step(dx, dy) => (dx, dy),
                     Answered::Shoot(target) => {
@@ -607,6 +594,36 @@ impl Game {
             Some((dx, dy)) => (dx.signum(), dy.signum()),
             None => Direction::ALL[self.rng.random_range(0..9usize)].delta(),
         }
+    }
+
+    /// The decision step's calls made before its moves (some bots are played elsewhere):
+    /// entry by entry, each for its living players in the turn's order, the bots played
+    /// here first; what each asks for is kept in `answered`, by place in `movers`.
+    fn call_in_advance(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>], names: &[RStr<'_>]) {
+        self.answered.clear();
+        self.answered.resize(self.movers.len(), Answered::Stay);
+        // (The lists are kept from turn to turn: no allocation once they have grown.)
+        self.by_owner.resize_with(self.names.len(), Vec::new);
+        self.by_owner.iter_mut().for_each(Vec::clear);
+        for (i, &number) in self.movers.iter().enumerate() {
+            let id = self.entities[number as usize].id;
+            if !id.is_zombie() {
+                self.by_owner[id.owner as usize].push(i as u32);
+            }
+        }
+        let by_owner = std::mem::take(&mut self.by_owner);
+        for elsewhere in [false, true] {
+            for (owner, movers) in by_owner.iter().enumerate() {
+                if bots[owner].played_elsewhere() != elsewhere {
+                    continue;
+                }
+                for &i in movers {
+                    let number = self.movers[i as usize];
+                    self.answered[i as usize] = self.player_call(bots, names, owner, number);
+                }
+            }
+        }
+        self.by_owner = by_owner;
     }
 
     /// Calls the bot of entry `owner` for its player `number`, drawing from the entry's
