@@ -10,6 +10,7 @@
 
 mod boxes;
 mod cli;
+mod debug;
 mod deciding;
 mod eggs_bots;
 mod eggs_cli;
