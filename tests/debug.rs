@@ -229,3 +229,37 @@ fn a_lockstep_game_keeps_what_the_bots_said_as_an_in_process_game_does() {
     assert_eq!(notes[0], notes[2], "lockstep (strict) and in-process (off) keep the same notes");
     assert_eq!(notes[1], notes[2], "a shared worker (on) and in-process (off) keep the same notes");
 }
+
+#[test]
+fn check_prints_what_the_bot_said_in_its_worst_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let bots = dir.path().join("bots");
+    std::fs::create_dir(&bots).unwrap();
+    std::fs::write(bots.join("talker.lua"), LUA_SAYS).unwrap();
+    std::fs::copy(root().join("scripts/zombies/coward.lua"), bots.join("coward.lua")).unwrap();
+    let logs = dir.path().join("logs");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--logs")
+        .arg(&logs)
+        .args(["check", bots.join("talker.lua").to_str().unwrap(), "--vs"])
+        .arg(bots.join("coward.lua"))
+        .args(["--games", "2", "--max-turns", "3"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("what it said in that game"), "{text}");
+    // The lines name the turn and the player, then the text.
+    let line = text.lines().find(|l| l.trim_start().starts_with("turn 0, #")).unwrap_or_else(|| panic!("{text}"));
+    let (place, said) = line.trim_start().split_once(": ").unwrap();
+    assert_eq!(said, format!("lua\t0\t{}", place.rsplit('#').next().unwrap()), "{line}");
+    // The bundled coward says nothing: checking it says so.
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--logs")
+        .arg(&logs)
+        .args(["check", bots.join("coward.lua").to_str().unwrap(), "--vs"])
+        .arg(bots.join("talker.lua"))
+        .args(["--games", "1", "--max-turns", "3"])
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("it said nothing in that game"));
+}

@@ -1,6 +1,7 @@
 //! `arena check`: one bot against the game's bundled bots (or `--vs`) over a few seeded
 //! games, with a short report (rank, calls, errors, its log, its worst game as a
-//! replay) and a non-zero exit when it is broken.
+//! replay, and what it said at its calls in that game) and a non-zero exit when it is
+//! broken.
 //!
 //! Not here: playing the games (`arena::tournament`).
 
@@ -103,13 +104,17 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
         outln!("  playing {total} games");
     }
     let mut progress = Progress::new(total, &entries);
-    // The bot's worst game (lowest score, the first of equals), kept as a replay.
+    // The bot's worst game (lowest score, the first of equals), kept as a replay, and
+    // what the bot said in it.
     let mut worst: Option<(u32, u64, u64, Vec<u8>)> = None;
+    let mut said: Vec<arena::debug::Note> = Vec::new();
     let result = tournament::run(&entries, &plan, &AtomicBool::new(false), |g, replay| {
         progress.game(g);
         if let (Some(&score), Some(replay)) = (g.scores.get(&bot.name), replay) {
             if worst.as_ref().is_none_or(|w| (score, g.index) < (w.0, w.1)) {
                 worst = Some((score, g.index, g.seed, replay.to_bytes()));
+                let me = replay.header.names.iter().position(|n| *n == bot.name).map(|i| i as u32);
+                said = replay.notes.iter().filter(|n| Some(n.entry) == me).cloned().collect();
             }
         }
     });
@@ -161,6 +166,7 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
             path.display(),
             path.display()
         );
+        print_said(&said, G::TURNS);
     }
     let broken = s.disqualified > 0 || (s.errors + s.overruns) * 100 > s.calls;
     if broken {
@@ -174,4 +180,38 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
     }
     outln!("  ok");
     Ok(())
+}
+
+/// The most lines of what the bot said that `check` prints (the rest: in the replay).
+const SAID_LINES: usize = 40;
+
+/// What the bot said at its calls of its worst game, a line per text line, each after
+/// its turn and its player or unit; at most [`SAID_LINES`] lines.
+fn print_said(said: &[arena::debug::Note], turns: &str) {
+    if said.is_empty() {
+        outln!("  it said nothing in that game (a bot says something at a call with debug(...): docs/replays.md)");
+        return;
+    }
+    let turn = turns.trim_end_matches('s');
+    outln!("  what it said in that game ({} calls; `arena replay FILE --json -` lists all, under debug):", said.len());
+    let mut printed = 0;
+    for n in said {
+        let place = match n.unit {
+            Some(u) => format!("{turn} {}, #{u}", n.turn),
+            None => format!("{turn} {}", n.turn),
+        };
+        for (k, line) in n.text.lines().enumerate() {
+            if printed == SAID_LINES {
+                let left: usize = said.iter().map(|n| n.text.lines().count()).sum::<usize>() - printed;
+                outln!("    ... {left} more lines");
+                return;
+            }
+            if k == 0 {
+                outln!("    {place}: {line}");
+            } else {
+                outln!("    {:width$}  {line}", "", width = place.len());
+            }
+            printed += 1;
+        }
+    }
 }

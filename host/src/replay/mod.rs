@@ -124,10 +124,15 @@ pub(crate) const PAGE_CSS_MARK: &str = "/*PAGE_CSS*/\n";
 /// Where a page template wants its replay's data (a JSON value; `null` keeps the bare
 /// template valid).
 pub(crate) const DATA_MARK: &str = "/*REPLAY_DATA*/null";
+/// The panel of what the bots said (`debug.js`), which every game's page puts beside its
+/// board, in place of [`DEBUG_MARK`] inside its script.
+pub(crate) const DEBUG_JS: &str = include_str!("debug.js");
+/// Where a page template wants [`DEBUG_JS`]: a line inside its script.
+pub(crate) const DEBUG_MARK: &str = "/*DEBUG_JS*/\n";
 
-/// A game's replay page: its `template` with the shared style and player, the replay's
-/// `data` and a title naming the game and the seed (the template's title is
-/// `<title>{game} replay</title>`).
+/// A game's replay page: its `template` with the shared style, player and debug panel,
+/// the replay's `data` (whose `debug` is [`notes_rows`]) and a title naming the game and
+/// the seed (the template's title is `<title>{game} replay</title>`).
 pub(crate) fn fill_page(template: &str, game: &str, seed: u64, data: &serde_json::Value) -> String {
     let data = serde_json::to_string(data).expect("JSON values serialise");
     // Inside <script>, "</" could end the element early; JSON allows "<\/" instead.
@@ -136,8 +141,15 @@ pub(crate) fn fill_page(template: &str, game: &str, seed: u64, data: &serde_json
     template
         .replacen(PAGE_CSS_MARK, PAGE_CSS, 1)
         .replacen(PLAYER_MARK, PLAYER_JS, 1)
+        .replacen(DEBUG_MARK, DEBUG_JS, 1)
         .replacen(DATA_MARK, &data, 1)
         .replacen(&format!("<title>{game} replay</title>"), &format!("<title>{game} replay, seed {seed}</title>"), 1)
+}
+
+/// What the bots said, as a page's data holds it (`debug.js`): rows `[call, entry, turn,
+/// unit, text]`, in call order.
+pub(crate) fn notes_rows(notes: &[Note]) -> serde_json::Value {
+    notes.iter().map(|n| serde_json::json!([n.call, n.entry, n.turn, n.unit, n.text])).collect()
 }
 
 /// What is wrong with a replay file: one line.
