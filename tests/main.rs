@@ -16,6 +16,7 @@ mod eggs_bots;
 mod eggs_cli;
 mod eggs_rules;
 mod eggs_viewer;
+mod entrant;
 mod hardening;
 mod hex_game;
 mod hex_rules;

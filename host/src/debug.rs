@@ -5,7 +5,8 @@
 //!
 //! A bot writes through [`say`], on the thread that calls it (the Architecture Invariant
 //! of `crate::bot`: a bot never leaves that thread). Nothing is kept unless a call is
-//! *open* on that thread: [`Listening`] opens one around each call of a recorded game,
+//! *open* on that thread: `replay::notes::Listening` opens one around each call of a
+//! recorded game,
 //! so outside recorded games `say` is one thread-local test and costs nothing.
 //!
 //! Caps, so that a chatty bot can neither slow nor stop a game: at most [`CALL_CAP`]
@@ -13,14 +14,11 @@
 //! character boundary and marked ([`CUT_MARK`], [`ENTRY_CUT_MARK`]), and the rest is
 //! dropped. Saying never fails a call.
 //!
-//! This module knows no game: the turn and the player or unit of a call are the game's
-//! ([`Plays::place`](crate::bot::Plays::place)), and how notes are stored in a replay
-//! file is `crate::replay`'s.
+//! This module is the sink only, at the base of the library (the process layer and the
+//! loaders write to it): where a call's text goes with its turn and player or unit, and
+//! how it is stored, is `crate::replay::notes`'s.
 
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
-
-use crate::bot::{Bot, BotError, Plays};
 
 /// The most a bot's text at one call keeps, in bytes (UTF-8).
 pub const CALL_CAP: usize = 1 << 10;
@@ -108,86 +106,6 @@ extern "C" fn say_native(_data: *const std::ffi::c_void, text: *const u8, len: u
     let bytes = unsafe { std::slice::from_raw_parts(text, len.min(CALL_CAP + 4)) };
     // A panic must not unwind into the library.
     let _ = std::panic::catch_unwind(|| say(&String::from_utf8_lossy(bytes)));
-}
-
-/// What one call said, where it belongs: the call's index in the replay's calls (the
-/// first call the bot's turn recorded), the entry (by index in the game), the turn and
-/// the player or unit as the game places the call ([`Plays::place`]), and the text.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Note {
-    /// Index of the call in the replay's calls.
-    pub call: u32,
-    /// The entry, by index in the game's names.
-    pub entry: u32,
-    /// The turn, as the game's replays count it.
-    pub turn: u32,
-    /// The player or unit the call decided for (`None`: the whole side, or a call for
-    /// no unit).
-    pub unit: Option<u32>,
-    /// What the bot said (capped and marked as the module says).
-    pub text: String,
-}
-
-/// The notes of one game, in call order, shared by the entries' [`Listening`] bots.
-pub type Notes = Rc<RefCell<Vec<Note>>>;
-
-/// Wraps a bot so that each call is opened for [`say`] and what it said is kept in
-/// `notes` (with the entry's cap): put outside the recording bot, whose `calls` tape gives
-/// the call's index.
-pub struct Listening<'a, G: Plays, C> {
-    inner: Box<dyn Bot<G> + 'a>,
-    entry: u32,
-    calls: Rc<RefCell<Vec<C>>>,
-    notes: Notes,
-    /// Bytes kept for this entry in this game.
-    kept: usize,
-}
-
-impl<G: Plays, C> std::fmt::Debug for Listening<'_, G, C> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Listening").field("entry", &self.entry).field("kept", &self.kept).finish()
-    }
-}
-
-impl<'a, G: Plays, C> Listening<'a, G, C> {
-    /// Listens to `inner`, the bot of entry `entry`, whose calls are recorded on `calls`.
-    pub fn new(inner: Box<dyn Bot<G> + 'a>, entry: usize, calls: Rc<RefCell<Vec<C>>>, notes: Notes) -> Self {
-        Listening { inner, entry: entry as u32, calls, notes, kept: 0 }
-    }
-}
-
-impl<G: Plays, C> Bot<G> for Listening<'_, G, C> {
-    fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
-        let call = self.calls.borrow().len() as u32;
-        open_call();
-        let answer = self.inner.turn(ctx);
-        if let Some(mut text) = close_call()
-            && self.kept < ENTRY_CAP
-        {
-            if self.kept + text.len() > ENTRY_CAP {
-                text.truncate(floor_char_boundary(&text, ENTRY_CAP - self.kept));
-                text.push_str(ENTRY_CUT_MARK);
-                self.kept = ENTRY_CAP;
-            } else {
-                self.kept += text.len();
-            }
-            let (turn, unit) = G::place(ctx);
-            self.notes.borrow_mut().push(Note { call, entry: self.entry, turn, unit, text });
-        }
-        answer
-    }
-
-    fn times_itself(&self) -> bool {
-        self.inner.times_itself()
-    }
-
-    fn call_time(&self) -> Option<std::time::Duration> {
-        self.inner.call_time()
-    }
-
-    fn remaining_time(&self, clock: u32) -> crate::bot::TimeLeft {
-        self.inner.remaining_time(clock)
-    }
 }
 
 #[cfg(test)]

@@ -12,9 +12,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::bot::{Bot, BotError, BrokenBot, Entry};
-use crate::debug::{Listening, Notes};
 use crate::game::{Game, Outcome};
-use crate::replay::{Header, Replay};
+use crate::replay::{Header, Listening, Notes, Replay};
 
 /// The seed of game `index` of a tournament seeded with `seed` (SplitMix64 mixing, so
 /// neighbouring indices give unrelated games).

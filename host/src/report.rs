@@ -5,7 +5,9 @@
 //!   (inline SVG); per-entry errors, overruns and disqualifications with their first
 //!   messages; and one row per game linking its replay page. A tournament played until
 //!   decided shows its verdict above the leaderboard, with each pair's numbers.
-//! - `games/game-<index>-<seed>.html`: each game's replay page (`Recorded::viewer_page`).
+//! - `games/game-<index>-<seed>.html`: each game's replay page (`Recorded::viewer_page`),
+//!   headed by links back to the leaderboard and to the seated entries' logs, and ending
+//!   with the command that plays the game again (`replay::play_again`).
 //!
 //! Written once for every [`Game`]: the leaderboard's columns follow the results'
 //! [`Ranking`]. Pages are written as games finish, and the index at the start, every
@@ -47,6 +49,8 @@ pub struct Report {
     last_index: Instant,
     /// The first file that could not be written.
     error: Option<String>,
+    /// The entries' log directory, linked from each game's page.
+    logs: Option<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -79,7 +83,30 @@ impl Report {
             pages: BTreeMap::new(),
             last_index: Instant::now(),
             error: None,
+            logs: None,
         })
+    }
+
+    /// Links each game's page to the entries' logs in `dir` (`--logs`).
+    pub fn link_logs(&mut self, dir: &Path) {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+        self.logs = Some(dir);
+    }
+
+    /// The line that heads a game's page in the report: back to the leaderboard, and
+    /// the logs of the entries it seated.
+    fn nav(&self, names: &[String]) -> String {
+        let mut nav = String::from("<p id=\"nav\"><a href=\"../index.html\">&larr; the leaderboard</a>");
+        if let Some(logs) = &self.logs {
+            nav.push_str(" &middot; logs:");
+            for name in names {
+                let file = logs.join(format!("{name}.log"));
+                let url = format!("file://{}", file.display()).replace(' ', "%20");
+                let _ = write!(nav, " <a href=\"{}\">{}</a>", esc(&url), esc(&format!("{name}.log")));
+            }
+        }
+        nav.push_str("</p>\n");
+        nav
     }
 
     /// The report's folder.
@@ -109,6 +136,8 @@ impl Report {
             None => Err("not recorded".to_owned()),
             Some(Err(e)) => Err(format!("no replay page: {e}")),
             Some(Ok(html)) => {
+                let names = replay.map(|r| r.header.names.clone()).unwrap_or_default();
+                let html = html.replacen("<body>\n", &format!("<body>\n{}", self.nav(&names)), 1);
                 let name = game_page(record.index, record.seed);
                 match write_atomically(&self.dir.join(&name), html.as_bytes()) {
                     Ok(()) => Ok(name),
@@ -438,7 +467,7 @@ fn problems(h: &mut String, result: &TournamentResult, sources: &[(String, PathB
 fn games(h: &mut String, result: &TournamentResult, pages: &BTreeMap<u64, Result<String, String>>) {
     h.push_str("<h2>Games</h2>\n");
     h.push_str(
-        "<p class=\"small\">Each game replays alone with <code>arena play --seed SEED</code>. Scores in seat order when a game seats some entries, else best first.</p>\n",
+        "<p class=\"small\">Each game's page ends with the command that plays it again alone: <code>arena --game GAME play --seed SEED --entries A,B,...</code> (the entries it seated, in seat order, and its options). Scores in seat order when a game seats some entries, else best first.</p>\n",
     );
     // What a game's length counts (target: rounds).
     let turns = crate::with_game!(result.game.as_str(), G => G::TURNS, _ => "turns");

@@ -107,7 +107,7 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
     // The bot's worst game (lowest score, the first of equals), kept as a replay, and
     // what the bot said in it.
     let mut worst: Option<(u32, u64, u64, Vec<u8>)> = None;
-    let mut said: Vec<arena::debug::Note> = Vec::new();
+    let mut said: Vec<arena::replay::Note> = Vec::new();
     let result = tournament::run(&entries, &plan, &AtomicBool::new(false), |g, replay| {
         progress.game(g);
         if let (Some(&score), Some(replay)) = (g.scores.get(&bot.name), replay) {
@@ -187,7 +187,7 @@ const SAID_LINES: usize = 40;
 
 /// What the bot said at its calls of its worst game, a line per text line, each after
 /// its turn and its player or unit; at most [`SAID_LINES`] lines.
-fn print_said(said: &[arena::debug::Note], turns: &str) {
+fn print_said(said: &[arena::replay::Note], turns: &str) {
     if said.is_empty() {
         outln!("  it said nothing in that game (a bot says something at a call with debug(...): docs/replays.md)");
         return;

@@ -39,8 +39,10 @@ use flate2::write::DeflateEncoder;
 use zombies_plugin_abi::Random;
 
 use crate::bot::{Bot, BotError};
-pub use crate::debug::Note;
 use crate::rules::{Outcome, Rules};
+
+pub mod notes;
+pub use notes::{Listening, Note, Notes};
 
 /// What a game gives to be recorded and re-played: how one bot call is stored, the
 /// bots that record calls and play them back, the calls as bytes, and the page that
@@ -131,9 +133,11 @@ pub(crate) const DEBUG_JS: &str = include_str!("debug.js");
 pub(crate) const DEBUG_MARK: &str = "/*DEBUG_JS*/\n";
 
 /// A game's replay page: its `template` with the shared style, player and debug panel,
-/// the replay's `data` (whose `debug` is [`notes_rows`]) and a title naming the game and
-/// the seed (the template's title is `<title>{game} replay</title>`).
-pub(crate) fn fill_page(template: &str, game: &str, seed: u64, data: &serde_json::Value) -> String {
+/// the replay's `data` (whose `debug` is [`notes_rows`]), a title naming the game and
+/// the seed (the template's title is `<title>{game} replay</title>`), and at its foot the
+/// command that plays the game again ([`play_again`]).
+pub(crate) fn fill_page(template: &str, header: &Header, data: &serde_json::Value) -> String {
+    let (game, seed) = (header.game.as_str(), header.seed);
     let data = serde_json::to_string(data).expect("JSON values serialise");
     // Inside <script>, "</" could end the element early; JSON allows "<\/" instead.
     let data = data.replace("</", "<\\/");
@@ -144,6 +148,46 @@ pub(crate) fn fill_page(template: &str, game: &str, seed: u64, data: &serde_json
         .replacen(DEBUG_MARK, DEBUG_JS, 1)
         .replacen(DATA_MARK, &data, 1)
         .replacen(&format!("<title>{game} replay</title>"), &format!("<title>{game} replay, seed {seed}</title>"), 1)
+        .replacen(
+            "</body>",
+            &format!(
+                "<p class=\"muted\" id=\"again\">play this game again (with the same bots found): <code>{}</code></p>\n</body>",
+                html_escape(&play_again(header))
+            ),
+            1,
+        )
+}
+
+/// The command that plays a recorded game again: its game, seed, entries in seat order
+/// and options (`arena play --entries`), with the bots found where they were.
+pub fn play_again(header: &Header) -> String {
+    let mut cmd = format!(
+        "arena --game {} play --seed {} --entries {}",
+        header.game,
+        header.seed,
+        shell_word(&header.names.join(","))
+    );
+    for (key, value) in &header.config {
+        if !value.is_null() {
+            let value = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+            cmd.push_str(&format!(" --set {}", shell_word(&format!("{key}={value}"))));
+        }
+    }
+    cmd
+}
+
+/// A word for a POSIX shell: as it is when it holds only safe characters, else quoted.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.,=/:+@".contains(c)) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// HTML-escapes text for an element.
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// What the bots said, as a page's data holds it (`debug.js`): rows `[call, entry, turn,

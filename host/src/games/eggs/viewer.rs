@@ -176,5 +176,5 @@ pub fn viewer_data(replay: &Replay<EggHunt>) -> Result<Value, ReplayError> {
 
 /// The self-contained viewer page of a replay.
 pub fn render(replay: &Replay<EggHunt>) -> Result<String, ReplayError> {
-    Ok(crate::replay::fill_page(TEMPLATE, "eggs", replay.header.seed, &viewer_data(replay)?))
+    Ok(crate::replay::fill_page(TEMPLATE, &replay.header, &viewer_data(replay)?))
 }

@@ -202,5 +202,5 @@ pub fn viewer_data(replay: &Replay<HexGame>) -> Result<Value, ReplayError> {
 
 /// The self-contained viewer page of a replay.
 pub fn render(replay: &Replay<HexGame>) -> Result<String, ReplayError> {
-    Ok(crate::replay::fill_page(TEMPLATE, "hex", replay.header.seed, &viewer_data(replay)?))
+    Ok(crate::replay::fill_page(TEMPLATE, &replay.header, &viewer_data(replay)?))
 }

@@ -107,5 +107,5 @@ pub fn viewer_data(replay: &Replay<InvisibleTarget>) -> Result<Value, ReplayErro
 
 /// The self-contained viewer page of a replay.
 pub fn render(replay: &Replay<InvisibleTarget>) -> Result<String, ReplayError> {
-    Ok(crate::replay::fill_page(TEMPLATE, "target", replay.header.seed, &viewer_data(replay)?))
+    Ok(crate::replay::fill_page(TEMPLATE, &replay.header, &viewer_data(replay)?))
 }

@@ -162,5 +162,5 @@ pub fn viewer_data(replay: &Replay<Zombies>) -> Result<Value, ReplayError> {
 
 /// The self-contained viewer page of a replay.
 pub fn render(replay: &Replay<Zombies>) -> Result<String, ReplayError> {
-    Ok(crate::replay::fill_page(TEMPLATE, "zombies", replay.header.seed, &viewer_data(replay)?))
+    Ok(crate::replay::fill_page(TEMPLATE, &replay.header, &viewer_data(replay)?))
 }
