@@ -108,8 +108,17 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
     // what the bot said in it.
     let mut worst: Option<(u32, u64, u64, Vec<u8>)> = None;
     let mut said: Vec<arena::replay::Note> = Vec::new();
+    // In a two-seat game (hex): the bot's scores per opponent and per seat.
+    let mut by_seat: std::collections::BTreeMap<(String, usize), Vec<u32>> = Default::default();
     let result = tournament::run(&entries, &plan, &AtomicBool::new(false), |g, replay| {
         progress.game(g);
+        if let (Some(seat), Some(opponent), Some(&score)) = (
+            g.seats.iter().position(|n| *n == bot.name),
+            g.seats.iter().find(|n| **n != bot.name),
+            g.scores.get(&bot.name),
+        ) {
+            by_seat.entry((opponent.clone(), seat)).or_default().push(score);
+        }
         if let (Some(&score), Some(replay)) = (g.scores.get(&bot.name), replay) {
             if worst.as_ref().is_none_or(|w| (score, g.index) < (w.0, w.1)) {
                 worst = Some((score, g.index, g.seed, replay.to_bytes()));
@@ -138,6 +147,9 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
         me.min,
         me.max
     );
+    if labels.len() == 2 && !by_seat.is_empty() {
+        print_by_seat(&by_seat, &labels);
+    }
     outln!(
         "  calls: {}, {:.1} us each on average (limit {} ms a call; bank {} s + {} s a turn)",
         s.calls,
@@ -213,5 +225,28 @@ fn print_said(said: &[arena::replay::Note], turns: &str) {
             }
             printed += 1;
         }
+    }
+}
+
+/// A two-seat game's breakdown: per opponent, the bot's mean score in each seat (and
+/// its games), and the difference, what the ranking's match points compare.
+fn print_by_seat(by_seat: &std::collections::BTreeMap<(String, usize), Vec<u32>>, labels: &[&str]) {
+    outln!(
+        "  by opponent and side (its mean score in each seat against each opponent; the ranking's match points compare them):"
+    );
+    let opponents: std::collections::BTreeSet<&String> = by_seat.keys().map(|(o, _)| o).collect();
+    let width = opponents.iter().map(|o| o.len()).max().unwrap_or(0);
+    for opponent in opponents {
+        let side = |seat: usize| match by_seat.get(&(opponent.clone(), seat)) {
+            Some(scores) => format!(
+                "as the {} {:.1} ({} game{})",
+                labels[seat],
+                tournament::mean(scores),
+                scores.len(),
+                if scores.len() == 1 { "" } else { "s" }
+            ),
+            None => format!("as the {}: not played", labels[seat]),
+        };
+        outln!("    vs {opponent:<width$}  {}   {}", side(0), side(1));
     }
 }
