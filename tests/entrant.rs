@@ -105,6 +105,29 @@ fn every_game_of_a_hex_report_names_a_command_that_plays_that_very_game_again() 
         let scores: Vec<u64> = seats.iter().map(|n| g["scores"][n].as_u64().unwrap()).collect();
         assert_eq!(replay.header.scores.iter().map(|&s| u64::from(s)).collect::<Vec<_>>(), scores, "{command}");
     }
+    // Head to head: each match once from either side, and the row's match points are
+    // the leaderboard's.
+    assert!(index.contains("id=\"cross\""), "the report shows the cross-table");
+    let table = &results["cross_table"];
+    let names: Vec<&str> = table["entries"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let ranked: Vec<&str> =
+        results["leaderboard"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ranked);
+    for (a, row) in table["cells"].as_array().unwrap().iter().enumerate() {
+        let mut points = 0.0;
+        for (b, cell) in row.as_array().unwrap().iter().enumerate() {
+            if a == b {
+                assert!(cell.is_null());
+                continue;
+            }
+            let other = &table["cells"][b][a];
+            assert_eq!(cell["wins"], other["losses"], "{a} vs {b}");
+            assert_eq!(cell["draws"], other["draws"]);
+            assert!((cell["margin"].as_f64().unwrap() + other["margin"].as_f64().unwrap()).abs() < 1e-9);
+            points += cell["wins"].as_f64().unwrap() + cell["draws"].as_f64().unwrap() / 2.0;
+        }
+        assert_eq!(points, results["leaderboard"][a]["points"].as_f64().unwrap(), "{}", names[a]);
+    }
     // A name that is no entry is one line.
     let out = arena(dir.path(), &["--game", "hex", "--scripts", "bots", "play", "--entries", "basic,nobody"]);
     assert!(!out.status.success());
@@ -148,6 +171,26 @@ fn the_target_leaderboard_shows_the_total_it_ranks_by_and_the_tie_break() {
         assert_eq!(cols[2], s["total"].to_string(), "{row}");
         assert_eq!(cols[3], format!("{:.2}", s["tiebreak"].as_f64().unwrap()), "{row}");
     }
+    // Head to head, game by game: the row's wins, draws and losses against the column.
+    let table = &results["cross_table"];
+    let names: Vec<&str> = table["entries"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert_eq!(names.len(), 2);
+    let (mut wins, mut draws, mut losses) = (0, 0, 0);
+    for g in results["games"].as_array().unwrap() {
+        let (a, b) = (g["scores"][names[0]].as_u64().unwrap(), g["scores"][names[1]].as_u64().unwrap());
+        match a.cmp(&b) {
+            std::cmp::Ordering::Greater => wins += 1,
+            std::cmp::Ordering::Equal => draws += 1,
+            std::cmp::Ordering::Less => losses += 1,
+        }
+    }
+    let cell = &table["cells"][0][1];
+    assert_eq!(
+        (cell["wins"].as_u64(), cell["draws"].as_u64(), cell["losses"].as_u64()),
+        (Some(wins), Some(draws), Some(losses))
+    );
+    assert_eq!(cell["games"], 3);
+    assert_eq!(table["cells"][1][0]["wins"].as_u64(), Some(losses));
 }
 
 #[test]

@@ -240,6 +240,7 @@ pub fn index_html(
             let _ = writeln!(h, "<p>The plot could not be drawn: {}</p>", esc(&e));
         }
     }
+    cross_table(&mut h, result);
     problems(&mut h, result, info.sources);
     games(&mut h, result, pages);
     h.push_str("<script>");
@@ -426,6 +427,44 @@ fn leaderboard(h: &mut String, result: &TournamentResult) {
             "<p class=\"small\">note: where {key} of an entry and the entry ranked just above it overlap, the games played do not separate them. µs/call: mean duration of a bot call (one call in 16 is timed); out: games in which the entry was disqualified (it crashed, hung, or spent its time bank).</p>"
         );
     }
+}
+
+/// Entry against entry (`tournament::CrossTable`): each row's wins, draws and losses
+/// against each column, and its margin in the cell's title.
+fn cross_table(h: &mut String, result: &TournamentResult) {
+    let t = &result.cross_table;
+    if t.entries.len() < 2 {
+        return;
+    }
+    h.push_str("<h2>Head to head</h2>\n");
+    let what = if result.ranking == Ranking::Pairs {
+        "the row's match against the column: W (its mean score in the first seat against the column is higher than the column's against it), D or L, and the difference"
+    } else {
+        "the row's wins, draws and losses against the column by score in the games both played, and the mean difference of their scores"
+    };
+    let _ = writeln!(h, "<p class=\"small\">Each cell: {what}.</p>");
+    h.push_str("<div class=\"wide\"><table id=\"cross\">\n<thead><tr><th></th>");
+    for name in &t.entries {
+        let _ = write!(h, "<th>{}</th>", esc(name));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for (name, row) in t.entries.iter().zip(&t.cells) {
+        let _ = write!(h, "<tr><th>{}</th>", esc(name));
+        for cell in row {
+            match cell {
+                None => h.push_str("<td class=\"n\">&middot;</td>"),
+                Some(c) => {
+                    let _ = write!(
+                        h,
+                        "<td class=\"n\" title=\"{} games\">{}&ndash;{}&ndash;{} <span class=\"small\">({:+.1})</span></td>",
+                        c.games, c.wins, c.draws, c.losses, c.margin
+                    );
+                }
+            }
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody>\n</table></div>\n");
 }
 
 fn problems(h: &mut String, result: &TournamentResult, sources: &[(String, PathBuf)]) {
