@@ -251,3 +251,101 @@ fn a_code_block_the_docs_name_after_a_file_is_that_file() {
     assert!(!scripting.contains("Example: `scripts/hex/legion.lua`:"));
     let _ = checked;
 }
+
+/// WCAG contrast ratio of two `#rrggbb` (or `#rgb`) colours.
+fn contrast(a: &str, b: &str) -> f64 {
+    let lum = |hex: &str| {
+        let hex = hex.trim_start_matches('#');
+        let hex: String = if hex.len() == 3 { hex.chars().flat_map(|c| [c, c]).collect() } else { hex.to_owned() };
+        let c: Vec<f64> = (0..3)
+            .map(|i| f64::from(u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap()) / 255.0)
+            .map(|v| if v <= 0.03928 { v / 12.92 } else { ((v + 0.055) / 1.055).powf(2.4) })
+            .collect();
+        0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+    };
+    let (x, y) = (lum(a), lum(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
+}
+
+#[test]
+fn target_copy_numbers_are_readable_on_every_dot_and_the_legend_says_what_its_numbers_are() {
+    use arena::abi::target::TargetContext;
+    use arena::bot::Entry;
+    use arena::game::Recorded as _;
+    use arena::games::target::{InvisibleTarget, TargetConfig};
+    use serde_json::json;
+    let seeker = || |c: &TargetContext<'_>| c.random(5);
+    let entries: Vec<_> = (0..17).map(|i| Entry::builtin(format!("E{i}"), seeker)).collect();
+    let (_, target) =
+        arena::play::play_recorded(&entries, 4, &TargetConfig { max_rounds: Some(2), ..TargetConfig::default() });
+    let page = InvisibleTarget::viewer_page(&target).unwrap();
+    let Some(driver) = crate::util::Driver::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("target.html");
+    std::fs::write(&file, page).unwrap();
+    let id = driver.chromium(false);
+    let s = |path: &str| format!("/session/{id}{path}");
+    driver.post(&s("/url"), json!({"url": format!("file://{}", file.display())}));
+    let v = driver.post(
+        &s("/execute/async"),
+        json!({"script": r#"
+            const done = arguments[arguments.length - 1];
+            requestAnimationFrame(() => done([window.viewer.colours, window.viewer.numberColours, window.viewer.legend]));
+        "#, "args": []}),
+    );
+    driver.delete(&s(""));
+    let (colours, numbers) = (v[0].as_array().unwrap(), v[1].as_array().unwrap());
+    assert_eq!(colours.len(), 17);
+    for (dot, number) in colours.iter().zip(numbers) {
+        let ratio = contrast(dot.as_str().unwrap(), number.as_str().unwrap());
+        assert!(ratio >= 4.5, "copy numbers {number} on a {dot} dot: contrast {ratio:.2}");
+    }
+    let legend = v[2].as_str().unwrap();
+    assert!(legend.contains("its final points") && legend.contains("best copy"), "{legend}");
+    assert!(legend.contains(" pt") && legend.contains(" away"), "every number says what it is: {legend}");
+}
+
+#[test]
+fn hex_zombies_stacked_on_one_cell_are_drawn_with_their_count() {
+    use arena::bot::Entry;
+    use arena::game::Recorded as _;
+    use arena::games::hex::{HexConfig, HexGame};
+    use serde_json::{Value, json};
+    let hex = [
+        Entry::builtin("A", arena::games::hex::bench::baseline),
+        Entry::builtin("B", arena::games::hex::bench::baseline),
+    ];
+    let (_, replay) = arena::play::play_recorded(&hex, 4, &HexConfig { max_turns: Some(12) });
+    let page = HexGame::viewer_page(&replay).unwrap();
+    // The page's data with a frame whose first two zombies share a cell.
+    let open = r#"<script id="data" type="application/json">"#;
+    let start = page.find(open).unwrap() + open.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let mut data: Value = serde_json::from_str(&page[start..end]).unwrap();
+    let frames = data["frames"].as_array_mut().unwrap();
+    let (k, frame) =
+        frames.iter_mut().enumerate().find(|(_, f)| f["z"].as_array().unwrap().len() >= 3).expect("zombies");
+    let z = frame["z"].as_array_mut().unwrap();
+    let (x, y) = (z[0][1].clone(), z[0][2].clone());
+    (z[1][1], z[1][2]) = (x.clone(), y.clone());
+    (z[2][1], z[2][2]) = (x.clone(), y.clone());
+    let t = frame["t"].clone();
+    let page = format!("{}{}{}", &page[..start], serde_json::to_string(&data).unwrap(), &page[end..]);
+    let Some(driver) = crate::util::Driver::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hex.html");
+    std::fs::write(&file, page).unwrap();
+    let id = driver.chromium(false);
+    let s = |path: &str| format!("/session/{id}{path}");
+    driver.post(&s("/url"), json!({"url": format!("file://{}#t={t}", file.display())}));
+    let v = driver.post(
+        &s("/execute/async"),
+        json!({"script": r#"
+            const done = arguments[arguments.length - 1];
+            requestAnimationFrame(() => done(window.hexView));
+        "#, "args": []}),
+    );
+    driver.delete(&s(""));
+    assert_eq!(v["frame"], json!(k), "{v}");
+    assert_eq!(v["stacked"], json!([[x, y, 3]]), "three zombies on one cell are drawn as a stack of 3: {v}");
+}
