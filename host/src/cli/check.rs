@@ -148,7 +148,7 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
         me.max
     );
     if labels.len() == 2 && !by_seat.is_empty() {
-        print_by_seat(&by_seat, &labels);
+        print_by_seat(&by_seat, labels);
     }
     outln!(
         "  calls: {}, {:.1} us each on average (limit {} ms a call; bank {} s + {} s a turn)",
