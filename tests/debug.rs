@@ -151,6 +151,20 @@ fn programs_say_something_with_hash_lines_and_standard_error() {
     assert!(replay.notes.iter().all(|n| n.text == "looking\nthinking hard"), "{:?}", replay.notes);
 }
 
+#[test]
+fn a_target_program_says_something_with_hash_lines_at_each_copys_call() {
+    use arena::games::target::{InvisibleTarget, TargetConfig};
+    let copy = "#!/bin/sh\n# arena: target\nwhile read -r line; do\n  echo \"# copy $ARENA_COPY sees $line\" | cut -c1-40\n  echo 2\ndone\n";
+    let (_dir, entries) = entries_of::<InvisibleTarget>(&[("copy.sh", copy)]);
+    let config = TargetConfig { max_rounds: Some(2), ..TargetConfig::default() };
+    let (outcome, replay) = play_recorded(&entries, 5, &config);
+    assert_eq!(outcome.stats[0].errors, 0, "{:?}", outcome.stats[0].messages);
+    assert_eq!(replay.notes.len() as u64, outcome.stats[0].calls);
+    for n in &replay.notes {
+        assert!(n.text.starts_with(&format!("copy {} sees ", n.unit.unwrap())), "{n:?}");
+    }
+}
+
 fn natives(dir: &Path) -> Vec<Entry<Zombies>> {
     let found = discover::<Zombies>(&SearchPaths { plugins: vec![dir.to_owned()], scripts: vec![] }, &limits());
     assert!(found.skipped.is_empty(), "{:?}", found.skipped);

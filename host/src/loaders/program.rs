@@ -11,11 +11,11 @@
 //!
 //! What a program says at a call (`crate::debug`, shown in replays): lines of standard
 //! output that start with `#` during the call (never part of an answer: the process
-//! layer sets them apart), and its standard error written during the call. A program
-//! started once per call has all of its standard error; a program that plays the whole
-//! game has the standard error that reached the host by the time its answer did (it is
-//! read on another thread: a line written just before the answer may show at the next
-//! call; `#` lines are always at their own call).
+//! layer sets them apart), and its standard error ([`Heard`]). A program started once
+//! per call has all of its standard error; a program that plays the whole game has the
+//! standard error that reached the host since its last answer, by the time this answer
+//! did (it is read on another thread: a line written just before the answer may show at
+//! the next call; `#` lines are always at their own call).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -165,20 +165,48 @@ pub struct Talker {
     marker: Arc<std::sync::Mutex<Option<String>>>,
     /// The own time of the last call (`crate::clock`), charged to the entry's bank.
     last_time: Option<std::time::Duration>,
-    /// Standard error since the last call began (at most a call's text), for what the
-    /// call says.
-    heard: Arc<std::sync::Mutex<Vec<u8>>>,
+    /// Standard error since the last answer, for what the call says.
+    heard: Heard,
+}
+
+/// A program's standard error since its last answer (at most a call's text), for what
+/// its call says (`crate::debug`): the process layer's standard error sink feeds it, and
+/// the bot says it when the answer has come ([`Heard::said`]).
+#[derive(Debug, Clone, Default)]
+pub struct Heard(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Heard {
+    /// Keeps `bytes` of standard error (up to a call's cap; the rest is dropped).
+    pub fn feed(&self, bytes: &[u8]) {
+        let mut heard = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let room = (crate::debug::CALL_CAP + 4).saturating_sub(heard.len());
+        heard.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    /// The call's answer has come: what was heard since the last is said at the call
+    /// running on this thread (dropped when none listens), and forgotten.
+    pub fn said(&self) {
+        let heard = std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()));
+        if heard.is_empty() || !crate::debug::listening() {
+            return;
+        }
+        let text = String::from_utf8_lossy(&heard);
+        let text = text.trim_end_matches(['\n', '\r']);
+        if !text.is_empty() {
+            crate::debug::say(text);
+        }
+    }
 }
 
 impl Talker {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> Talker {
         let marker = Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())));
-        Talker { program, process: None, ended: None, calls: 0, marker, last_time: None, heard: Arc::default() }
+        Talker { program, process: None, ended: None, calls: 0, marker, last_time: None, heard: Heard::default() }
     }
 
     fn sink(&self) -> LogSink {
-        LogSink { log: Arc::clone(&self.program.log), marker: Arc::clone(&self.marker), heard: Arc::clone(&self.heard) }
+        LogSink { log: Arc::clone(&self.program.log), marker: Arc::clone(&self.marker), heard: self.heard.clone() }
     }
 
     /// The own time the last call took: the program's time, not the machine's
@@ -197,19 +225,8 @@ impl Talker {
     /// time limit (the program's own time: `crate::clock`). Every failure is one
     /// [`BotError`] for this call.
     pub fn ask(&mut self, request: &[u8], lines: usize) -> Result<Vec<String>, BotError> {
-        let listening = crate::debug::listening();
-        if listening {
-            self.heard.lock().unwrap_or_else(|p| p.into_inner()).clear();
-        }
         let result = self.ask_now(request, lines);
-        if listening {
-            let heard = std::mem::take(&mut *self.heard.lock().unwrap_or_else(|p| p.into_inner()));
-            let text = String::from_utf8_lossy(&heard);
-            let text = text.trim_end_matches(['\n', '\r']);
-            if !text.is_empty() {
-                crate::debug::say(text);
-            }
-        }
+        self.heard.said();
         result
     }
 
@@ -267,8 +284,8 @@ fn error(program: &Program, err: CallError) -> BotError {
 struct LogSink {
     log: Arc<EntryLog>,
     marker: Arc<std::sync::Mutex<Option<String>>>,
-    /// The talker's standard error since its call began (what the call says).
-    heard: Arc<std::sync::Mutex<Vec<u8>>>,
+    /// The talker's standard error since its last answer (what the call says).
+    heard: Heard,
 }
 
 impl std::io::Write for LogSink {
@@ -277,9 +294,7 @@ impl std::io::Write for LogSink {
             self.log.append(&marker);
         }
         self.log.append(&String::from_utf8_lossy(buf));
-        let mut heard = self.heard.lock().unwrap_or_else(|p| p.into_inner());
-        let room = (crate::debug::CALL_CAP + 4).saturating_sub(heard.len());
-        heard.extend_from_slice(&buf[..buf.len().min(room)]);
+        self.heard.feed(buf);
         Ok(buf.len())
     }
 
