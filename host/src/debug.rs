@@ -6,8 +6,8 @@
 //! A bot writes through [`say`], on the thread that calls it (the Architecture Invariant
 //! of `crate::bot`: a bot never leaves that thread). Nothing is kept unless a call is
 //! *open* on that thread: `replay::notes::Listening` opens one around each call of a
-//! recorded game,
-//! so outside recorded games `say` is one thread-local test and costs nothing.
+//! recorded game (a lockstep worker's live seat, `isolate::lockstep`, around each of its
+//! calls), so outside recorded games `say` is one thread-local test and costs nothing.
 //!
 //! Caps, so that a chatty bot can neither slow nor stop a game: at most [`CALL_CAP`]
 //! bytes per call and [`ENTRY_CAP`] bytes per entry per game; what goes over is cut at a

@@ -465,6 +465,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_command_that_plays_a_game_again_names_its_entries_in_seat_order_and_quotes_odd_words() {
+        let mut config = serde_json::Map::new();
+        config.insert("max_turns".into(), serde_json::json!(6));
+        config.insert("unset".into(), serde_json::Value::Null);
+        let header = Header {
+            game: "hex".into(),
+            seed: 42,
+            names: vec!["b".into(), "it's a".into()],
+            turns: 6,
+            scores: vec![6, 994],
+            config,
+        };
+        assert_eq!(play_again(&header), "arena --game hex play --seed 42 --entries 'b,it'\\''s a' --set max_turns=6");
+    }
+
+    #[test]
     fn varints_round_trip() {
         for v in [0u64, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
             let mut b = Vec::new();
