@@ -213,7 +213,7 @@ fn nothing_outside_the_games_directory_names_a_game_but_the_registry() {
 /// layered each on its own; `lib` is the crate root and `cli` the binary (`main.rs` and
 /// `cli/`, which reach the library as `arena::...`).
 const LAYERS: &[(&str, &[&str])] = &[
-    ("base", &["clock", "alloc_meter", "process", "decide"]),
+    ("base", &["clock", "alloc_meter", "debug", "process", "decide"]),
     ("contract", &["bot", "rules"]),
     (
         "loaders and replays",

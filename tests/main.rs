@@ -10,11 +10,13 @@
 
 mod boxes;
 mod cli;
+mod debug;
 mod deciding;
 mod eggs_bots;
 mod eggs_cli;
 mod eggs_rules;
 mod eggs_viewer;
+mod entrant;
 mod hardening;
 mod hex_game;
 mod hex_rules;

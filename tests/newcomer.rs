@@ -125,6 +125,20 @@ fn hex_check_plays_only_the_checked_bots_pairs_and_says_how_many_first() {
     // Three entries: the bot's pairs are 2 opponents x 2 sides, not all 6 ordered pairs.
     assert!(stdout.contains("playing 4 games: 1 round as the humans and as the zombies against each of 2"), "{stdout}");
     assert!(stdout.contains("played 4 games against 2 other entries"), "{stdout}");
+    // Per opponent and per side (issue 34): one line per opponent, both sides, one game each.
+    assert!(stdout.contains("by opponent and side"), "{stdout}");
+    for opponent in ["fortress", "other"] {
+        let line = stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("vs {opponent} ")))
+            .unwrap_or_else(|| panic!("{stdout}"));
+        assert!(
+            line.contains("as the humans ")
+                && line.contains("as the zombies ")
+                && line.matches("(1 game)").count() == 2,
+            "{line}"
+        );
+    }
 }
 
 /// `arena replay FILE --json OUT`: every game, turn by turn, as docs/replays.md says.

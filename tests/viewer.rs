@@ -76,7 +76,7 @@ fn replay_files_are_compact() {
     let names = (0..20).map(|i| format!("Entry{i}")).collect();
     let config = serde_json::json!({"players_per_entry": 50, "max_turns": null}).as_object().unwrap().clone();
     let header = Header { game: "zombies".into(), seed: 1, names, turns: 3000, scores: vec![2999; 20], config };
-    let size = Replay { header, calls }.to_bytes().len();
+    let size = Replay { header, calls, notes: Vec::new() }.to_bytes().len();
     assert!(size <= 2 << 20, "{size} bytes");
 }
 
@@ -764,4 +764,123 @@ setTimeout(() => { out.push(before, element("board").width); console.log(JSON.st
         assert!(texts.contains(&label), "{label} among {texts:?}");
     }
     assert!(out[17].as_u64().unwrap() < out[16].as_u64().unwrap(), "the board follows the window: {out}");
+}
+
+/// One page of each game whose bots say something at every call (`arena::debug::say`,
+/// as every kind of bot's debug channel does): (game, page, notes of entry A).
+fn one_talking_page_per_game() -> Vec<(&'static str, String, usize)> {
+    use arena::abi::eggs::{EggsContext, NOTHING};
+    use arena::abi::hex::HexContext;
+    use arena::abi::target::TargetContext;
+    use arena::debug::say;
+    use arena::game::Recorded as _;
+    use arena::games::eggs::{EggHunt, EggsConfig, answer};
+    use arena::games::hex::{HexConfig, HexGame};
+    use arena::games::target::{InvisibleTarget, TargetConfig};
+    let a_notes = |notes: &[arena::replay::Note]| notes.iter().filter(|n| n.entry == 0).count();
+    let zombie = |name: &'static str| {
+        Entry::builtin(name, move || {
+            let mut walk = random_bot();
+            move |c: &Context<'_>| {
+                say(&format!("{name} thinks at {} <b>", c.clock));
+                walk(c)
+            }
+        })
+    };
+    let (_, zombies) =
+        play_recorded(&[zombie("A"), zombie("B")], 4, &GameConfig { players_per_entry: 3, max_turns: Some(10) });
+    let egg = |name: &'static str| {
+        Entry::builtin(name, move || {
+            move |c: &EggsContext<'_>| {
+                say(&format!("{name} thinks at {}", c.turn));
+                answer(1 + c.random(8), NOTHING, &[])
+            }
+        })
+    };
+    let (_, eggs) = play_recorded(&[egg("A"), egg("B")], 4, &EggsConfig { max_turns: Some(10) });
+    let seeker = |name: &'static str| {
+        Entry::builtin(name, move || {
+            move |c: &TargetContext<'_>| {
+                say(&format!("{name} thinks at {}", c.round));
+                c.random(5)
+            }
+        })
+    };
+    let config = TargetConfig { max_rounds: Some(4), ..TargetConfig::default() };
+    let (_, target) = play_recorded(&[seeker("A"), seeker("B")], 4, &config);
+    let hexer = |name: &'static str| {
+        Entry::builtin(name, move || {
+            let mut inner = arena::games::hex::bench::baseline();
+            move |c: &HexContext<'_>| {
+                say(&format!("{name} thinks at {}", c.t));
+                inner(c)
+            }
+        })
+    };
+    let (_, hex) = play_recorded(&[hexer("A"), hexer("B")], 4, &HexConfig { max_turns: Some(8) });
+    vec![
+        ("zombies", Zombies::viewer_page(&zombies).unwrap(), a_notes(&zombies.notes)),
+        ("eggs", EggHunt::viewer_page(&eggs).unwrap(), a_notes(&eggs.notes)),
+        ("target", InvisibleTarget::viewer_page(&target).unwrap(), a_notes(&target.notes)),
+        ("hex", HexGame::viewer_page(&hex).unwrap(), a_notes(&hex.notes)),
+    ]
+}
+
+#[test]
+fn every_games_page_shows_what_a_bot_said_at_the_turn_shown_and_lists_its_texts_by_turn() {
+    let pages = one_talking_page_per_game();
+    for (game, page, notes) in &pages {
+        assert!(*notes > 0, "{game}: entry A said something");
+        assert!(!page.contains("/*DEBUG_JS*/"), "{game}: the panel is in");
+        assert!(page.contains("A thinks at"), "{game}: the texts are in the page");
+    }
+    let Some(driver) = Driver::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let id = driver.chromium(false);
+    let s = |path: &str| format!("/session/{id}{path}");
+    for (game, page, notes) in &pages {
+        let file = dir.path().join(format!("{game}.html"));
+        std::fs::write(&file, page).unwrap();
+        driver.post(&s("/url"), json!({"url": format!("file://{}", file.display())}));
+        // The entry's texts are listed by turn; the first link goes to its turn, where the
+        // panel shows it; then the second entry is picked.
+        let seen = driver.post(
+            &s("/execute/async"),
+            json!({"script": r##"
+                const done = arguments[arguments.length - 1];
+                window.errors = [];
+                window.addEventListener("error", e => window.errors.push(String(e.message)));
+                const rows = document.querySelectorAll("#dbg-all .dbg-row");
+                const first = rows[rows.length - 1].querySelector("a");
+                first.click();
+                requestAnimationFrame(() => {
+                    const at = [document.getElementById("turn").textContent, window.debugView.shown.slice(),
+                                document.getElementById("dbg-now").textContent];
+                    const pick = document.getElementById("dbg-entry");
+                    pick.value = "1";
+                    pick.dispatchEvent(new Event("change"));
+                    requestAnimationFrame(() => done([rows.length, first.textContent, at, window.debugView.entry,
+                        document.querySelectorAll("#dbg-all .dbg-row").length, window.errors]));
+                });
+            "##, "args": []}),
+        );
+        assert_eq!(seen[0], json!(notes), "{game}: every text of A is listed: {seen}");
+        let link = seen[1].as_str().unwrap();
+        let at = &seen[2];
+        // The link names the turn it goes to, and there the panel shows A's text of it.
+        assert!(link.ends_with(at[0].as_str().unwrap()), "{game}: {link} goes to its turn: {seen}");
+        let shown = at[1].as_array().unwrap();
+        assert!(
+            !shown.is_empty() && shown.iter().all(|t| t.as_str().unwrap().starts_with("A thinks at")),
+            "{game}: {seen}"
+        );
+        if *game == "zombies" {
+            // Text is text: the page does not take it for markup.
+            assert!(at[2].as_str().unwrap().contains("<b>"), "{game}: {seen}");
+        }
+        assert_eq!(seen[3], 1, "{game}: the second entry is picked: {seen}");
+        assert!(seen[4].as_u64().unwrap() > 0, "{game}: and its texts are listed: {seen}");
+        assert_eq!(seen[5], json!([]), "{game}: no script error: {seen}");
+    }
+    driver.delete(&s(""));
 }

@@ -56,6 +56,13 @@ pub trait Plays: Sized + 'static {
 
     /// The turn a call belongs to (a time bank grows by one allowance per turn).
     fn clock(ctx: &Self::Ctx<'_>) -> u32;
+
+    /// Where a call belongs, for what its bot says in it (`crate::debug`): the turn as
+    /// the game's replays and viewer count it, and the player or unit the call decides
+    /// for (`None`: a call for no one unit). By default the [`Plays::clock`] and no unit.
+    fn place(ctx: &Self::Ctx<'_>) -> (u32, Option<u32>) {
+        (Self::clock(ctx), None)
+    }
 }
 
 /// A bot of game `G`: one instance per entry per game, called once per living player

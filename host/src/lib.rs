@@ -7,6 +7,7 @@ pub mod alloc_meter;
 pub mod bench;
 pub mod bot;
 pub mod clock;
+pub mod debug;
 pub mod decide;
 pub mod game;
 pub mod games;

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use crate::bot::{Bot, BotError, BrokenBot, Entry};
 use crate::game::{Game, Outcome};
-use crate::replay::{Header, Replay};
+use crate::replay::{Header, Listening, Notes, Replay};
 
 /// The seed of game `index` of a tournament seeded with `seed` (SplitMix64 mixing, so
 /// neighbouring indices give unrelated games).
@@ -84,7 +84,8 @@ pub fn play_recorded<G: Game>(entries: &[Entry<G>], seed: u64, config: &G::Confi
 }
 
 /// [`play_recorded`] with every bot passed through `wrap` first (the recording sees
-/// what the wrapped bot answers).
+/// what the wrapped bot answers). What the bots say at each call is kept in the
+/// replay's notes (`crate::debug`): only recorded games listen.
 pub fn play_recorded_with<'a, G: Game>(
     entries: &[Entry<G>],
     seed: u64,
@@ -92,16 +93,21 @@ pub fn play_recorded_with<'a, G: Game>(
     wrap: impl Fn(usize, Box<dyn Bot<G>>) -> Box<dyn Bot<G> + 'a>,
 ) -> (Outcome, Replay<G>) {
     let tape = Rc::new(RefCell::new(Vec::new()));
-    let outcome = play_game_with(entries, seed, config, |i, bot| G::record(wrap(i, bot), Rc::clone(&tape)));
+    let notes: Notes = Rc::default();
+    let outcome = play_game_with(entries, seed, config, |i, bot| {
+        let recorded = G::record(wrap(i, bot), Rc::clone(&tape));
+        Box::new(Listening::new(recorded, i, Rc::clone(&tape), Rc::clone(&notes))) as Box<dyn Bot<G> + 'a>
+    });
     let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
     let calls = Rc::try_unwrap(tape).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
+    let notes = notes.take();
     let config = match serde_json::to_value(config) {
         Ok(serde_json::Value::Object(map)) => map,
         _ => serde_json::Map::new(),
     };
     let header =
         Header { game: G::NAME.to_owned(), seed, names, turns: outcome.turns, scores: outcome.scores.clone(), config };
-    (outcome, Replay { header, calls })
+    (outcome, Replay { header, calls, notes })
 }
 
 #[cfg(test)]

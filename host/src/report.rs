@@ -5,7 +5,9 @@
 //!   (inline SVG); per-entry errors, overruns and disqualifications with their first
 //!   messages; and one row per game linking its replay page. A tournament played until
 //!   decided shows its verdict above the leaderboard, with each pair's numbers.
-//! - `games/game-<index>-<seed>.html`: each game's replay page (`Recorded::viewer_page`).
+//! - `games/game-<index>-<seed>.html`: each game's replay page (`Recorded::viewer_page`),
+//!   headed by links back to the leaderboard and to the seated entries' logs, and ending
+//!   with the command that plays the game again (`replay::play_again`).
 //!
 //! Written once for every [`Game`]: the leaderboard's columns follow the results'
 //! [`Ranking`]. Pages are written as games finish, and the index at the start, every
@@ -47,6 +49,8 @@ pub struct Report {
     last_index: Instant,
     /// The first file that could not be written.
     error: Option<String>,
+    /// The entries' log directory, linked from each game's page.
+    logs: Option<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -79,7 +83,30 @@ impl Report {
             pages: BTreeMap::new(),
             last_index: Instant::now(),
             error: None,
+            logs: None,
         })
+    }
+
+    /// Links each game's page to the entries' logs in `dir` (`--logs`).
+    pub fn link_logs(&mut self, dir: &Path) {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+        self.logs = Some(dir);
+    }
+
+    /// The line that heads a game's page in the report: back to the leaderboard, and
+    /// the logs of the entries it seated.
+    fn nav(&self, names: &[String]) -> String {
+        let mut nav = String::from("<p id=\"nav\"><a href=\"../index.html\">&larr; the leaderboard</a>");
+        if let Some(logs) = &self.logs {
+            nav.push_str(" &middot; logs:");
+            for name in names {
+                let file = logs.join(format!("{name}.log"));
+                let url = format!("file://{}", file.display()).replace(' ', "%20");
+                let _ = write!(nav, " <a href=\"{}\">{}</a>", esc(&url), esc(&format!("{name}.log")));
+            }
+        }
+        nav.push_str("</p>\n");
+        nav
     }
 
     /// The report's folder.
@@ -109,6 +136,8 @@ impl Report {
             None => Err("not recorded".to_owned()),
             Some(Err(e)) => Err(format!("no replay page: {e}")),
             Some(Ok(html)) => {
+                let names = replay.map(|r| r.header.names.clone()).unwrap_or_default();
+                let html = html.replacen("<body>\n", &format!("<body>\n{}", self.nav(&names)), 1);
                 let name = game_page(record.index, record.seed);
                 match write_atomically(&self.dir.join(&name), html.as_bytes()) {
                     Ok(()) => Ok(name),
@@ -211,6 +240,7 @@ pub fn index_html(
             let _ = writeln!(h, "<p>The plot could not be drawn: {}</p>", esc(&e));
         }
     }
+    cross_table(&mut h, result);
     problems(&mut h, result, info.sources);
     games(&mut h, result, pages);
     h.push_str("<script>");
@@ -399,6 +429,44 @@ fn leaderboard(h: &mut String, result: &TournamentResult) {
     }
 }
 
+/// Entry against entry (`tournament::CrossTable`): each row's wins, draws and losses
+/// against each column, and its margin in the cell's title.
+fn cross_table(h: &mut String, result: &TournamentResult) {
+    let t = &result.cross_table;
+    if t.entries.len() < 2 {
+        return;
+    }
+    h.push_str("<h2>Head to head</h2>\n");
+    let what = if result.ranking == Ranking::Pairs {
+        "the row's match against the column: W (its mean score in the first seat against the column is higher than the column's against it), D or L, and the difference"
+    } else {
+        "the row's wins, draws and losses against the column by score in the games both played, and the mean difference of their scores"
+    };
+    let _ = writeln!(h, "<p class=\"small\">Each cell: {what}.</p>");
+    h.push_str("<div class=\"wide\"><table id=\"cross\">\n<thead><tr><th></th>");
+    for name in &t.entries {
+        let _ = write!(h, "<th>{}</th>", esc(name));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for (name, row) in t.entries.iter().zip(&t.cells) {
+        let _ = write!(h, "<tr><th>{}</th>", esc(name));
+        for cell in row {
+            match cell {
+                None => h.push_str("<td class=\"n\">&middot;</td>"),
+                Some(c) => {
+                    let _ = write!(
+                        h,
+                        "<td class=\"n\" title=\"{} games\">{}&ndash;{}&ndash;{} <span class=\"small\">({:+.1})</span></td>",
+                        c.games, c.wins, c.draws, c.losses, c.margin
+                    );
+                }
+            }
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody>\n</table></div>\n");
+}
+
 fn problems(h: &mut String, result: &TournamentResult, sources: &[(String, PathBuf)]) {
     h.push_str("<h2>Errors, overruns and disqualifications</h2>\n");
     let troubled: Vec<_> =
@@ -438,7 +506,7 @@ fn problems(h: &mut String, result: &TournamentResult, sources: &[(String, PathB
 fn games(h: &mut String, result: &TournamentResult, pages: &BTreeMap<u64, Result<String, String>>) {
     h.push_str("<h2>Games</h2>\n");
     h.push_str(
-        "<p class=\"small\">Each game replays alone with <code>arena play --seed SEED</code>. Scores in seat order when a game seats some entries, else best first.</p>\n",
+        "<p class=\"small\">Each game's page ends with the command that plays it again alone: <code>arena --game GAME play --seed SEED --entries A,B,...</code> (the entries it seated, in seat order, and its options). Scores in seat order when a game seats some entries, else best first.</p>\n",
     );
     // What a game's length counts (target: rounds).
     let turns = crate::with_game!(result.game.as_str(), G => G::TURNS, _ => "turns");

@@ -269,6 +269,85 @@ pub struct TournamentResult {
     /// the numbers behind it; `None` for a fixed number of games.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,
+    /// Entry against entry ([`CrossTable`]), from the games (recomputed by every
+    /// summary, so merged results have it too).
+    #[serde(default)]
+    pub cross_table: CrossTable,
+}
+
+/// Entry against entry: for each ordered pair of entries (in leaderboard order), how
+/// the row's entry did against the column's. In a game that seats every entry (or some),
+/// by score in each game both played: wins, draws and losses, and the row's mean score
+/// less the column's. In a two-seat game ranked by pairs (hex): the row's mean score in
+/// the first seat against the column less the column's against the row, and the match
+/// that decides (a win, a draw or a loss: one of the three is 1).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CrossTable {
+    /// The entries, in leaderboard order: rows and columns.
+    pub entries: Vec<String>,
+    /// `cells[row][column]`; `None` on the diagonal and where the two never met.
+    pub cells: Vec<Vec<Option<HeadToHead>>>,
+}
+
+/// One cell of a [`CrossTable`]: the row's entry against the column's.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HeadToHead {
+    /// Games in which the two met.
+    pub games: u64,
+    /// Games (pairs: matches) the row's entry won against the column's.
+    pub wins: u64,
+    /// Games (matches) drawn.
+    pub draws: u64,
+    /// Games (matches) lost.
+    pub losses: u64,
+    /// The row's mean score less the column's, over the games they met in (pairs: the
+    /// row's mean in the first seat against the column less the column's against it).
+    pub margin: f64,
+}
+
+/// The [`CrossTable`] of `games`, for the entries `names` (leaderboard order).
+pub fn cross_table(ranking: Ranking, names: &[String], games: &[GameRecord]) -> CrossTable {
+    let cell = |a: &str, b: &str| -> Option<HeadToHead> {
+        if a == b {
+            return None;
+        }
+        if ranking == Ranking::Pairs {
+            let first = |x: &str, y: &str| -> Vec<f64> {
+                games
+                    .iter()
+                    .filter(|g| matches!(g.seats.as_slice(), [p, q] if p == x && q == y))
+                    .filter_map(|g| g.scores.get(x).map(|&s| f64::from(s)))
+                    .collect()
+            };
+            let (mine, theirs) = (first(a, b), first(b, a));
+            if mine.is_empty() || theirs.is_empty() {
+                return None;
+            }
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            let margin = mean(&mine) - mean(&theirs);
+            let (wins, draws, losses) = match margin.total_cmp(&0.0) {
+                std::cmp::Ordering::Greater => (1, 0, 0),
+                std::cmp::Ordering::Equal => (0, 1, 0),
+                std::cmp::Ordering::Less => (0, 0, 1),
+            };
+            return Some(HeadToHead { games: (mine.len() + theirs.len()) as u64, wins, draws, losses, margin });
+        }
+        let (mut h, mut sum) = (HeadToHead { games: 0, wins: 0, draws: 0, losses: 0, margin: 0.0 }, 0.0);
+        for g in games {
+            if let (Some(&x), Some(&y)) = (g.scores.get(a), g.scores.get(b)) {
+                h.games += 1;
+                sum += f64::from(x) - f64::from(y);
+                match x.cmp(&y) {
+                    std::cmp::Ordering::Greater => h.wins += 1,
+                    std::cmp::Ordering::Equal => h.draws += 1,
+                    std::cmp::Ordering::Less => h.losses += 1,
+                }
+            }
+        }
+        (h.games > 0).then(|| HeadToHead { margin: sum / h.games as f64, ..h })
+    };
+    let cells = names.iter().map(|a| names.iter().map(|b| cell(a, b)).collect()).collect();
+    CrossTable { entries: names.to_vec(), cells }
 }
 
 impl TournamentResult {
@@ -624,7 +703,10 @@ pub fn summarise(
         pair_points(&mut leaderboard, &games);
     }
     rank(&mut leaderboard, ranking);
+    let names: Vec<String> = leaderboard.iter().map(|s| s.name.clone()).collect();
+    let cross_table = cross_table(ranking, &names, &games);
     TournamentResult {
+        cross_table,
         game: game.to_owned(),
         ranking,
         seed,

@@ -115,7 +115,7 @@ typedef struct zb_logger {
 } zb_logger;
 
 /* The table a library exports. ABI 1.1 appended `game` and the other games' turns,
- * 1.2 `set_logger`, 1.3 `hex_side`: the host reads only the fields that `struct_size` covers, so a 1.0
+ * 1.2 `set_logger`, 1.3 `hex_side`, 1.4 `set_debug`: the host reads only the fields that `struct_size` covers, so a 1.0
  * table (struct_size 40, without them) still loads and plays zombies. A zombies-only C
  * bot built with this header may leave them NULL (zero-initialise the table); an eggs
  * bot sets game = "eggs", turn = NULL and eggs_turn (see eggs_bot.h). */
@@ -146,6 +146,11 @@ typedef struct zb_bot_table {
      * one at a time, each answered with its verdict (hex_bot.h). A table with it plays
      * hex by whole sides (its hex_turn may be NULL); NULL for a per-unit bot. */
     void (*hex_side)(void *bot, struct hb_side_turn *turn);
+    /* (1.4) Called once when the host loads the library, with its debug channel. Set it
+     * to zb_set_debug to say something at a call with zb_debug / zb_debugf below (kept
+     * in the replay with that call, shown beside the board); NULL if the bot says
+     * nothing (a host older than 1.4 never calls it). */
+    void (*set_debug)(zb_logger debugger);
 } zb_bot_table;
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void);
@@ -192,6 +197,36 @@ static inline void zb_logf(const char *format, ...) {
     zb_log_channel.write(zb_log_channel.data, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
+/* The debug channel of this C file, kept by zb_set_debug (put `.set_debug =
+ * zb_set_debug` in the table). */
+static zb_logger zb_debug_channel;
+
+static inline void zb_set_debug(zb_logger debugger) {
+    zb_debug_channel = debugger;
+}
+
+/* (1.4) Says `text` at the call the bot is in: the host keeps it in the game's replay
+ * with that call (several texts of a call are joined by line breaks; at most 1 KiB per
+ * call and 64 KiB per game, the cut marked). Only during a call, on the thread that
+ * made it; dropped in a game that is not recorded or until the host set the channel. */
+static inline void zb_debug(const char *text) {
+    if (zb_debug_channel.write) zb_debug_channel.write(zb_debug_channel.data, text, strlen(text));
+}
+
+/* zb_debug with printf formatting; texts longer than 1023 bytes are cut. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static inline void zb_debugf(const char *format, ...) {
+    char line[1024];
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    if (n < 0 || !zb_debug_channel.write) return;
+    zb_debug_channel.write(zb_debug_channel.data, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
 static inline zb_action zb_move(uint32_t direction) {
     zb_action a = {ZB_MOVE, direction, {0, 0}};
     return a;
@@ -211,6 +246,7 @@ _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, game) == 40, "zb_bo
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, hex_turn) == 64, "zb_bot_table hex_turn");
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, set_logger) == 72, "zb_bot_table set_logger");
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, hex_side) == 80, "zb_bot_table hex_side");
+_Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, set_debug) == 88, "zb_bot_table set_debug");
 _Static_assert(sizeof(void *) != 8 || sizeof(zb_logger) == 16, "zb_logger layout");
 #endif
 

@@ -16,7 +16,8 @@
 //!
 //! How the ABI grows: new capabilities are appended to [`BotModule`] after its
 //! `#[sabi(last_prefix_field)]` (1.1: the game and the other games' constructors; 1.2:
-//! the logger; 1.3: hex bots that play whole sides) and to the C table (read up to its `struct_size`). abi_stable accepts a
+//! the logger; 1.3: hex bots that play whole sides; 1.4: the debug channel, what a bot
+//! says at a call, shown in replays) and to the C table (read up to its `struct_size`). abi_stable accepts a
 //! library only if its root module has at least the fields of the type the host checks
 //! it against, so the host checks against [`any_version::BotModule`] (the 1.0 fields)
 //! and reads through [`BotModuleRef`], whose accessors see the library's own field
@@ -46,7 +47,7 @@ use abi_stable::{
 ///
 /// It equals the major version of this crate. Minor versions only append (1.1 added
 /// the game a library plays and the other games' bots, 1.2 the log channel, 1.3 hex bots
-/// that play whole sides), so 1.0 plugins still load.
+/// that play whole sides, 1.4 the debug channel), so 1.0 plugins still load.
 pub const ABI_VERSION: u32 = 1;
 
 /// The games a library can play, as named in [`BotModule::game`] and the C table's
@@ -470,6 +471,11 @@ pub struct BotModule {
     /// `None`).
     #[sabi(missing_field(default))]
     pub new_hex_side_bot: Option<extern "C" fn() -> RResult<hex::HexSideBotBox, RString>>,
+    /// (1.4) Called once by the host when it loads the library, with the channel
+    /// through which the bot says something at the call it is in (see [`debug()`]): kept
+    /// in the game's replay with that call. Absent in older libraries.
+    #[sabi(missing_field(default))]
+    pub set_debugger: Option<extern "C" fn(debugger: Logger)>,
 }
 
 /// (1.2) The host's log channel, handed to a library when it is loaded (`zb_logger` in
@@ -574,6 +580,10 @@ pub struct CBotTable {
     /// at a time, each answered with its verdict). A table with it plays hex by whole
     /// sides, and its `hex_turn` may be null.
     pub hex_side: Option<extern "C" fn(bot: *mut c_void, turn: &mut hex::HexSideTurn<'_>)>,
+    /// (1.4) Called once by the host when it loads the library, with the function (and
+    /// its data) through which a bot says something at the call it is in (kept in the
+    /// replay with that call); null if the bot says nothing.
+    pub set_debug: Option<extern "C" fn(debugger: Logger)>,
 }
 
 impl CBotTable {
@@ -583,6 +593,8 @@ impl CBotTable {
     pub const V1_1_SIZE: u32 = 72;
     /// Size of a 1.2 table (without `hex_side`).
     pub const V1_2_SIZE: u32 = 80;
+    /// Size of a 1.3 table (without `set_debug`).
+    pub const V1_3_SIZE: u32 = 88;
 }
 
 /// The name of the symbol a C bot library exports: `const zb_bot_table *zombies_bot_entry(void)`.
@@ -601,6 +613,7 @@ const _: () = {
     assert!(core::mem::offset_of!(CBotTable, hex_turn) == 64);
     assert!(core::mem::offset_of!(CBotTable, set_logger) == 72);
     assert!(core::mem::offset_of!(CBotTable, hex_side) == 80);
+    assert!(core::mem::offset_of!(CBotTable, set_debug) == 88);
 };
 
 /// Writes one line to the entry's log (`logs/<entry>.log` of a tournament run with
@@ -622,6 +635,35 @@ macro_rules! log {
         $crate::log(&::std::format!($($arg)*))
     };
 }
+
+/// (1.4) Says `text` at the call the bot is in: the host keeps it in the game's replay
+/// with that call (its turn, its player or unit), shown in the viewer beside the board
+/// and by `arena replay --json` and `arena check`. Several texts in one call are joined
+/// by line breaks; at most 1 KiB per call and 64 KiB per game are kept (the cut is
+/// marked). Call it only from the thread that called the bot, during the call: text
+/// said elsewhere, in a game that is not recorded, or to a host older than 1.4 is
+/// dropped, at the cost of one call into the host. The [`debug!`] macro formats like
+/// `format!`.
+pub fn debug(text: &str) {
+    let debugger = *DEBUGGER.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((write, data)) = debugger {
+        // The host reads exactly `len` bytes of the text during the call.
+        write(data as *const c_void, text.as_ptr(), text.len());
+    }
+}
+
+/// Formats like `format!` and says the text at the call the bot is in (see [`debug()`]).
+#[macro_export]
+macro_rules! debug {
+    ($($arg:tt)*) => {
+        $crate::debug(&::std::format!($($arg)*))
+    };
+}
+
+/// The host's debug function and its data (as an address), once the host set them.
+#[allow(clippy::type_complexity)]
+static DEBUGGER: std::sync::Mutex<Option<(extern "C" fn(*const c_void, *const u8, usize), usize)>> =
+    std::sync::Mutex::new(None);
 
 /// The host's log function and its data (as an address), once the host set them.
 #[allow(clippy::type_complexity)]
@@ -789,6 +831,12 @@ pub mod __private {
         *LOGGER.lock().unwrap_or_else(|p| p.into_inner()) = Some((logger.write, logger.data as usize));
     }
 
+    /// The `set_debugger` of every exported module: keeps the host's debug channel for
+    /// [`debug`](crate::debug()).
+    pub extern "C" fn set_debugger(debugger: Logger) {
+        *DEBUGGER.lock().unwrap_or_else(|p| p.into_inner()) = Some((debugger.write, debugger.data as usize));
+    }
+
     /// The zombies constructor (a 1.0 field every library fills) of a library that
     /// plays another game; the host reads the game first and never calls it.
     pub extern "C" fn plays_another_game() -> RResult<BotBox, RString> {
@@ -829,6 +877,7 @@ macro_rules! __export_module {
                 new_hex_bot: $hex,
                 set_logger: Some($crate::__private::set_logger),
                 new_hex_side_bot: $hex_side,
+                set_debugger: Some($crate::__private::set_debugger),
             }
             .leak_into_prefix()
         }

@@ -4,7 +4,8 @@
  * Each player shoots a zombie that is 2 cells away or less (it would bite next turn),
  * otherwise steps away from the nearest zombie it sees, otherwise wanders at random
  * using the game's seeded generator (never rand(): games must replay exactly).
- * The bot instance counts the turns it played, to show per-game state.
+ * The bot instance counts the turns it played, to show per-game state. Each call says
+ * why it moved as it did (zb_debugf, ABI 1.4): the replay viewer shows it beside the board.
  *
  * Build: cc -O2 -shared -fPIC -I plugin-abi/include -o libwanderer.so plugins/c-wanderer/wanderer.c
  */
@@ -49,16 +50,29 @@ static zb_action turn(void *bot, const zb_context *ctx) {
             }
         }
     }
-    if (best <= 2 && ctx->bullets > 0) return zb_shoot(nearest);
+    if (best <= 2 && ctx->bullets > 0) {
+        zb_debugf("shoot zombie %u, %d away", nearest.number, best);
+        return zb_shoot(nearest);
+    }
     if (best <= 8) {
         int sx = -sign(bx), sy = -sign(by);
-        if (zb_look(ctx, sx, sy).number == 0) return zb_move(direction_of(sx, sy));
+        if (zb_look(ctx, sx, sy).number == 0) {
+            zb_debugf("flee zombie %u at (%d, %d)", nearest.number, bx, by);
+            return zb_move(direction_of(sx, sy));
+        }
     }
+    zb_debug("wander");
     return zb_move(zb_random_below(ctx, 9));
 }
 
 static const zb_bot_table TABLE = {
-    ZOMBIES_BOT_ABI_VERSION, sizeof(zb_bot_table), "Wanderer", create, turn, destroy,
+    .abi_version = ZOMBIES_BOT_ABI_VERSION,
+    .struct_size = sizeof(zb_bot_table),
+    .name = "Wanderer",
+    .create = create,
+    .turn = turn,
+    .destroy = destroy,
+    .set_debug = zb_set_debug,
 };
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }

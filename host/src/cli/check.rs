@@ -1,6 +1,7 @@
 //! `arena check`: one bot against the game's bundled bots (or `--vs`) over a few seeded
 //! games, with a short report (rank, calls, errors, its log, its worst game as a
-//! replay) and a non-zero exit when it is broken.
+//! replay, and what it said at its calls in that game) and a non-zero exit when it is
+//! broken.
 //!
 //! Not here: playing the games (`arena::tournament`).
 
@@ -103,13 +104,26 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
         outln!("  playing {total} games");
     }
     let mut progress = Progress::new(total, &entries);
-    // The bot's worst game (lowest score, the first of equals), kept as a replay.
+    // The bot's worst game (lowest score, the first of equals), kept as a replay, and
+    // what the bot said in it.
     let mut worst: Option<(u32, u64, u64, Vec<u8>)> = None;
+    let mut said: Vec<arena::replay::Note> = Vec::new();
+    // In a two-seat game (hex): the bot's scores per opponent and per seat.
+    let mut by_seat: std::collections::BTreeMap<(String, usize), Vec<u32>> = Default::default();
     let result = tournament::run(&entries, &plan, &AtomicBool::new(false), |g, replay| {
         progress.game(g);
+        if let (Some(seat), Some(opponent), Some(&score)) = (
+            g.seats.iter().position(|n| *n == bot.name),
+            g.seats.iter().find(|n| **n != bot.name),
+            g.scores.get(&bot.name),
+        ) {
+            by_seat.entry((opponent.clone(), seat)).or_default().push(score);
+        }
         if let (Some(&score), Some(replay)) = (g.scores.get(&bot.name), replay) {
             if worst.as_ref().is_none_or(|w| (score, g.index) < (w.0, w.1)) {
                 worst = Some((score, g.index, g.seed, replay.to_bytes()));
+                let me = replay.header.names.iter().position(|n| *n == bot.name).map(|i| i as u32);
+                said = replay.notes.iter().filter(|n| Some(n.entry) == me).cloned().collect();
             }
         }
     });
@@ -133,6 +147,9 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
         me.min,
         me.max
     );
+    if labels.len() == 2 && !by_seat.is_empty() {
+        print_by_seat(&by_seat, labels);
+    }
     outln!(
         "  calls: {}, {:.1} us each on average (limit {} ms a call; bank {} s + {} s a turn)",
         s.calls,
@@ -161,6 +178,7 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
             path.display(),
             path.display()
         );
+        print_said(&said, G::TURNS);
     }
     let broken = s.disqualified > 0 || (s.errors + s.overruns) * 100 > s.calls;
     if broken {
@@ -174,4 +192,61 @@ pub fn check<G: Game>(args: CheckArgs, sources: &Sources) -> Result<()> {
     }
     outln!("  ok");
     Ok(())
+}
+
+/// The most lines of what the bot said that `check` prints (the rest: in the replay).
+const SAID_LINES: usize = 40;
+
+/// What the bot said at its calls of its worst game, a line per text line, each after
+/// its turn and its player or unit; at most [`SAID_LINES`] lines.
+fn print_said(said: &[arena::replay::Note], turns: &str) {
+    if said.is_empty() {
+        outln!("  it said nothing in that game (a bot says something at a call with debug(...): docs/replays.md)");
+        return;
+    }
+    let turn = turns.trim_end_matches('s');
+    outln!("  what it said in that game ({} calls; `arena replay FILE --json -` lists all, under debug):", said.len());
+    let mut printed = 0;
+    for n in said {
+        let place = match n.unit {
+            Some(u) => format!("{turn} {}, #{u}", n.turn),
+            None => format!("{turn} {}", n.turn),
+        };
+        for (k, line) in n.text.lines().enumerate() {
+            if printed == SAID_LINES {
+                let left: usize = said.iter().map(|n| n.text.lines().count()).sum::<usize>() - printed;
+                outln!("    ... {left} more lines");
+                return;
+            }
+            if k == 0 {
+                outln!("    {place}: {line}");
+            } else {
+                outln!("    {:width$}  {line}", "", width = place.len());
+            }
+            printed += 1;
+        }
+    }
+}
+
+/// A two-seat game's breakdown: per opponent, the bot's mean score in each seat (and
+/// its games), and the difference, what the ranking's match points compare.
+fn print_by_seat(by_seat: &std::collections::BTreeMap<(String, usize), Vec<u32>>, labels: &[&str]) {
+    outln!(
+        "  by opponent and side (its mean score in each seat against each opponent; the ranking's match points compare them):"
+    );
+    let opponents: std::collections::BTreeSet<&String> = by_seat.keys().map(|(o, _)| o).collect();
+    let width = opponents.iter().map(|o| o.len()).max().unwrap_or(0);
+    for opponent in opponents {
+        let side = |seat: usize| match by_seat.get(&(opponent.clone(), seat)) {
+            Some(scores) => format!(
+                "as the {} {:.1} ({} game{})",
+                labels[seat],
+                tournament::mean(scores),
+                scores.len(),
+                if scores.len() == 1 { "" } else { "s" }
+            ),
+            None => format!("as the {}: not played", labels[seat]),
+        };
+        outln!("    vs {opponent:<width$}  {}   {}", side(0), side(1));
+    }
 }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use arena::game::Game;
 use arena::isolate::Worker;
 use arena::tournament::{self, Plan};
@@ -26,9 +26,14 @@ pub struct PlayArgs {
     /// The game's seed (a tournament prints the seed of each of its games).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Record the game to this replay file (see `zombies replay`).
+    /// Record the game to this replay file (see `arena replay`).
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
+    /// The entries to seat, by name, in seat order (hex: the humans, then the zombies):
+    /// the command a report or a replay page gives to play one of its games again. By
+    /// default every entry found (hex: the first two).
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    pub entries: Vec<String>,
     /// Run the game in a worker process: by default (auto) when a native or Lua bot
     /// plays, so that a crashing bot is named instead of ending the program.
     #[arg(long, value_enum, default_value_t = Isolate::Auto)]
@@ -43,7 +48,7 @@ pub struct PlayArgs {
 
 /// Plays the game and prints the scores.
 pub fn play<G: Game>(args: PlayArgs, sources: &Sources) -> Result<()> {
-    let PlayArgs { seed, replay, isolate, game, .. } = args;
+    let PlayArgs { seed, replay, isolate, game, entries, .. } = args;
     let iso = isolation(sources, isolate, game.bank()?)?;
     let found = playable(discover::<G>(sources, iso.as_deref()))?;
     if iso.is_some() {
@@ -58,8 +63,25 @@ pub fn play<G: Game>(args: PlayArgs, sources: &Sources) -> Result<()> {
         ..Plan::new(0, 1)
     };
     let mut worker = plan.isolation.as_ref().map(|iso| Worker::new(Arc::clone(iso), &found.entries));
-    // The game's first lineup (every entry; hex: the first two, humans then zombies).
-    let seats = G::lineup(found.entries.len(), 0);
+    // The entries named, in that order; else the game's first lineup (every entry; hex:
+    // the first two, humans then zombies).
+    let seats = if entries.is_empty() {
+        G::lineup(found.entries.len(), 0)
+    } else {
+        let mut seats = Vec::new();
+        for name in &entries {
+            let Some(i) = found.entries.iter().position(|e| e.name == *name) else {
+                let known: Vec<&str> = found.entries.iter().map(|e| e.name.as_str()).collect();
+                bail!("--entries: no entry is named {name:?} (found: {})", known.join(", "));
+            };
+            seats.push(i);
+        }
+        let want = G::lineup(found.entries.len().max(seats.len()), 0).len();
+        if seats.len() != want && G::games_per_round(found.entries.len()) != 1 {
+            bail!("--entries: a {} game seats {want} entries, not {}", G::NAME, seats.len());
+        }
+        seats
+    };
     let (outcome, recorded) =
         tournament::play_one(worker.as_mut(), &found.entries, &seats, &plan, seed).map_err(anyhow::Error::msg)?;
     if let (Some(path), Some(recorded)) = (&replay, recorded) {

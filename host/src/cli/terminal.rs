@@ -179,7 +179,14 @@ impl Progress {
         let best = (0..self.names.len())
             .map(|i| (key(&self.scores[i]), i))
             .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-        let what = format!("{:?}", self.ranking).to_lowercase();
+        // What the number is, in words (a two-seat game's ranking by match points needs
+        // every pair played: meanwhile the leader is by mean score, either side).
+        let what = match self.ranking {
+            Ranking::Median => "median score",
+            Ranking::Mean => "mean score",
+            Ranking::Total => "total points",
+            Ranking::Pairs => "mean score so far, either side",
+        };
         best.map_or_else(String::new, |(m, i)| format!("{} ({what} {m:.1})", self.names[i]))
     }
 
@@ -220,6 +227,20 @@ pub fn print_leaderboard(result: &TournamentResult, sources: &[(String, PathBuf)
         );
         for (rank, s) in result.leaderboard.iter().enumerate() {
             outln!("{:<4} {:<20} {:>6.1} {:>9.1} {:>9.1}", rank + 1, s.name, s.points, s.margin, s.survival);
+        }
+        outln!();
+    }
+    if result.ranking == Ranking::Total {
+        outln!(
+            "{:<4} {:<20} {:>8} {:>9} {:>8}   (total: the points summed over games, the ranking; tie-break: its mean measure, lower first)",
+            "rank",
+            "entry",
+            "total",
+            "tie-break",
+            "mean"
+        );
+        for (rank, s) in result.leaderboard.iter().enumerate() {
+            outln!("{:<4} {:<20} {:>8} {:>9.2} {:>8.2}", rank + 1, s.name, s.total, s.tiebreak, s.mean);
         }
         outln!();
     }

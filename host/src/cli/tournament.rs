@@ -64,7 +64,7 @@ pub struct TournamentArgs {
     /// Play only the games whose index is K modulo N (one machine of N).
     #[arg(long, value_name = "K/N", default_value = "0/1")]
     pub shard: Shard,
-    /// Write the results as JSON to this file (for `zombies merge`, too).
+    /// Write the results as JSON to this file (for `arena merge`, too).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write the leaderboard as CSV to this file.
@@ -166,6 +166,7 @@ pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()
     }
     let total = (0..rounds).filter(|&i| shard.has(i)).count() as u64;
     if let Some(report) = &mut report {
+        report.link_logs(&sources.logs);
         report.start(&found.entries, &plan, total);
     }
     let mut progress = Progress::new(total, &found.entries);

@@ -41,7 +41,30 @@ fn envelope<G: Game>(replay: &Replay<G>, counted_in: &str, columns: Value) -> Ma
     m.insert("length".into(), json!(h.turns));
     m.insert("scores".into(), json!(h.scores));
     m.insert("columns".into(), columns);
+    m.insert("debug".into(), notes_json(replay));
     m
+}
+
+/// What the bots said (`crate::debug`), in call order: each note's call (index into the
+/// replay's calls), entry (index and name), turn as the game counts it (`counted_in`),
+/// player or unit (`null`: none) and text.
+pub fn notes_json<G: Game>(replay: &Replay<G>) -> Value {
+    let names = &replay.header.names;
+    let notes: Vec<Value> = replay
+        .notes
+        .iter()
+        .map(|n| {
+            json!({
+                "call": n.call,
+                "entry": n.entry,
+                "name": names.get(n.entry as usize),
+                "turn": n.turn,
+                "unit": n.unit,
+                "text": n.text,
+            })
+        })
+        .collect();
+    Value::Array(notes)
 }
 
 fn zombies(replay: &Replay<super::zombies::Zombies>) -> Result<Value, ReplayError> {

@@ -5,7 +5,9 @@
 //!
 //! Every process of a lockstep game runs the whole engine. A **group** worker plays its
 //! seats' bots for real; after each of their calls it writes the call as the replay
-//! records it (`C <seat> <bytes>` on its answer pipe). The host passes each such line to
+//! records it (`C <seat> <bytes>` on its answer pipe, then ` <text>` as a JSON string
+//! when the bot said something in the call: `crate::debug`; the referee's replay keeps
+//! it as the live process would have). The host passes each such line to
 //! every other process of the game, where that seat is played back from it, drawing as
 //! many random numbers as the live call drew: since the engine is deterministic, every
 //! process plays the very same game. A **referee** has no bot at all (only playback):
@@ -44,12 +46,16 @@ pub struct Lockstep {
     pub live: Vec<Option<usize>>,
 }
 
-/// A line with one call of `seat`, as [`Recorded::write_calls`](crate::replay::Recorded::write_calls) writes it.
-pub fn call_line<G: Game>(seat: usize, call: &G::Call) -> String {
+/// A line with one call of `seat`, as [`Recorded::write_calls`](crate::replay::Recorded::write_calls) writes it,
+/// and what the bot said in it (`crate::debug`).
+pub fn call_line<G: Game>(seat: usize, call: &G::Call, said: Option<&str>) -> String {
     let mut bytes = Vec::new();
     G::write_calls(std::slice::from_ref(call), &mut bytes);
     let bytes = serde_json::to_string(&bytes).expect("bytes serialise");
-    format!("C {seat} {bytes}\n")
+    match said {
+        Some(text) => format!("C {seat} {bytes} {}\n", serde_json::to_string(text).expect("text serialises")),
+        None => format!("C {seat} {bytes}\n"),
+    }
 }
 
 /// The line a referee writes when it waits for `seat`'s next call, having played
@@ -97,7 +103,7 @@ pub fn parse_line(line: &str) -> Line<'_> {
 /// standard input only when a seat needs its next call.
 struct Inbox<'r, 'w, 'o> {
     input: &'r mut dyn Input,
-    calls: Vec<VecDeque<Vec<u8>>>,
+    calls: Vec<VecDeque<(Vec<u8>, Option<String>)>>,
     out: Vec<Option<String>>,
     /// Calls played so far, per seat.
     consumed: Vec<u64>,
@@ -201,7 +207,7 @@ impl<'o> Output<'o> {
 
 /// The next thing for a remote seat: its call, or why it is out.
 enum Next {
-    Call(Vec<u8>),
+    Call((Vec<u8>, Option<String>)),
     Out(String),
 }
 
@@ -235,8 +241,11 @@ impl Inbox<'_, '_, '_> {
             match parse_line(&line) {
                 Line::Call(s) if s < self.calls.len() => {
                     let rest = line.trim_end().splitn(3, ' ').nth(2).unwrap_or("");
-                    match serde_json::from_str::<Vec<u8>>(rest) {
-                        Ok(bytes) => self.calls[s].push_back(bytes),
+                    // The bytes are compact JSON (no spaces); what the bot said follows.
+                    let (bytes, said) = rest.split_once(' ').unwrap_or((rest, ""));
+                    let said = serde_json::from_str::<String>(said).ok();
+                    match serde_json::from_str::<Vec<u8>>(bytes) {
+                        Ok(bytes) => self.calls[s].push_back((bytes, said)),
                         Err(e) => self.out[s] = Some(format!("sent an unreadable call ({e})")),
                     }
                 }
@@ -278,8 +287,8 @@ impl<G: Game> Bot<G> for Remote<'_, '_, '_, '_, G> {
             return Err(BotError::Disqualified(reason.clone()));
         }
         let next = self.inbox.borrow_mut().next_for(self.seat);
-        let bytes = match next {
-            Next::Call(bytes) => bytes,
+        let (bytes, said) = match next {
+            Next::Call(call) => call,
             Next::Out(reason) => {
                 self.out = Some(reason.clone());
                 return Err(BotError::Disqualified(reason));
@@ -288,6 +297,9 @@ impl<G: Game> Bot<G> for Remote<'_, '_, '_, '_, G> {
         match G::read_calls(&bytes) {
             Ok(calls) if calls.len() == 1 => {
                 self.tape.borrow_mut().1.extend(calls);
+                if let Some(text) = said {
+                    crate::debug::say(&text);
+                }
                 self.playback.turn(ctx)
             }
             // Every process reads the same bytes, so every process decides the same.
@@ -315,10 +327,12 @@ struct Live<'a, 'w, 'o, G: Game> {
 
 impl<G: Game> Bot<G> for Live<'_, '_, '_, G> {
     fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
+        crate::debug::open_call();
         let answer = self.inner.turn(ctx);
+        let mut said = crate::debug::close_call();
         let tape = self.tape.borrow();
         for call in &tape[self.sent..] {
-            self.output.write(&call_line::<G>(self.seat, call), false);
+            self.output.write(&call_line::<G>(self.seat, call, said.take().as_deref()), false);
         }
         self.sent = tape.len();
         answer
@@ -448,6 +462,7 @@ mod tests {
     #[test]
     fn lines_name_their_seat_and_the_reason_stays_on_one_line() {
         assert_eq!(parse_line("C 3 [1,2]\n"), Line::Call(3));
+        assert_eq!(parse_line("C 3 [1,2] \"a b\"\n"), Line::Call(3));
         assert_eq!(parse_line(&out_line(1, "crashed\n(SIGSEGV)")), Line::Out(1, "crashed (SIGSEGV)"));
         assert_eq!(parse_line("{\"nonce\":1}"), Line::Other);
         assert_eq!(parse_line("C x [1]"), Line::Other);

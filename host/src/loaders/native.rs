@@ -12,7 +12,9 @@
 //! for the whole process. A library that takes a logger (ABI 1.2 `set_logger`) gets one
 //! at load,
 //! writing to its entry's log (`super::log`); a library is loaded once per process, so
-//! its lines go to the log of the entry it was last loaded as.
+//! its lines go to the log of the entry it was last loaded as. A library that takes a
+//! debug channel (ABI 1.4 `set_debugger`, the C table's `set_debug`) gets one that says
+//! its text at the call running on the calling thread (`crate::debug`).
 //!
 //! This module loads libraries; it does not isolate them (a native bot runs in the
 //! host process and can crash it) and does not call bots (each game wraps its own).
@@ -117,6 +119,11 @@ impl CTable {
         self.field(std::mem::offset_of!(CBotTable, set_logger), |t| unsafe { &raw const (*t).set_logger }).flatten()
     }
 
+    /// `set_debug` (1.4).
+    pub fn set_debug(&self) -> Option<SetLogger> {
+        self.field(std::mem::offset_of!(CBotTable, set_debug), |t| unsafe { &raw const (*t).set_debug }).flatten()
+    }
+
     /// The hex `turn` (1.1).
     pub fn hex_turn(
         &self,
@@ -194,7 +201,7 @@ pub struct LibraryInfo {
 
 /// Loads one library and says what it is (the probe of isolation reports this).
 pub fn inspect(path: &Path) -> Result<LibraryInfo, String> {
-    let (module, kind, _) = open(path)?;
+    let (module, kind, _, _) = open(path)?;
     let (name, game) = identify(&module)?;
     Ok(LibraryInfo { name, kind, game })
 }
@@ -215,13 +222,16 @@ pub trait NativeBots: Plays {
 /// of another game: "plays eggs; this is a zombies tournament"). A library that takes
 /// a logger (ABI 1.2) is handed one writing to the entry's log in `limits.log_dir`.
 pub fn load<G: Rules + NativeBots>(path: &Path, limits: &ScriptLimits) -> Result<Entry<G>, String> {
-    let (module, kind, set_logger) = open(path)?;
+    let (module, kind, set_logger, set_debugger) = open(path)?;
     let (name, game) = identify(&module)?;
     check_game::<G>(&game)?;
     let bots = G::native_bots(&module)?;
     if let Some(set_logger) = set_logger {
         let log = Arc::new(EntryLog::new(limits.log_dir.as_deref(), &name, limits.log_append));
         set_logger(native_logger(log));
+    }
+    if let Some(set_debugger) = set_debugger {
+        set_debugger(crate::debug::native_debugger());
     }
     Ok(Entry::new(name, kind, path.to_owned(), bots))
 }
@@ -232,8 +242,8 @@ pub fn check_game<G: Rules>(game: &str) -> Result<(), String> {
     if game == G::NAME { Ok(()) } else { Err(format!("plays {game}; this is {article} {} tournament", G::NAME)) }
 }
 
-/// Opens a library and finds its module, and how it takes a logger.
-fn open(path: &Path) -> Result<(NativeModule, EntryKind, Option<SetLogger>), String> {
+/// Opens a library and finds its module, and how it takes a logger and a debug channel.
+fn open(path: &Path) -> Result<(NativeModule, EntryKind, Option<SetLogger>, Option<SetLogger>), String> {
     let lib = open_now(path)?;
     // SAFETY: the symbol, if present, has the type the C header declares.
     let c_entry = unsafe { lib.get::<extern "C" fn() -> *const CBotTable>(c_symbol().as_bytes()) };
@@ -242,12 +252,12 @@ fn open(path: &Path) -> Result<(NativeModule, EntryKind, Option<SetLogger>), Str
             let entry = *entry;
             std::mem::forget(lib); // never unloaded
             let table = c_table(entry)?;
-            Ok((NativeModule::C(table), EntryKind::NativeC, table.set_logger()))
+            Ok((NativeModule::C(table), EntryKind::NativeC, table.set_logger(), table.set_debug()))
         }
         Err(_) => {
             std::mem::forget(lib); // keeps the immediate binding done above
             let module = rust_module(path)?;
-            Ok((NativeModule::Rust(module), EntryKind::Native, module.set_logger()))
+            Ok((NativeModule::Rust(module), EntryKind::Native, module.set_logger(), module.set_debugger()))
         }
     }
 }

@@ -8,6 +8,14 @@
 //! environment (`ARENA_SEED`; a target copy also `ARENA_COPY`, a program started once
 //! per call also `ARENA_CALL`): a program that seeds its generator from them makes its
 //! games a function of the tournament's seed, as native and script bots are.
+//!
+//! What a program says at a call (`crate::debug`, shown in replays): lines of standard
+//! output that start with `#` during the call (never part of an answer: the process
+//! layer sets them apart), and its standard error ([`Heard`]). A program started once
+//! per call has all of its standard error; a program that plays the whole game has the
+//! standard error that reached the host since its last answer, by the time this answer
+//! did (it is read on another thread: a line written just before the answer may show at
+//! the next call; `#` lines are always at their own call).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -157,17 +165,48 @@ pub struct Talker {
     marker: Arc<std::sync::Mutex<Option<String>>>,
     /// The own time of the last call (`crate::clock`), charged to the entry's bank.
     last_time: Option<std::time::Duration>,
+    /// Standard error since the last answer, for what the call says.
+    heard: Heard,
+}
+
+/// A program's standard error since its last answer (at most a call's text), for what
+/// its call says (`crate::debug`): the process layer's standard error sink feeds it, and
+/// the bot says it when the answer has come ([`Heard::said`]).
+#[derive(Debug, Clone, Default)]
+pub struct Heard(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Heard {
+    /// Keeps `bytes` of standard error (up to a call's cap; the rest is dropped).
+    pub fn feed(&self, bytes: &[u8]) {
+        let mut heard = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let room = (crate::debug::CALL_CAP + 4).saturating_sub(heard.len());
+        heard.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    /// The call's answer has come: what was heard since the last is said at the call
+    /// running on this thread (dropped when none listens), and forgotten.
+    pub fn said(&self) {
+        let heard = std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()));
+        if heard.is_empty() || !crate::debug::listening() {
+            return;
+        }
+        let text = String::from_utf8_lossy(&heard);
+        let text = text.trim_end_matches(['\n', '\r']);
+        if !text.is_empty() {
+            crate::debug::say(text);
+        }
+    }
 }
 
 impl Talker {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> Talker {
         let marker = Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())));
-        Talker { program, process: None, ended: None, calls: 0, marker, last_time: None }
+        Talker { program, process: None, ended: None, calls: 0, marker, last_time: None, heard: Heard::default() }
     }
 
     fn sink(&self) -> LogSink {
-        LogSink { log: Arc::clone(&self.program.log), marker: Arc::clone(&self.marker) }
+        LogSink { log: Arc::clone(&self.program.log), marker: Arc::clone(&self.marker), heard: self.heard.clone() }
     }
 
     /// The own time the last call took: the program's time, not the machine's
@@ -186,6 +225,12 @@ impl Talker {
     /// time limit (the program's own time: `crate::clock`). Every failure is one
     /// [`BotError`] for this call.
     pub fn ask(&mut self, request: &[u8], lines: usize) -> Result<Vec<String>, BotError> {
+        let result = self.ask_now(request, lines);
+        self.heard.said();
+        result
+    }
+
+    fn ask_now(&mut self, request: &[u8], lines: usize) -> Result<Vec<String>, BotError> {
         let timeout = self.program.limits.call_timeout;
         let result = if self.program.persistent {
             if let Some(why) = &self.ended {
@@ -239,6 +284,8 @@ fn error(program: &Program, err: CallError) -> BotError {
 struct LogSink {
     log: Arc<EntryLog>,
     marker: Arc<std::sync::Mutex<Option<String>>>,
+    /// The talker's standard error since its last answer (what the call says).
+    heard: Heard,
 }
 
 impl std::io::Write for LogSink {
@@ -247,6 +294,7 @@ impl std::io::Write for LogSink {
             self.log.append(&marker);
         }
         self.log.append(&String::from_utf8_lossy(buf));
+        self.heard.feed(buf);
         Ok(buf.len())
     }
 

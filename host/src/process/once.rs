@@ -124,6 +124,10 @@ fn run_once_loop(
                 None if at_end && pos < buf.len() => (buf.len(), buf.len()),
                 None => break,
             };
+            if super::pipes::said_line(&buf[pos..end]) {
+                pos = next;
+                continue;
+            }
             *bytes += next - pos;
             if *bytes > max_answer {
                 return Some(CallError::Flood);

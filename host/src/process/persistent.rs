@@ -256,8 +256,10 @@ impl Process {
         while self.stale > 0 {
             match self.buf[pos..].iter().position(|&b| b == b'\n') {
                 Some(i) => {
+                    if !super::pipes::is_said(&self.buf[pos..pos + i]) {
+                        self.stale -= 1;
+                    }
                     pos += i + 1;
-                    self.stale -= 1;
                 }
                 None => {
                     pos = self.buf.len();
@@ -278,6 +280,10 @@ impl Process {
         let mut result = Ok(());
         while answer.len() < lines {
             let Some(i) = self.buf[pos..].iter().position(|&b| b == b'\n') else { break };
+            if super::pipes::said_line(&self.buf[pos..pos + i]) {
+                pos += i + 1;
+                continue;
+            }
             *bytes += i + 1;
             if *bytes > self.max_answer {
                 result = Err(CallError::Flood);

@@ -110,6 +110,29 @@ pub(super) fn line_to_string(mut line: &[u8], index: usize) -> Result<String, Ca
     String::from_utf8(line.to_vec()).map_err(|_| CallError::Garbage(format!("line {} is not UTF-8 text", index + 1)))
 }
 
+/// True for a line of standard output that a program says at its call instead of
+/// answering (`# text`: `crate::debug`); such lines are not part of any answer.
+pub(super) fn is_said(line: &[u8]) -> bool {
+    line.first() == Some(&b'#')
+}
+
+/// If `line` is one a program says ([`is_said`]), passes its text (after `#` and one
+/// space) to the call running on this thread and returns true.
+pub(super) fn said_line(line: &[u8]) -> bool {
+    if !is_said(line) {
+        return false;
+    }
+    if crate::debug::listening() {
+        let mut text = &line[1..];
+        if let [rest @ .., b'\r'] = text {
+            text = rest;
+        }
+        let text = text.strip_prefix(b" ").unwrap_or(text);
+        crate::debug::say(&String::from_utf8_lossy(&text[..text.len().min(crate::debug::CALL_CAP + 4)]));
+    }
+    true
+}
+
 /// Passes stderr bytes to a sink, up to a cap, then one `[stderr truncated]` line.
 pub(super) struct StderrCap {
     cap: u64,

@@ -9,8 +9,12 @@
 //!
 //! The file: `ZRPL`, format version (u16 LE), rules version of its game (u16 LE),
 //! header length (u32 LE), the header as JSON (with `"game"`; a header without it is a
-//! zombies replay, as written before games had names), then the calls as the game
-//! writes them, deflate-compressed.
+//! zombies replay, as written before games had names), then, deflate-compressed, the
+//! calls as the game writes them (format 1); or (format 2, a game in which some bot
+//! said something: `crate::debug`) the calls' length as a varint, the calls, then the
+//! [`Note`]s: their count, then for each the call's index, the entry, the turn, the unit
+//! plus one (0: none) and the text's length as varints, and the text (UTF-8). A game
+//! in which no bot said anything is written in format 1, as before.
 //!
 //! This module reads, writes and re-plays any game, and says what a game gives to be
 //! recorded ([`Recorded`]: its calls, the bots that record and play them back, its
@@ -36,6 +40,9 @@ use zombies_plugin_abi::Random;
 
 use crate::bot::{Bot, BotError};
 use crate::rules::{Outcome, Rules};
+
+pub mod notes;
+pub use notes::{Listening, Note, Notes};
 
 /// What a game gives to be recorded and re-played: how one bot call is stored, the
 /// bots that record calls and play them back, the calls as bytes, and the page that
@@ -100,8 +107,9 @@ pub fn count_draws<R>(random: Random<'_>, f: impl FnOnce(Random<'_>) -> R) -> (R
     (result, counter.draws)
 }
 
-/// Version of the file layout.
-pub const FORMAT_VERSION: u16 = 1;
+/// Version of the file layout (the newest: format 1, without notes, is still written
+/// for games without any and read).
+pub const FORMAT_VERSION: u16 = 2;
 const MAGIC: &[u8; 4] = b"ZRPL";
 
 /// The playback script of the zombies, eggs and target replay pages (`player.js`: play,
@@ -118,11 +126,18 @@ pub(crate) const PAGE_CSS_MARK: &str = "/*PAGE_CSS*/\n";
 /// Where a page template wants its replay's data (a JSON value; `null` keeps the bare
 /// template valid).
 pub(crate) const DATA_MARK: &str = "/*REPLAY_DATA*/null";
+/// The panel of what the bots said (`debug.js`), which every game's page puts beside its
+/// board, in place of [`DEBUG_MARK`] inside its script.
+pub(crate) const DEBUG_JS: &str = include_str!("debug.js");
+/// Where a page template wants [`DEBUG_JS`]: a line inside its script.
+pub(crate) const DEBUG_MARK: &str = "/*DEBUG_JS*/\n";
 
-/// A game's replay page: its `template` with the shared style and player, the replay's
-/// `data` and a title naming the game and the seed (the template's title is
-/// `<title>{game} replay</title>`).
-pub(crate) fn fill_page(template: &str, game: &str, seed: u64, data: &serde_json::Value) -> String {
+/// A game's replay page: its `template` with the shared style, player and debug panel,
+/// the replay's `data` (whose `debug` is [`notes_rows`]), a title naming the game and
+/// the seed (the template's title is `<title>{game} replay</title>`), and at its foot the
+/// command that plays the game again ([`play_again`]).
+pub(crate) fn fill_page(template: &str, header: &Header, data: &serde_json::Value) -> String {
+    let (game, seed) = (header.game.as_str(), header.seed);
     let data = serde_json::to_string(data).expect("JSON values serialise");
     // Inside <script>, "</" could end the element early; JSON allows "<\/" instead.
     let data = data.replace("</", "<\\/");
@@ -130,8 +145,55 @@ pub(crate) fn fill_page(template: &str, game: &str, seed: u64, data: &serde_json
     template
         .replacen(PAGE_CSS_MARK, PAGE_CSS, 1)
         .replacen(PLAYER_MARK, PLAYER_JS, 1)
+        .replacen(DEBUG_MARK, DEBUG_JS, 1)
         .replacen(DATA_MARK, &data, 1)
         .replacen(&format!("<title>{game} replay</title>"), &format!("<title>{game} replay, seed {seed}</title>"), 1)
+        .replacen(
+            "</body>",
+            &format!(
+                "<p class=\"muted\" id=\"again\">play this game again (with the same bots found): <code>{}</code></p>\n</body>",
+                html_escape(&play_again(header))
+            ),
+            1,
+        )
+}
+
+/// The command that plays a recorded game again: its game, seed, entries in seat order
+/// and options (`arena play --entries`), with the bots found where they were.
+pub fn play_again(header: &Header) -> String {
+    let mut cmd = format!(
+        "arena --game {} play --seed {} --entries {}",
+        header.game,
+        header.seed,
+        shell_word(&header.names.join(","))
+    );
+    for (key, value) in &header.config {
+        if !value.is_null() {
+            let value = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+            cmd.push_str(&format!(" --set {}", shell_word(&format!("{key}={value}"))));
+        }
+    }
+    cmd
+}
+
+/// A word for a POSIX shell: as it is when it holds only safe characters, else quoted.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.,=/:+@".contains(c)) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// HTML-escapes text for an element.
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// What the bots said, as a page's data holds it (`debug.js`): rows `[call, entry, turn,
+/// unit, text]`, in call order.
+pub(crate) fn notes_rows(notes: &[Note]) -> serde_json::Value {
+    notes.iter().map(|n| serde_json::json!([n.call, n.entry, n.turn, n.unit, n.text])).collect()
 }
 
 /// What is wrong with a replay file: one line.
@@ -194,23 +256,29 @@ pub struct Replay<G: Recorded> {
     pub header: Header,
     /// Every bot call, in call order.
     pub calls: Vec<G::Call>,
+    /// What the bots said, in call order (`crate::debug`).
+    pub notes: Vec<Note>,
 }
 
 impl<G: Recorded> Clone for Replay<G> {
     fn clone(&self) -> Self {
-        Replay { header: self.header.clone(), calls: self.calls.clone() }
+        Replay { header: self.header.clone(), calls: self.calls.clone(), notes: self.notes.clone() }
     }
 }
 
 impl<G: Recorded> PartialEq for Replay<G> {
     fn eq(&self, other: &Self) -> bool {
-        self.header == other.header && self.calls == other.calls
+        self.header == other.header && self.calls == other.calls && self.notes == other.notes
     }
 }
 
 impl<G: Recorded> std::fmt::Debug for Replay<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Replay").field("header", &self.header).field("calls", &self.calls.len()).finish()
+        f.debug_struct("Replay")
+            .field("header", &self.header)
+            .field("calls", &self.calls.len())
+            .field("notes", &self.notes.len())
+            .finish()
     }
 }
 
@@ -231,7 +299,7 @@ fn read_parts(bytes: &[u8]) -> Result<(u16, u16, Header, usize), ReplayError> {
     let fixed = bytes.get(4..12).ok_or(ReplayError::Truncated("in the versions"))?;
     let format = u16::from_le_bytes([fixed[0], fixed[1]]);
     let rules = u16::from_le_bytes([fixed[2], fixed[3]]);
-    if format != FORMAT_VERSION {
+    if !(1..=FORMAT_VERSION).contains(&format) {
         return Err(ReplayError::Version(format, rules, 0));
     }
     let len = u32::from_le_bytes([fixed[4], fixed[5], fixed[6], fixed[7]]) as usize;
@@ -279,9 +347,19 @@ impl<G: Recorded> Replay<G> {
         let header = serde_json::to_vec(&self.header).expect("a header serialises");
         let mut body = Vec::with_capacity(self.calls.len() * 2);
         G::write_calls(&self.calls, &mut body);
+        let format = if self.notes.is_empty() {
+            1u16
+        } else {
+            let mut framed = Vec::with_capacity(body.len() + 16);
+            put_varint(&mut framed, body.len() as u64);
+            framed.extend_from_slice(&body);
+            write_notes(&self.notes, &mut framed);
+            body = framed;
+            FORMAT_VERSION
+        };
         let mut out = Vec::with_capacity(header.len() + body.len() / 3 + 16);
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&format.to_le_bytes());
         out.extend_from_slice(&G::RULES_VERSION.to_le_bytes());
         out.extend_from_slice(&(header.len() as u32).to_le_bytes());
         out.extend_from_slice(&header);
@@ -305,8 +383,58 @@ impl<G: Recorded> Replay<G> {
             std::io::ErrorKind::UnexpectedEof => ReplayError::Truncated("in the calls"),
             _ => ReplayError::Corrupt(format!("calls: {e}")),
         })?;
-        Ok(Replay { header, calls: G::read_calls(&body)? })
+        if format == 1 {
+            return Ok(Replay { header, calls: G::read_calls(&body)?, notes: Vec::new() });
+        }
+        let mut at = 0;
+        let len = usize::try_from(get_varint(&body, &mut at)?).unwrap_or(usize::MAX);
+        let calls = body.get(at..).and_then(|b| b.get(..len)).ok_or(ReplayError::Truncated("in the calls"))?;
+        let calls = G::read_calls(calls)?;
+        let notes = read_notes(&body[at + len..], calls.len(), header.names.len())?;
+        Ok(Replay { header, calls, notes })
     }
+}
+
+/// The notes as bytes (see the module doc).
+fn write_notes(notes: &[Note], out: &mut Vec<u8>) {
+    put_varint(out, notes.len() as u64);
+    for n in notes {
+        for v in [n.call, n.entry, n.turn] {
+            put_varint(out, u64::from(v));
+        }
+        put_varint(out, n.unit.map_or(0, |u| u64::from(u) + 1));
+        put_varint(out, n.text.len() as u64);
+        out.extend_from_slice(n.text.as_bytes());
+    }
+}
+
+/// The notes from bytes, checked against the replay's `calls` and `entries`; never panics.
+fn read_notes(bytes: &[u8], calls: usize, entries: usize) -> Result<Vec<Note>, ReplayError> {
+    let mut at = 0;
+    let count = get_varint(bytes, &mut at)?;
+    let small = |v: u64| u32::try_from(v).map_err(|_| ReplayError::Corrupt("a note's number is out of range".into()));
+    let mut notes = Vec::new();
+    for _ in 0..count {
+        let call = small(get_varint(bytes, &mut at)?)?;
+        let entry = small(get_varint(bytes, &mut at)?)?;
+        let turn = small(get_varint(bytes, &mut at)?)?;
+        let unit = match get_varint(bytes, &mut at)? {
+            0 => None,
+            u => Some(small(u - 1)?),
+        };
+        if call as usize > calls || entry as usize >= entries {
+            return Err(ReplayError::Corrupt(format!("a note of call {call}, entry {entry}: no such call or entry")));
+        }
+        let len = usize::try_from(get_varint(bytes, &mut at)?).unwrap_or(usize::MAX);
+        let text = bytes.get(at..).and_then(|b| b.get(..len)).ok_or(ReplayError::Truncated("in a note"))?;
+        let text = std::str::from_utf8(text).map_err(|_| ReplayError::Corrupt("a note is not UTF-8".into()))?;
+        at += len;
+        notes.push(Note { call, entry, turn, unit, text: text.to_owned() });
+    }
+    if at != bytes.len() {
+        return Err(ReplayError::Corrupt("bytes after the notes".into()));
+    }
+    Ok(notes)
 }
 
 /// Appends `v` as a LEB128 varint.
@@ -335,6 +463,22 @@ pub fn get_varint(bytes: &[u8], at: &mut usize) -> Result<u64, ReplayError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_command_that_plays_a_game_again_names_its_entries_in_seat_order_and_quotes_odd_words() {
+        let mut config = serde_json::Map::new();
+        config.insert("max_turns".into(), serde_json::json!(6));
+        config.insert("unset".into(), serde_json::Value::Null);
+        let header = Header {
+            game: "hex".into(),
+            seed: 42,
+            names: vec!["b".into(), "it's a".into()],
+            turns: 6,
+            scores: vec![6, 994],
+            config,
+        };
+        assert_eq!(play_again(&header), "arena --game hex play --seed 42 --entries 'b,it'\\''s a' --set max_turns=6");
+    }
 
     #[test]
     fn varints_round_trip() {

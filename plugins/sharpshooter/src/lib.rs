@@ -63,10 +63,12 @@ impl ZombieBot for Sharpshooter {
         // Rule 1: shoot what would bite us.
         let threat = zombies.iter().filter(|(dx, dy, _)| dist(*dx, *dy) <= 2).min_by_key(|(dx, dy, _)| dist(*dx, *dy));
         if let (true, Some(&(_, _, target))) = (ctx.bullets > 0, threat) {
+            zombies_plugin_abi::debug!("shoot zombie {} (it would bite)", target.number);
             return Action::shoot(target);
         }
         // Rule 2: run.
         if !zombies.is_empty() {
+            zombies_plugin_abi::debug!("run from {} zombies in sight", zombies.len());
             return Action::go(flee(ctx, &zombies));
         }
         // Rule 3: scavenge. Corpses next to us right now were emptied at the end of the
@@ -93,6 +95,7 @@ impl ZombieBot for Sharpshooter {
                 let step = Direction::toward(dx, dy);
                 let (sx, sy) = step.delta();
                 if ctx.look(sx, sy).is_none() {
+                    zombies_plugin_abi::debug!("scavenge the body at ({dx}, {dy})");
                     return Action::go(step);
                 }
             }

@@ -12,6 +12,10 @@
 //!   eggs left; `ev`, the turn's events (see [`event_json`]);
 //! - `scores`: the final scores (the recorded ones, checked by the re-play).
 //!
+//! - `debug`: what the bots said at their calls, rows `[call, entry, turn, unit, text]`
+//!   (`crate::replay::notes_rows`), shown beside the board by the shared panel
+//!   (`replay/debug.js`).
+//!
 //! The page's script and style are in `viewer.html`, a template compiled into the binary;
 //! its playback (play, seek, keys, the `#t=` address, resizing) and base style are the
 //! shared ones (`replay/player.js`, `replay/page.css`), put in at the template's marks.
@@ -158,6 +162,7 @@ pub fn viewer_data(replay: &Replay<EggHunt>) -> Result<Value, ReplayError> {
     let h = &replay.header;
     Ok(json!({
         "names": h.names,
+        "debug": crate::replay::notes_rows(&replay.notes),
         "seed": h.seed.to_string(),
         "side": side,
         "turns": h.turns,
@@ -171,5 +176,5 @@ pub fn viewer_data(replay: &Replay<EggHunt>) -> Result<Value, ReplayError> {
 
 /// The self-contained viewer page of a replay.
 pub fn render(replay: &Replay<EggHunt>) -> Result<String, ReplayError> {
-    Ok(crate::replay::fill_page(TEMPLATE, "eggs", replay.header.seed, &viewer_data(replay)?))
+    Ok(crate::replay::fill_page(TEMPLATE, &replay.header, &viewer_data(replay)?))
 }

@@ -67,6 +67,11 @@ impl Plays for HexGame {
     fn clock(call: &HexCall<'_>) -> u32 {
         call.ctx.t / 2
     }
+
+    /// The half-turn and the unit (none for a spawn call or a whole side's call).
+    fn place(call: &HexCall<'_>) -> (u32, Option<u32>) {
+        (call.ctx.t, (call.ctx.call == abi::CALL_UNIT).then_some(call.ctx.unit))
+    }
 }
 
 impl Rules for HexGame {

@@ -56,7 +56,7 @@ use super::side::{SideChannel, SideInfo, Verdict};
 use super::{HexCall, HexGame};
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::loaders::log::{EntryLog, game_marker};
-use crate::loaders::program::Program;
+use crate::loaders::program::{Heard, Program};
 use crate::process::{CallError, Process};
 
 /// The bots of a program (always one persistent process per game).
@@ -99,11 +99,14 @@ struct Link {
     ended: Option<String>,
     /// This game's marker line, until the first standard error of the game writes it.
     marker: Arc<Mutex<Option<String>>>,
+    /// Standard error since the last answer (what the call says).
+    heard: Heard,
 }
 
 impl Link {
     fn new(program: Program) -> Link {
-        Link { program, process: None, ended: None, marker: Arc::new(Mutex::new(Some(game_marker()))) }
+        let marker = Arc::new(Mutex::new(Some(game_marker())));
+        Link { program, process: None, ended: None, marker, heard: Heard::default() }
     }
 
     /// Sends `request` and reads one line within `timeout` of the program's own time:
@@ -113,7 +116,11 @@ impl Link {
             return (Err(BotError::Failed(why.clone())), Duration::ZERO);
         }
         if self.process.is_none() {
-            let sink = Box::new(LogSink { log: Arc::clone(&self.program.log), marker: Arc::clone(&self.marker) });
+            let sink = Box::new(LogSink {
+                log: Arc::clone(&self.program.log),
+                marker: Arc::clone(&self.marker),
+                heard: self.heard.clone(),
+            });
             match Process::spawn(&self.program.spec(), &self.program.process_limits(), sink) {
                 Ok(p) => self.process = Some(p),
                 Err(e) => return (Err(self.error(e)), Duration::ZERO),
@@ -126,6 +133,7 @@ impl Link {
             process.ask(request, 1, timeout)
         };
         let time = process.last_call_time();
+        self.heard.said();
         if let Err(CallError::Exited(how)) = &result {
             self.ended = Some(format!(
                 "{}: the program ended during the game ({how}) and is not restarted: its units stay for the \
@@ -154,6 +162,7 @@ impl Link {
 struct LogSink {
     log: Arc<EntryLog>,
     marker: Arc<Mutex<Option<String>>>,
+    heard: Heard,
 }
 
 impl std::io::Write for LogSink {
@@ -162,6 +171,7 @@ impl std::io::Write for LogSink {
             self.log.append(&marker);
         }
         self.log.append(&String::from_utf8_lossy(buf));
+        self.heard.feed(buf);
         Ok(buf.len())
     }
 

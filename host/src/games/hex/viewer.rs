@@ -12,9 +12,14 @@
 //! - `a`: pending airdrops `[x, y, delay]`;
 //! - `s`: the shots of the half-turn that led here, `[from_x, from_y, to_x, to_y, weapon]`;
 //! - `ad`, `zr`: airdrops held and zombies ready;
+//! - (beside the frames: `names`, the entries by index, as `debug`'s rows name them)
 //! - `sc`: when the half-turn that led here was played by a whole-side call, its commands
 //!   in order, each `[text, accepted]` (the text names the unit, the command and, for one
 //!   not accepted, the verdict and why).
+//!
+//! - `debug`: what the bots said at their calls, rows `[call, entry, turn, unit, text]`
+//!   (`crate::replay::notes_rows`), shown beside the board by the shared panel
+//!   (`replay/debug.js`).
 //!
 //! The page's script and style are in `viewer.html`, a template compiled into the binary;
 //! its base style is the one every replay page shares (`replay/page.css`), put in at
@@ -187,6 +192,8 @@ pub fn viewer_data(replay: &Replay<HexGame>) -> Result<Value, ReplayError> {
     Ok(json!({
         "humans": humans,
         "zombies": zombies,
+        "names": h.names,
+        "debug": crate::replay::notes_rows(&replay.notes),
         "seed": h.seed.to_string(),
         "result": outcome.turns,
         "frames": frames,
@@ -195,5 +202,5 @@ pub fn viewer_data(replay: &Replay<HexGame>) -> Result<Value, ReplayError> {
 
 /// The self-contained viewer page of a replay.
 pub fn render(replay: &Replay<HexGame>) -> Result<String, ReplayError> {
-    Ok(crate::replay::fill_page(TEMPLATE, "hex", replay.header.seed, &viewer_data(replay)?))
+    Ok(crate::replay::fill_page(TEMPLATE, &replay.header, &viewer_data(replay)?))
 }

@@ -52,6 +52,11 @@ impl Plays for InvisibleTarget {
     fn clock(ctx: &TargetContext<'_>) -> u32 {
         ctx.round
     }
+
+    /// The round and the copy.
+    fn place(ctx: &TargetContext<'_>) -> (u32, Option<u32>) {
+        (ctx.round, Some(ctx.copy))
+    }
 }
 
 impl Rules for InvisibleTarget {

@@ -21,7 +21,7 @@ use zombies_plugin_abi::target::TargetContext;
 use super::{InvisibleTarget, parse_move};
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::loaders::log::EntryLog;
-use crate::loaders::program::Program;
+use crate::loaders::program::{Heard, Program};
 use crate::process::{CallError, Process};
 
 /// How long a copy's process has for one answer (the seed's 50 ms).
@@ -50,6 +50,8 @@ pub struct ProgramBot {
 struct CopyProcess {
     process: Result<Process, String>,
     answered: bool,
+    /// Its standard error since its last answer (what its call says).
+    heard: Heard,
 }
 
 impl ProgramBot {
@@ -62,11 +64,12 @@ impl ProgramBot {
     fn start(&mut self, copies: u32) {
         self.copies = (0..copies)
             .map(|copy| {
-                let sink = Box::new(LogSink(Arc::clone(&self.program.log)));
+                let heard = Heard::default();
+                let sink = Box::new(LogSink(Arc::clone(&self.program.log), heard.clone()));
                 let spec = self.program.spec_with("ARENA_COPY", copy);
                 let process = Process::spawn(&spec, &self.program.process_limits(), sink)
                     .map_err(|e| format!("{}: {e}", self.program.file_name()));
-                CopyProcess { process, answered: false }
+                CopyProcess { process, answered: false, heard }
             })
             .collect();
     }
@@ -98,6 +101,7 @@ impl Bot<InvisibleTarget> for ProgramBot {
         let process = copy.process.as_mut().map_err(|e| BotError::Failed(e.clone()))?;
         let timeout = if copy.answered { ANSWER_TIME } else { first_timeout };
         let result = process.ask(&request(ctx), 1, timeout);
+        copy.heard.said();
         self.last_time = Some(process.last_call_time());
         copy.answered = true;
         match result {
@@ -118,11 +122,12 @@ impl Bot<InvisibleTarget> for ProgramBot {
 }
 
 /// Standard error of a program, into its entry's log.
-struct LogSink(Arc<EntryLog>);
+struct LogSink(Arc<EntryLog>, Heard);
 
 impl std::io::Write for LogSink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.0.append(&String::from_utf8_lossy(buf));
+        self.1.feed(buf);
         Ok(buf.len())
     }
 

@@ -11,6 +11,10 @@
 //! - `walls`: `[turn, cell, ...]`, each wall with the turn after which it came (from 1);
 //! - `scores`: the final points per entry (the recorded ones, checked by the re-play).
 //!
+//! - `debug`: what the bots said at their calls, rows `[call, entry, turn, unit, text]`
+//!   (`crate::replay::notes_rows`), shown beside the board by the shared panel
+//!   (`replay/debug.js`).
+//!
 //! The page's script and style are in `viewer.html`, a template compiled into the binary;
 //! its playback (play, seek, keys, the `#t=` address, resizing) and base style are the
 //! shared ones (`replay/player.js`, `replay/page.css`), put in at the template's marks.
@@ -86,6 +90,7 @@ pub fn viewer_data(replay: &Replay<InvisibleTarget>) -> Result<Value, ReplayErro
     let h = &replay.header;
     let mut data = json!({
         "names": h.names,
+        "debug": crate::replay::notes_rows(&replay.notes),
         "seed": h.seed.to_string(),
         "side": rules::SIDE,
         "rounds": h.turns,
@@ -102,5 +107,5 @@ pub fn viewer_data(replay: &Replay<InvisibleTarget>) -> Result<Value, ReplayErro
 
 /// The self-contained viewer page of a replay.
 pub fn render(replay: &Replay<InvisibleTarget>) -> Result<String, ReplayError> {
-    Ok(crate::replay::fill_page(TEMPLATE, "target", replay.header.seed, &viewer_data(replay)?))
+    Ok(crate::replay::fill_page(TEMPLATE, &replay.header, &viewer_data(replay)?))
 }

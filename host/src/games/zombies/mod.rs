@@ -44,6 +44,11 @@ impl Plays for Zombies {
     fn clock(ctx: &Context<'_>) -> u32 {
         ctx.clock
     }
+
+    /// The turn (the clock) and the player, by its number.
+    fn place(ctx: &Context<'_>) -> (u32, Option<u32>) {
+        (ctx.clock, Some(ctx.id.number))
+    }
 }
 
 impl Rules for Zombies {

@@ -5,7 +5,8 @@
 //! The script defines a global `do_turn(ctx)`; its globals persist for the game and are
 //! shared by all of the entry's players. Only the table, string and math libraries are
 //! opened, and `load`, `loadfile`, `dofile`, `require`, `collectgarbage` and
-//! `string.dump` are removed; `print` goes to the entry's log; `random(n)` and
+//! `string.dump` are removed; `print` goes to the entry's log, and `debug(...)` (like
+//! `print`) to what the call says in its replay (`crate::debug`); `random(n)` and
 //! `math.random` draw from the game's generator. Each call has an instruction budget
 //! enforced by a count hook that `pcall`/`xpcall` cannot swallow, plus an own-time
 //! deadline; the VM has a memory cap (mlua's allocator limit).
@@ -161,6 +162,15 @@ fn sandbox<T: 'static>(script: &Script, slot: &Rc<Slot<T>>, budget: &Rc<Budget>)
             let parts: Vec<String> =
                 args.iter().map(|v| v.to_string().unwrap_or_else(|_| v.type_name().to_owned())).collect();
             slot_of::<T>(lua)?.print(&parts.join("\t"));
+            Ok(())
+        })?,
+    )?;
+    g.raw_set(
+        "debug",
+        lua.create_function(|lua, args: MultiValue| {
+            let parts: Vec<String> =
+                args.iter().map(|v| v.to_string().unwrap_or_else(|_| v.type_name().to_owned())).collect();
+            slot_of::<T>(lua)?.debug(&parts.join("\t"));
             Ok(())
         })?,
     )?;

@@ -220,8 +220,22 @@ impl<T> Slot<T> {
         }
     }
 
-    /// Adds a line to this game's output.
+    /// Adds a line to this game's output (the log), and to what the running call says
+    /// (`crate::debug`: a script's `print` is shown in its replay at its call too).
     pub fn print(&self, text: &str) {
+        crate::debug::say(text);
+        self.log_line(text);
+    }
+
+    /// A script's `debug(...)`: what the running call says (`crate::debug`), also
+    /// written to the log after `[debug] `.
+    pub fn debug(&self, text: &str) {
+        crate::debug::say(text);
+        self.log_line(&format!("[debug] {text}"));
+    }
+
+    /// Adds a line to this game's output (the log).
+    fn log_line(&self, text: &str) {
         let mut out = self.output.borrow_mut();
         let kept = if out.len() + text.len() < Self::OUTPUT_CAP {
             format!("{text}\n")

@@ -7,7 +7,8 @@
 //! object map. No file or module access exists in Rhai's standard packages, `import`
 //! is compiled out and `eval` is disabled. Each call has an operation budget, a
 //! own-time deadline (`crate::clock`) checked from `on_progress`, and the entry a memory cap measured
-//! by the host's allocation meter. `print` goes to the entry's log and `random(n)`
+//! by the host's allocation meter. `print` goes to the entry's log, `debug(...)` (and
+//! `print`) to what the call says in its replay (`crate::debug`), and `random(n)`
 //! draws from the game's generator.
 
 use std::cell::Cell;
@@ -138,7 +139,11 @@ fn engine<T: 'static>(script: &Script, slot: &Rc<Slot<T>>, mem_base: &Rc<Cell<is
     let s = Rc::clone(slot);
     engine.on_print(move |text| s.print(text));
     let s = Rc::clone(slot);
-    engine.on_debug(move |text, _, pos| s.print(&format!("[debug {pos}] {text}")));
+    engine.on_debug(move |text, _, _| {
+        // `debug("x")` hands over the string quoted, as Rust's `{:?}` writes it.
+        let plain = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text);
+        s.debug(plain)
+    });
     let (s, base, cap) = (Rc::clone(slot), Rc::clone(mem_base), limits.memory as isize);
     engine.on_progress(move |ops| {
         if ops % 512 != 0 {

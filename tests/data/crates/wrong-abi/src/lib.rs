@@ -22,6 +22,7 @@ pub fn root() -> BotModuleRef {
         new_hex_bot: None,
         set_logger: None,
         new_hex_side_bot: None,
+        set_debugger: None,
     }
     .leak_into_prefix()
 }
