@@ -151,7 +151,7 @@ fn untimed(path: &Path) -> serde_json::Value {
     v
 }
 
-/// Games of shard `k` whose replays are written (the task is playing, or done).
+/// Games of shard `k` (from 1) whose replays are written (the task is playing, or done).
 fn replays_of(dir: &Path, k: u64) -> usize {
     let Ok(files) = std::fs::read_dir(dir) else { return 0 };
     files
@@ -161,7 +161,7 @@ fn replays_of(dir: &Path, k: u64) -> usize {
             let name = f.file_name().to_string_lossy().into_owned();
             name.strip_prefix("game-")?.split('-').next()?.parse::<u64>().ok()
         })
-        .filter(|i| i % SHARDS == k)
+        .filter(|i| i % SHARDS == k - 1)
         .count()
 }
 
@@ -224,36 +224,36 @@ fn the_job_array_plays_shards_that_merge_into_the_one_machine_result_after_a_los
             .unwrap();
         stdout(&out).trim().to_owned()
     };
-    let job = submit(&format!("0-{}", SHARDS - 1));
+    let job = submit(&format!("1-{SHARDS}"));
     let task = |k: u64| format!("{job}_{k}");
     let shard_done = |k: u64| Path::new(&path(&format!("shard-{k}.json"))).exists();
 
-    // Task 1 is requeued while it plays (what Slurm does when its node is lost): it
+    // Task 2 is requeued while it plays (what Slurm does when its node is lost): it
     // plays its shard again from the start.
-    wait_for(90, "task 1 to play its first game", || replays_of(&replays, 1) > 0);
-    assert!(!shard_done(1), "task 1 finished before it could be requeued: make the games longer");
-    stdout(&cluster.slurm("scontrol").args(["requeue", &task(1)]).output().unwrap());
+    wait_for(90, "task 2 to play its first game", || replays_of(&replays, 2) > 0);
+    assert!(!shard_done(2), "task 2 finished before it could be requeued: make the games longer");
+    stdout(&cluster.slurm("scontrol").args(["requeue", &task(2)]).output().unwrap());
     // A requeued job waits two minutes before it may start again; not here.
-    wait_for(60, "task 1 to be pending again", || {
-        cluster.state(&task(1)).as_deref() == Some("PENDING")
+    wait_for(60, "task 2 to be pending again", || {
+        cluster.state(&task(2)).as_deref() == Some("PENDING")
             && cluster
                 .slurm("scontrol")
-                .args(["update", &format!("jobid={}", task(1)), "StartTime=now"])
+                .args(["update", &format!("jobid={}", task(2)), "StartTime=now"])
                 .output()
                 .unwrap()
                 .status
                 .success()
     });
 
-    // Task 2 is cancelled while it plays: it writes the games it finished, and merge
+    // Task 3 is cancelled while it plays: it writes the games it finished, and merge
     // refuses them as incomplete until the task is submitted again.
-    wait_for(90, "task 2 to play its first game", || replays_of(&replays, 2) > 0);
-    assert!(!shard_done(2), "task 2 finished before it could be cancelled: make the games longer");
-    stdout(&cluster.slurm("scancel").arg(task(2)).output().unwrap());
+    wait_for(90, "task 3 to play its first game", || replays_of(&replays, 3) > 0);
+    assert!(!shard_done(3), "task 3 finished before it could be cancelled: make the games longer");
+    stdout(&cluster.slurm("scancel").arg(task(3)).output().unwrap());
     wait_for(120, "the job array to end", || cluster.state(&job).is_none());
     // A cancelled arena gives its games in flight up to 10 s, then writes what it
     // finished: Slurm may list the job as ended before that.
-    wait_for(60, "the cancelled task's arena to end", || !arena_runs_for(&path("shard-2.json")));
+    wait_for(60, "the cancelled task's arena to end", || !arena_runs_for(&path("shard-3.json")));
 
     let merge = |files: &[String]| Command::new(arena).arg("merge").args(files).output().unwrap();
     let refused = |files: &[String], expected: &str| {
@@ -263,30 +263,31 @@ fn the_job_array_plays_shards_that_merge_into_the_one_machine_result_after_a_los
         assert_eq!(err.lines().count(), 1, "one line: {err}");
         assert!(err.contains(expected), "{err}\nshould say: {expected}");
     };
-    let shards: Vec<String> = (0..SHARDS).map(|k| path(&format!("shard-{k}.json"))).collect();
+    // shards[i] is shard i + 1's file.
+    let shards: Vec<String> = (1..=SHARDS).map(|k| path(&format!("shard-{k}.json"))).collect();
     let cut = untimed(Path::new(&shards[2]));
     let cut_games = cut["games"].as_array().unwrap().len() as u64;
     assert!(cut_games < ROUNDS / SHARDS, "the cancelled task wrote only the games it finished: {cut_games}");
-    refused(&shards, &format!("{}: shard 2/4 is incomplete: {cut_games} of 10 games", shards[2]));
-    refused(&[shards[0].clone(), shards[1].clone(), shards[3].clone()], "shard 2 of 4 missing");
-    refused(&[shards[0].clone(), shards[1].clone(), shards[3].clone(), shards[3].clone()], "both hold shard 3/4");
+    refused(&shards, &format!("{}: shard 3/4 is incomplete: {cut_games} of 10 games", shards[2]));
+    refused(&[shards[0].clone(), shards[1].clone(), shards[3].clone()], "shard 3 of 4 missing");
+    refused(&[shards[0].clone(), shards[1].clone(), shards[3].clone(), shards[3].clone()], "both hold shard 4/4");
     // A shard of another seed.
     let other = path("other-seed.json");
     let mut args: Vec<String> =
         ["tournament", "--rounds", &ROUNDS.to_string(), "--seed", &(SEED + 1).to_string()].map(String::from).to_vec();
-    args.extend(["--shard".to_owned(), "2/4".to_owned(), "--json".to_owned(), other.clone()]);
+    args.extend(["--shard".to_owned(), "3/4".to_owned(), "--json".to_owned(), other.clone()]);
     args.extend(bots.split(' ').map(String::from));
     stdout(&Command::new(arena).args(&args).output().unwrap());
     refused(&[shards[0].clone(), shards[1].clone(), other, shards[3].clone()], "seeds differ: 7 vs 8");
 
-    // Task 2 submitted again: the same file, only that task.
-    let again = submit("2");
-    wait_for(120, "task 2 submitted again to end", || cluster.state(&again).is_none());
+    // Task 3 submitted again: the same file, only that task.
+    let again = submit("3");
+    wait_for(120, "task 3 submitted again to end", || cluster.state(&again).is_none());
 
     // The requeued task ran twice, its log kept (--open-mode=append).
-    let log = std::fs::read_to_string(w.join(format!("slurm-{job}_1.out"))).unwrap();
-    assert!(log.contains("task 1 of job") && log.contains("(restart 0)"), "{log}");
-    assert!(log.contains("(restart 1)"), "task 1 ran again after its requeue:\n{log}");
+    let log = std::fs::read_to_string(w.join(format!("slurm-{job}_2.out"))).unwrap();
+    assert!(log.contains("task 2 of job") && log.contains("(restart 0)"), "{log}");
+    assert!(log.contains("(restart 1)"), "task 2 ran again after its requeue:\n{log}");
 
     let all = path("all.json");
     let out = merge(&[shards.clone(), vec!["--json".to_owned(), all.clone()]].concat());
@@ -315,6 +316,9 @@ fn the_cluster_files_are_never_taken_for_bots() {
             .output()
             .unwrap();
         let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert!(!text.contains("slurm"), "{game}: {text}");
+        // (Not the bare word: the checkout's own path may contain it.)
+        for name in ["scripts/slurm", "cluster.sh", "tournament.sbatch"] {
+            assert!(!text.contains(name), "{game}: {text}");
+        }
     }
 }
