@@ -104,8 +104,9 @@ fn shards_run_apart_and_merged_give_the_one_machine_leaderboard() {
     let path = |f: &str| d.join(f).to_str().unwrap().to_owned();
     let run = |args: &[&str]| stdout(&zombies(d, d, args));
     run(&["tournament", "--rounds", "5", "--seed", "3", "--jobs", "2", "--json", &path("full.json")]);
-    run(&["tournament", "--rounds", "5", "--seed", "3", "--shard", "0/2", "--json", &path("a.json")]);
-    let b = run(&["tournament", "--rounds", "5", "--seed", "3", "--shard", "1/2", "--json", &path("b.json")]);
+    // Shards count from 1: 1/2 and 2/2.
+    run(&["tournament", "--rounds", "5", "--seed", "3", "--shard", "1/2", "--json", &path("a.json")]);
+    let b = run(&["tournament", "--rounds", "5", "--seed", "3", "--shard", "2/2", "--json", &path("b.json")]);
     assert!(b.contains("2 of 2 games played"), "{b}");
     let merged =
         run(&["merge", &path("a.json"), &path("b.json"), "--json", &path("all.json"), "--csv", &path("all.csv")]);
@@ -113,12 +114,56 @@ fn shards_run_apart_and_merged_give_the_one_machine_leaderboard() {
     // A shard missing: refused in one line, or merged as it is with --partial.
     let alone = zombies(d, d, &["merge", &path("a.json")]);
     let err = String::from_utf8_lossy(&alone.stderr);
-    assert!(!alone.status.success() && err.contains("shard 1 of 2 missing"), "{err}");
+    assert!(!alone.status.success() && err.contains("shard 2 of 2 missing"), "{err}");
     let partial = run(&["merge", &path("a.json"), "--partial"]);
     assert!(partial.contains("3 of 5 games merged -- 2 missing"), "{partial}");
     assert_eq!(ranking(&json(&d.join("all.json"))), ranking(&json(&d.join("full.json"))));
     let csv = std::fs::read_to_string(d.join("all.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "{csv}");
+}
+
+#[test]
+fn a_bad_shard_is_refused_in_one_line_naming_the_reason() {
+    let scripts = scripts_dir();
+    let d = scripts.path();
+    for (shard, says) in [
+        ("0/2", "shard 0/2: shards count from 1: K is 1 to 2 (1/2 is the first shard)"),
+        ("3/2", "shard 3/2: K is at most N: 2 shards are 1/2 to 2/2"),
+        ("1/0", "shard 1/0: N, the number of shards, must be at least 1"),
+        ("2", "shard \"2\": give K/N, e.g. 1/4 (shard 1 of 4)"),
+    ] {
+        let out = zombies(d, d, &["tournament", "--rounds", "4", "--shard", shard]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "--shard {shard} was accepted");
+        // One error line naming the reason (clap adds its usual hint to try --help).
+        let first = err.lines().next().unwrap_or_default();
+        assert!(first.starts_with("error: invalid value") && first.contains(says), "--shard {shard}: {err}");
+        assert_eq!(err.lines().filter(|l| l.contains("error")).count(), 1, "--shard {shard}: {err}");
+    }
+}
+
+#[test]
+fn results_written_when_shards_counted_from_0_still_merge() {
+    // Before shards counted from 1, results recorded shard K/N as {"k": K - 1, "n": N}.
+    let scripts = scripts_dir();
+    let d = scripts.path();
+    let path = |f: &str| d.join(f).to_str().unwrap().to_owned();
+    let run = |args: &[&str]| stdout(&zombies(d, d, args));
+    run(&["tournament", "--rounds", "4", "--seed", "5", "--json", &path("full.json")]);
+    for (k, file) in [(1, "a.json"), (2, "b.json")] {
+        let shard = format!("{k}/2");
+        run(&["tournament", "--rounds", "4", "--seed", "5", "--shard", &shard, "--json", &path(file)]);
+        let mut v = json(&d.join(file));
+        assert_eq!(v["shard"], shard.as_str(), "written as --shard takes it");
+        v["shard"] = serde_json::json!({"k": k - 1, "n": 2});
+        std::fs::write(d.join(file), v.to_string()).unwrap();
+    }
+    let merged = run(&["merge", &path("b.json"), &path("a.json"), "--json", &path("all.json")]);
+    assert!(merged.contains("4 of 4 games merged"), "{merged}");
+    assert_eq!(ranking(&json(&d.join("all.json"))), ranking(&json(&d.join("full.json"))));
+    let alone = zombies(d, d, &["merge", &path("a.json")]);
+    let err = String::from_utf8_lossy(&alone.stderr);
+    assert!(err.contains("shard 2 of 2 missing"), "the old shard 0 is shard 1: {err}");
 }
 
 #[test]

@@ -109,7 +109,7 @@ fn until_decided_refuses_what_it_cannot_play_in_one_line() {
     for (args, says) in [
         (&["--until-decided", "--max-games", "5"][..], "--max-games 5: the first stage alone is 10 games"),
         (&["--until-decided", "--confidence", "1"][..], "confidence 1: give a number strictly between 0 and 1"),
-        (&["--until-decided", "--shard", "0/2"][..], "cannot be split"),
+        (&["--until-decided", "--shard", "1/2"][..], "cannot be split"),
         (&["--until-decided", "--delta=-1"][..], "δ must be positive"),
         (&["--rounds", "3", "--max-games", "50"][..], "add --until-decided"),
     ] {

@@ -163,7 +163,7 @@ fn the_pairs_ranking_on_hand_made_results() {
 fn shards_merge_into_the_one_machine_result() {
     let entries = [basic("Basic"), null("Null"), slow("Slow", 0)];
     let whole = tournament(&entries, 2, Shard::ALL, 2);
-    let parts: Vec<TournamentResult> = (0..3).map(|k| tournament(&entries, 2, Shard { k, n: 3 }, 1)).collect();
+    let parts: Vec<TournamentResult> = (1..=3).map(|k| tournament(&entries, 2, Shard { k, n: 3 }, 1)).collect();
     assert_eq!(parts.iter().map(|p| p.played).sum::<u64>(), 12);
     assert_eq!(merge(parts.clone()).unwrap(), whole);
     let through_json: Vec<TournamentResult> =

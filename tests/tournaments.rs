@@ -54,7 +54,7 @@ fn results_are_identical_for_every_thread_count() {
 #[test]
 fn shards_merge_into_exactly_the_one_machine_result() {
     let whole = play(2, Shard::ALL);
-    let parts: Vec<TournamentResult> = (0..3).map(|k| play(1, Shard { k, n: 3 })).collect();
+    let parts: Vec<TournamentResult> = (1..=3).map(|k| play(1, Shard { k, n: 3 })).collect();
     assert_eq!(parts.iter().map(|p| p.played).sum::<u64>(), 12);
     assert_eq!(merge(parts.clone()).unwrap(), whole);
     // Merging through the JSON files gives the same.
@@ -62,14 +62,15 @@ fn shards_merge_into_exactly_the_one_machine_result() {
         parts.iter().map(|p| serde_json::from_str(&serde_json::to_string(p).unwrap()).unwrap()).collect();
     assert_eq!(merge(through_json).unwrap(), whole);
     // Results record their shard and options; the merge is the whole tournament's.
-    assert_eq!(parts[1].shard, Some(Shard { k: 1, n: 3 }));
+    assert_eq!(parts[1].shard, Some(Shard { k: 2, n: 3 }));
+    assert!(serde_json::to_string(&parts[1]).unwrap().contains(r#""shard":"2/3""#));
     assert_eq!(whole.shard, Some(Shard::ALL));
     assert_eq!(whole.options["players_per_entry"], 20);
     // In any order.
     assert_eq!(merge(vec![parts[2].clone(), parts[0].clone(), parts[1].clone()]).unwrap(), whole);
 }
 
-/// Names the parts `s0.json`, `s1.json`, ... for `merge_named`.
+/// Names the parts `s1.json`, `s2.json`, ... (by shard) for `merge_named`.
 fn named(parts: &[TournamentResult]) -> Vec<(String, TournamentResult)> {
     parts.iter().map(|p| (format!("s{}.json", p.shard.map_or(9, |s| s.k)), p.clone())).collect()
 }
@@ -83,11 +84,11 @@ fn refused(parts: &[TournamentResult]) -> String {
 
 #[test]
 fn a_missing_shard_is_refused_unless_partial() {
-    let parts: Vec<TournamentResult> = (0..3).map(|k| play(1, Shard { k, n: 3 })).collect();
+    let parts: Vec<TournamentResult> = (1..=3).map(|k| play(1, Shard { k, n: 3 })).collect();
     let e = refused(&parts[..2]);
-    assert_eq!(e, "shard 2 of 3 missing: no results given for it; play it (or merge with --partial)");
+    assert_eq!(e, "shard 3 of 3 missing: no results given for it; play it (or merge with --partial)");
     let e = refused(&parts[1..2]);
-    assert!(e.starts_with("shards 0, 2 of 3 missing"), "{e}");
+    assert!(e.starts_with("shards 1, 3 of 3 missing"), "{e}");
     // With --partial: what there is, saying how much.
     let partial = merge_named(named(&parts[..2]), true).unwrap();
     assert_eq!((partial.played, partial.rounds), (8, 12));
@@ -95,20 +96,20 @@ fn a_missing_shard_is_refused_unless_partial() {
 
 #[test]
 fn a_shard_given_twice_is_refused() {
-    let parts: Vec<TournamentResult> = (0..2).map(|k| play(1, Shard { k, n: 2 })).collect();
+    let parts: Vec<TournamentResult> = (1..=2).map(|k| play(1, Shard { k, n: 2 })).collect();
     let twice = vec![("a.json".to_owned(), parts[0].clone()), ("b.json".to_owned(), parts[1].clone())];
     let mut twice = twice;
     twice.push(("copy.json".to_owned(), parts[1].clone()));
     let e = merge_named(twice.clone(), false).unwrap_err().to_string();
-    assert_eq!(e, "b.json and copy.json: both hold shard 1/2; give each shard once");
+    assert_eq!(e, "b.json and copy.json: both hold shard 2/2; give each shard once");
     // --partial does not let it through.
     assert!(merge_named(twice, true).is_err());
 }
 
 #[test]
 fn an_incomplete_shard_is_refused_unless_partial() {
-    // Shard 1/2 stopped after its first games (a task cancelled mid-run).
-    let parts: Vec<TournamentResult> = (0..2).map(|k| play(1, Shard { k, n: 2 })).collect();
+    // Shard 2/2 stopped after its first games (a task cancelled mid-run).
+    let parts: Vec<TournamentResult> = (1..=2).map(|k| play(1, Shard { k, n: 2 })).collect();
     let mut cut = parts[1].clone();
     cut.games.truncate(2);
     let cut = untimed(arena::tournament::summarise(
@@ -123,7 +124,7 @@ fn an_incomplete_shard_is_refused_unless_partial() {
     let e = refused(&[parts[0].clone(), cut.clone()]);
     assert_eq!(
         e,
-        "s1.json: shard 1/2 is incomplete: 2 of 6 games (an interrupted run); play it again (or merge with --partial)"
+        "s2.json: shard 2/2 is incomplete: 2 of 6 games (an interrupted run); play it again (or merge with --partial)"
     );
     assert_eq!(merge_named(named(&[parts[0].clone(), cut]), true).unwrap().played, 8);
 }
@@ -132,7 +133,7 @@ fn an_incomplete_shard_is_refused_unless_partial() {
 fn games_that_failed_are_accounted_for_not_missing() {
     // A game whose worker failed is recorded in `failed` (as a one-machine run records
     // it): the shard is complete, and the merge keeps the failure.
-    let parts: Vec<TournamentResult> = (0..2).map(|k| play(1, Shard { k, n: 2 })).collect();
+    let parts: Vec<TournamentResult> = (1..=2).map(|k| play(1, Shard { k, n: 2 })).collect();
     let mut with_failure = parts[1].clone();
     let lost = with_failure.games.remove(0);
     let failure = serde_json::json!({"index": lost.index, "seed": lost.seed, "reason": "worker died"});
@@ -144,15 +145,15 @@ fn games_that_failed_are_accounted_for_not_missing() {
 
 #[test]
 fn merging_results_of_different_tournaments_is_refused() {
-    let a = play(1, Shard { k: 0, n: 2 });
-    let b = play(1, Shard { k: 1, n: 2 });
+    let a = play(1, Shard { k: 1, n: 2 });
+    let b = play(1, Shard { k: 2, n: 2 });
     let with = |change: fn(&mut TournamentResult)| {
         let mut b = b.clone();
         change(&mut b);
         refused(&[a.clone(), b])
     };
     let e = with(|b| b.seed += 1);
-    assert_eq!(e, "s0.json and s1.json: seeds differ: 11 vs 12 (results of different tournaments)");
+    assert_eq!(e, "s1.json and s2.json: seeds differ: 11 vs 12 (results of different tournaments)");
     assert!(with(|b| b.rounds += 1).contains("round counts differ: 12 vs 13"));
     assert!(with(|b| b.game = "eggs".to_owned()).contains("games differ: zombies vs eggs"));
     let e = with(|b| b.options["players_per_entry"] = 10.into());
@@ -160,15 +161,15 @@ fn merging_results_of_different_tournaments_is_refused() {
     let e = with(|b| b.leaderboard[0].name = "Other".to_owned());
     assert!(e.contains("entries differ"), "{e}");
     // Shards of two splits of the same tournament do not add up either.
-    let e = refused(&[a.clone(), play(1, Shard { k: 1, n: 3 })]);
-    assert_eq!(e, "s0.json and s1.json: shards of different splits (0/2 vs 1/3); merge the shards of one split");
+    let e = refused(&[a.clone(), play(1, Shard { k: 2, n: 3 })]);
+    assert_eq!(e, "s1.json and s2.json: shards of different splits (1/2 vs 2/3); merge the shards of one split");
 }
 
 #[test]
 fn results_that_record_no_shard_merge_by_their_games() {
     // Results written before shards were recorded: checked game by game.
     let parts: Vec<TournamentResult> =
-        (0..2).map(|k| TournamentResult { shard: None, ..play(1, Shard { k, n: 2 }) }).collect();
+        (1..=2).map(|k| TournamentResult { shard: None, ..play(1, Shard { k, n: 2 }) }).collect();
     let merged = merge(parts.clone()).unwrap();
     assert_eq!((merged.played, merged.shard), (12, None));
     assert_eq!(merged.games, play(2, Shard::ALL).games);

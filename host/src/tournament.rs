@@ -33,36 +33,79 @@ use crate::replay::Replay;
 /// The generator of the bootstrap (the games' own generator type).
 type StatsRng = rand_pcg::Pcg64Mcg;
 
-/// Which games of a tournament this run plays: those whose index is `k` modulo `n`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// Which games of a tournament this run plays: shard `k` of `n` holds the games whose
+/// index is `k - 1` modulo `n`. Shards count from 1, as Jest's and Playwright's
+/// `--shard` do: `--shard 1/3`, `2/3` and `3/3` are the three shards of a split in three.
+///
+/// In results files a shard is written as the `--shard` argument, `"2/3"`; results
+/// written when shards counted from 0 (`{"k": 1, "n": 3}`, the same shard) are read too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
-    /// This shard's number, `0..n`.
+    /// This shard's number, `1..=n`.
     pub k: u64,
     /// The number of shards.
     pub n: u64,
 }
 
 impl Shard {
-    /// The whole tournament.
-    pub const ALL: Shard = Shard { k: 0, n: 1 };
+    /// The whole tournament: shard 1 of 1.
+    pub const ALL: Shard = Shard { k: 1, n: 1 };
 
     /// True when game `index` belongs to this shard.
     pub fn has(self, index: u64) -> bool {
-        index % self.n == self.k
+        index % self.n == self.k - 1
+    }
+}
+
+impl std::fmt::Display for Shard {
+    /// `K/N`, as `--shard` takes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
     }
 }
 
 impl std::str::FromStr for Shard {
     type Err = String;
-    /// `K/N` with `0 <= K < N`.
+    /// `K/N` with `1 <= K <= N`; a refusal is one line naming the reason.
     fn from_str(s: &str) -> Result<Shard, String> {
-        let (k, n) = s.split_once('/').ok_or_else(|| format!("{s:?} is not K/N"))?;
-        let k: u64 = k.trim().parse().map_err(|_| format!("{k:?} is not a number"))?;
-        let n: u64 = n.trim().parse().map_err(|_| format!("{n:?} is not a number"))?;
-        if n == 0 || k >= n {
-            return Err(format!("shard {k}/{n}: need 0 <= K < N"));
+        let (k, n) = s.split_once('/').ok_or_else(|| format!("shard {s:?}: give K/N, e.g. 1/4 (shard 1 of 4)"))?;
+        let number = |what: &str, v: &str| {
+            v.trim().parse::<u64>().map_err(|_| format!("shard {s:?}: {what} {v:?} is not a whole number"))
+        };
+        let (k, n) = (number("K", k)?, number("N", n)?);
+        if n == 0 {
+            return Err(format!("shard {k}/{n}: N, the number of shards, must be at least 1"));
+        }
+        if k == 0 {
+            return Err(format!("shard {k}/{n}: shards count from 1: K is 1 to {n} (1/{n} is the first shard)"));
+        }
+        if k > n {
+            return Err(format!("shard {k}/{n}: K is at most N: {n} shards are 1/{n} to {n}/{n}"));
         }
         Ok(Shard { k, n })
+    }
+}
+
+impl serde::Serialize for Shard {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Shard {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Shard, D::Error> {
+        /// `"K/N"`, or `{"k": K - 1, "n": N}` as results recorded it when shards counted from 0.
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Text(String),
+            FromZero { k: u64, n: u64 },
+        }
+        match Written::deserialize(d)? {
+            Written::Text(s) => s.parse().map_err(serde::de::Error::custom),
+            Written::FromZero { k, n } if k < n => Ok(Shard { k: k + 1, n }),
+            Written::FromZero { k, n } => Err(serde::de::Error::custom(format!("shard k {k} of n {n}: need k < n"))),
+        }
     }
 }
 
@@ -769,7 +812,7 @@ pub enum MergeError {
         if missing.len() > 1 { "s" } else { "" }, list(missing), if missing.len() > 1 { "them" } else { "it" },
         if missing.len() > 1 { "them" } else { "it" })]
     MissingShards {
-        /// The numbers `K` of the shards missing.
+        /// The numbers `K` of the shards missing (from 1).
         missing: Vec<u64>,
         /// The number of shards.
         n: u64,
@@ -856,17 +899,16 @@ pub fn merge_named(parts: Vec<(String, TournamentResult)>, partial: bool) -> Res
         }
         let shard = part.shard.unwrap_or(Shard::ALL);
         if let Some((other, other_file)) = shards.values().next().filter(|(s, _)| s.n != shard.n) {
-            let show = |s: &Shard| format!("{}/{}", s.k, s.n);
             return Err(MergeError::Split {
                 a_file: other_file.clone(),
-                a: show(other),
+                a: other.to_string(),
                 b_file: file,
-                b: show(&shard),
+                b: shard.to_string(),
             });
         }
         if tagged {
             if let Some((_, other_file)) = shards.get(&shard.k) {
-                let what = format!("shard {}/{}", shard.k, shard.n);
+                let what = format!("shard {shard}");
                 return Err(MergeError::Twice { what, a_file: other_file.clone(), b_file: file });
             }
             shards.insert(shard.k, (shard, file.clone()));
@@ -877,7 +919,7 @@ pub fn merge_named(parts: Vec<(String, TournamentResult)>, partial: bool) -> Res
         let held = (part.games.len() + part.failed.len()) as u64;
         if part.shard.is_some() && held < expected && incomplete.is_none() {
             let why = " (an interrupted run)".to_owned();
-            let what = format!("shard {}/{}", shard.k, shard.n);
+            let what = format!("shard {shard}");
             incomplete = Some(MergeError::Incomplete { file: file.clone(), what, held, expected, why });
         }
         failed.extend(part.failed.into_iter().map(|f| (f.index, f)));
@@ -891,7 +933,7 @@ pub fn merge_named(parts: Vec<(String, TournamentResult)>, partial: bool) -> Res
     }
     if !partial {
         let n = shards.values().next().map_or(1, |(s, _)| s.n);
-        let missing: Vec<u64> = (0..n).filter(|k| !shards.contains_key(k)).collect();
+        let missing: Vec<u64> = (1..=n).filter(|k| !shards.contains_key(k)).collect();
         if tagged && !missing.is_empty() {
             return Err(MergeError::MissingShards { missing, n });
         }
@@ -1125,10 +1167,28 @@ mod tests {
     }
 
     #[test]
-    fn shards_parse_and_partition() {
-        let s: Shard = "1/3".parse().unwrap();
-        assert!(s.has(1) && s.has(4) && !s.has(2));
-        assert!("3/3".parse::<Shard>().is_err());
-        assert!("x".parse::<Shard>().is_err());
+    fn shards_count_from_1_parse_and_partition() {
+        let s: Shard = "2/3".parse().unwrap();
+        assert!(s.has(1) && s.has(4) && !s.has(2) && !s.has(0));
+        let last: Shard = "3/3".parse().unwrap();
+        assert!(last.has(2) && last.has(5) && !last.has(3));
+        assert!("1/1".parse::<Shard>().unwrap().has(7));
+        let refused = |s: &str| s.parse::<Shard>().unwrap_err();
+        assert_eq!(refused("0/3"), "shard 0/3: shards count from 1: K is 1 to 3 (1/3 is the first shard)");
+        assert_eq!(refused("4/3"), "shard 4/3: K is at most N: 3 shards are 1/3 to 3/3");
+        assert_eq!(refused("1/0"), "shard 1/0: N, the number of shards, must be at least 1");
+        assert_eq!(refused("x"), "shard \"x\": give K/N, e.g. 1/4 (shard 1 of 4)");
+        assert_eq!(refused("a/2"), "shard \"a/2\": K \"a\" is not a whole number");
+    }
+
+    #[test]
+    fn shards_are_written_as_k_of_n_and_read_as_written_before() {
+        let s = Shard { k: 2, n: 3 };
+        assert_eq!(serde_json::to_string(&s).unwrap(), "\"2/3\"");
+        assert_eq!(serde_json::from_str::<Shard>("\"2/3\"").unwrap(), s);
+        // Results written when shards counted from 0 recorded this shard as k 1 of n 3.
+        assert_eq!(serde_json::from_str::<Shard>(r#"{"k": 1, "n": 3}"#).unwrap(), s);
+        assert!(serde_json::from_str::<Shard>(r#"{"k": 3, "n": 3}"#).is_err());
+        assert!(serde_json::from_str::<Shard>("\"0/3\"").is_err());
     }
 }

@@ -2,16 +2,17 @@
 # A single-node Slurm cluster on this machine, for trying the tournament job array
 # (scripts/slurm/tournament.sbatch) and for the test that runs it (tests/slurm.rs).
 #
-#   scripts/slurm/cluster.sh start [DIR]    install slurm-wlm and munge if missing, write a
-#                                           configuration for this machine into DIR, start
-#                                           munged, slurmctld and slurmd, wait until the node
-#                                           is idle, and print the line to export SLURM_CONF
+#   scripts/slurm/cluster.sh start [DIR]    write a configuration for this machine into DIR,
+#                                           start munged, slurmctld and slurmd, wait until the
+#                                           node is idle, and print the line to export SLURM_CONF
 #   scripts/slurm/cluster.sh stop [DIR]     stop the three daemons started from DIR
 #   scripts/slurm/cluster.sh status [DIR]   sinfo and squeue of that cluster
 #
 # DIR (default /tmp/arena-slurm) holds everything: slurm.conf, the munge key and socket,
 # state, spool, logs and pid files; nothing under /etc is changed and no systemd is needed.
-# Run as root on Debian. The node has this machine's cores as its CPUs. The ports are
+# Run as root, with Slurm's and munge's programs installed (Debian: apt-get install
+# slurm-wlm munge; `.ci/run` installs them): the script installs nothing, and names what is
+# missing in one line. The node has this machine's cores as its CPUs. The ports are
 # SLURMCTLD_PORT (6817) and SLURMD_PORT (6818); pick others when a Slurm already runs here.
 # Slurm's own commands find this cluster through SLURM_CONF=DIR/slurm.conf.
 #
@@ -77,20 +78,14 @@ if [ "$cmd" = status ]; then
     exit 0
 fi
 
-[ "$(id -u)" = 0 ] || die "must run as root (it installs packages and starts daemons)"
-[ -f /etc/debian_version ] || die "needs Debian (it installs slurm-wlm and munge with apt-get)"
+[ "$(id -u)" = 0 ] || die "must run as root (it starts Slurm's daemons as root)"
+PATH="$PATH:/usr/sbin:/sbin"
 missing=()
 for tool in munged:munge mungekey:munge slurmctld:slurm-wlm slurmd:slurm-wlm sbatch:slurm-wlm sinfo:slurm-wlm; do
-    command -v "${tool%%:*}" >/dev/null 2>&1 || [ -x "/usr/sbin/${tool%%:*}" ] || missing+=("${tool#*:}")
+    command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool%%:*} (${tool#*:})")
 done
-if [ ${#missing[@]} -gt 0 ]; then
-    mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
-    echo "installing: ${missing[*]}"
-    apt-get update -qq || die "apt-get update failed"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
-        die "apt-get install ${missing[*]} failed"
-fi
-PATH="$PATH:/usr/sbin:/sbin"
+[ ${#missing[@]} -eq 0 ] ||
+    die "not installed: ${missing[*]}; install them first (Debian: apt-get install slurm-wlm munge)"
 
 if [ -s "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then
     die "$dir: a cluster is already running there (cluster.sh stop $dir first)"

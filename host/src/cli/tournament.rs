@@ -61,8 +61,9 @@ pub struct TournamentArgs {
     /// depend on it.
     #[arg(long, value_name = "J", value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: Option<u64>,
-    /// Play only the games whose index is K modulo N (one machine of N).
-    #[arg(long, value_name = "K/N", default_value = "0/1")]
+    /// Play only shard K of N (one machine of N), K from 1 to N: the games whose
+    /// index is K - 1 modulo N.
+    #[arg(long, value_name = "K/N", default_value = "1/1")]
     pub shard: Shard,
     /// Write the results as JSON to this file (for `arena merge`, too).
     #[arg(long, value_name = "FILE")]
