@@ -87,11 +87,13 @@ pub struct Rates {
     pub burst: u32,
     /// Submissions a minute, on average.
     pub submissions_per_minute: f64,
+    /// Submissions at once above the average.
+    pub submission_burst: u32,
 }
 
 impl Default for Rates {
     fn default() -> Rates {
-        Rates { per_second: 20.0, burst: 60, submissions_per_minute: 6.0 }
+        Rates { per_second: 20.0, burst: 60, submissions_per_minute: 6.0, submission_burst: 3 }
     }
 }
 

@@ -47,7 +47,9 @@ impl Limiter {
     fn shape(&self, kind: Kind) -> (f64, f64) {
         match kind {
             Kind::Request => (self.rates.per_second, f64::from(self.rates.burst.max(1))),
-            Kind::Submission => (self.rates.submissions_per_minute / 60.0, 3.0),
+            Kind::Submission => {
+                (self.rates.submissions_per_minute / 60.0, f64::from(self.rates.submission_burst.max(1)))
+            }
         }
     }
 
@@ -87,7 +89,7 @@ mod tests {
 
     #[test]
     fn a_burst_passes_then_the_rate_refills_it_per_address() {
-        let l = Limiter::new(Rates { per_second: 2.0, burst: 3, submissions_per_minute: 6.0 });
+        let l = Limiter::new(Rates { per_second: 2.0, burst: 3, submissions_per_minute: 6.0, submission_burst: 3 });
         let (a, b) = (IpAddr::from([10, 0, 0, 1]), IpAddr::from([10, 0, 0, 2]));
         let t = Instant::now();
         for _ in 0..3 {
@@ -101,7 +103,7 @@ mod tests {
 
     #[test]
     fn submissions_have_a_bucket_of_their_own() {
-        let l = Limiter::new(Rates { per_second: 100.0, burst: 100, submissions_per_minute: 6.0 });
+        let l = Limiter::new(Rates { per_second: 100.0, burst: 100, submissions_per_minute: 6.0, submission_burst: 3 });
         let a = IpAddr::from([10, 0, 0, 1]);
         let t = Instant::now();
         for _ in 0..3 {
