@@ -310,3 +310,85 @@ fn in_chromium_the_leaderboard_goes_live_a_bot_uploaded_by_form_plays_and_a_repl
     assert!(entry.as_str().unwrap().starts_with("game "), "{entry}");
     driver.delete(&at(""));
 }
+
+// ----- the README's first command ---------------------------------------------------------
+
+/// The sh blocks of the README's set-up section, in order.
+fn setup_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let section = readme.split("\n## Set-up").nth(1).expect("a set-up section");
+    let section = section.split("\n## ").next().unwrap();
+    section.split("```sh\n").skip(1).map(|b| b.split("\n```").next().unwrap().trim().to_owned()).collect()
+}
+
+/// The README's first set-up command, as it is written, in a copy of what it reads: the
+/// bundled zombies scripts in `scripts/`, the bundled native bots in `target/release/`
+/// (built by this test's build instead of its `cargo build --release`), an empty
+/// `plugins/`. It listens on the README's address, 127.0.0.1:8080, so it skips (saying
+/// so) when something else holds that port.
+#[test]
+fn the_readmes_first_command_serves_a_contest_of_the_bundled_bots_a_browser_can_watch() {
+    let commands = setup_commands();
+    assert_eq!(commands[1], "cargo test --workspace", "the second set-up command");
+    let first = &commands[0];
+    let args = first
+        .strip_prefix("cargo build --release && ./target/release/arena ")
+        .unwrap_or_else(|| panic!("the first set-up command builds and runs arena: {first}"));
+    assert!(args.contains(" serve ") && args.ends_with("--db contest.sqlite"), "{first}");
+    if std::net::TcpListener::bind("127.0.0.1:8080").is_err() {
+        crate::util::skip("skipping the README's serve command: 127.0.0.1:8080 is in use");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("plugins")).unwrap();
+    std::fs::create_dir_all(d.join("target/release")).unwrap();
+    std::fs::create_dir_all(d.join("scripts/zombies")).unwrap();
+    for f in ["coward.lua", "gunslinger.lua", "drifter.rhai", "sentinel.rhai"] {
+        std::fs::copy(root().join("scripts/zombies").join(f), d.join("scripts/zombies").join(f)).unwrap();
+    }
+    for krate in ["standstill", "random-walker", "sharpshooter", "phalanx"] {
+        let lib = crate::util::plugin_lib(krate);
+        std::fs::copy(&lib, d.join("target/release").join(lib.file_name().unwrap())).unwrap();
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(d)
+        .args(args.split_whitespace())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("on http://127.0.0.1:8080/") {
+        line.clear();
+        if err.read_line(&mut line).unwrap() == 0 {
+            let _ = child.kill();
+            panic!("the README's command ended before serving");
+        }
+    }
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let addr: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+    let board = wait_for("games of the eight bundled bots", || {
+        let b = get_json(addr, "/api/leaderboard");
+        (b["leaderboard"].as_array().unwrap().len() == 8 && b["recent"].as_array().unwrap().len() >= 2).then_some(b)
+    });
+    let (status, page) = http(addr, "GET / HTTP/1.1", b"");
+    assert_eq!(status, 200);
+    for row in board["leaderboard"].as_array().unwrap() {
+        assert!(page.contains(&format!(">{}</a>", row["entry"].as_str().unwrap())), "{row} not on the page");
+    }
+    // Ctrl-C stops it: the games in flight finish (exit 0), or are given up after the
+    // ladder's 10 s of grace (130, as `ladder run`); the games shown are kept.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = wait_for("the server to stop", || child.try_wait().unwrap());
+    assert!(status.success() || status.code() == Some(130), "{status}");
+    let shown = board["last_game"].as_i64().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(d)
+        .args(["ladder", "games", "--db", "contest.sqlite", "--json", "--limit", "100000"])
+        .output()
+        .unwrap();
+    let games: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(games.as_array().unwrap().iter().any(|g| g["id"].as_i64() == Some(shown)), "game {shown} was lost");
+}
