@@ -80,10 +80,10 @@ fn contest() -> std::path::PathBuf {
     let dir = target.join("bench-data");
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join(format!("server-leaderboard-{VERSIONS}-{GAMES}.sqlite"));
-    if let Ok(store) = Store::open(&db, false) {
-        if store.last_game("zombies").unwrap_or(0) == GAMES {
-            return db;
-        }
+    if let Ok(store) = Store::open(&db, false)
+        && store.last_game("zombies").unwrap_or(0) == GAMES
+    {
+        return db;
     }
     let tmp = dir.join("server-leaderboard.tmp.sqlite");
     for f in ["", "-wal", "-shm"] {
