@@ -29,7 +29,8 @@ pub struct Totals {
     pub versions: u64,
     /// Versions still playing.
     pub active_versions: u64,
-    /// Played games in which some seat was disqualified.
+    /// Played games in which some seat was disqualified (in some call: `CallStats`'
+    /// count of them is not 0).
     pub with_disqualification: u64,
 }
 
@@ -91,7 +92,8 @@ impl Store {
             .await?;
             let out: i64 = sqlx::query_scalar(
                 "SELECT COUNT(DISTINCT s.game_id) FROM seats s JOIN games g ON g.id = s.game_id \
-                 WHERE g.game = $1 AND s.stats LIKE '%\"disqualified\":true%'",
+                 WHERE g.game = $1 AND s.stats LIKE '%\"disqualified\":%' \
+                 AND s.stats NOT LIKE '%\"disqualified\":0,%' AND s.stats NOT LIKE '%\"disqualified\":0}%'",
             )
             .bind(game)
             .fetch_one(pool)

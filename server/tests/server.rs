@@ -258,6 +258,7 @@ fn every_page_and_its_json_twin_show_the_same_numbers() {
     );
     let stats = json(s.addr, "/api/stats");
     assert_eq!(stats["totals"]["played"], 12);
+    assert_eq!(stats["totals"]["with_disqualification"], 0);
     assert!(get(s.addr, "/stats").body.contains("<td id=\"played\">12</td>"));
     let game = json(s.addr, "/api/game/3");
     assert_eq!(game["seats"][0]["score"], 30);
@@ -329,6 +330,7 @@ fn names_messages_and_logs_with_html_are_shown_as_text() {
     assert!(entry.contains("&lt;script&gt;alert(3)"), "the log line is shown escaped: {entry}");
     assert!(entry.contains("&lt;script&gt;alert(2)"), "the message is shown escaped");
     assert!(get(s.addr, "/").body.contains("&lt;img src=x onerror=alert(1)&gt;"));
+    assert_eq!(json(s.addr, "/api/stats")["totals"]["with_disqualification"], 2, "both games had a disqualification");
 }
 
 #[test]
