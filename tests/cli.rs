@@ -284,6 +284,7 @@ fn only_the_commands_that_load_bots_list_the_bot_options() {
         ("check", true),
         ("list", true),
         ("bench", true),
+        ("serve", true),
         ("merge", false),
         ("replay", false),
         ("new-bot", false),

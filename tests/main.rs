@@ -35,6 +35,7 @@ mod properties;
 mod report;
 mod rules;
 mod scripts;
+mod serve;
 mod slurm;
 mod target_game;
 mod target_rules;

@@ -186,6 +186,13 @@ impl Driver {
         let _ = self.agent.delete(format!("{}{path}", self.base)).call();
     }
 
+    /// A WebDriver query (a screenshot, ...): its JSON `value`.
+    #[allow(dead_code)]
+    pub fn get(&self, path: &str) -> serde_json::Value {
+        let mut resp = self.agent.get(format!("{}{path}", self.base)).call().unwrap();
+        resp.body_mut().read_json::<serde_json::Value>().unwrap()["value"].clone()
+    }
+
     /// A WebDriver command: its JSON `value`.
     pub fn post(&self, path: &str, body: serde_json::Value) -> serde_json::Value {
         let mut resp = self.agent.post(format!("{}{path}", self.base)).send_json(&body).unwrap();

@@ -54,6 +54,11 @@ enum Command {
     /// rated games (Weng-Lin) for as long as it runs; new bots join between batches
     /// (docs/ladder.md).
     Ladder(cli::ladder::LadderArgs),
+    /// The contest server: the ladder's live leaderboard, entries, games (with the
+    /// viewer) and statistics in a browser, with JSON twins, and bot submissions by
+    /// entrants holding a token (`ladder add-entrant`); the ladder plays in the same
+    /// process (docs/server.md).
+    Serve(cli::serve::ServeArgs),
     /// (internal) Serve games for an isolating host: one JSON request per line on
     /// stdin, one answer per line on the original stdout.
     #[command(name = "__worker", hide = true)]
@@ -109,6 +114,7 @@ impl Command {
             Command::Worker(a) => (Some(&a.which), Some(&a.sources)),
             Command::NewBot(a) => (Some(&a.which), None),
             Command::Ladder(a) => a.after(),
+            Command::Serve(a) => (Some(&a.ladder.which), Some(&a.ladder.sources)),
             Command::Replay(_) | Command::Merge(_) | Command::Probe(_) => (None, None),
         }
     }
@@ -118,7 +124,12 @@ impl Command {
 fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
     if matches!(
         command,
-        Command::List(_) | Command::Play(_) | Command::Tournament(_) | Command::Bench(_) | Command::Check(_)
+        Command::List(_)
+            | Command::Play(_)
+            | Command::Tournament(_)
+            | Command::Bench(_)
+            | Command::Check(_)
+            | Command::Serve(_)
     ) {
         cli::bots::check_sources(sources)?;
     }
@@ -137,6 +148,7 @@ fn run<G: Game>(command: Command, sources: &Sources) -> Result<()> {
         Command::NewBot(args) => cli::new_bot::new_bot(G::NAME, args),
         Command::List(args) => cli::list::list::<G>(args, sources),
         Command::Ladder(args) => cli::ladder::ladder::<G>(args, sources),
+        Command::Serve(args) => cli::serve::serve::<G>(args, sources),
         Command::Worker(args) => cli::worker::serve::<G>(args, sources),
         Command::Probe(args) => cli::worker::probe(args),
     }

@@ -17,11 +17,13 @@
 //! discovery and its options (the binary hands [`run::run`] a function that scans), and
 //! playing a game (`arena::tournament::play_one`). Errors are [`LadderError`].
 
+pub mod accounts;
 pub mod rating;
 pub mod run;
 pub mod schedule;
 pub mod settled;
 pub mod store;
+pub mod views;
 
 use std::path::PathBuf;
 

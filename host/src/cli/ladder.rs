@@ -2,14 +2,15 @@
 //! play rated games for as long as it runs. `run` plays (rescanning the bot directories
 //! between batches; Ctrl-C ends after the games in flight), `status` is the leaderboard,
 //! `games` the stored games, `entry` one entry's versions, games and errors, `replay` a
-//! stored game's viewer page. Every command but `run` has `--json`.
+//! stored game's viewer page, `add-entrant` a token for the contest server. Every
+//! command but `run` and `add-entrant` has `--json`.
 //!
 //! Not here: the ladder itself (the crate `arena-ladder`: database, matchmaking,
 //! ratings, the loop of batches), bot discovery (`bots`), the replay pages
 //! (`replay`, each game's viewer).
 
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
@@ -46,10 +47,27 @@ pub enum LadderCommand {
     /// A stored game's viewer page (one self-contained HTML file), from the database
     /// alone; with --json the game turn by turn.
     Replay(ReplayArgs),
+    /// Create an entrant of the contest server (`arena serve`) and print its token, to
+    /// give to the entrant (only its hash is stored); --admin: the host's token, which
+    /// may retire any submitted bot.
+    AddEntrant(AddEntrantArgs),
+}
+
+/// The options of `arena ladder add-entrant`.
+#[derive(Debug, Args)]
+pub struct AddEntrantArgs {
+    /// The entrant's name: 1 to 32 letters, digits, - and _, starting with a letter.
+    pub name: String,
+    /// The database (created when missing).
+    #[arg(long, value_name = "FILE")]
+    pub db: PathBuf,
+    /// The host's token: may retire any submitted bot.
+    #[arg(long)]
+    pub admin: bool,
 }
 
 /// The database option every ladder command takes.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct DbArg {
     /// The ladder's database (SQLite; `run` creates it when missing).
     #[arg(long, value_name = "FILE")]
@@ -57,7 +75,7 @@ pub struct DbArg {
 }
 
 /// The options of `arena ladder run`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     #[command(flatten)]
     pub db: DbArg,
@@ -167,7 +185,7 @@ impl LadderArgs {
             LadderCommand::Status(a) => (Some(&a.which), None),
             LadderCommand::Games(a) => (Some(&a.which), None),
             LadderCommand::Entry(a) => (Some(&a.which), None),
-            LadderCommand::Replay(_) => (None, None),
+            LadderCommand::Replay(_) | LadderCommand::AddEntrant(_) => (None, None),
         }
     }
 
@@ -185,10 +203,19 @@ pub fn ladder<G: Game>(args: LadderArgs, sources: &Sources) -> Result<()> {
         LadderCommand::Games(a) => games::<G>(a),
         LadderCommand::Entry(a) => entry::<G>(a),
         LadderCommand::Replay(a) => replay(a),
+        LadderCommand::AddEntrant(a) => add_entrant(a),
     }
 }
 
 fn run<G: Game>(args: RunArgs, sources: &Sources) -> Result<()> {
+    let stop = stop_on_ctrl_c()?;
+    play::<G>(args, sources, &stop)
+}
+
+/// Plays the ladder of `args` until its games are played or `stop` is set, printing
+/// what joins, each batch's games and, at the end, the leaderboard (`ladder run`, and
+/// the ladder of `arena serve`).
+pub fn play<G: Game>(args: RunArgs, sources: &Sources, stop: &AtomicBool) -> Result<()> {
     let RunArgs { db, games, jobs, seed, batch, seats, no_replays, isolate, game, .. } = args;
     let db = db.db;
     // The lock first: a second ladder is refused before it touches anything.
@@ -209,7 +236,6 @@ fn run<G: Game>(args: RunArgs, sources: &Sources) -> Result<()> {
         ..Plan::new(seed, 0)
     };
     let settings = Settings { plan, batch, seats, games };
-    let stop = stop_on_ctrl_c()?;
     let mut logs_started = false;
     let mut scan = || {
         let found = discover::<G>(sources, iso.as_deref());
@@ -255,7 +281,7 @@ fn run<G: Game>(args: RunArgs, sources: &Sources) -> Result<()> {
             last_id = last_id.max(row.id);
         }
     };
-    let summary = arena_ladder::run::run(&store, &settings, &mut scan, &stop, &mut on_event);
+    let summary = arena_ladder::run::run(&store, &settings, &mut scan, stop, &mut on_event);
     if batch_played + batch_lost > 0 {
         outln!("games {first_id}-{last_id}: {batch_played} played, {batch_lost} lost");
     }
@@ -418,4 +444,18 @@ fn replay(args: ReplayArgs) -> Result<()> {
     };
     super::replay::write_outputs(&what, &game, &bytes, html.as_deref(), args.json.as_deref())
         .with_context(|| format!("{game} replay of {what}"))
+}
+
+fn add_entrant(args: AddEntrantArgs) -> Result<()> {
+    let store = Store::open(&args.db, true)?;
+    let token = arena_server::submit::add_entrant(&store, &args.name, args.admin)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.db.display()))?;
+    outln!("{token}");
+    eprintln!(
+        "entrant {}{} added to {}: the line above is its token, shown only now (the database keeps its hash)",
+        args.name,
+        if args.admin { " (host)" } else { "" },
+        args.db.display()
+    );
+    Ok(())
 }

@@ -33,6 +33,7 @@ pub mod new_bot;
 pub mod options;
 pub mod play;
 pub mod replay;
+pub mod serve;
 pub mod terminal;
 pub mod tournament;
 pub mod worker;

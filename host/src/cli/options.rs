@@ -121,7 +121,7 @@ impl Sources {
     }
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct GameOptions {
     /// Stop a game after this many turns (zombies: the rules have no limit).
     #[arg(long, value_name = "N")]
