@@ -850,3 +850,30 @@ fn a_tournament_whose_parent_dies_stops_by_itself() {
     assert!(gone_within(pid, std::time::Duration::from_secs(60)), "the arena {pid} runs on without its parent");
     assert!(d.join("out.json").exists(), "the finished games were not written");
 }
+
+#[test]
+fn a_plugins_directory_reached_through_a_link_outside_tmp_plays_in_its_box() {
+    // A checkout whose `target` is a link to a scratch disk (common on clusters): the
+    // box mounts over the real directories, not the link's path (bwrap cannot make a
+    // mount point through a link).
+    if let Err(why) = arena::process::bwrap_available() {
+        crate::util::skip(&format!("skipped: {why}"));
+        return;
+    }
+    // Outside /tmp, which a box hides wholesale (where a link would not matter).
+    let dir = tempfile::Builder::new().prefix("linked-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let real = dir.path().join("scratch/release");
+    std::fs::create_dir_all(&real).unwrap();
+    for bot in ["standstill", "random-walker"] {
+        let lib = crate::util::plugin_lib(bot);
+        std::fs::copy(&lib, real.join(lib.file_name().unwrap())).unwrap();
+    }
+    std::os::unix::fs::symlink(dir.path().join("scratch"), dir.path().join("target")).unwrap();
+    let scripts = dir.path().join("scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    let plugins = dir.path().join("target/release");
+    let args = ["--sandbox", "bwrap", "tournament", "--rounds", "2", "--max-turns", "5", "--isolate", "strict"];
+    let out = stdout(&zombies(&plugins, &scripts, &args));
+    assert!(out.contains("2 of 2 games played"), "{out}");
+    assert!(out.contains("StandStill") && out.contains("RandomWalker"), "{out}");
+}

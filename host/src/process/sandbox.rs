@@ -85,6 +85,22 @@ fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
 }
 
+/// A directory as the box's mounts must name it: every link on the way followed (a
+/// `target -> /scratch/...` link would otherwise make bwrap fail to mount over it).
+fn resolved_dir(dir: &Path) -> PathBuf {
+    std::fs::canonicalize(dir).unwrap_or_else(|_| absolute(dir))
+}
+
+/// Where a file is bound in the box: its directory resolved, its own name as given, so
+/// that a file that is itself a link keeps its name (bwrap follows it at the source).
+fn resolved_file(file: &Path) -> PathBuf {
+    let file = absolute(file);
+    match (file.parent(), file.file_name()) {
+        (Some(dir), Some(name)) => resolved_dir(dir).join(name),
+        _ => file,
+    }
+}
+
 /// A box's command line: `hidden` covered, `visible` bound back read-only, `writable`
 /// bound read-write, run in `chdir`.
 fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], chdir: Option<&Path>) -> Command {
@@ -92,7 +108,7 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
     cmd.args(BOX_COMMON);
     let tmp = Path::new("/tmp");
     let mut covered: Vec<PathBuf> = Vec::new();
-    for h in hidden.iter().map(|h| absolute(h)) {
+    for h in hidden.iter().map(|h| resolved_dir(h)) {
         // Under /tmp it is hidden already; the root (or an ancestor of the system's
         // directories) is never covered.
         if h.starts_with(tmp) || h.parent().is_none() || !h.is_dir() || covered.contains(&h) {
@@ -102,13 +118,14 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
         covered.push(h);
     }
     let mut shown: Vec<PathBuf> = Vec::new();
-    for v in visible.iter().map(|v| absolute(v)) {
-        if !shown.contains(&v) {
-            cmd.arg("--ro-bind-try").arg(&v).arg(&v);
-            shown.push(v);
+    for v in visible {
+        let at = resolved_file(v);
+        if !shown.contains(&at) {
+            cmd.arg("--ro-bind-try").arg(absolute(v)).arg(&at);
+            shown.push(at);
         }
     }
-    for w in writable.iter().map(|w| absolute(w)) {
+    for w in writable.iter().map(|w| resolved_dir(w)) {
         cmd.arg("--bind").arg(&w).arg(&w);
     }
     // The covers hold nothing but mount points: no box writes there.
