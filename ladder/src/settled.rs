@@ -122,6 +122,8 @@ mod tests {
             sigma: 1.0,
             conservative: 22.0,
             mean_score: 0.0,
+            statistic: "median score".to_owned(),
+            stat: Default::default(),
         }
     }
 
