@@ -124,10 +124,18 @@ fn ctrl_c_ends_the_ladder_after_its_games_in_flight_and_the_commands_read_the_da
     assert!(text(&out).contains("not loaded: ") && text(&out).contains("broken.rhai: "), "{}", text(&out));
     let table = ladder(&db, bots.path(), &["status"]).output().unwrap();
     assert!(text(&table).contains("mu-3sigma") && text(&table).contains("broken.rhai: "), "{}", text(&table));
+    // Beside the rating, the game's own statistic with its interval (zombies: the median).
+    assert!(text(&table).contains("median score, 95% interval"), "{}", text(&table));
     let status = ladder(&db, bots.path(), &["status", "--json"]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     assert_eq!(v["leaderboard"].as_array().unwrap().len(), 3, "{v}");
     assert_eq!(v["not_loaded"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["statistic"], "median score", "{v}");
+    for s in v["leaderboard"].as_array().unwrap() {
+        let (low, value, high) = (s["stat"]["low"].as_f64(), s["stat"]["value"].as_f64(), s["stat"]["high"].as_f64());
+        assert!(low <= value && value <= high && high.is_some(), "{s}");
+        assert_eq!(s["statistic"], "median score", "{s}");
+    }
     let played: u64 = v["leaderboard"].as_array().unwrap().iter().map(|s| s["games"].as_u64().unwrap()).sum();
     assert_eq!(played as usize, 2 * games);
     let listed = ladder(&db, bots.path(), &["games", "--entry", "sentinel", "--json"]).output().unwrap();

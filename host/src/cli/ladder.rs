@@ -263,7 +263,7 @@ fn run<G: Game>(args: RunArgs, sources: &Sources) -> Result<()> {
         let _ = std::fs::remove_dir_all(&iso.scratch);
     }
     let summary = summary?;
-    print_board(&store.leaderboard(G::NAME, false)?);
+    print_board::<G>(&store.leaderboard(G::NAME, false)?);
     outln!(
         "{} games played, {} lost, in {} batches{}; `arena ladder status --db {}` shows the leaderboard",
         summary.played,
@@ -275,9 +275,24 @@ fn run<G: Game>(args: RunArgs, sources: &Sources) -> Result<()> {
     Ok(())
 }
 
-fn print_board(board: &[store::Standing]) {
+/// A statistic and its interval, as the tournament's table shows them: `212.0 [208.5, 221.0]`
+/// (match points per match with two decimals).
+fn stat_text(stat: &arena_ladder::rating::Statistic, fine: bool) -> String {
+    if fine {
+        format!("{:.2} [{:.2}, {:.2}]", stat.value, stat.low, stat.high)
+    } else {
+        format!("{:.1} [{:.1}, {:.1}]", stat.value, stat.low, stat.high)
+    }
+}
+
+fn print_board<G: Game>(board: &[store::Standing]) {
+    let name = arena_ladder::rating::statistic_name(G::RANKING);
+    let fine = G::RANKING == arena::game::Ranking::Pairs;
+    let stats: Vec<String> = board.iter().map(|s| stat_text(&s.stat, fine)).collect();
+    let header = format!("{name}, 95% interval");
+    let width = stats.iter().map(String::len).chain([header.len()]).max().unwrap_or(0);
     outln!(
-        "{:>4}  {:<24} {:>8} {:>6} {:>7} {:>6} {:>9} {:>10}",
+        "{:>4}  {:<24} {:>8} {:>6} {:>7} {:>6} {:>9} {:>10}  {}",
         "rank",
         "entry",
         "version",
@@ -285,11 +300,12 @@ fn print_board(board: &[store::Standing]) {
         "mu",
         "sigma",
         "mu-3sigma",
-        "mean score"
+        "mean score",
+        header
     );
-    for s in board {
+    for (s, stat) in board.iter().zip(&stats) {
         outln!(
-            "{:>4}  {:<24} {:>8} {:>6} {:>7.2} {:>6.2} {:>9.2} {:>10.2}{}",
+            "{:>4}  {:<24} {:>8} {:>6} {:>7.2} {:>6.2} {:>9.2} {:>10.2}  {}",
             s.rank,
             s.entry,
             &s.sha256[..8.min(s.sha256.len())],
@@ -298,7 +314,7 @@ fn print_board(board: &[store::Standing]) {
             s.sigma,
             s.conservative,
             s.mean_score,
-            if s.active { "" } else { "  (retired)" }
+            if s.active { stat.clone() } else { format!("{stat:<width$}  (retired)") }
         );
     }
 }
@@ -313,12 +329,13 @@ fn status<G: Game>(args: StatusArgs) -> Result<()> {
     if args.json {
         let top_places = settled.as_ref().map(|d| serde_json::json!({ "line": d.line(), "settled": d }));
         let value = serde_json::json!({
-            "game": G::NAME, "leaderboard": board, "not_loaded": errors, "top_places": top_places,
+            "game": G::NAME, "statistic": arena_ladder::rating::statistic_name(G::RANKING),
+            "leaderboard": board, "not_loaded": errors, "top_places": top_places,
         });
         outln!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
     }
-    print_board(&board);
+    print_board::<G>(&board);
     if let Some(d) = &settled {
         outln!("top places: {}", d.line());
     }
@@ -369,7 +386,7 @@ fn entry<G: Game>(args: EntryArgs) -> Result<()> {
     outln!("{} ({}, {})", e.name, e.kind, e.path);
     for v in &e.versions {
         outln!(
-            "  version {:>4}  {}  {} bytes  {} games  mu {:.2}  sigma {:.2}  mean score {:.2}  {}",
+            "  version {:>4}  {}  {} bytes  {} games  mu {:.2}  sigma {:.2}  mean score {:.2}  {} {}  {}",
             v.id,
             &v.sha256[..12.min(v.sha256.len())],
             v.size,
@@ -377,6 +394,8 @@ fn entry<G: Game>(args: EntryArgs) -> Result<()> {
             v.mu,
             v.sigma,
             v.mean_score,
+            arena_ladder::rating::statistic_name(G::RANKING),
+            stat_text(&v.stat, G::RANKING == arena::game::Ranking::Pairs),
             match &v.retired {
                 Some(why) => format!("retired: {why}"),
                 None if v.active => "active".to_owned(),
