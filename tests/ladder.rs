@@ -146,6 +146,10 @@ fn ctrl_c_ends_the_ladder_after_its_games_in_flight_and_the_commands_read_the_da
     let page = dir.path().join("one.html");
     let replay = ladder(&db, bots.path(), &["replay", "1", "--html", page.to_str().unwrap()]).output().unwrap();
     assert!(replay.status.success(), "{}", text(&replay));
+    // Its seed and the versions that played are shown.
+    let seed = game_seed(0, 1).to_string();
+    assert!(text(&replay).starts_with("game      1  seed ") && text(&replay).contains(&seed), "{}", text(&replay));
+    assert!(text(&replay).matches('@').count() == 2, "entry@version for both seats: {}", text(&replay));
     assert!(std::fs::read_to_string(&page).unwrap().contains("<canvas id=\"board\""));
     let missing = ladder(&db, bots.path(), &["replay", "999999"]).output().unwrap();
     assert!(!missing.status.success() && text(&missing).contains("no game 999999"), "{}", text(&missing));

@@ -394,7 +394,11 @@ mod tests {
         let pair = |id: i64| PlayedGame {
             id,
             pairing: Some(id - (id + 1) % 2),
-            seats: if id % 2 == 1 { vec![(id % 3, (id * 7 % 11) as u32), (3, 5)] } else { vec![(3, 4), ((id - 1) % 3, 0)] },
+            seats: if id % 2 == 1 {
+                vec![(id % 3, (id * 7 % 11) as u32), (3, 5)]
+            } else {
+                vec![(3, 4), ((id - 1) % 3, 0)]
+            },
         };
         for pairs in [false, true] {
             let games: Vec<PlayedGame> = (1..=41)

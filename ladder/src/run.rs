@@ -96,12 +96,19 @@ pub fn update_ratings<G: Game>(store: &Store) -> Result<Rerated, LadderError> {
 }
 
 /// Brings the stored ratings of `G`'s versions up to date when they lag behind the
-/// played games (what the reading commands call first).
+/// played games and no ladder runs on the database (what the reading commands call
+/// first). While one runs, the ratings are left as of its latest batch, which it rates
+/// itself: with its games in flight, rating the committed ones would fold games that
+/// finished early before those still playing, and oblige its next update to fold
+/// every game from scratch.
 pub fn ensure_rated<G: Game>(store: &Store) -> Result<(), LadderError> {
-    if !store.ratings_fresh(G::NAME)? {
-        update_ratings::<G>(store)?;
+    if store.ratings_fresh(G::NAME)? {
+        return Ok(());
     }
-    Ok(())
+    match crate::store::lock(store.path()) {
+        Err(LadderError::Busy { .. }) => Ok(()),
+        _ => update_ratings::<G>(store).map(|_| ()),
+    }
 }
 
 /// Runs the ladder until `settings.games` games are committed or `stop` is set (then

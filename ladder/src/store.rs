@@ -159,6 +159,8 @@ pub struct SeatView {
     pub entry: String,
     /// Its version.
     pub version: i64,
+    /// Its version's SHA-256 (hex): what ran.
+    pub sha256: String,
     /// Its score (none in a lost game).
     pub score: Option<u32>,
     /// Its calls' verdicts (`CallStats` as JSON), when played.
@@ -301,6 +303,11 @@ impl Store {
             }
             other => LadderError::Migrate { path: self.path.clone(), why: other.to_string().replace('\n', " ") },
         })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// The migrations applied to this database, in order.
@@ -512,6 +519,26 @@ impl Store {
         Ok(group_seats(&rows))
     }
 
+    /// The played games of `game` in which one of `versions` sat, in id order, with the
+    /// seats of those versions only (what `settled` compares).
+    pub fn played_games_of(&self, game: &str, versions: &[i64]) -> Result<Vec<PlayedGame>, LadderError> {
+        if versions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list: Vec<String> = (0..versions.len()).map(|i| format!("${}", i + 2)).collect();
+        let sql = format!(
+            "SELECT g.id, g.pairing, s.version_id, s.score FROM seats s JOIN games g ON g.id = s.game_id \
+             WHERE g.game = $1 AND g.status = 'played' AND s.version_id IN ({}) ORDER BY g.id, s.seat",
+            list.join(", ")
+        );
+        let mut query = sqlx::query(&sql).bind(game);
+        for v in versions {
+            query = query.bind(v);
+        }
+        let rows = self.rt.block_on(query.fetch_all(&self.pool))?;
+        Ok(group_seats(&rows))
+    }
+
     /// Whether the stored ratings of `game` are those of its games now (they lag when a
     /// ladder was killed between a commit and its next rating, or while one plays).
     pub fn ratings_fresh(&self, game: &str) -> Result<bool, LadderError> {
@@ -684,9 +711,9 @@ impl Store {
                 Candidate { version: v, games: r.games, mu: r.mu, sigma: r.sigma }
             })
             .collect();
-        let rows = self.rt.block_on(
-            sqlx::query("SELECT a, b, n FROM meetings WHERE game = $1").bind(game).fetch_all(&self.pool),
-        )?;
+        let rows = self
+            .rt
+            .block_on(sqlx::query("SELECT a, b, n FROM meetings WHERE game = $1").bind(game).fetch_all(&self.pool))?;
         let meetings = rows
             .iter()
             .map(|r| {
@@ -786,7 +813,7 @@ impl Store {
         let row = row.ok_or_else(|| LadderError::NotFound(format!("no game {id} in {}", self.path.display())))?;
         let seats = self.rt.block_on(
             sqlx::query(
-                "SELECT e.name, s.version_id, s.score, s.stats FROM seats s JOIN versions v ON v.id = s.version_id \
+                "SELECT e.name, s.version_id, s.score, s.stats, v.sha256 FROM seats s JOIN versions v ON v.id = s.version_id \
                  JOIN entries e ON e.id = v.entry_id WHERE s.game_id = $1 ORDER BY s.seat",
             )
             .bind(id)
@@ -807,6 +834,7 @@ impl Store {
                 .map(|s| SeatView {
                     entry: s.get(0),
                     version: s.get(1),
+                    sha256: s.get(4),
                     score: s.get::<Option<i64>, _>(2).map(|v| v as u32),
                     stats: s.get::<Option<String>, _>(3).and_then(|t| serde_json::from_str(&t).ok()),
                 })

@@ -177,6 +177,7 @@ fn ratings_do_not_depend_on_the_order_games_were_stored_in() {
 #[test]
 fn ratings_extended_by_new_games_are_those_computed_from_scratch() {
     use arena::game::Ranking;
+    use arena_ladder::rating::PlayedGame;
     let dir = tempfile::tempdir().unwrap();
     for (game, ranking) in [("zombies", Ranking::Median), ("eggs", Ranking::Mean), ("hex", Ranking::Pairs)] {
         let pairs = ranking == Ranking::Pairs;
@@ -250,6 +251,15 @@ fn ratings_extended_by_new_games_are_those_computed_from_scratch() {
             }
         }
         assert_eq!(met, counted, "{game}");
+        // The games of a few versions, with their seats only (what `settled` reads).
+        let some: Vec<PlayedGame> = played
+            .iter()
+            .filter_map(|g| {
+                let seats: Vec<(i64, u32)> = g.seats.iter().copied().filter(|s| s.0 == v[0] || s.0 == v[2]).collect();
+                (!seats.is_empty()).then(|| PlayedGame { seats, ..g.clone() })
+            })
+            .collect();
+        assert_eq!(store.played_games_of(game, &[v[2], v[0]]).unwrap(), some, "{game}");
     }
 }
 

@@ -325,7 +325,8 @@ fn status<G: Game>(args: StatusArgs) -> Result<()> {
     let board = store.leaderboard(G::NAME, args.all)?;
     let errors = store.load_errors(G::NAME)?;
     let pairs = G::RANKING == arena::game::Ranking::Pairs;
-    let settled = arena_ladder::settled::top_places(&board, &store.played_games(G::NAME)?, pairs);
+    let top = arena_ladder::settled::top_versions(&board);
+    let settled = arena_ladder::settled::top_places(&board, &store.played_games_of(G::NAME, &top)?, pairs);
     if args.json {
         let top_places = settled.as_ref().map(|d| serde_json::json!({ "line": d.line(), "settled": d }));
         let value = serde_json::json!({
@@ -349,9 +350,12 @@ fn print_game(g: &store::GameView) {
     let seats: Vec<String> = g
         .seats
         .iter()
-        .map(|s| match s.score {
-            Some(score) => format!("{} {score}", s.entry),
-            None => s.entry.clone(),
+        .map(|s| {
+            let who = format!("{}@{}", s.entry, &s.sha256[..8.min(s.sha256.len())]);
+            match s.score {
+                Some(score) => format!("{who} {score}"),
+                None => who,
+            }
         })
         .collect();
     let what = match (&g.reason, g.turns) {
@@ -429,6 +433,10 @@ fn entry<G: Game>(args: EntryArgs) -> Result<()> {
 fn replay(args: ReplayArgs) -> Result<()> {
     let store = Store::open(&args.db.db, false)?;
     let (game, bytes) = store.replay(args.game_id)?;
+    // What ran: the seed and each seat's version (unless the JSON goes to standard output).
+    if args.json.as_deref().is_none_or(|j| j.as_os_str() != "-") {
+        print_game(&store.game(args.game_id)?);
+    }
     let what = format!("{} game {}", args.db.db.display(), args.game_id);
     let html = match (&args.html, &args.json) {
         (Some(h), _) => Some(h.clone()),
