@@ -7,7 +7,7 @@
 //!   (`Store::commit_game`, one transaction each, synchronous). One iteration is a batch
 //!   of 16 games of 8 seats; criterion's throughput is in games. Measured on a young
 //!   ladder (20 versions) and on the generated season below (1,000 versions, 1,000,000
-//!   games). The goal, at most 5% of playing the bundled zombies bots, is checked against
+//!   games), and split in its planning and its commits on the young ladder. The goal, at most 5% of playing the bundled zombies bots, is checked against
 //!   the time of a game (`arena tournament --isolate on`: about 2 s a game of 8 bots).
 //! - `leaderboard`: `Store::leaderboard` on a generated database of 1,000 versions (100
 //!   entries of 10 versions each, the last one active) and 1,000,000 played games of two
@@ -51,10 +51,20 @@ fn found(name: String, version: i64) -> Found {
 /// One batch of the ladder, without playing: scan recorded, ratings updated, lineups
 /// scheduled, each game committed.
 fn batch(store: &Store, entries: &[Found], replay: &[u8]) {
+    let lineups = plan(store, entries);
+    commit(store, lineups, replay);
+}
+
+/// A batch's planning: scan recorded, ratings updated, lineups scheduled.
+fn plan(store: &Store, entries: &[Found]) -> Vec<Vec<i64>> {
     let synced = store.sync("zombies", entries, &[]).unwrap();
     store.update_ratings("zombies", Ranking::Median, false).unwrap();
     let (candidates, meetings) = store.candidates("zombies", &synced.versions).unwrap();
-    let lineups = schedule(&candidates, &meetings, SEATS, false, BATCH);
+    schedule(&candidates, &meetings, SEATS, false, BATCH)
+}
+
+/// A batch's commits, one transaction per game.
+fn commit(store: &Store, lineups: Vec<Vec<i64>>, replay: &[u8]) {
     let first = store.next_game_id().unwrap();
     for (i, lineup) in lineups.into_iter().enumerate() {
         let id = first + i as i64;
@@ -151,6 +161,32 @@ fn per_game(c: &mut Criterion) {
         batch(&young, &entries, &replay);
     }
     group.bench_function("young ladder (20 versions)", |b| b.iter(|| batch(&young, &entries, &replay)));
+    // Its parts: the planning alone (a batch's games committed outside the measure), and
+    // the commits alone.
+    group.bench_function("young ladder: scan, rating, matchmaking", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                let started = Instant::now();
+                let lineups = plan(&young, &entries);
+                spent += started.elapsed();
+                commit(&young, lineups, &replay);
+            }
+            spent
+        })
+    });
+    group.bench_function("young ladder: commits", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                let lineups = plan(&young, &entries);
+                let started = Instant::now();
+                commit(&young, lineups, &replay);
+                spent += started.elapsed();
+            }
+            spent
+        })
+    });
 
     // The season: a copy of the generated database, so that it stays as generated.
     let copy = dir.path().join("season.sqlite");

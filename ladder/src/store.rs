@@ -630,7 +630,7 @@ impl Store {
                 let scores = match (pairs, scratch) {
                     (true, _) => Vec::new(),
                     (false, true) => new_scores.remove(&v).unwrap_or_default(),
-                    (false, false) => version_scores(&mut tx, v, last).await?,
+                    (false, false) => version_scores(&mut tx, v).await?,
                 };
                 r.stat = statistic(ranking, &scores, r);
                 if !scratch {
@@ -701,7 +701,7 @@ impl Store {
     }
 
     /// The matchmaking's inputs for `versions`: each one's games and rating, and how often
-    /// each pair of versions has played together (as of the last ratings update).
+    /// each pair of them has played together (as of the last ratings update).
     pub fn candidates(&self, game: &str, versions: &[i64]) -> Result<(Vec<Candidate>, Meetings), LadderError> {
         let ratings = self.ratings(game)?;
         let candidates = versions
@@ -711,9 +711,18 @@ impl Store {
                 Candidate { version: v, games: r.games, mu: r.mu, sigma: r.sigma }
             })
             .collect();
-        let rows = self
-            .rt
-            .block_on(sqlx::query("SELECT a, b, n FROM meetings WHERE game = $1").bind(game).fetch_all(&self.pool))?;
+        // Only the pairs among them: a season's retired versions met many others.
+        let mut ids: Vec<i64> = versions.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let list: Vec<String> = (0..ids.len()).map(|i| format!("${}", i + 2)).collect();
+        let list = if list.is_empty() { "NULL".to_owned() } else { list.join(", ") };
+        let sql = format!("SELECT a, b, n FROM meetings WHERE game = $1 AND a IN ({list}) AND b IN ({list})");
+        let mut query = sqlx::query(&sql).bind(game);
+        for v in &ids {
+            query = query.bind(v);
+        }
+        let rows = self.rt.block_on(query.fetch_all(&self.pool))?;
         let meetings = rows
             .iter()
             .map(|r| {
@@ -921,6 +930,8 @@ fn stat_of(row: &sqlx::sqlite::SqliteRow, at: usize) -> Statistic {
 }
 
 /// The played games of `game` committed after `after` and up to `upto`, in id order.
+/// Sorted here, not by the query: ordered by id, it would walk every game of `game` by
+/// the id index instead of the few new ones by the commit index.
 async fn played_since(
     conn: &mut sqlx::SqliteConnection,
     game: &str,
@@ -928,15 +939,26 @@ async fn played_since(
     upto: i64,
 ) -> Result<Vec<PlayedGame>, sqlx::Error> {
     let rows = sqlx::query(
-        "SELECT g.id, g.pairing, s.version_id, s.score FROM games g JOIN seats s ON s.game_id = g.id \
-         WHERE g.game = $1 AND g.status = 'played' AND g.committed > $2 AND g.committed <= $3 ORDER BY g.id, s.seat",
+        "SELECT g.id, g.pairing, s.seat, s.version_id, s.score FROM games g JOIN seats s ON s.game_id = g.id \
+         WHERE g.game = $1 AND g.status = 'played' AND g.committed > $2 AND g.committed <= $3",
     )
     .bind(game)
     .bind(after)
     .bind(upto)
     .fetch_all(&mut *conn)
     .await?;
-    Ok(group_seats(&rows))
+    let mut seats: Vec<(i64, i64, Option<i64>, i64, Option<i64>)> =
+        rows.iter().map(|r| (r.get(0), r.get(2), r.get(1), r.get(3), r.get(4))).collect();
+    seats.sort_unstable_by_key(|&(id, seat, ..)| (id, seat));
+    let mut games: Vec<PlayedGame> = Vec::new();
+    for (id, _, pairing, version, score) in seats {
+        let score = u32::try_from(score.unwrap_or(0)).unwrap_or(0);
+        match games.last_mut() {
+            Some(g) if g.id == id => g.seats.push((version, score)),
+            _ => games.push(PlayedGame { id, pairing, seats: vec![(version, score)] }),
+        }
+    }
+    Ok(games)
 }
 
 /// Rows of (game id, pairing, version, score), in game and seat order, as games.
@@ -954,17 +976,18 @@ fn group_seats(rows: &[sqlx::sqlite::SqliteRow]) -> Vec<PlayedGame> {
     games
 }
 
-/// A version's scores in its played games committed up to `upto`.
-async fn version_scores(conn: &mut sqlx::SqliteConnection, version: i64, upto: i64) -> Result<Vec<u32>, sqlx::Error> {
-    let scores: Vec<i64> = sqlx::query_scalar(
+/// A version's scores in its played games. (Called inside the update's transaction,
+/// which holds the write lock: no game is committed meanwhile. Not by commit number:
+/// that column comes after the replay in a game's row, and reading it walks the replay.)
+async fn version_scores(conn: &mut sqlx::SqliteConnection, version: i64) -> Result<Vec<u32>, sqlx::Error> {
+    let scores: Vec<Option<i64>> = sqlx::query_scalar(
         "SELECT s.score FROM seats s JOIN games g ON g.id = s.game_id WHERE s.version_id = $1 \
-         AND g.status = 'played' AND g.committed <= $2",
+         AND g.status = 'played'",
     )
     .bind(version)
-    .bind(upto)
     .fetch_all(&mut *conn)
     .await?;
-    Ok(scores.into_iter().map(|s| u32::try_from(s).unwrap_or(0)).collect())
+    Ok(scores.into_iter().map(|s| u32::try_from(s.unwrap_or(0)).unwrap_or(0)).collect())
 }
 
 /// The stored ratings (the fold's state and the statistic) of `game`'s versions.
