@@ -929,6 +929,9 @@ fn stat_of(row: &sqlx::sqlite::SqliteRow, at: usize) -> Statistic {
     Statistic { value: get(0), low: get(1), high: get(2) }
 }
 
+/// A seat of a new game: game id, seat, pairing, version, score.
+type NewSeat = (i64, i64, Option<i64>, i64, Option<i64>);
+
 /// The played games of `game` committed after `after` and up to `upto`, in id order.
 /// Sorted here, not by the query: ordered by id, it would walk every game of `game` by
 /// the id index instead of the few new ones by the commit index.
@@ -947,8 +950,8 @@ async fn played_since(
     .bind(upto)
     .fetch_all(&mut *conn)
     .await?;
-    let mut seats: Vec<(i64, i64, Option<i64>, i64, Option<i64>)> =
-        rows.iter().map(|r| (r.get(0), r.get(2), r.get(1), r.get(3), r.get(4))).collect();
+    // (game id, seat, pairing, version, score)
+    let mut seats: Vec<NewSeat> = rows.iter().map(|r| (r.get(0), r.get(2), r.get(1), r.get(3), r.get(4))).collect();
     seats.sort_unstable_by_key(|&(id, seat, ..)| (id, seat));
     let mut games: Vec<PlayedGame> = Vec::new();
     for (id, _, pairing, version, score) in seats {
