@@ -979,18 +979,15 @@ fn group_seats(rows: &[sqlx::sqlite::SqliteRow]) -> Vec<PlayedGame> {
     games
 }
 
-/// A version's scores in its played games. (Called inside the update's transaction,
-/// which holds the write lock: no game is committed meanwhile. Not by commit number:
-/// that column comes after the replay in a game's row, and reading it walks the replay.)
+/// A version's scores in its played games: its seats with a score (a lost game's seats
+/// have none, a played game's all have theirs). Called inside the update's transaction,
+/// which holds the write lock: no game is committed meanwhile.
 async fn version_scores(conn: &mut sqlx::SqliteConnection, version: i64) -> Result<Vec<u32>, sqlx::Error> {
-    let scores: Vec<Option<i64>> = sqlx::query_scalar(
-        "SELECT s.score FROM seats s JOIN games g ON g.id = s.game_id WHERE s.version_id = $1 \
-         AND g.status = 'played'",
-    )
-    .bind(version)
-    .fetch_all(&mut *conn)
-    .await?;
-    Ok(scores.into_iter().map(|s| u32::try_from(s.unwrap_or(0)).unwrap_or(0)).collect())
+    let scores: Vec<i64> = sqlx::query_scalar("SELECT score FROM seats WHERE version_id = $1 AND score IS NOT NULL")
+        .bind(version)
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(scores.into_iter().map(|s| u32::try_from(s).unwrap_or(0)).collect())
 }
 
 /// The stored ratings (the fold's state and the statistic) of `game`'s versions.
