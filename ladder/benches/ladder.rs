@@ -92,7 +92,11 @@ fn season() -> PathBuf {
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ladder-season-1m.sqlite");
     if path.exists() {
         let store = Store::open(&path, false).unwrap();
-        if store.ratings_fresh("zombies").unwrap() && store.next_game_id().unwrap() > GAMES {
+        if store.next_game_id().unwrap() > GAMES {
+            // Rated again when a new schema asks it.
+            if !store.ratings_fresh("zombies").unwrap() {
+                store.update_ratings("zombies", Ranking::Median, false).unwrap();
+            }
             return path;
         }
         drop(store);

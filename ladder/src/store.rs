@@ -614,6 +614,13 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
                 sqlx::query("DELETE FROM meetings WHERE game = $1").bind(game).execute(&mut *tx).await?;
+                sqlx::query(
+                    "DELETE FROM score_counts WHERE version_id IN (SELECT v.id FROM versions v JOIN entries e \
+                     ON e.id = v.entry_id WHERE e.game = $1)",
+                )
+                .bind(game)
+                .execute(&mut *tx)
+                .await?;
             }
             // Each version's scores in the new games (from scratch: all of them).
             let mut new_scores: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
@@ -626,10 +633,31 @@ impl Store {
             }
             for &v in &touched {
                 let Some(r) = fold.rated.get_mut(&v) else { continue };
+                let added = new_scores.remove(&v).unwrap_or_default();
+                let mut counts: BTreeMap<u32, i64> = BTreeMap::new();
+                for &score in &added {
+                    *counts.entry(score).or_default() += 1;
+                }
+                for (score, n) in counts {
+                    let more = sqlx::query("UPDATE score_counts SET n = n + $1 WHERE version_id = $2 AND score = $3")
+                        .bind(n)
+                        .bind(v)
+                        .bind(i64::from(score))
+                        .execute(&mut *tx)
+                        .await?;
+                    if more.rows_affected() == 0 {
+                        sqlx::query("INSERT INTO score_counts (version_id, score, n) VALUES ($1, $2, $3)")
+                            .bind(v)
+                            .bind(i64::from(score))
+                            .bind(n)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                }
                 // Games of pairs count match points, kept in the fold.
                 let scores = match (pairs, scratch) {
                     (true, _) => Vec::new(),
-                    (false, true) => new_scores.remove(&v).unwrap_or_default(),
+                    (false, true) => added,
                     (false, false) => version_scores(&mut tx, v).await?,
                 };
                 r.stat = statistic(ranking, &scores, r);
@@ -979,15 +1007,19 @@ fn group_seats(rows: &[sqlx::sqlite::SqliteRow]) -> Vec<PlayedGame> {
     games
 }
 
-/// A version's scores in its played games: its seats with a score (a lost game's seats
-/// have none, a played game's all have theirs). Called inside the update's transaction,
-/// which holds the write lock: no game is committed meanwhile.
+/// A version's scores in its played games (games of pairs: in the first seat), sorted,
+/// from its score counts (kept by the updates of the ratings).
 async fn version_scores(conn: &mut sqlx::SqliteConnection, version: i64) -> Result<Vec<u32>, sqlx::Error> {
-    let scores: Vec<i64> = sqlx::query_scalar("SELECT score FROM seats WHERE version_id = $1 AND score IS NOT NULL")
-        .bind(version)
-        .fetch_all(&mut *conn)
-        .await?;
-    Ok(scores.into_iter().map(|s| u32::try_from(s).unwrap_or(0)).collect())
+    let counts: Vec<(i64, i64)> =
+        sqlx::query_as("SELECT score, n FROM score_counts WHERE version_id = $1 ORDER BY score")
+            .bind(version)
+            .fetch_all(&mut *conn)
+            .await?;
+    let mut scores = Vec::with_capacity(counts.iter().map(|c| c.1.max(0) as usize).sum());
+    for (score, n) in counts {
+        scores.extend(std::iter::repeat_n(u32::try_from(score).unwrap_or(0), n.max(0) as usize));
+    }
+    Ok(scores)
 }
 
 /// The stored ratings (the fold's state and the statistic) of `game`'s versions.
