@@ -8,7 +8,8 @@
 //!   of 16 games of 8 seats; criterion's throughput is in games. Measured on a young
 //!   ladder (20 versions) and on the generated season below (1,000 versions, 1,000,000
 //!   games), and split in its planning and its commits on the young ladder. The goal, at most 5% of playing the bundled zombies bots, is checked against
-//!   the time of a game (`arena tournament --isolate on`: about 2 s a game of 8 bots).
+//!   the time of a game (`arena tournament --isolate on`: 0.44 s a game of the 8 bundled
+//!   bots on 2 jobs, on a quiet 2-core machine; numbers in `docs/ladder.md`).
 //! - `leaderboard`: `Store::leaderboard` on a generated database of 1,000 versions (100
 //!   entries of 10 versions each, the last one active) and 1,000,000 played games of two
 //!   seats, rated; goal: under 100 ms. Also `Store::ratings_fresh` and the incremental
