@@ -124,10 +124,18 @@ fn ctrl_c_ends_the_ladder_after_its_games_in_flight_and_the_commands_read_the_da
     assert!(text(&out).contains("not loaded: ") && text(&out).contains("broken.rhai: "), "{}", text(&out));
     let table = ladder(&db, bots.path(), &["status"]).output().unwrap();
     assert!(text(&table).contains("mu-3sigma") && text(&table).contains("broken.rhai: "), "{}", text(&table));
+    // Beside the rating, the game's own statistic with its interval (zombies: the median).
+    assert!(text(&table).contains("median score, 95% interval"), "{}", text(&table));
     let status = ladder(&db, bots.path(), &["status", "--json"]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     assert_eq!(v["leaderboard"].as_array().unwrap().len(), 3, "{v}");
     assert_eq!(v["not_loaded"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["statistic"], "median score", "{v}");
+    for s in v["leaderboard"].as_array().unwrap() {
+        let (low, value, high) = (s["stat"]["low"].as_f64(), s["stat"]["value"].as_f64(), s["stat"]["high"].as_f64());
+        assert!(low <= value && value <= high && high.is_some(), "{s}");
+        assert_eq!(s["statistic"], "median score", "{s}");
+    }
     let played: u64 = v["leaderboard"].as_array().unwrap().iter().map(|s| s["games"].as_u64().unwrap()).sum();
     assert_eq!(played as usize, 2 * games);
     let listed = ladder(&db, bots.path(), &["games", "--entry", "sentinel", "--json"]).output().unwrap();
@@ -138,6 +146,10 @@ fn ctrl_c_ends_the_ladder_after_its_games_in_flight_and_the_commands_read_the_da
     let page = dir.path().join("one.html");
     let replay = ladder(&db, bots.path(), &["replay", "1", "--html", page.to_str().unwrap()]).output().unwrap();
     assert!(replay.status.success(), "{}", text(&replay));
+    // Its seed and the versions that played are shown.
+    let seed = game_seed(0, 1).to_string();
+    assert!(text(&replay).starts_with("game      1  seed ") && text(&replay).contains(&seed), "{}", text(&replay));
+    assert!(text(&replay).matches('@').count() == 2, "entry@version for both seats: {}", text(&replay));
     assert!(std::fs::read_to_string(&page).unwrap().contains("<canvas id=\"board\""));
     let missing = ladder(&db, bots.path(), &["replay", "999999"]).output().unwrap();
     assert!(!missing.status.success() && text(&missing).contains("no game 999999"), "{}", text(&missing));

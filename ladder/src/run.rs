@@ -14,8 +14,9 @@
 //!
 //! What survives what: a game is in the database whole or not at all; a ladder killed
 //! loses only its games in flight, and the next run starts after the largest stored id;
-//! the ratings are recomputed from the stored games at the start of every batch and at
-//! the end, so a kill between a commit and the ratings costs nothing.
+//! the ratings are brought up to date with the stored games at the start of every batch
+//! and at the end (extended by the games committed since: `Store::update_ratings`), so a
+//! kill between a commit and the ratings costs nothing.
 //!
 //! Not here: finding the bots (the caller's `scan`), the database's statements (`store`),
 //! printing.
@@ -31,9 +32,8 @@ use arena::tournament::{ATTEMPTS, Plan, game_seed, play_one};
 use sha2::{Digest, Sha256};
 
 use crate::LadderError;
-use crate::rating::rate;
 use crate::schedule::schedule;
-use crate::store::{Found, GameRow, LoadError, Store, Synced};
+use crate::store::{Found, GameRow, LoadError, Rerated, Store, Synced};
 
 /// Seats of a free-for-all game when not given: the game's usual lineup is every entry,
 /// and a ladder seats at most this many of them.
@@ -83,17 +83,32 @@ pub fn file_hash(path: &std::path::Path) -> std::io::Result<(String, u64)> {
     Ok((digest.iter().map(|b| format!("{b:02x}")).collect(), bytes.len() as u64))
 }
 
-/// Recomputes and stores the ratings of `G`'s versions from every played game.
-pub fn rerate<G: Game>(store: &Store) -> Result<(), LadderError> {
-    let games = store.played_games(G::NAME)?;
-    let ratings = rate(&games, G::RANKING == Ranking::Pairs);
-    store.save_ratings(G::NAME, &ratings, games.len())
+/// Recomputes and stores the ratings of `G`'s versions from every played game, from
+/// scratch.
+pub fn rerate<G: Game>(store: &Store) -> Result<Rerated, LadderError> {
+    store.update_ratings(G::NAME, G::RANKING, true)
+}
+
+/// Brings the stored ratings of `G`'s versions up to date with the played games,
+/// extending them by the games committed since (`Store::update_ratings`).
+pub fn update_ratings<G: Game>(store: &Store) -> Result<Rerated, LadderError> {
+    store.update_ratings(G::NAME, G::RANKING, false)
 }
 
 /// Brings the stored ratings of `G`'s versions up to date when they lag behind the
-/// played games (what the reading commands call first).
+/// played games and no ladder runs on the database (what the reading commands call
+/// first). While one runs, the ratings are left as of its latest batch, which it rates
+/// itself: with its games in flight, rating the committed ones would fold games that
+/// finished early before those still playing, and oblige its next update to fold
+/// every game from scratch.
 pub fn ensure_rated<G: Game>(store: &Store) -> Result<(), LadderError> {
-    if store.ratings_fresh(G::NAME)? { Ok(()) } else { rerate::<G>(store) }
+    if store.ratings_fresh(G::NAME)? {
+        return Ok(());
+    }
+    match crate::store::lock(store.path()) {
+        Err(LadderError::Busy { .. }) => Ok(()),
+        _ => update_ratings::<G>(store).map(|_| ()),
+    }
 }
 
 /// Runs the ladder until `settings.games` games are committed or `stop` is set (then
@@ -121,7 +136,7 @@ pub fn run<G: Game>(
                 if names.is_empty() { "none".to_owned() } else { names.join(", ") }
             )));
         }
-        rerate::<G>(store)?;
+        update_ratings::<G>(store)?;
         let (candidates, meetings) = store.candidates(G::NAME, &synced.versions)?;
         let left = settings.games.map_or(u64::MAX, |n| n - summary.played - summary.lost);
         let count = (settings.batch.max(1) as u64).min(left) as usize;
@@ -145,7 +160,7 @@ pub fn run<G: Game>(
         summary.lost += batch.lost;
         summary.batches += 1;
     }
-    rerate::<G>(store)?;
+    update_ratings::<G>(store)?;
     Ok(summary)
 }
 

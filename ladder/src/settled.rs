@@ -47,9 +47,16 @@ impl Settled {
     }
 }
 
-/// Whether the top places of `board` (ranked, best first) are settled by `games` (every
-/// played game, in id order); `pairs` for games of two seats played as matches (hex).
-/// `None` when fewer than two current versions have played.
+/// The versions whose games [`top_places`] compares: the best current versions of
+/// `board` that have played (`Store::played_games_of` reads just their games).
+pub fn top_versions(board: &[Standing]) -> Vec<i64> {
+    board.iter().filter(|s| s.active && s.games > 0).take(TOP).map(|s| s.version).collect()
+}
+
+/// Whether the top places of `board` (ranked, best first) are settled by `games` (the
+/// played games, in id order: every one, or those of [`top_versions`]); `pairs` for
+/// games of two seats played as matches (hex). `None` when fewer than two current
+/// versions have played.
 pub fn top_places(board: &[Standing], games: &[PlayedGame], pairs: bool) -> Option<Settled> {
     let top: Vec<&Standing> = board.iter().filter(|s| s.active && s.games > 0).take(TOP).collect();
     if top.len() < 2 {
@@ -122,6 +129,8 @@ mod tests {
             sigma: 1.0,
             conservative: 22.0,
             mean_score: 0.0,
+            statistic: "median score".to_owned(),
+            stat: Default::default(),
         }
     }
 

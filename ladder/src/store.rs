@@ -21,7 +21,9 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Row, SqlitePool};
 
 use crate::LadderError;
-use crate::rating::{PlayedGame, Rated};
+use arena::game::Ranking;
+
+use crate::rating::{Fold, PlayedGame, Rated, Statistic, Waiting, statistic, statistic_name};
 use crate::schedule::{Candidate, Meetings};
 
 /// The schema's migrations, embedded in the program.
@@ -143,6 +145,11 @@ pub struct Standing {
     pub conservative: f64,
     /// Mean score (games of pairs: in the first seat).
     pub mean_score: f64,
+    /// What `stat` measures: the game's own statistic (`median score`, `mean score`,
+    /// `total score`, `match points per match`).
+    pub statistic: String,
+    /// The game's own statistic with its 95% interval (`rating::statistic`).
+    pub stat: Statistic,
 }
 
 /// One seat of a stored game.
@@ -152,6 +159,8 @@ pub struct SeatView {
     pub entry: String,
     /// Its version.
     pub version: i64,
+    /// Its version's SHA-256 (hex): what ran.
+    pub sha256: String,
     /// Its score (none in a lost game).
     pub score: Option<u32>,
     /// Its calls' verdicts (`CallStats` as JSON), when played.
@@ -204,6 +213,20 @@ pub struct VersionView {
     pub sigma: f64,
     /// Mean score.
     pub mean_score: f64,
+    /// The game's own statistic with its 95% interval.
+    pub stat: Statistic,
+}
+
+/// What a ratings update did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rerated {
+    /// Whether they were computed from scratch (asked, first time, or a game committed
+    /// with an id below the largest rated), rather than extended by the new games.
+    pub from_scratch: bool,
+    /// Played games folded by this update.
+    pub games: usize,
+    /// Played games the ratings are now computed from.
+    pub played: u64,
 }
 
 /// An entry: its versions, games and the errors its bots made.
@@ -280,6 +303,11 @@ impl Store {
             }
             other => LadderError::Migrate { path: self.path.clone(), why: other.to_string().replace('\n', " ") },
         })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// The migrations applied to this database, in order.
@@ -441,7 +469,8 @@ impl Store {
             };
             sqlx::query(
                 "INSERT INTO games (id, game, seed, ladder_seed, rules_version, options, status, reason, turns, \
-                 pairing, replay) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                 pairing, replay, committed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
+                 (SELECT COALESCE(MAX(committed), 0) + 1 FROM games WHERE game = $2))",
             )
             .bind(g.id)
             .bind(&g.game)
@@ -487,91 +516,220 @@ impl Store {
             .bind(game)
             .fetch_all(&self.pool),
         )?;
-        let mut games: Vec<PlayedGame> = Vec::new();
-        for r in rows {
-            let (id, pairing, version, score): (i64, Option<i64>, i64, Option<i64>) =
-                (r.get(0), r.get(1), r.get(2), r.get(3));
-            let score = u32::try_from(score.unwrap_or(0)).unwrap_or(0);
-            match games.last_mut() {
-                Some(g) if g.id == id => g.seats.push((version, score)),
-                _ => games.push(PlayedGame { id, pairing, seats: vec![(version, score)] }),
-            }
-        }
-        Ok(games)
+        Ok(group_seats(&rows))
     }
 
-    /// Whether the stored ratings of `game` are those of its played games now (they lag
-    /// when a ladder was killed between a commit and its next rating).
+    /// The played games of `game` in which one of `versions` sat, in id order, with the
+    /// seats of those versions only (what `settled` compares).
+    pub fn played_games_of(&self, game: &str, versions: &[i64]) -> Result<Vec<PlayedGame>, LadderError> {
+        if versions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list: Vec<String> = (0..versions.len()).map(|i| format!("${}", i + 2)).collect();
+        let sql = format!(
+            "SELECT g.id, g.pairing, s.version_id, s.score FROM seats s JOIN games g ON g.id = s.game_id \
+             WHERE g.game = $1 AND g.status = 'played' AND s.version_id IN ({}) ORDER BY g.id, s.seat",
+            list.join(", ")
+        );
+        let mut query = sqlx::query(&sql).bind(game);
+        for v in versions {
+            query = query.bind(v);
+        }
+        let rows = self.rt.block_on(query.fetch_all(&self.pool))?;
+        Ok(group_seats(&rows))
+    }
+
+    /// Whether the stored ratings of `game` are those of its games now (they lag when a
+    /// ladder was killed between a commit and its next rating, or while one plays).
     pub fn ratings_fresh(&self, game: &str) -> Result<bool, LadderError> {
         self.rt.block_on(async {
-            let played: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE game = $1 AND status = 'played'")
+            let last: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(committed), 0) FROM games WHERE game = $1")
                 .bind(game)
                 .fetch_one(&self.pool)
                 .await?;
-            let rated: Option<i64> = sqlx::query_scalar("SELECT played FROM rated WHERE game = $1")
+            let rated: Option<i64> = sqlx::query_scalar("SELECT committed FROM rated WHERE game = $1")
                 .bind(game)
                 .fetch_optional(&self.pool)
                 .await?;
-            Ok(rated.unwrap_or(0) == played)
+            Ok(rated.is_some_and(|r| r == last))
         })
     }
 
-    /// Replaces the stored ratings of `game`'s versions with those computed from
-    /// `played` played games, in one transaction.
-    pub fn save_ratings(&self, game: &str, ratings: &BTreeMap<i64, Rated>, played: usize) -> Result<(), LadderError> {
+    /// Brings the stored ratings of `game` (ranked by `ranking`) up to date with its
+    /// played games, in one transaction: the stored fold (`rating::Fold`) is extended by
+    /// the games committed since, in id order, which gives exactly what a fold from
+    /// scratch gives; it is recomputed from scratch when `from_scratch`, when there is
+    /// none yet, or when one of those games has an id below the largest rated (a game
+    /// that finished after a later one was rated). The game's statistic is recomputed
+    /// for the versions that played, and the meetings of their pairs counted.
+    pub fn update_ratings(&self, game: &str, ranking: Ranking, from_scratch: bool) -> Result<Rerated, LadderError> {
+        let pairs = ranking == Ranking::Pairs;
         self.rt.block_on(async {
-            let mut tx = self.pool.begin().await?;
-            sqlx::query("DELETE FROM rated WHERE game = $1").bind(game).execute(&mut *tx).await?;
-            sqlx::query("INSERT INTO rated (game, played) VALUES ($1, $2)")
+            // Immediate: the write lock first, so that the snapshot read is the one written.
+            let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+            let last: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(committed), 0) FROM games WHERE game = $1")
                 .bind(game)
-                .bind(played as i64)
+                .fetch_one(&mut *tx)
+                .await?;
+            let state: Option<(i64, i64, String, i64)> =
+                sqlx::query_as("SELECT through, committed, pending, played FROM rated WHERE game = $1")
+                    .bind(game)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let mut resumed = None;
+            if let (false, Some((through, committed, pending, played))) = (from_scratch, state) {
+                let new = played_since(&mut tx, game, committed, last).await?;
+                if new.first().is_none_or(|g| g.id > through) {
+                    resumed = Some((through, pending, played, new));
+                }
+            }
+            let scratch = resumed.is_none();
+            let (mut fold, new, before) = match resumed {
+                Some((through, pending, played, new)) => {
+                    let waiting: Vec<Waiting> = serde_json::from_str(&pending).unwrap_or_default();
+                    let rated = stored_ratings(&mut tx, game).await?.into_iter().collect();
+                    let waiting = waiting.into_iter().map(|w| (w.pairing, w)).collect();
+                    (Fold { pairs, rated, waiting, through }, new, played as u64)
+                }
+                None => (Fold::new(pairs), played_since(&mut tx, game, 0, last).await?, 0),
+            };
+            fold.extend(&new).map_err(|e| LadderError::Db(e.to_string()))?;
+            // The versions that played, and the pairs that met, in the new games.
+            let mut touched = std::collections::BTreeSet::new();
+            let mut met: Meetings = Meetings::new();
+            for g in &new {
+                for (i, &(a, _)) in g.seats.iter().enumerate() {
+                    touched.insert(a);
+                    for &(b, _) in &g.seats[i + 1..] {
+                        *met.entry((a.min(b), a.max(b))).or_default() += 1;
+                    }
+                }
+            }
+            if scratch {
+                sqlx::query(
+                    "DELETE FROM ratings WHERE version_id IN (SELECT v.id FROM versions v JOIN entries e \
+                     ON e.id = v.entry_id WHERE e.game = $1)",
+                )
+                .bind(game)
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query(
-                "DELETE FROM ratings WHERE version_id IN (SELECT v.id FROM versions v JOIN entries e \
-                 ON e.id = v.entry_id WHERE e.game = $1)",
-            )
-            .bind(game)
-            .execute(&mut *tx)
-            .await?;
-            for (version, r) in ratings {
+                sqlx::query("DELETE FROM meetings WHERE game = $1").bind(game).execute(&mut *tx).await?;
                 sqlx::query(
-                    "INSERT INTO ratings (version_id, mu, sigma, rated_games, mean_score) VALUES ($1, $2, $3, $4, $5)",
+                    "DELETE FROM score_counts WHERE version_id IN (SELECT v.id FROM versions v JOIN entries e \
+                     ON e.id = v.entry_id WHERE e.game = $1)",
                 )
-                .bind(version)
+                .bind(game)
+                .execute(&mut *tx)
+                .await?;
+            }
+            // Each version's scores in the new games (from scratch: all of them).
+            let mut new_scores: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
+            for g in &new {
+                for (seat, &(v, score)) in g.seats.iter().enumerate() {
+                    if !pairs || seat == 0 {
+                        new_scores.entry(v).or_default().push(score);
+                    }
+                }
+            }
+            for &v in &touched {
+                let Some(r) = fold.rated.get_mut(&v) else { continue };
+                let added = new_scores.remove(&v).unwrap_or_default();
+                let mut counts: BTreeMap<u32, i64> = BTreeMap::new();
+                for &score in &added {
+                    *counts.entry(score).or_default() += 1;
+                }
+                for (score, n) in counts {
+                    let more = sqlx::query("UPDATE score_counts SET n = n + $1 WHERE version_id = $2 AND score = $3")
+                        .bind(n)
+                        .bind(v)
+                        .bind(i64::from(score))
+                        .execute(&mut *tx)
+                        .await?;
+                    if more.rows_affected() == 0 {
+                        sqlx::query("INSERT INTO score_counts (version_id, score, n) VALUES ($1, $2, $3)")
+                            .bind(v)
+                            .bind(i64::from(score))
+                            .bind(n)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                }
+                // Games of pairs count match points, kept in the fold.
+                let scores = match (pairs, scratch) {
+                    (true, _) => Vec::new(),
+                    (false, true) => added,
+                    (false, false) => version_scores(&mut tx, v).await?,
+                };
+                r.stat = statistic(ranking, &scores, r);
+                if !scratch {
+                    sqlx::query("DELETE FROM ratings WHERE version_id = $1").bind(v).execute(&mut *tx).await?;
+                }
+                sqlx::query(
+                    "INSERT INTO ratings (version_id, mu, sigma, rated_games, mean_score, score_sum, scored, matches, \
+                     points, stat, stat_low, stat_high) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                )
+                .bind(v)
                 .bind(r.mu)
                 .bind(r.sigma)
                 .bind(r.games as i64)
                 .bind(r.mean_score)
+                .bind(r.score_sum)
+                .bind(r.scored as i64)
+                .bind(r.matches as i64)
+                .bind(r.points)
+                .bind(r.stat.value)
+                .bind(r.stat.low)
+                .bind(r.stat.high)
                 .execute(&mut *tx)
                 .await?;
             }
+            for ((a, b), n) in met {
+                let added = sqlx::query("UPDATE meetings SET n = n + $1 WHERE game = $2 AND a = $3 AND b = $4")
+                    .bind(n as i64)
+                    .bind(game)
+                    .bind(a)
+                    .bind(b)
+                    .execute(&mut *tx)
+                    .await?;
+                if added.rows_affected() == 0 {
+                    sqlx::query("INSERT INTO meetings (game, a, b, n) VALUES ($1, $2, $3, $4)")
+                        .bind(game)
+                        .bind(a)
+                        .bind(b)
+                        .bind(n as i64)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+            }
+            let played = before + new.len() as u64;
+            let waiting: Vec<&Waiting> = fold.waiting.values().collect();
+            sqlx::query("DELETE FROM rated WHERE game = $1").bind(game).execute(&mut *tx).await?;
+            sqlx::query(
+                "INSERT INTO rated (game, played, through, committed, pending, statistic) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(game)
+            .bind(played as i64)
+            .bind(fold.through)
+            .bind(last)
+            .bind(serde_json::to_string(&waiting).unwrap_or_else(|_| "[]".to_owned()))
+            .bind(statistic_name(ranking))
+            .execute(&mut *tx)
+            .await?;
             tx.commit().await?;
-            Ok(())
+            Ok(Rerated { from_scratch: scratch, games: new.len(), played })
         })
     }
 
     /// The stored ratings of `game`'s versions (those without a rated game are absent).
     pub fn ratings(&self, game: &str) -> Result<BTreeMap<i64, Rated>, LadderError> {
-        let rows = self.rt.block_on(
-            sqlx::query(
-                "SELECT r.version_id, r.mu, r.sigma, r.rated_games, r.mean_score FROM ratings r \
-                 JOIN versions v ON v.id = r.version_id JOIN entries e ON e.id = v.entry_id WHERE e.game = $1",
-            )
-            .bind(game)
-            .fetch_all(&self.pool),
-        )?;
-        Ok(rows
-            .iter()
-            .map(|r| {
-                let games: i64 = r.get(3);
-                (r.get(0), Rated { mu: r.get(1), sigma: r.get(2), games: games as u64, mean_score: r.get(4) })
-            })
-            .collect())
+        self.rt.block_on(async {
+            let mut conn = self.pool.acquire().await?;
+            Ok(stored_ratings(&mut conn, game).await?.into_iter().collect())
+        })
     }
 
     /// The matchmaking's inputs for `versions`: each one's games and rating, and how often
-    /// each pair of them has played together.
+    /// each pair of them has played together (as of the last ratings update).
     pub fn candidates(&self, game: &str, versions: &[i64]) -> Result<(Vec<Candidate>, Meetings), LadderError> {
         let ratings = self.ratings(game)?;
         let candidates = versions
@@ -581,15 +739,18 @@ impl Store {
                 Candidate { version: v, games: r.games, mu: r.mu, sigma: r.sigma }
             })
             .collect();
-        let rows = self.rt.block_on(
-            sqlx::query(
-                "SELECT a.version_id, b.version_id, COUNT(*) FROM seats a JOIN seats b \
-                 ON a.game_id = b.game_id AND a.version_id < b.version_id JOIN games g ON g.id = a.game_id \
-                 WHERE g.game = $1 AND g.status = 'played' GROUP BY a.version_id, b.version_id",
-            )
-            .bind(game)
-            .fetch_all(&self.pool),
-        )?;
+        // Only the pairs among them: a season's retired versions met many others.
+        let mut ids: Vec<i64> = versions.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let list: Vec<String> = (0..ids.len()).map(|i| format!("${}", i + 2)).collect();
+        let list = if list.is_empty() { "NULL".to_owned() } else { list.join(", ") };
+        let sql = format!("SELECT a, b, n FROM meetings WHERE game = $1 AND a IN ({list}) AND b IN ({list})");
+        let mut query = sqlx::query(&sql).bind(game);
+        for v in &ids {
+            query = query.bind(v);
+        }
+        let rows = self.rt.block_on(query.fetch_all(&self.pool))?;
         let meetings = rows
             .iter()
             .map(|r| {
@@ -605,13 +766,18 @@ impl Store {
     pub fn leaderboard(&self, game: &str, all: bool) -> Result<Vec<Standing>, LadderError> {
         let rows = self.rt.block_on(
             sqlx::query(
-                "SELECT e.name, v.id, v.sha256, v.active, r.mu, r.sigma, r.rated_games, r.mean_score \
+                "SELECT e.name, v.id, v.sha256, v.active, r.mu, r.sigma, r.rated_games, r.mean_score, \
+                 r.stat, r.stat_low, r.stat_high \
                  FROM versions v JOIN entries e ON e.id = v.entry_id LEFT JOIN ratings r ON r.version_id = v.id \
                  WHERE e.game = $1",
             )
             .bind(game)
             .fetch_all(&self.pool),
         )?;
+        let name: Option<String> = self.rt.block_on(
+            sqlx::query_scalar("SELECT statistic FROM rated WHERE game = $1").bind(game).fetch_optional(&self.pool),
+        )?;
+        let name = name.unwrap_or_default();
         let prior = Rated::prior();
         let mut board: Vec<Standing> = rows
             .iter()
@@ -630,6 +796,8 @@ impl Store {
                     sigma,
                     conservative: mu - 3.0 * sigma,
                     mean_score: r.get::<Option<f64>, _>(7).unwrap_or(0.0),
+                    statistic: name.clone(),
+                    stat: stat_of(r, 8),
                 }
             })
             .collect();
@@ -682,7 +850,7 @@ impl Store {
         let row = row.ok_or_else(|| LadderError::NotFound(format!("no game {id} in {}", self.path.display())))?;
         let seats = self.rt.block_on(
             sqlx::query(
-                "SELECT e.name, s.version_id, s.score, s.stats FROM seats s JOIN versions v ON v.id = s.version_id \
+                "SELECT e.name, s.version_id, s.score, s.stats, v.sha256 FROM seats s JOIN versions v ON v.id = s.version_id \
                  JOIN entries e ON e.id = v.entry_id WHERE s.game_id = $1 ORDER BY s.seat",
             )
             .bind(id)
@@ -703,6 +871,7 @@ impl Store {
                 .map(|s| SeatView {
                     entry: s.get(0),
                     version: s.get(1),
+                    sha256: s.get(4),
                     score: s.get::<Option<i64>, _>(2).map(|v| v as u32),
                     stats: s.get::<Option<String>, _>(3).and_then(|t| serde_json::from_str(&t).ok()),
                 })
@@ -738,7 +907,8 @@ impl Store {
         let id: i64 = row.get(0);
         let versions = self.rt.block_on(
             sqlx::query(
-                "SELECT v.id, v.sha256, v.size, v.active, v.retired, r.rated_games, r.mu, r.sigma, r.mean_score \
+                "SELECT v.id, v.sha256, v.size, v.active, v.retired, r.rated_games, r.mu, r.sigma, r.mean_score, \
+                 r.stat, r.stat_low, r.stat_high \
                  FROM versions v LEFT JOIN ratings r ON r.version_id = v.id WHERE v.entry_id = $1 ORDER BY v.id",
             )
             .bind(id)
@@ -761,6 +931,7 @@ impl Store {
                     mu: v.get::<Option<f64>, _>(6).unwrap_or(prior.mu),
                     sigma: v.get::<Option<f64>, _>(7).unwrap_or(prior.sigma),
                     mean_score: v.get::<Option<f64>, _>(8).unwrap_or(0.0),
+                    stat: stat_of(v, 9),
                 })
                 .collect(),
             games: self.games(game, Some(name), limit)?,
@@ -778,4 +949,105 @@ impl Store {
 async fn next_id(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, table: &str) -> Result<i64, sqlx::Error> {
     let max: Option<i64> = sqlx::query_scalar(&format!("SELECT MAX(id) FROM {table}")).fetch_one(&mut **tx).await?;
     Ok(max.unwrap_or(0) + 1)
+}
+
+/// The statistic in columns `at`, `at + 1`, `at + 2` of a row (zero when not rated).
+fn stat_of(row: &sqlx::sqlite::SqliteRow, at: usize) -> Statistic {
+    let get = |i: usize| row.get::<Option<f64>, _>(at + i).unwrap_or(0.0);
+    Statistic { value: get(0), low: get(1), high: get(2) }
+}
+
+/// A seat of a new game: game id, seat, pairing, version, score.
+type NewSeat = (i64, i64, Option<i64>, i64, Option<i64>);
+
+/// The played games of `game` committed after `after` and up to `upto`, in id order.
+/// Sorted here, not by the query: ordered by id, it would walk every game of `game` by
+/// the id index instead of the few new ones by the commit index.
+async fn played_since(
+    conn: &mut sqlx::SqliteConnection,
+    game: &str,
+    after: i64,
+    upto: i64,
+) -> Result<Vec<PlayedGame>, sqlx::Error> {
+    let rows = sqlx::query(
+        "SELECT g.id, g.pairing, s.seat, s.version_id, s.score FROM games g JOIN seats s ON s.game_id = g.id \
+         WHERE g.game = $1 AND g.status = 'played' AND g.committed > $2 AND g.committed <= $3",
+    )
+    .bind(game)
+    .bind(after)
+    .bind(upto)
+    .fetch_all(&mut *conn)
+    .await?;
+    // (game id, seat, pairing, version, score)
+    let mut seats: Vec<NewSeat> = rows.iter().map(|r| (r.get(0), r.get(2), r.get(1), r.get(3), r.get(4))).collect();
+    seats.sort_unstable_by_key(|&(id, seat, ..)| (id, seat));
+    let mut games: Vec<PlayedGame> = Vec::new();
+    for (id, _, pairing, version, score) in seats {
+        let score = u32::try_from(score.unwrap_or(0)).unwrap_or(0);
+        match games.last_mut() {
+            Some(g) if g.id == id => g.seats.push((version, score)),
+            _ => games.push(PlayedGame { id, pairing, seats: vec![(version, score)] }),
+        }
+    }
+    Ok(games)
+}
+
+/// Rows of (game id, pairing, version, score), in game and seat order, as games.
+fn group_seats(rows: &[sqlx::sqlite::SqliteRow]) -> Vec<PlayedGame> {
+    let mut games: Vec<PlayedGame> = Vec::new();
+    for r in rows {
+        let (id, pairing, version, score): (i64, Option<i64>, i64, Option<i64>) =
+            (r.get(0), r.get(1), r.get(2), r.get(3));
+        let score = u32::try_from(score.unwrap_or(0)).unwrap_or(0);
+        match games.last_mut() {
+            Some(g) if g.id == id => g.seats.push((version, score)),
+            _ => games.push(PlayedGame { id, pairing, seats: vec![(version, score)] }),
+        }
+    }
+    games
+}
+
+/// A version's scores in its played games (games of pairs: in the first seat), sorted,
+/// from its score counts (kept by the updates of the ratings).
+async fn version_scores(conn: &mut sqlx::SqliteConnection, version: i64) -> Result<Vec<u32>, sqlx::Error> {
+    let counts: Vec<(i64, i64)> =
+        sqlx::query_as("SELECT score, n FROM score_counts WHERE version_id = $1 ORDER BY score")
+            .bind(version)
+            .fetch_all(&mut *conn)
+            .await?;
+    let mut scores = Vec::with_capacity(counts.iter().map(|c| c.1.max(0) as usize).sum());
+    for (score, n) in counts {
+        scores.extend(std::iter::repeat_n(u32::try_from(score).unwrap_or(0), n.max(0) as usize));
+    }
+    Ok(scores)
+}
+
+/// The stored ratings (the fold's state and the statistic) of `game`'s versions.
+async fn stored_ratings(conn: &mut sqlx::SqliteConnection, game: &str) -> Result<Vec<(i64, Rated)>, sqlx::Error> {
+    let rows = sqlx::query(
+        "SELECT r.version_id, r.mu, r.sigma, r.rated_games, r.mean_score, r.score_sum, r.scored, r.matches, \
+         r.points, r.stat, r.stat_low, r.stat_high FROM ratings r \
+         JOIN versions v ON v.id = r.version_id JOIN entries e ON e.id = v.entry_id WHERE e.game = $1",
+    )
+    .bind(game)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let count = |i: usize| r.get::<i64, _>(i) as u64;
+            let rated = Rated {
+                mu: r.get(1),
+                sigma: r.get(2),
+                games: count(3),
+                mean_score: r.get(4),
+                score_sum: r.get(5),
+                scored: count(6),
+                matches: count(7),
+                points: r.get(8),
+                stat: Statistic { value: r.get(9), low: r.get(10), high: r.get(11) },
+            };
+            (r.get(0), rated)
+        })
+        .collect())
 }

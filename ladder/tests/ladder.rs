@@ -171,6 +171,98 @@ fn ratings_do_not_depend_on_the_order_games_were_stored_in() {
     assert!(tables[0].iter().all(|s| s.games > 0) && tables[0][0].mu != tables[0][3].mu, "{:?}", tables[0]);
 }
 
+/// Ratings brought up to date after every few commits (the ladder's incremental update)
+/// are those computed from scratch from the same games, for each kind of ranking; a game
+/// committed with an id below the largest rated forces a computation from scratch.
+#[test]
+fn ratings_extended_by_new_games_are_those_computed_from_scratch() {
+    use arena::game::Ranking;
+    use arena_ladder::rating::PlayedGame;
+    let dir = tempfile::tempdir().unwrap();
+    for (game, ranking) in [("zombies", Ranking::Median), ("eggs", Ranking::Mean), ("hex", Ranking::Pairs)] {
+        let pairs = ranking == Ranking::Pairs;
+        let store = Store::open(&dir.path().join(format!("{game}.sqlite")), true).unwrap();
+        let names = ["a", "b", "c", "d", "e"].map(|n| found(n, "1"));
+        let v = store.sync(game, &names, &[]).unwrap().versions;
+        let row = |id: i64| {
+            let i = id as usize;
+            let mut row = if pairs {
+                // Matches of two games: (x, y) then (y, x).
+                let m = (i - 1) / 2;
+                let (x, y) = (v[m % 5], v[(m + 1 + m / 5) % 5]);
+                let lineup = if i % 2 == 1 { [x, y] } else { [y, x] };
+                game_row(id, &lineup, &[(i * 7 % 13) as u32, 0])
+            } else {
+                let lineup = [v[i % 5], v[(i + 1) % 5], v[(i + 3) % 5]];
+                game_row(id, &lineup, &[(i * 7 % 13) as u32, (i * 3 % 5) as u32, 4])
+            };
+            row.game = game.to_owned();
+            row.pairing = pairs.then_some(id - (id + 1) % 2);
+            row
+        };
+        let update = || store.update_ratings(game, ranking, false).unwrap();
+        let mut scratch = Vec::new();
+        for chunk in [1..=7, 8..=8, 9..=20, 21..=33] {
+            for id in chunk {
+                store.commit_game(&row(id)).unwrap();
+            }
+            scratch.push(update().from_scratch);
+        }
+        assert_eq!(scratch, [true, false, false, false], "{game}: the first update only is from scratch");
+        // A lost game moves nothing, and a game with an id below the largest rated (35,
+        // then 34) forces a computation from scratch.
+        let mut lost = row(36);
+        lost.result = Err("worker failed".into());
+        store.commit_game(&lost).unwrap();
+        store.commit_game(&row(35)).unwrap();
+        assert!(!update().from_scratch);
+        store.commit_game(&row(34)).unwrap();
+        assert!(!store.ratings_fresh(game).unwrap());
+        let r = update();
+        assert!(r.from_scratch && r.played == 35, "{game}: {r:?}");
+        for id in 37..=60 {
+            store.commit_game(&row(id)).unwrap();
+            if id % 5 == 0 {
+                assert!(!update().from_scratch);
+            }
+        }
+        update();
+        assert!(store.ratings_fresh(game).unwrap());
+        let extended = (store.leaderboard(game, true).unwrap(), store.ratings(game).unwrap());
+        let (_, met) = store.candidates(game, &v).unwrap();
+        let r = store.update_ratings(game, ranking, true).unwrap();
+        assert!(r.from_scratch && r.games == 59, "{game}: {r:?}");
+        let from_scratch = (store.leaderboard(game, true).unwrap(), store.ratings(game).unwrap());
+        assert_eq!(extended, from_scratch, "{game}");
+        assert_eq!(store.candidates(game, &v).unwrap().1, met, "{game}: the meetings too");
+        // And they are those of the pure fold over the stored games.
+        let played = store.played_games(game).unwrap();
+        let pure = arena_ladder::rating::rate_with_statistics(&played, ranking);
+        assert_eq!(from_scratch.1, pure, "{game}");
+        let board = &from_scratch.0;
+        assert!(board.iter().all(|s| s.games > 0 && s.stat.low <= s.stat.value && s.stat.value <= s.stat.high));
+        assert_eq!(board[0].statistic, arena_ladder::rating::statistic_name(ranking));
+        let mut counted = std::collections::BTreeMap::new();
+        for g in &played {
+            for (i, &(a, _)) in g.seats.iter().enumerate() {
+                for &(b, _) in &g.seats[i + 1..] {
+                    *counted.entry((a.min(b), a.max(b))).or_insert(0u64) += 1;
+                }
+            }
+        }
+        assert_eq!(met, counted, "{game}");
+        // The games of a few versions, with their seats only (what `settled` reads).
+        let some: Vec<PlayedGame> = played
+            .iter()
+            .filter_map(|g| {
+                let seats: Vec<(i64, u32)> = g.seats.iter().copied().filter(|s| s.0 == v[0] || s.0 == v[2]).collect();
+                (!seats.is_empty()).then(|| PlayedGame { seats, ..g.clone() })
+            })
+            .collect();
+        assert_eq!(store.played_games_of(game, &[v[2], v[0]]).unwrap(), some, "{game}");
+    }
+}
+
 #[test]
 fn games_of_pairs_are_stored_with_their_match_and_rated_by_it() {
     use arena_ladder::rating::rate;

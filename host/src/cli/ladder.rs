@@ -289,7 +289,7 @@ pub fn play<G: Game>(args: RunArgs, sources: &Sources, stop: &AtomicBool) -> Res
         let _ = std::fs::remove_dir_all(&iso.scratch);
     }
     let summary = summary?;
-    print_board(&store.leaderboard(G::NAME, false)?);
+    print_board::<G>(&store.leaderboard(G::NAME, false)?);
     outln!(
         "{} games played, {} lost, in {} batches{}; `arena ladder status --db {}` shows the leaderboard",
         summary.played,
@@ -301,9 +301,24 @@ pub fn play<G: Game>(args: RunArgs, sources: &Sources, stop: &AtomicBool) -> Res
     Ok(())
 }
 
-fn print_board(board: &[store::Standing]) {
+/// A statistic and its interval, as the tournament's table shows them: `212.0 [208.5, 221.0]`
+/// (match points per match with two decimals).
+fn stat_text(stat: &arena_ladder::rating::Statistic, fine: bool) -> String {
+    if fine {
+        format!("{:.2} [{:.2}, {:.2}]", stat.value, stat.low, stat.high)
+    } else {
+        format!("{:.1} [{:.1}, {:.1}]", stat.value, stat.low, stat.high)
+    }
+}
+
+fn print_board<G: Game>(board: &[store::Standing]) {
+    let name = arena_ladder::rating::statistic_name(G::RANKING);
+    let fine = G::RANKING == arena::game::Ranking::Pairs;
+    let stats: Vec<String> = board.iter().map(|s| stat_text(&s.stat, fine)).collect();
+    let header = format!("{name}, 95% interval");
+    let width = stats.iter().map(String::len).chain([header.len()]).max().unwrap_or(0);
     outln!(
-        "{:>4}  {:<24} {:>8} {:>6} {:>7} {:>6} {:>9} {:>10}",
+        "{:>4}  {:<24} {:>8} {:>6} {:>7} {:>6} {:>9} {:>10}  {}",
         "rank",
         "entry",
         "version",
@@ -311,11 +326,12 @@ fn print_board(board: &[store::Standing]) {
         "mu",
         "sigma",
         "mu-3sigma",
-        "mean score"
+        "mean score",
+        header
     );
-    for s in board {
+    for (s, stat) in board.iter().zip(&stats) {
         outln!(
-            "{:>4}  {:<24} {:>8} {:>6} {:>7.2} {:>6.2} {:>9.2} {:>10.2}{}",
+            "{:>4}  {:<24} {:>8} {:>6} {:>7.2} {:>6.2} {:>9.2} {:>10.2}  {}",
             s.rank,
             s.entry,
             &s.sha256[..8.min(s.sha256.len())],
@@ -324,7 +340,7 @@ fn print_board(board: &[store::Standing]) {
             s.sigma,
             s.conservative,
             s.mean_score,
-            if s.active { "" } else { "  (retired)" }
+            if s.active { stat.clone() } else { format!("{stat:<width$}  (retired)") }
         );
     }
 }
@@ -335,16 +351,18 @@ fn status<G: Game>(args: StatusArgs) -> Result<()> {
     let board = store.leaderboard(G::NAME, args.all)?;
     let errors = store.load_errors(G::NAME)?;
     let pairs = G::RANKING == arena::game::Ranking::Pairs;
-    let settled = arena_ladder::settled::top_places(&board, &store.played_games(G::NAME)?, pairs);
+    let top = arena_ladder::settled::top_versions(&board);
+    let settled = arena_ladder::settled::top_places(&board, &store.played_games_of(G::NAME, &top)?, pairs);
     if args.json {
         let top_places = settled.as_ref().map(|d| serde_json::json!({ "line": d.line(), "settled": d }));
         let value = serde_json::json!({
-            "game": G::NAME, "leaderboard": board, "not_loaded": errors, "top_places": top_places,
+            "game": G::NAME, "statistic": arena_ladder::rating::statistic_name(G::RANKING),
+            "leaderboard": board, "not_loaded": errors, "top_places": top_places,
         });
         outln!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
     }
-    print_board(&board);
+    print_board::<G>(&board);
     if let Some(d) = &settled {
         outln!("top places: {}", d.line());
     }
@@ -358,9 +376,12 @@ fn print_game(g: &store::GameView) {
     let seats: Vec<String> = g
         .seats
         .iter()
-        .map(|s| match s.score {
-            Some(score) => format!("{} {score}", s.entry),
-            None => s.entry.clone(),
+        .map(|s| {
+            let who = format!("{}@{}", s.entry, &s.sha256[..8.min(s.sha256.len())]);
+            match s.score {
+                Some(score) => format!("{who} {score}"),
+                None => who,
+            }
         })
         .collect();
     let what = match (&g.reason, g.turns) {
@@ -395,7 +416,7 @@ fn entry<G: Game>(args: EntryArgs) -> Result<()> {
     outln!("{} ({}, {})", e.name, e.kind, e.path);
     for v in &e.versions {
         outln!(
-            "  version {:>4}  {}  {} bytes  {} games  mu {:.2}  sigma {:.2}  mean score {:.2}  {}",
+            "  version {:>4}  {}  {} bytes  {} games  mu {:.2}  sigma {:.2}  mean score {:.2}  {} {}  {}",
             v.id,
             &v.sha256[..12.min(v.sha256.len())],
             v.size,
@@ -403,6 +424,8 @@ fn entry<G: Game>(args: EntryArgs) -> Result<()> {
             v.mu,
             v.sigma,
             v.mean_score,
+            arena_ladder::rating::statistic_name(G::RANKING),
+            stat_text(&v.stat, G::RANKING == arena::game::Ranking::Pairs),
             match &v.retired {
                 Some(why) => format!("retired: {why}"),
                 None if v.active => "active".to_owned(),
@@ -436,6 +459,10 @@ fn entry<G: Game>(args: EntryArgs) -> Result<()> {
 fn replay(args: ReplayArgs) -> Result<()> {
     let store = Store::open(&args.db.db, false)?;
     let (game, bytes) = store.replay(args.game_id)?;
+    // What ran: the seed and each seat's version (unless the JSON goes to standard output).
+    if args.json.as_deref().is_none_or(|j| j.as_os_str() != "-") {
+        print_game(&store.game(args.game_id)?);
+    }
     let what = format!("{} game {}", args.db.db.display(), args.game_id);
     let html = match (&args.html, &args.json) {
         (Some(h), _) => Some(h.clone()),
