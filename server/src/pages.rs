@@ -399,7 +399,10 @@ pub async fn stats_data(app: &Arc<App>) -> Result<Value, arena_ladder::LadderErr
         let totals = s.totals(&game)?;
         let board = s.leaderboard(&game, true)?;
         let active: Vec<_> = board.iter().filter(|s| s.active).cloned().collect();
-        let settled = arena_ladder::settled::top_places(&active, &s.played_games(&game)?, pairs);
+        // Only the top versions' games (as `ladder status` reads them): a season's
+        // million games are never read for one page.
+        let top = arena_ladder::settled::top_versions(&active);
+        let settled = arena_ladder::settled::top_places(&active, &s.played_games_of(&game, &top)?, pairs);
         let top_places = settled.as_ref().map(|d| json!({ "line": d.line(), "settled": d }));
         Ok(json!({ "totals": totals, "top_places": top_places, "all_versions": board,
                    "not_loaded": s.load_errors(&game)? }))
