@@ -107,101 +107,34 @@ struct Inbox<'r, 'w, 'o> {
     out: Vec<Option<String>>,
     /// Calls played so far, per seat.
     consumed: Vec<u64>,
-    /// The worker's output, flushed before it waits (the live calls written since go
-    /// out in one write).
+    /// The worker's output, where the referee says that it waits.
     output: &'w Output<'o>,
     /// This is the referee: it says which seat it waits for (only the referee, which
     /// runs no bot, is believed).
     announce: bool,
 }
 
-/// A lockstep worker's answer pipe: its live calls are written as they end and sent in
-/// one write when the worker is about to wait for another seat's call, or by a thread
-/// of its own once the oldest of them has waited [`Output::HOLD`] (whatever the bot is
-/// doing meanwhile: a call that never ends does not keep the calls before it), so that
-/// a turn whose calls are made entry by entry crosses the host once per entry, not
-/// once per call.
-struct Output<'o> {
-    held: std::sync::Mutex<Held<'o>>,
-    /// Told when a line is held, or when the game ends.
-    wake: std::sync::Condvar,
-}
-
-struct Held<'o> {
-    out: &'o mut (dyn Write + Send),
-    /// When the oldest line not yet sent was written (`None`: nothing is waiting).
-    since: Option<std::time::Instant>,
-    /// The game is over: the flushing thread ends.
-    over: bool,
+/// A worker's answer pipe: every line goes out as soon as it is written, a call the
+/// moment it ends. (Holding a worker's calls to send several in one write would save
+/// the host wake-ups, but a bot that crashes would take its held calls with it, and the
+/// call from which its seat is out, and so the game, would depend on the timing.)
+pub(super) struct Output<'o> {
+    out: std::sync::Mutex<&'o mut dyn Write>,
 }
 
 impl<'o> Output<'o> {
-    /// The longest a finished call waits to be sent: the host times a seat's calls from
-    /// when the referee waits for them, so its lines must not wait long.
-    const HOLD: std::time::Duration = std::time::Duration::from_millis(1);
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Held<'o>> {
-        self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// The answer pipe of a worker writing to `out`.
+    pub(super) fn new(out: &'o mut dyn Write) -> Output<'o> {
+        Output { out: std::sync::Mutex::new(out) }
     }
 
-    /// Writes `line`; sends it (and any held before it) now when `now`.
-    fn write(&self, line: &str, now: bool) {
-        let mut held = self.lock();
-        if held.out.write_all(line.as_bytes()).is_err() {
+    /// Writes `line` and sends it.
+    pub(super) fn write(&self, line: &str) {
+        let mut out = self.out.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if out.write_all(line.as_bytes()).and_then(|()| out.flush()).is_err() {
             // The host is gone.
             std::process::exit(3);
         }
-        if now {
-            Self::send(&mut held);
-        } else if held.since.is_none() {
-            held.since = Some(std::time::Instant::now());
-            self.wake.notify_one();
-        }
-    }
-
-    /// Sends everything written.
-    fn flush(&self) {
-        Self::send(&mut self.lock());
-    }
-
-    fn send(held: &mut Held<'_>) {
-        held.since = None;
-        // (Nothing written since the last flush: no write at all.)
-        if held.out.flush().is_err() {
-            // The host is gone.
-            std::process::exit(3);
-        }
-    }
-
-    /// The flushing thread: sends what has been held for [`Output::HOLD`], until the game
-    /// is over.
-    fn keep_flushing(&self) {
-        let mut held = self.lock();
-        loop {
-            if held.over {
-                return;
-            }
-            held = match held.since {
-                None => self.wake.wait(held).unwrap_or_else(std::sync::PoisonError::into_inner),
-                Some(since) => match Self::HOLD.checked_sub(since.elapsed()) {
-                    Some(left) if !left.is_zero() => {
-                        self.wake.wait_timeout(held, left).unwrap_or_else(std::sync::PoisonError::into_inner).0
-                    }
-                    _ => {
-                        Self::send(&mut held);
-                        held
-                    }
-                },
-            };
-        }
-    }
-
-    /// Ends the flushing thread, having sent everything.
-    fn finish(&self) {
-        let mut held = self.lock();
-        Self::send(&mut held);
-        held.over = true;
-        self.wake.notify_one();
     }
 }
 
@@ -224,13 +157,9 @@ impl Inbox<'_, '_, '_> {
             }
             // Lines already here are read without waiting; only then does the referee
             // say that it waits (once per wait, not once per call).
-            if !self.input.has_line() {
-                if !announced && self.announce {
-                    announced = true;
-                    self.output.write(&wait_line(seat, self.consumed[seat]), true);
-                }
-                // About to wait: what this worker has played goes out first.
-                self.output.flush();
+            if !announced && self.announce && !self.input.has_line() {
+                announced = true;
+                self.output.write(&wait_line(seat, self.consumed[seat]));
             }
             let mut line = String::new();
             match self.input.read_line(&mut line) {
@@ -332,7 +261,7 @@ impl<G: Game> Bot<G> for Live<'_, '_, '_, G> {
         let mut said = crate::debug::close_call();
         let tape = self.tape.borrow();
         for call in &tape[self.sent..] {
-            self.output.write(&call_line::<G>(self.seat, call, said.take().as_deref()), false);
+            self.output.write(&call_line::<G>(self.seat, call, said.take().as_deref()));
         }
         self.sent = tape.len();
         answer
@@ -351,7 +280,7 @@ pub(super) fn play<G: Game>(
     request: &GameRequest,
     lockstep: &Lockstep,
     input: &mut dyn Input,
-    output: &mut (dyn Write + Send),
+    output: &Output<'_>,
 ) -> GameResponse {
     let seats = lockstep.names.len();
     if lockstep.live.len() != seats || lockstep.live.iter().flatten().any(|&i| i >= entries.len()) {
@@ -370,10 +299,6 @@ pub(super) fn play<G: Game>(
             }
         })
         .collect();
-    let output = Output {
-        held: std::sync::Mutex::new(Held { out: output, since: None, over: false }),
-        wake: std::sync::Condvar::new(),
-    };
     // The referee (no seat played here) says which seat it waits for.
     let referee = lockstep.live.iter().all(Option::is_none);
     let inbox = RefCell::new(Inbox {
@@ -381,10 +306,10 @@ pub(super) fn play<G: Game>(
         calls: vec![VecDeque::new(); seats],
         out: vec![None; seats],
         consumed: vec![0; seats],
-        output: &output,
+        output,
         announce: referee,
     });
-    let (inbox, output) = (&inbox, &output);
+    let inbox = &inbox;
     let wrap = move |seat: usize, bot: Box<dyn Bot<G>>| -> Box<dyn Bot<G> + '_> {
         if lockstep.live[seat].is_some() {
             let guarded = Guarded::new(bot, seat, Some(bank), Some(blame)).with_call_limit(Some(call_limit));
@@ -397,67 +322,12 @@ pub(super) fn play<G: Game>(
             Box::new(Remote { seat, inbox, tape, playback, out: None })
         }
     };
-    std::thread::scope(|scope| {
-        scope.spawn(|| output.keep_flushing());
-        let response = super::play_as_requested(&seated, request, wrap);
-        output.finish();
-        response
-    })
+    super::play_as_requested(&seated, request, wrap)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A pipe that shows only what was flushed.
-    #[derive(Default)]
-    struct Pipe {
-        written: Vec<u8>,
-        delivered: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
-    }
-
-    impl Write for Pipe {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.written.extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            self.delivered.lock().unwrap().append(&mut self.written);
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn held_calls_go_out_before_a_wait_at_once_when_asked_and_alone_after_the_hold() {
-        let mut pipe = Pipe::default();
-        let delivered = std::sync::Arc::clone(&pipe.delivered);
-        let seen = || String::from_utf8(delivered.lock().unwrap().clone()).unwrap();
-        let output = Output {
-            held: std::sync::Mutex::new(Held { out: &mut pipe, since: None, over: false }),
-            wake: std::sync::Condvar::new(),
-        };
-        // Before a wait: whatever is held goes out.
-        output.write("C 0 [1]\n", false);
-        output.write("C 0 [2]\n", false);
-        output.flush();
-        assert_eq!(seen(), "C 0 [1]\nC 0 [2]\n");
-        // At once, with what was held before it.
-        output.write("C 0 [3]\n", false);
-        output.write("W 1 0\n", true);
-        assert_eq!(seen(), "C 0 [1]\nC 0 [2]\nC 0 [3]\nW 1 0\n");
-        // A call that never ends does not keep the calls before it: the flushing thread
-        // sends them once they have waited the hold.
-        std::thread::scope(|scope| {
-            scope.spawn(|| output.keep_flushing());
-            output.write("C 0 [4]\n", false);
-            let start = std::time::Instant::now();
-            while !seen().ends_with("C 0 [4]\n") {
-                assert!(start.elapsed() < std::time::Duration::from_secs(10), "a held call was never sent");
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-            output.finish();
-        });
-    }
 
     #[test]
     fn lines_name_their_seat_and_the_reason_stays_on_one_line() {

@@ -1561,14 +1561,24 @@ pub fn serve<G: Game>(
     bank: TimeBank,
     call_limit: Duration,
     requests: impl Read,
-    answers: impl Write + Send,
+    answers: impl Write,
 ) -> std::io::Result<()> {
     let mut requests = std::io::BufReader::with_capacity(1 << 16, requests);
-    // Every answer and line is flushed when it must go out (a lockstep game's calls
-    // once per wait, see `lockstep::Output`).
-    let mut answers = std::io::BufWriter::new(answers);
-    answers.write_all(READY.as_bytes())?;
-    answers.flush()?;
+    let mut answers = answers;
+    let output = lockstep::Output::new(&mut answers);
+    serve_requests(entries, blame, bank, call_limit, &mut requests, &output)
+}
+
+/// [`serve`]'s loop, writing through `output`.
+fn serve_requests<G: Game>(
+    entries: &[Entry<G>],
+    blame: &BlamePage,
+    bank: TimeBank,
+    call_limit: Duration,
+    requests: &mut std::io::BufReader<impl Read>,
+    output: &lockstep::Output<'_>,
+) -> std::io::Result<()> {
+    output.write(READY);
     let mut line = String::new();
     loop {
         line.clear();
@@ -1582,9 +1592,7 @@ pub fn serve<G: Game>(
         let (nonce, response) = match serde_json::from_str::<GameRequest>(&line) {
             Ok(request) => {
                 let response = match &request.lockstep {
-                    Some(ls) => {
-                        lockstep::play(entries, blame, bank, call_limit, &request, ls, &mut requests, &mut answers)
-                    }
+                    Some(ls) => lockstep::play(entries, blame, bank, call_limit, &request, ls, requests, output),
                     None => play_request(entries, blame, bank, call_limit, &request),
                 };
                 (request.nonce, response)
@@ -1592,9 +1600,7 @@ pub fn serve<G: Game>(
             Err(e) => (0, GameResponse::Failed(format!("a bad request ({e})"))),
         };
         let text = serde_json::to_string(&GameAnswer { nonce, response }).expect("a response serialises");
-        answers.write_all(text.as_bytes())?;
-        answers.write_all(b"\n")?;
-        answers.flush()?;
+        output.write(&(text + "\n"));
     }
 }
 
