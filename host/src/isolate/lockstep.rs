@@ -119,18 +119,18 @@ struct Inbox<'r, 'w, 'o> {
 /// the host wake-ups, but a bot that crashes would take its held calls with it, and the
 /// call from which its seat is out, and so the game, would depend on the timing.)
 pub(super) struct Output<'o> {
-    out: std::sync::Mutex<&'o mut dyn Write>,
+    out: RefCell<&'o mut dyn Write>,
 }
 
 impl<'o> Output<'o> {
     /// The answer pipe of a worker writing to `out`.
     pub(super) fn new(out: &'o mut dyn Write) -> Output<'o> {
-        Output { out: std::sync::Mutex::new(out) }
+        Output { out: RefCell::new(out) }
     }
 
     /// Writes `line` and sends it.
     pub(super) fn write(&self, line: &str) {
-        let mut out = self.out.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut out = self.out.borrow_mut();
         if out.write_all(line.as_bytes()).and_then(|()| out.flush()).is_err() {
             // The host is gone.
             std::process::exit(3);

@@ -1561,23 +1561,10 @@ pub fn serve<G: Game>(
     bank: TimeBank,
     call_limit: Duration,
     requests: impl Read,
-    answers: impl Write,
+    mut answers: impl Write,
 ) -> std::io::Result<()> {
     let mut requests = std::io::BufReader::with_capacity(1 << 16, requests);
-    let mut answers = answers;
     let output = lockstep::Output::new(&mut answers);
-    serve_requests(entries, blame, bank, call_limit, &mut requests, &output)
-}
-
-/// [`serve`]'s loop, writing through `output`.
-fn serve_requests<G: Game>(
-    entries: &[Entry<G>],
-    blame: &BlamePage,
-    bank: TimeBank,
-    call_limit: Duration,
-    requests: &mut std::io::BufReader<impl Read>,
-    output: &lockstep::Output<'_>,
-) -> std::io::Result<()> {
     output.write(READY);
     let mut line = String::new();
     loop {
@@ -1592,7 +1579,7 @@ fn serve_requests<G: Game>(
         let (nonce, response) = match serde_json::from_str::<GameRequest>(&line) {
             Ok(request) => {
                 let response = match &request.lockstep {
-                    Some(ls) => lockstep::play(entries, blame, bank, call_limit, &request, ls, requests, output),
+                    Some(ls) => lockstep::play(entries, blame, bank, call_limit, &request, ls, &mut requests, &output),
                     None => play_request(entries, blame, bank, call_limit, &request),
                 };
                 (request.nonce, response)
