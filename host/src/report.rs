@@ -415,8 +415,10 @@ fn leaderboard(h: &mut String, result: &TournamentResult) {
     h.push_str("</tbody>\n</table>\n</div>\n");
     let key = match result.ranking {
         Ranking::Median => "the bootstrap 95% confidence intervals of the median (1,000 resamples)",
-        Ranking::Mean => "the 95% confidence intervals of the mean (normal approximation)",
-        Ranking::Total => "the 95% confidence intervals of the total (normal approximation)",
+        Ranking::Mean => "the bootstrap 95% confidence intervals of the mean (1,000 resamples)",
+        Ranking::Total => {
+            "the bootstrap 95% confidence intervals of the total (the mean's, 1,000 resamples, times the games played)"
+        }
         Ranking::Pairs => "",
     };
     if key.is_empty() {

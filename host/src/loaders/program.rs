@@ -74,7 +74,8 @@ impl Program {
     /// [`PROGRAM_PROCESSES`] processes and threads (its own control group's where one can
     /// be made, as root or in a worker's room; else its user's, when it runs as a user
     /// of its own: a box's, or `nobody` for an unboxed program of a root host), and for a
-    /// process started per call its call limit in CPU seconds (rounded up, plus one);
+    /// process started per call a CPU limit of its call limit's whole seconds plus two
+    /// (so always more than a second above the call limit, which the host's clock enforces);
     /// answers of at most 64 KiB and 64 KiB of standard error kept per process.
     pub fn process_limits(&self) -> Limits {
         let cpu = (!self.persistent).then(|| self.limits.call_timeout.as_secs() + 2);

@@ -481,19 +481,28 @@ impl Eggs {
         assert!(!self.is_over(), "play_turn on a finished game (turn {}, {} eggs left)", self.turn, self.eggs_left);
         assert_eq!(answers.len(), self.pos.len(), "one answer per player");
         self.events.clear();
-        let players = self.pos.len();
         // Step 1 is the caller's: every answer was decided on the same snapshot (`view`).
+        self.land(answers);
+        self.fight();
+        self.cascade();
+        self.eggs();
+        // ... then step 5 again: a Counter player's way back may be taken.
+        self.cascade();
+        // Step 7: the turn counter advances.
+        self.turn += 1;
+        self.sync_players();
+    }
 
-        // The occupancy counts become landing counts: clear the start cells.
-        for p in 0..players {
+    /// Steps 2 and 3: walls, then landing. A player whose direction points at a wall
+    /// lands where it stands, as does one that stays (direction 9); both take part in
+    /// fights on their cell with the action they chose. The occupancy counts become
+    /// landing counts.
+    fn land(&mut self, answers: &[Answer]) {
+        for p in 0..self.pos.len() {
             let c = self.pos[p];
             self.start[p] = c;
             self.count[c as usize] = 0;
         }
-
-        // Step 2: walls. Step 3: landing. A player whose direction points at a wall
-        // lands where it stands, as does one that stays (direction 9); both take part
-        // in fights on their cell with the action they chose.
         for (p, answer) in answers.iter().enumerate() {
             let answer = if (1..=9).contains(&answer.dir) { *answer } else { Answer::STAY };
             self.act[p] = answer.act;
@@ -514,10 +523,12 @@ impl Eggs {
                 self.first[land as usize] = p as u16;
             }
         }
+    }
 
-        // Step 4: fights, all decided on the landing counts; then the losers go back.
+    /// Step 4: fights, all decided on the landing counts; then the losers go back.
+    fn fight(&mut self) {
         self.back.clear();
-        for p in 0..players {
+        for p in 0..self.pos.len() {
             let cell = self.pos[p] as usize;
             match self.count[cell] {
                 0 | 1 => {}
@@ -553,12 +564,11 @@ impl Eggs {
             }
         }
         self.send_back_all();
+    }
 
-        // Step 5: the cascade.
-        self.cascade();
-
-        // Step 6: eggs. After step 5 at most one player stands on each egg.
-        for p in 0..players {
+    /// Step 6: eggs. After step 5 at most one player stands on each egg.
+    fn eggs(&mut self) {
+        for p in 0..self.pos.len() {
             let cell = self.pos[p] as usize;
             if self.cells[cell] != EGG {
                 continue;
@@ -580,12 +590,6 @@ impl Eggs {
                 }
             }
         }
-        // ... then step 5 again: a Counter player's way back may be taken.
-        self.cascade();
-
-        // Step 7: the turn counter advances.
-        self.turn += 1;
-        self.sync_players();
     }
 
     /// Step 5: while some cell holds two or more players, every player on it that is

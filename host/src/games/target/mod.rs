@@ -3,7 +3,7 @@
 //! kind of bot plays it (`native`, `rhai`, `lua`, `program`), what its replays record
 //! (`replay`) and how its viewer draws (`viewer`).
 //!
-//! The spec is `shared/rules/target.md`; `docs/games/target.md` tells it for bot authors.
+//! The rules are `docs/games/target.md`, as numbered steps that the rules tests follow.
 //! Loading files, limiting bots and running tournaments are not here.
 
 pub mod bench;

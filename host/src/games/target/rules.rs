@@ -1,4 +1,4 @@
-//! The rules engine of "Invisible target", as `shared/rules/target.md` specifies it.
+//! The rules engine of "Invisible target", as `docs/games/target.md` tells it.
 //!
 //! What it is: the pure game state and its rules — set-up (target, copies, spaced
 //! placement, turn order), one player's turn at a time ([`Target::play`]: the move, then the
