@@ -1,9 +1,13 @@
 //! Cost of one bot call through each path the host has, with a trivial bot that reads
 //! the context: a Rust closure (the baseline), a native Rust plugin (abi_stable), a C
-//! plugin (C table via libloading), a Lua script and a Rhai script.
+//! plugin (C table via libloading), a Lua script, a Rhai script, and program bots (one
+//! process for the whole game, the line protocol: a C program and a Python one); beside
+//! them the anchor of a program call, one pipe round trip to a child that echoes a line.
 //!
-//! `cargo bench -p zombies --bench calls`. Overhead of a path = its time minus the
-//! baseline's.
+//! `cargo bench -p arena --bench calls`. Overhead of a path = its time minus the
+//! baseline's. Program calls are timed here in wall time on the calling thread, which
+//! waits while the program runs: their CPU cost (both sides, system time included) is
+//! in `docs/performance.md`.
 
 use arena::games::zombies::Zombies;
 use std::hint::black_box;
@@ -42,10 +46,32 @@ fn rust_bot() -> Entry<Zombies> {
     native::load(&deps.join(file), &Default::default()).unwrap()
 }
 
+/// The C program bot, compiled with the system compiler into `dir`.
+fn c_program(dir: &Path) -> Entry<Zombies> {
+    let sub = dir.join("c_program");
+    std::fs::create_dir_all(&sub).unwrap();
+    let status = std::process::Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args(["-O2", "-o"])
+        .arg(sub.join("cstay"))
+        .arg(root().join("tests/data/programs/stay.c"))
+        .status()
+        .expect("cc");
+    assert!(status.success());
+    discovered(sub)
+}
+
 fn script_bot(dir: &Path, file: &str, source: &str) -> Entry<Zombies> {
     let sub = dir.join(file.replace('.', "_"));
     std::fs::create_dir_all(&sub).unwrap();
     std::fs::write(sub.join(file), source).unwrap();
+    if !arena::loaders::scripts::is_script_name(Path::new(file)) {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(sub.join(file), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    discovered(sub)
+}
+
+fn discovered(sub: PathBuf) -> Entry<Zombies> {
     let found = discover(&SearchPaths { plugins: vec![], scripts: vec![sub] }, &ScriptLimits::default());
     assert!(found.skipped.is_empty(), "{:?}", found.skipped);
     found.entries.into_iter().next().unwrap()
@@ -74,6 +100,15 @@ fn calls(c: &mut Criterion) {
         ("lua (bullets + look)", lua),
         ("lua (answer only)", lua_empty),
         ("rhai (bullets + look)", rhai),
+        ("program, c (line protocol)", c_program(dir.path())),
+        (
+            "program, python3 (line protocol)",
+            script_bot(
+                dir.path(),
+                "stay.py",
+                "#!/usr/bin/python3\nimport sys\nfor line in sys.stdin:\n    sys.stdout.write('STAY\\n')\n    sys.stdout.flush()\n",
+            ),
+        ),
     ];
     let mut group = c.benchmark_group("bot call");
     group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
@@ -95,7 +130,32 @@ fn calls(c: &mut Criterion) {
         }
     });
     group.finish();
+    pipe(c);
     clock(c);
+}
+
+/// The anchor of a program call: one line to a child process and one line back
+/// (`cat`, which answers each line as it comes with its output unbuffered: `-u`).
+fn pipe(c: &mut Criterion) {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("cat").arg("-u").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("cat");
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    let mut group = c.benchmark_group("anchor");
+    group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    group.bench_function("pipe round trip (cat -u, one line)", |b| {
+        b.iter(|| {
+            input.write_all(b"1 0 0 64 64 10 130 1 0 0 0 0\n").unwrap();
+            line.clear();
+            output.read_line(&mut line).unwrap();
+            black_box(line.len())
+        })
+    });
+    group.finish();
+    drop(input);
+    let _ = child.wait();
 }
 
 /// The clock's reads: a call's stopwatch as a fast call uses it (two reads of the
