@@ -123,6 +123,85 @@ for line in sys.stdin:
     assert_eq!(s.errors + s.overruns, 0, "{:?}", s.messages);
 }
 
+/// A zombies program that reads its standard input in raw chunks and answers every
+/// complete line: `SHOOT` a zombie in view (a number that only that call's line names)
+/// or `STAY`; with `slow` = (clock, k), the k-th call (from 0) at that clock sleeps 1.5 s
+/// before it answers. Each time one read brings more call lines than any before, it
+/// says how many on its standard error.
+fn chunk_reader(py: &str, slow: Option<(u32, u32)>) -> String {
+    let (clock, nth) = slow.unwrap_or((u32::MAX, u32::MAX));
+    format!(
+        r#"#!{py}
+import os, sys, time
+pending, most, at, nth = b"", 0, -1, 0
+while True:
+    chunk = os.read(0, 1 << 16)
+    if not chunk:
+        break
+    pending += chunk
+    *lines, pending = pending.split(b"\n")
+    if len(lines) > most:
+        most = len(lines)
+        sys.stderr.write("most lines in one read: %d\n" % most)
+        sys.stderr.flush()
+    for line in lines:
+        f = [int(v) for v in line.split()]
+        at, nth = f[0], (nth + 1 if f[0] == at else 0)
+        if (at, nth) == ({clock}, {nth}):
+            time.sleep(1.5)
+        k = f[7]
+        seen = [f[8 + 4 * i: 12 + 4 * i] for i in range(k)]
+        zombies = [s for s in seen if s[2] == -1]
+        os.write(1, ("SHOOT %d\n" % zombies[0][3] if zombies and f[5] > 0 else "STAY\n").encode())
+"#
+    )
+}
+
+/// Every call of a zombies turn sees one snapshot, so a program gets its turn's calls in
+/// one write and answers them one after the other; each answer still belongs to its own
+/// call (a `SHOOT` names a number only that call's view has: an answer read at another
+/// call would be refused as naming no entity in view).
+#[test]
+fn a_zombies_program_gets_its_turns_calls_in_one_write_and_each_answer_stays_with_its_call() {
+    let Some(py) = python() else { return crate::util::skip("skipped: no python3") };
+    let dir = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    program(dir.path(), "batched.py", &chunk_reader(py, None));
+    let limits = ScriptLimits { log_dir: Some(logs.path().to_owned()), ..limits(2000) };
+    let found = discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
+    assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
+    let out = play_game(&found.entries, 5, &GameConfig { players_per_entry: 10, max_turns: Some(40) });
+    let s = &out.stats[0];
+    assert!(s.calls > 50, "{s:?}");
+    assert_eq!(s.errors + s.overruns, 0, "{:?}", s.messages);
+    let log = log_once(&logs.path().join("batched.log"), |log| log.contains("most lines"));
+    let most = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("most lines in one read: "))
+        .filter_map(|n| n.trim().parse::<usize>().ok())
+        .max()
+        .unwrap_or_else(|| panic!("no count in the log: {log}"));
+    assert!(most >= 5, "a turn's calls came a few at a time (at most {most} lines in one read)");
+}
+
+/// A call that goes over its limit in the middle of a turn's calls sent together costs
+/// that call only: its late answer is dropped when it comes, and the next calls of the
+/// turn get their own answers.
+#[test]
+fn a_late_call_in_the_middle_of_a_turn_costs_that_call_only() {
+    let Some(py) = python() else { return crate::util::skip("skipped: no python3") };
+    let dir = tempfile::tempdir().unwrap();
+    // The fifth of ten calls of the second turn.
+    program(dir.path(), "sleepy.py", &chunk_reader(py, Some((1, 4))));
+    let found =
+        discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(1000));
+    assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
+    let out = play_game(&found.entries, 5, &GameConfig { players_per_entry: 10, max_turns: Some(8) });
+    let s = &out.stats[0];
+    assert_eq!((s.errors, s.overruns), (0, 1), "{:?}", s.messages);
+    assert!(s.calls > 40, "{s:?}");
+}
+
 #[test]
 fn a_program_of_another_game_is_skipped_with_one_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -86,6 +86,21 @@ pub trait Bot<G: Plays> {
         false
     }
 
+    /// True for a bot that wants to know a turn's calls before it gets them
+    /// ([`Bot::prefetch`]): a program bot, which then sends them to its process in one
+    /// write instead of one round trip per call.
+    fn prefetches(&self) -> bool {
+        false
+    }
+
+    /// A call this bot will get later in this turn (in the order it will get them), told
+    /// before the first call of the turn by an engine whose turn's calls do not depend on
+    /// each other (zombies). The bot must not draw from the context's generator here, nor
+    /// count on getting the call (a bot put out of the game gets no more calls).
+    fn prefetch(&mut self, ctx: &G::Ctx<'_>) {
+        let _ = ctx;
+    }
+
     /// For a bot that [`times_itself`](Bot::times_itself): the own time its last call
     /// took (`crate::clock`), charged to its time bank instead of the calling thread's.
     fn call_time(&self) -> Option<std::time::Duration> {

@@ -265,6 +265,16 @@ impl<G: Plays> Bot<G> for Guarded<'_, G> {
         answer
     }
 
+    fn prefetches(&self) -> bool {
+        self.out.is_none() && self.inner.prefetches()
+    }
+
+    fn prefetch(&mut self, ctx: &G::Ctx<'_>) {
+        if self.out.is_none() {
+            self.inner.prefetch(ctx);
+        }
+    }
+
     fn remaining_time(&self, clock: u32) -> crate::bot::TimeLeft {
         crate::bot::TimeLeft {
             bank: self.bank.map(|b| b.allowance(clock).saturating_sub(self.used)),

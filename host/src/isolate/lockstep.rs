@@ -266,6 +266,14 @@ impl<G: Game> Bot<G> for Live<'_, '_, '_, G> {
         self.sent = tape.len();
         answer
     }
+
+    fn prefetches(&self) -> bool {
+        self.inner.prefetches()
+    }
+
+    fn prefetch(&mut self, ctx: &G::Ctx<'_>) {
+        self.inner.prefetch(ctx);
+    }
 }
 
 /// Plays a lockstep game in this worker: its live seats with `entries`' bots (under the

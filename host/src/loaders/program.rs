@@ -168,6 +168,9 @@ pub struct Talker {
     last_time: Option<std::time::Duration>,
     /// Standard error since the last answer, for what the call says.
     heard: Heard,
+    /// Requests sent ahead of their calls ([`Talker::send_ahead`]) whose answers are
+    /// still to be read, oldest first.
+    sent: usize,
 }
 
 /// A program's standard error since its last answer (at most a call's text), for what
@@ -203,7 +206,16 @@ impl Talker {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> Talker {
         let marker = Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())));
-        Talker { program, process: None, ended: None, calls: 0, marker, last_time: None, heard: Heard::default() }
+        Talker {
+            program,
+            process: None,
+            ended: None,
+            calls: 0,
+            marker,
+            last_time: None,
+            heard: Heard::default(),
+            sent: 0,
+        }
     }
 
     fn sink(&self) -> LogSink {
@@ -221,11 +233,79 @@ impl Talker {
         &self.program
     }
 
+    /// Sends the request of a call that will be made later in this turn, so that a
+    /// program that plays the whole game gets a turn's calls in one write and answers
+    /// them without a round trip each ([`crate::bot::Bot::prefetch`]). Its answer is read
+    /// by [`Talker::ask_sent`]. Nothing is sent to a program started once per call, or
+    /// one that ended (the call says why).
+    pub fn send_ahead(&mut self, request: &[u8]) {
+        if !self.program.persistent || self.ended.is_some() {
+            return;
+        }
+        if self.process.is_none() {
+            let sink = Box::new(self.sink());
+            match Process::spawn(&self.program.spec(), &self.program.process_limits(), sink) {
+                Ok(process) => self.process = Some(process),
+                // The call finds it again and fails with it.
+                Err(_) => return,
+            }
+        }
+        if let Some(process) = &mut self.process {
+            process.send_ahead(request, 1);
+            self.sent += 1;
+        }
+    }
+
+    /// Requests sent ahead whose answers are still to be read.
+    pub fn sent(&self) -> usize {
+        self.sent
+    }
+
+    /// The call of a request sent ahead: drops the answers of the `skip` requests sent
+    /// before it (calls that were not made), then reads its one answer line within the
+    /// per-call limit, as [`Talker::ask`] does.
+    ///
+    /// # Panics
+    /// When fewer than `skip + 1` requests were sent ahead.
+    pub fn ask_sent(&mut self, skip: usize) -> Result<Vec<String>, BotError> {
+        assert!(skip < self.sent, "ask_sent({skip}) with {} sent", self.sent);
+        self.sent -= skip + 1;
+        let timeout = self.program.limits.call_timeout;
+        let result = match (&self.ended, &mut self.process) {
+            (Some(why), _) => Err(BotError::Failed(why.clone())),
+            (None, None) => Err(BotError::Failed(format!("{}: the program did not start", self.program.file_name()))),
+            (None, Some(process)) => {
+                let result = if process.has_ended() {
+                    Err(CallError::Exited("it ended between calls".to_owned()))
+                } else {
+                    process.ask_ahead(skip, 1, timeout)
+                };
+                self.last_time = Some(process.last_call_time());
+                self.ended_by(&result);
+                result.map_err(|e| error(&self.program, e))
+            }
+        };
+        self.heard.said();
+        result
+    }
+
+    /// The requests sent ahead will not be asked: their answers are dropped when they
+    /// arrive.
+    pub fn forget_sent(&mut self) {
+        if let Some(process) = &mut self.process {
+            process.forget_ahead(self.sent);
+        }
+        self.sent = 0;
+    }
+
     /// Sends `request` and reads the answer's `lines` lines (a once-per-call program may
     /// print fewer: it ends, and what it printed is the answer), within the per-call
     /// time limit (the program's own time: `crate::clock`). Every failure is one
     /// [`BotError`] for this call.
     pub fn ask(&mut self, request: &[u8], lines: usize) -> Result<Vec<String>, BotError> {
+        if self.sent > 0 {
+            self.forget_sent();
+        }
         let result = self.ask_now(request, lines);
         self.heard.said();
         result
@@ -250,14 +330,7 @@ impl Talker {
                 process.ask(request, lines, timeout)
             };
             self.last_time = Some(process.last_call_time());
-            if let Err(CallError::Exited(how)) = &result {
-                self.ended = Some(format!(
-                    "{}: the program ended during the game ({how}) and is not restarted: its players stay \
-                     for the rest of the game (its standard error: {})",
-                    self.program.file_name(),
-                    self.program.log.describe()
-                ));
-            }
+            self.ended_by(&result);
             result
         } else {
             let mut sink = self.sink();
@@ -269,6 +342,21 @@ impl Talker {
             result
         };
         result.map_err(|e| error(&self.program, e))
+    }
+}
+
+impl Talker {
+    /// After a call of a program that plays the whole game: if it ended, why, for every
+    /// later call.
+    fn ended_by<T>(&mut self, result: &Result<T, CallError>) {
+        if let Err(CallError::Exited(how)) = result {
+            self.ended = Some(format!(
+                "{}: the program ended during the game ({how}) and is not restarted: its players stay \
+                 for the rest of the game (its standard error: {})",
+                self.program.file_name(),
+                self.program.log.describe()
+            ));
+        }
     }
 }
 

@@ -36,6 +36,9 @@ pub struct Process {
     stale: usize,
     /// Request bytes not yet taken by the pipe (kept across calls, so no request is cut).
     unwritten: Vec<u8>,
+    /// Answer lines owed to requests sent ahead of their calls ([`Process::send_ahead`]):
+    /// kept when they arrive, for the calls that will read them.
+    ahead: usize,
     max_answer: usize,
     /// Set once the process has ended: why, for every later call.
     ended: Option<String>,
@@ -84,6 +87,7 @@ impl Process {
             buf: Vec::new(),
             stale: 0,
             unwritten: Vec::new(),
+            ahead: 0,
             max_answer: limits.max_answer_bytes,
             ended: None,
             reaped: false,
@@ -144,6 +148,37 @@ impl Process {
         result
     }
 
+    /// Sends `request` now for a call that will read its `lines` answer lines later
+    /// ([`Process::ask_ahead`]), so that a program gets a turn's calls in one write and
+    /// answers them one after the other without waiting for the host between them.
+    /// Nothing is written yet: the next call writes every request sent ahead in one
+    /// write (as much as the pipe takes; the rest as it drains, within its deadline).
+    pub fn send_ahead(&mut self, request: &[u8], lines: usize) {
+        if self.ended.is_some() {
+            return;
+        }
+        self.unwritten.extend_from_slice(request);
+        self.ahead += lines;
+    }
+
+    /// Reads the answer of a request sent ahead: first drops the answers of the `skip`
+    /// requests sent before it (calls that were not made), then reads its `lines` lines
+    /// as [`Process::ask`] does, nothing more being written.
+    pub fn ask_ahead(&mut self, skip: usize, lines: usize, timeout: Duration) -> Result<Vec<String>, CallError> {
+        self.forget_ahead(skip);
+        let result = self.ask(&[], lines, timeout);
+        self.ahead = self.ahead.saturating_sub(lines);
+        result
+    }
+
+    /// The answers of `lines` lines sent ahead will not be read: they are owed, and
+    /// dropped when they arrive.
+    pub fn forget_ahead(&mut self, lines: usize) {
+        let lines = lines.min(self.ahead);
+        self.ahead -= lines;
+        self.stale += lines;
+    }
+
     /// The own time the last [`Process::ask`] took.
     pub fn last_call_time(&self) -> Duration {
         self.last_time
@@ -159,7 +194,7 @@ impl Process {
         // Drop what arrived since the last call: owed lines, then anything unasked for.
         self.fill_available()?;
         self.skip_stale();
-        if self.stale == 0 {
+        if self.stale == 0 && self.ahead == 0 {
             self.buf.clear();
         }
         self.unwritten.extend_from_slice(request);
@@ -239,8 +274,12 @@ impl Process {
                 Ok(Some(n)) => {
                     budget = budget.saturating_sub(n);
                     self.skip_stale();
-                    if self.stale == 0 {
+                    if self.stale == 0 && self.ahead == 0 {
                         self.buf.clear();
+                    } else if self.stale == 0 && self.buf.len() > self.max_answer {
+                        // Answers of calls sent ahead wait here: a call reads them (and
+                        // finds a flood) before more is read.
+                        break;
                     }
                 }
                 Err(e) => return Err(io_err("read", &e)),

@@ -92,4 +92,11 @@ impl<G: Plays, C> Bot<G> for Listening<'_, G, C> {
     fn remaining_time(&self, clock: u32) -> crate::bot::TimeLeft {
         self.inner.remaining_time(clock)
     }
+    fn prefetches(&self) -> bool {
+        self.inner.prefetches()
+    }
+
+    fn prefetch(&mut self, ctx: &G::Ctx<'_>) {
+        self.inner.prefetch(ctx);
+    }
 }

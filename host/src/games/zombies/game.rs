@@ -549,6 +549,9 @@ impl Game {
         let owned = Arc::clone(&self.names);
         let names: Vec<RStr<'_>> = owned.iter().map(|n| RStr::from_str(n)).collect();
         let in_advance = bots.iter().any(|b| b.played_elsewhere());
+        if bots.iter().any(|b| b.prefetches()) {
+            self.prefetch_calls(bots, &names);
+        }
         if in_advance {
             self.call_in_advance(bots, &names);
         }
@@ -624,6 +627,31 @@ impl Game {
             }
         }
         self.by_owner = by_owner;
+    }
+
+    /// Tells each bot that wants it ([`Bot::prefetch`]) the calls it will get in this
+    /// turn, in the order it will get them: its living players in the turn's order (the
+    /// order of both passes above). A program bot sends them to its process at once.
+    fn prefetch_calls(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>], names: &[RStr<'_>]) {
+        for &number in &self.movers {
+            let e = self.entities[number as usize];
+            let owner = e.id.owner as usize;
+            if e.id.is_zombie() || !bots[owner].prefetches() {
+                continue;
+            }
+            let ctx = Context {
+                id: e.id,
+                bullets: e.bullets,
+                clock: self.clock,
+                x: e.x,
+                y: e.y,
+                board_size: self.board.side(),
+                view: self.board.view(e.x, e.y),
+                names: RSlice::from_slice(names),
+                random: random_source(&mut self.entry_rngs[owner]),
+            };
+            bots[owner].prefetch(&ctx);
+        }
     }
 
     /// Calls the bot of entry `owner` for its player `number`, drawing from the entry's

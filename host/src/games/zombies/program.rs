@@ -12,7 +12,12 @@
 //! `-1` for a zombie or `-2` for a dead body. The answer is one line: a move (`N`,
 //! `NE`, `E`, `SE`, `S`, `SW`, `W`, `NW`, `STAY`) or `SHOOT <number>` naming an entity
 //! in view. Programs must flush standard output after each answer.
+//!
+//! A turn's calls reach the program together (one write, the calls in the turn's
+//! order), since every call of a turn sees the same snapshot: a program that reads a
+//! line and answers it, as the protocol asks, needs no change for it.
 
+use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -25,11 +30,22 @@ use crate::loaders::program::{Program, Talker};
 /// The bots of a program (always one process per game).
 pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<Zombies>>, String> {
     let program = Program { persistent: true, ..program };
-    let factory = move || Ok(Box::new(ProgramBot(Talker::new(program.clone()))) as Box<dyn Bot<Zombies>>);
+    let factory = move || {
+        Ok(Box::new(ProgramBot { talker: Talker::new(program.clone()), sent: VecDeque::new() })
+            as Box<dyn Bot<Zombies>>)
+    };
     Ok(Arc::new(factory))
 }
 
-struct ProgramBot(Talker);
+/// A program bot. The calls of a turn see one snapshot, so the engine tells the bot
+/// every call of the turn before the first ([`Bot::prefetch`]) and their lines go to the
+/// program in one write: it answers them one after the other, and the host reads each
+/// answer at its call (still within that call's limit, on the program's own time).
+struct ProgramBot {
+    talker: Talker,
+    /// The calls sent ahead, oldest first: (clock, player number).
+    sent: VecDeque<(u32, u32)>,
+}
 
 fn owner_code(id: Id) -> i64 {
     match id.owner {
@@ -78,8 +94,30 @@ pub fn read_answer(ctx: &Context<'_>, line: &str) -> Result<Action, BotError> {
 
 impl Bot<Zombies> for ProgramBot {
     fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
-        let lines = self.0.ask(request(ctx).as_bytes(), 1)?;
+        let key = (ctx.clock, ctx.id.number);
+        let lines = match self.sent.iter().position(|&k| k == key) {
+            Some(skip) => {
+                self.sent.drain(..=skip);
+                self.talker.ask_sent(skip)?
+            }
+            None => {
+                self.sent.clear();
+                self.talker.ask(request(ctx).as_bytes(), 1)?
+            }
+        };
         read_answer(ctx, lines.first().map_or("", String::as_str))
+    }
+
+    fn prefetches(&self) -> bool {
+        true
+    }
+
+    fn prefetch(&mut self, ctx: &Context<'_>) {
+        let before = self.talker.sent();
+        self.talker.send_ahead(request(ctx).as_bytes());
+        if self.talker.sent() > before {
+            self.sent.push_back((ctx.clock, ctx.id.number));
+        }
     }
 
     fn times_itself(&self) -> bool {
@@ -87,6 +125,6 @@ impl Bot<Zombies> for ProgramBot {
     }
 
     fn call_time(&self) -> Option<std::time::Duration> {
-        self.0.last_time()
+        self.talker.last_time()
     }
 }

@@ -34,6 +34,14 @@ impl Bot<Zombies> for Recording<'_> {
         self.tape.borrow_mut().push(Call { action: super::game::applied(&answer), draws });
         answer
     }
+
+    fn prefetches(&self) -> bool {
+        self.inner.prefetches()
+    }
+
+    fn prefetch(&mut self, ctx: &Context<'_>) {
+        self.inner.prefetch(ctx);
+    }
 }
 
 /// Plays the calls of a tape back, drawing as many random numbers as recorded.
