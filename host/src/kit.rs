@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 /// The languages `new-bot` writes.
 pub const LANGS: [&str; 5] = ["rust", "c", "rhai", "lua", "python"];
 
-/// The games `new-bot` has starting bots for (each in every language).
-pub const GAMES: [&str; 4] = ["zombies", "eggs", "target", "hex"];
+/// The games `new-bot` has starting bots for (each in every language): every game of
+/// the one list, the plugin ABI's (`games::NAMES` is the same list).
+pub const GAMES: [&str; 4] = zombies_plugin_abi::GAMES;
 
 /// Names a bot may not take: the zombies game's reserved names, and crates Rust
 /// already has.

@@ -16,8 +16,9 @@ use std::sync::Arc;
 use crate::bench::{BenchError, BenchOptions};
 use crate::isolate::Isolation;
 
-/// The names of the games, as `--game` takes them.
-pub const NAMES: [&str; 4] = ["zombies", "eggs", "target", "hex"];
+/// The names of the games, as `--game` takes them: the one list of games, the plugin
+/// ABI's (a library names its game from it), so that a game added there is a game here.
+pub const NAMES: [&str; 4] = zombies_plugin_abi::GAMES;
 
 /// The game played when `--game` names none.
 pub const DEFAULT: &str = "zombies";
