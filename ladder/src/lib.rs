@@ -18,19 +18,22 @@
 //! playing a game (`arena::tournament::play_one`). Errors are [`LadderError`].
 
 pub mod accounts;
+pub mod queue;
 pub mod rating;
 pub mod run;
 pub mod schedule;
 pub mod settled;
 pub mod store;
 pub mod views;
+pub mod work;
 
 use std::path::PathBuf;
 
 /// What can go wrong in the ladder, each in one line.
 #[derive(Debug, thiserror::Error)]
 pub enum LadderError {
-    /// The database cannot be opened (or is not a database).
+    /// The database cannot be opened (or is not a database, or its server cannot be
+    /// reached). `path` is the file, or the URL with its password hidden.
     #[error("{path}: cannot open the ladder database: {why}")]
     Open {
         /// The database file.
@@ -59,12 +62,12 @@ pub enum LadderError {
         why: String,
     },
     /// Another ladder holds the database.
-    #[error("{path}: another ladder is running on this database ({lock} is locked); stop it first")]
+    #[error("{path}: another ladder is running on this database ({lock} is held); stop it first")]
     Busy {
         /// The database file.
         path: PathBuf,
-        /// The lock file.
-        lock: PathBuf,
+        /// The lock: a lock file, or PostgreSQL's advisory lock.
+        lock: String,
     },
     /// A query failed.
     #[error("ladder database: {0}")]

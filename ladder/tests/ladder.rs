@@ -369,6 +369,7 @@ fn bots_join_between_batches_and_a_changed_file_starts_a_new_version() {
             errors.iter().map(|e| e.path.rsplit('/').next().unwrap_or_default().to_owned()).collect::<Vec<_>>()
         )),
         Event::Game(g) => events.push(format!("game {}", g.id)),
+        Event::Scheduled { .. } | Event::Dropped(_) => unreachable!("ladder run uses no queue"),
     };
     run(&store, &settings(1, 8), &mut scan_dir, &AtomicBool::new(false), &mut on_event).unwrap();
     assert_eq!(events[0], r#"joined ["drifter", "sentinel"] new [] errors ["broken.rhai"]"#, "{events:#?}");
