@@ -41,6 +41,8 @@ pub struct Queued {
     pub lineup: Vec<i64>,
     /// How often it has been leased, this lease included.
     pub leases: u64,
+    /// The worker holding (or that last held) its lease.
+    pub worker: Option<String>,
 }
 
 fn bits_in(seed: u64) -> i64 {
@@ -62,10 +64,11 @@ fn queued(r: &AnyRow) -> Queued {
         pairing: r.get(6),
         lineup: serde_json::from_str(&r.get::<String, _>(7)).unwrap_or_default(),
         leases: r.get::<i64, _>(8) as u64,
+        worker: r.get(9),
     }
 }
 
-const COLUMNS: &str = "id, game, seed, ladder_seed, rules_version, options, pairing, lineup, leases";
+const COLUMNS: &str = "id, game, seed, ladder_seed, rules_version, options, pairing, lineup, leases, worker";
 
 fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX / 4)
@@ -140,6 +143,7 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
                 g.leases += 1;
+                g.worker = Some(worker.to_owned());
             }
             tx.commit().await?;
             Ok(games)

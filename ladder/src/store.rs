@@ -421,7 +421,16 @@ impl Store {
             Backend::Postgres => AnyPoolOptions::new().max_connections(4),
         };
         let options = options.acquire_timeout(std::time::Duration::from_secs(10));
-        let pool = rt.block_on(options.connect(&url)).map_err(|e| open_err(e.to_string()))?;
+        let pool = rt
+            .block_on(async {
+                // One connection first: the pool would say only that it timed out, this says
+                // why (refused, no such database, authentication).
+                if backend == Backend::Postgres {
+                    AnyConnection::connect(&url).await?.close().await?;
+                }
+                options.connect(&url).await
+            })
+            .map_err(|e| open_err(e.to_string()))?;
         let store = Store { path: shown, url, backend, pool, rt };
         store.migrate(&dialect(migrator, backend))?;
         Ok(store)

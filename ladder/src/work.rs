@@ -166,6 +166,7 @@ fn top_up<G: Game>(
             pairing: g.pairing,
             lineup: g.versions.clone(),
             leases: 0,
+            worker: None,
         })
         .collect();
     store.enqueue(&queued)?;
