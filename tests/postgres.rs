@@ -34,7 +34,7 @@ use sqlx::migrate::Migrator;
 use crate::util::{plugin_lib, root, skip};
 
 /// The newest `/usr/lib/postgresql/<version>/bin` holding the server's programs.
-fn bin_dir() -> Option<PathBuf> {
+pub(crate) fn bin_dir() -> Option<PathBuf> {
     let mut dirs: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
         .ok()?
         .flatten()
@@ -46,7 +46,7 @@ fn bin_dir() -> Option<PathBuf> {
 }
 
 /// Why PostgreSQL cannot be started here, if it cannot.
-fn skip_reason() -> Option<String> {
+pub(crate) fn skip_reason() -> Option<String> {
     if bin_dir().is_none() {
         return Some(
             "no PostgreSQL server programs in /usr/lib/postgresql/*/bin (Debian: apt-get install postgresql; \
@@ -75,14 +75,14 @@ fn user_id(user: &str) -> Option<(u32, u32)> {
 }
 
 /// A PostgreSQL server of one test, stopped when dropped.
-struct Postgres {
+pub(crate) struct Postgres {
     dir: tempfile::TempDir,
     bin: PathBuf,
     port: u16,
 }
 
 impl Postgres {
-    fn start() -> Postgres {
+    pub(crate) fn start() -> Postgres {
         let bin = bin_dir().expect("checked by skip_reason");
         let dir = tempfile::tempdir().unwrap();
         std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
@@ -126,7 +126,7 @@ impl Postgres {
     }
 
     /// A new database `name`, and its URL.
-    fn database(&self, name: &str) -> String {
+    pub(crate) fn database(&self, name: &str) -> String {
         let mut createdb = self.program("createdb");
         createdb.args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "postgres", name]);
         check(&createdb.output().unwrap(), "createdb");
@@ -312,7 +312,7 @@ fn the_store_on_postgres_upgrades_refuses_rates_locks_and_leases_as_on_sqlite() 
 
 /// A copy of the bundled zombies bots: the four native plugins this test build made and
 /// the four scripts. (The directory is readable by the boxes' users.)
-fn bundled_bots() -> tempfile::TempDir {
+pub(crate) fn bundled_bots() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let (plugins, scripts) = (dir.path().join("plugins"), dir.path().join("scripts"));
@@ -330,8 +330,8 @@ fn bundled_bots() -> tempfile::TempDir {
 
 /// Games, batch, seats of the ladder, and how it plays: quick games that still tell the
 /// bots apart.
-const GAMES: u64 = 24;
-const PLAY: [&str; 10] =
+pub(crate) const GAMES: u64 = 24;
+pub(crate) const PLAY: [&str; 10] =
     ["--batch", "6", "--seats", "4", "--seed", "5", "--max-turns", "100", "--set", "players_per_entry=10"];
 
 fn arena(bots: &Path, args: &[&str]) -> Command {
@@ -393,13 +393,7 @@ fn two_workers_one_killed_play_every_game_once_and_rate_as_one_machine_on_sqlite
     let mark = format!(":{}:", a.id());
     let start = Instant::now();
     let held: Vec<i64> = loop {
-        let mine: Vec<i64> = store
-            .queued("zombies")
-            .unwrap()
-            .iter()
-            .filter(|q| q.worker.as_deref().is_some_and(|w| w.contains(&mark)))
-            .map(|q| q.id)
-            .collect();
+        let mine = leased_by(&store, &mark);
         if store.game_count("zombies").unwrap() >= 3 && !mine.is_empty() {
             a.kill().unwrap();
             break mine;
@@ -413,7 +407,20 @@ fn two_workers_one_killed_play_every_game_once_and_rate_as_one_machine_on_sqlite
     let said = std::fs::read_to_string(&log_b).unwrap();
     assert!(status.success(), "worker b failed:\n{said}");
     assert!(said.contains("games played, 0 lost"), "{said}");
+    check_workers_ladder(&store, bots.path(), &held, &said);
+}
 
+/// The games of worker `mark` (a part of its name: `:PID:`) in the queue.
+pub(crate) fn leased_by(store: &Store, mark: &str) -> Vec<i64> {
+    let queued = store.queued("zombies").unwrap();
+    queued.iter().filter(|q| q.worker.as_deref().is_some_and(|w| w.contains(mark))).map(|q| q.id).collect()
+}
+
+/// Checks the ladder of the bundled bots in `bots` that workers played into `store`
+/// (`PLAY`, until `GAMES`): every game once, `held` (the games of a killed worker) among
+/// them, played by the others (whose output is `said`), and the games and ratings those
+/// of the same ladder played on SQLite by one `ladder run`.
+pub(crate) fn check_workers_ladder(store: &Store, bots: &Path, held: &[i64], said: &str) {
     // Every scheduled game exactly once, the killed worker's games among them (played
     // again by b after their lease expired), and none left in the queue.
     let games = store.games("zombies", None, 1000).unwrap();
@@ -421,8 +428,11 @@ fn two_workers_one_killed_play_every_game_once_and_rate_as_one_machine_on_sqlite
     ids.sort_unstable();
     assert_eq!(ids, (1..=GAMES as i64).collect::<Vec<_>>(), "every game once");
     assert!(store.queued("zombies").unwrap().is_empty());
-    for id in &held {
-        assert!(said.contains(&format!("game {id} played")), "b played a's game {id}:\n{said}");
+    for id in held {
+        assert!(
+            said.contains(&format!("game {id} played")),
+            "another worker played the killed one's game {id}:\n{said}"
+        );
     }
     for g in &games {
         assert_eq!(g.status, "played", "{g:?}");
@@ -434,9 +444,8 @@ fn two_workers_one_killed_play_every_game_once_and_rate_as_one_machine_on_sqlite
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("one.sqlite");
     let games_arg = GAMES.to_string();
-    let out = arena(bots.path(), &["run", "--db", db.to_str().unwrap(), "--games", &games_arg, "--jobs", "2"])
-        .output()
-        .unwrap();
+    let out =
+        arena(bots, &["run", "--db", db.to_str().unwrap(), "--games", &games_arg, "--jobs", "2"]).output().unwrap();
     check(&out, "ladder run on SQLite");
     let one = Store::open(&db, false).unwrap();
     let theirs = one.games("zombies", None, 1000).unwrap();

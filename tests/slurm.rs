@@ -15,6 +15,11 @@
 //!   again; `arena merge` refuses the shards while one is incomplete, missing, given twice
 //!   or of another seed, and then gives exactly the results of the same tournament played
 //!   on one machine (compared as JSON, wall-clock timings excluded).
+//! - `ladder_workers_as_a_job_array_on_postgres_lose_nothing_when_one_is_killed`: the
+//!   ladder's workers as `scripts/slurm/ladder-workers.sbatch` starts them, two array
+//!   tasks against a PostgreSQL server the test starts (`postgres`), one task's worker
+//!   killed with SIGKILL while it holds a game: every game stored once, and the games
+//!   and ratings of one `ladder run` on SQLite (`postgres::check_workers_ladder`).
 //! - `the_job_file_fails_fast_in_one_line_when_it_cannot_run`: the job file itself, run
 //!   as an array task would run it, without Slurm: no binary, no native bots, a task
 //!   outside 1-SHARDS.
@@ -553,4 +558,77 @@ fn the_cluster_files_are_never_taken_for_bots() {
             assert!(!text.contains(name), "{game}: {text}");
         }
     }
+}
+
+#[test]
+fn ladder_workers_as_a_job_array_on_postgres_lose_nothing_when_one_is_killed() {
+    use crate::postgres::{GAMES, PLAY, Postgres, bundled_bots, check_workers_ladder, leased_by};
+    use arena_ladder::store::Store;
+    if let Some(why) = skip_reason() {
+        return skip(&format!("slurm ladder workers test skipped: {why}"));
+    }
+    if let Some(why) = crate::postgres::skip_reason() {
+        return skip(&format!("slurm ladder workers test skipped: {why}"));
+    }
+    let _lock = lock();
+    let started = Instant::now();
+    let pg = Postgres::start();
+    let url = pg.database("ladder");
+    let bots = bundled_bots();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    std::fs::set_permissions(w, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cluster = Cluster::start(w.join("cluster"));
+
+    // Two workers as the job file starts them, one CPU each, the test's own binary and bots.
+    let mut args: Vec<String> = PLAY.iter().map(|a| a.to_string()).collect();
+    args.extend(["--plugins".to_owned(), bots.path().join("plugins").display().to_string()]);
+    args.extend(["--scripts".to_owned(), bots.path().join("scripts").display().to_string()]);
+    let out = cluster
+        .slurm("sbatch")
+        .args(["--parsable", "--array=1-2", "--cpus-per-task=1"])
+        .arg(format!("--chdir={}", w.display()))
+        .arg(root().join("scripts/slurm/ladder-workers.sbatch"))
+        .env("DB", &url)
+        .env("UNTIL", GAMES.to_string())
+        .env("LEASE", "3")
+        .env("ARENA", env!("CARGO_BIN_EXE_arena"))
+        .env("ARENA_ARGS", args.join(" "))
+        .output()
+        .unwrap();
+    let job = stdout(&out).trim().to_owned();
+
+    // One task's worker is killed with SIGKILL while it holds a lease, after a few games.
+    let store = Store::open(Path::new(&url), false).unwrap();
+    let mut killed = None;
+    wait_for(180, "a worker holding a lease after 3 games", || {
+        if store.game_count("zombies").unwrap() < 3 {
+            return false;
+        }
+        let holder = store.queued("zombies").unwrap().into_iter().find_map(|q| q.worker);
+        // Worker names are HOST:PID:NANOS.
+        let Some(pid) = holder.as_deref().and_then(|w| w.split(':').nth(1)).and_then(|p| p.parse::<i32>().ok()) else {
+            return false;
+        };
+        let held = leased_by(&store, &format!(":{pid}:"));
+        // SAFETY: kill has no memory preconditions; pid is a worker of this test's job.
+        if held.is_empty() || unsafe { libc::kill(pid, libc::SIGKILL) } != 0 {
+            return false;
+        }
+        killed = Some((pid, held));
+        true
+    });
+    let (pid, held) = killed.unwrap();
+    wait_for(300, "the job array to end", || cluster.state(&job).is_none());
+
+    let mut logs = String::new();
+    for k in 1..=2 {
+        logs += &std::fs::read_to_string(w.join(format!("slurm-{job}_{k}.out"))).unwrap_or_default();
+    }
+    assert!(logs.contains("ladder worker on postgres://postgres@127.0.0.1:"), "{logs}");
+    assert_eq!(logs.matches("games played, 0 lost").count(), 1, "one worker ended, the other was killed:\n{logs}");
+    assert!(logs.contains(&format!(":{pid}:")), "{logs}");
+    check_workers_ladder(&store, bots.path(), &held, &logs);
+    drop(cluster);
+    say(&format!("slurm ladder workers test: {:.0} s", started.elapsed().as_secs_f64()));
 }

@@ -1,9 +1,10 @@
-//! The arena's ladder: a contest kept in a database (SQLite by default), whose entries
-//! play rated games for as long as it runs, and which new bots and new versions of bots
-//! join between batches of games.
+//! The arena's ladder: a contest kept in a database (an SQLite file, or PostgreSQL),
+//! whose entries play rated games for as long as it runs (on one machine, or by workers
+//! on many), and which new bots and new versions of bots join between batches of games.
 //!
-//! - [`store`]: the database (schema by versioned migrations, one transaction per game,
-//!   the lock that keeps a second ladder off it) and every query the commands show;
+//! - [`store`]: the database, SQLite or PostgreSQL on one code (schema by versioned
+//!   migrations, one transaction per game, the lock that keeps a second ladder off it)
+//!   and every query the commands show;
 //! - [`rating`]: Weng-Lin (OpenSkill) ratings recomputed from the played games in game-id
 //!   order, so that they are a function of the set of games;
 //! - [`schedule`]: matchmaking, the rule that picks each game's lineup;
@@ -11,7 +12,10 @@
 //!   games of the best current versions);
 //! - [`run`]: the ladder itself: scan the bot directories, record entries and versions,
 //!   schedule a batch, play it through the arena's tournament machinery (isolation,
-//!   verdicts), commit each game, rate.
+//!   verdicts), commit each game, rate;
+//! - [`queue`] and [`work`]: workers, on one machine or many, that lease the ladder's
+//!   games from the database (a lease that expires, a commit that stores each game once)
+//!   and schedule the next batch as [`run`] would.
 //!
 //! Not here: the command line (`arena ladder ...` in the binary's `cli/ladder.rs`), bot
 //! discovery and its options (the binary hands [`run::run`] a function that scans), and

@@ -235,7 +235,9 @@ impl<G: Game> Lot<'_, G> {
     ) -> Result<Idle, LadderError> {
         let (store, name, lease) = (self.store, self.settings.name.as_str(), self.settings.lease);
         let capacity = self.settings.plan.jobs.max(1);
-        let poll = (lease / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
+        // How often an idle worker looks for games (the batch's end costs it up to this)
+        // and a busy one for its players' results.
+        let poll = (lease / 40).clamp(Duration::from_millis(50), Duration::from_millis(250));
         let mut in_flight: Vec<i64> = Vec::new();
         let mut rescan = false;
         let mut renewed = Instant::now();
