@@ -458,6 +458,6 @@ pub(crate) fn check_workers_ladder(store: &Store, bots: &Path, held: &[i64], sai
     assert!(board.iter().any(|s| s.mu != board[0].mu), "the games tell the bots apart: {board:?}");
     // The stored ratings are those of the games (brought up to date by the last worker).
     assert!(store.ratings_fresh("zombies").unwrap());
-    rerate::<Zombies>(&store).unwrap();
+    rerate::<Zombies>(store).unwrap();
     assert_eq!(store.leaderboard("zombies", true).unwrap(), board);
 }
