@@ -82,6 +82,9 @@ pub enum LadderError {
     /// Fewer than the two entries a game needs.
     #[error("{0}")]
     TooFew(String),
+    /// A worker cannot play the games in the queue (scheduled with other game options).
+    #[error("{0}")]
+    Mismatch(String),
 }
 
 impl From<sqlx::Error> for LadderError {

@@ -432,7 +432,15 @@ impl Store {
             })
             .map_err(|e| open_err(e.to_string()))?;
         let store = Store { path: shown, url, backend, pool, rt };
-        store.migrate(&dialect(migrator, backend))?;
+        let migrator = dialect(migrator, backend);
+        // Two processes opening a new (or old) SQLite database at once would both apply
+        // its migrations (sqlx locks them on PostgreSQL only): they take turns, under the
+        // scheduling lock, when there is anything to apply.
+        let _turn = match backend {
+            Backend::Sqlite if store.pending(&migrator)? => Some(store.schedule_lock()?),
+            _ => None,
+        };
+        store.migrate(&migrator)?;
         Ok(store)
     }
 
@@ -448,6 +456,19 @@ impl Store {
             }
             other => LadderError::Migrate { path: self.path.clone(), why: other.to_string().replace('\n', " ") },
         })
+    }
+
+    /// Whether `migrator` has migrations this SQLite database has not applied.
+    fn pending(&self, migrator: &Migrator) -> Result<bool, LadderError> {
+        let has_table: Option<String> = self.rt.block_on(
+            sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'")
+                .fetch_optional(&self.pool),
+        )?;
+        if has_table.is_none() {
+            return Ok(migrator.iter().next().is_some());
+        }
+        let applied = self.schema_versions()?;
+        Ok(migrator.iter().any(|m| !applied.contains(&m.version)))
     }
 
     /// The database file, or its URL (password hidden): what messages name.
@@ -485,7 +506,8 @@ impl Store {
     }
 
     /// Takes the scheduling lock, waiting for it: the one worker at a time that scans,
-    /// rates and schedules the next batch into the queue. SQLite: the lock file `FILE.schedule.lock`;
+    /// rates and schedules the next batch into the queue (and, on SQLite, the one process
+    /// at a time that applies migrations). SQLite: the lock file `FILE.schedule.lock`;
     /// PostgreSQL: a session advisory lock of its own connection. Released when dropped,
     /// or when the process ends however it ends.
     pub fn schedule_lock(&self) -> Result<LadderLock, LadderError> {

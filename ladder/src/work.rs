@@ -289,8 +289,23 @@ impl<G: Game> Lot<'_, G> {
                 if rescan {
                     return Ok(Idle::Rescan);
                 }
-                if store.queue_len(G::NAME)? == 0 {
+                let queued = store.queued(G::NAME)?;
+                if queued.is_empty() {
                     return Ok(Idle::Empty);
+                }
+                // Games it cannot play (scheduled with other options) would keep it waiting
+                // for good: said in one line instead.
+                let ours = |q: &Queued| q.options == self.options && q.rules_version == G::RULES_VERSION;
+                if let Some(q) = queued.iter().find(|q| !ours(q)).filter(|_| !queued.iter().any(ours)) {
+                    return Err(LadderError::Mismatch(format!(
+                        "{}: the queued {} games were scheduled with other game options or rules ({} under rules {})                          than this worker plays ({} under rules {}): give every worker the same game options",
+                        store.path().display(),
+                        G::NAME,
+                        q.options,
+                        q.rules_version,
+                        self.options,
+                        G::RULES_VERSION
+                    )));
                 }
                 // Other workers' games: wait for their commits, or for their leases to expire.
                 std::thread::sleep(poll);
