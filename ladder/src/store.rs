@@ -392,6 +392,11 @@ impl Store {
         let open_err = |why: String| LadderError::Open { path: shown.clone(), why: why.replace('\n', " ") };
         let url = match backend {
             Backend::Sqlite => {
+                if let Some((scheme, _)) = path.to_string_lossy().split_once("://") {
+                    return Err(open_err(format!(
+                        "{scheme}:// is no database this arena knows: give an SQLite file or a postgres:// URL"
+                    )));
+                }
                 if !create && !path.exists() {
                     return Err(open_err("no such file (`arena ladder run --db FILE` creates one)".to_owned()));
                 }

@@ -91,6 +91,12 @@ fn a_newer_database_and_a_file_that_is_no_database_are_refused_in_one_line() {
     std::fs::write(&junk, vec![b'x'; 4096]).unwrap();
     let text = Store::open(&junk, false).unwrap_err().to_string();
     assert!(text.starts_with(&junk.display().to_string()) && !text.contains('\n'), "{text}");
+    let text = Store::open(Path::new("mysql://root@db/contest"), true).unwrap_err().to_string();
+    assert_eq!(
+        text,
+        "mysql://root@db/contest: cannot open the ladder database: mysql:// is no database this arena knows: \
+         give an SQLite file or a postgres:// URL"
+    );
     let missing = dir.path().join("missing.sqlite");
     assert!(matches!(Store::open(&missing, false), Err(LadderError::Open { .. })));
     assert!(!missing.exists(), "a reading command creates no database");
