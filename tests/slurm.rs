@@ -20,6 +20,9 @@
 //!   tasks against a PostgreSQL server the test starts (`postgres`), one task's worker
 //!   killed with SIGKILL while it holds a game: every game stored once, and the games
 //!   and ratings of one `ladder run` on SQLite (`postgres::check_workers_ladder`).
+//! - `the_ladder_workers_job_file_fails_fast_in_one_line_and_hides_the_password`: the
+//!   workers' job file run as an array task runs it, without Slurm: no DB, no binary, no
+//!   native bots, a database that cannot be reached, each in one line, no password shown.
 //! - `the_job_file_fails_fast_in_one_line_when_it_cannot_run`: the job file itself, run
 //!   as an array task would run it, without Slurm: no binary, no native bots, a task
 //!   outside 1-SHARDS.
@@ -631,4 +634,51 @@ fn ladder_workers_as_a_job_array_on_postgres_lose_nothing_when_one_is_killed() {
     check_workers_ladder(&store, bots.path(), &held, &logs);
     drop(cluster);
     say(&format!("slurm ladder workers test: {:.0} s", started.elapsed().as_secs_f64()));
+}
+
+#[test]
+fn the_ladder_workers_job_file_fails_fast_in_one_line_and_hides_the_password() {
+    // The job file run as an array task runs it, without Slurm, in a directory of its own.
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let job = root().join("scripts/slurm/ladder-workers.sbatch");
+    let run = |task: Option<&str>, env: &[(&str, &str)]| {
+        let mut c = fresh_bash();
+        c.env_remove("DB").env_remove("UNTIL").env_remove("LEASE");
+        c.arg(&job).current_dir(w).env("PATH", "/usr/bin:/bin").env("SLURM_CPUS_ON_NODE", "1");
+        if let Some(task) = task {
+            c.env("SLURM_ARRAY_TASK_ID", task);
+        }
+        c.envs(env.iter().copied()).output().unwrap()
+    };
+    let refused = |task: Option<&str>, env: &[(&str, &str)], says: &str| {
+        let out = run(task, env);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "task {task:?} {env:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert!(err.starts_with("ladder-workers.sbatch: ") && err.contains(says), "{err}\nshould say: {says}");
+        assert!(out.stdout.is_empty(), "task {task:?} {env:?} started");
+    };
+    let db = ("DB", "postgres://arena:s3cret@127.0.0.1:1/contest");
+    refused(None, &[db], "not an array task: submit it with sbatch");
+    refused(Some("1"), &[], "no DB: set DB=postgres://");
+    refused(Some("1"), &[db], &format!("no arena binary: none at {}/target/release/arena", w.display()));
+    refused(Some("1"), &[db, ("ARENA", "/nowhere/arena")], "ARENA=/nowhere/arena: no such program");
+    let arena = ("ARENA", env!("CARGO_BIN_EXE_arena"));
+    refused(Some("1"), &[db, arena], &format!("no native bots in {}/target/release", w.display()));
+
+    // With bots named, the worker starts and the arena says in one line that the database
+    // cannot be reached; the password is never shown.
+    std::fs::create_dir_all(w.join("bots")).unwrap();
+    let bots_here = format!("--plugins {0} --scripts {0}", w.join("bots").display());
+    let out = run(Some("2"), &[db, arena, ("ARENA_ARGS", &bots_here), ("UNTIL", "10")]);
+    let (said, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{said}{err}");
+    assert!(
+        said.contains("ladder worker on postgres://arena:***@127.0.0.1:1/contest, 1 at once, until 10 games"),
+        "{said}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("postgres://arena:***@127.0.0.1:1/contest: cannot open the ladder database: "), "{err}");
+    assert!(!said.contains("s3cret") && !err.contains("s3cret"), "{said}{err}");
 }
