@@ -285,6 +285,7 @@ fn the_store_on_postgres_upgrades_refuses_rates_locks_and_leases_as_on_sqlite() 
         lineup: vec![1, 2],
         leases: 0,
         worker: None,
+        held: false,
     };
     assert_eq!(store.next_game_id().unwrap(), 31);
     store.enqueue(&[queued(31), queued(32), queued(33)]).unwrap();
@@ -307,6 +308,7 @@ fn the_store_on_postgres_upgrades_refuses_rates_locks_and_leases_as_on_sqlite() 
     let left = store.queued("zombies").unwrap();
     assert_eq!(left.iter().map(|q| (q.id, q.leases)).collect::<Vec<_>>(), [(32, 2), (33, 1)]);
     assert_eq!(left[0].worker.as_deref(), Some("c"));
+    assert!(left.iter().all(|q| q.held), "32 is c's and 33 b's, for a minute: {left:?}");
     assert_eq!(store.game_count("zombies").unwrap(), 31);
 }
 
@@ -393,21 +395,40 @@ fn two_workers_one_killed_play_every_game_once_and_rate_as_one_machine_on_sqlite
     let mark = format!(":{}:", a.id());
     let start = Instant::now();
     let held: Vec<i64> = loop {
-        let mine = leased_by(&store, &mark);
-        if store.game_count("zombies").unwrap() >= 3 && !mine.is_empty() {
-            a.kill().unwrap();
-            break mine;
+        if store.game_count("zombies").unwrap() >= 3 && !leased_by(&store, &mark).is_empty() {
+            // Frozen first, so that the games it holds are those it holds when killed
+            // (a commit it was making is rolled back with its connection).
+            if let Some(held) = kill_holding(a.id() as i32, &store, &mark) {
+                break held;
+            }
         }
         assert!(a.try_wait().unwrap().is_none(), "worker a ended:\n{}", std::fs::read_to_string(&log_a).unwrap());
         assert!(start.elapsed() < Duration::from_secs(120), "no game in flight for worker a to be killed in");
         std::thread::sleep(Duration::from_millis(20));
     };
     a.wait().unwrap();
+    // The leaderboard shows the queue: the killed worker's lease runs for 3 s yet.
+    let status = Command::new(env!("CARGO_BIN_EXE_arena")).args(["ladder", "status", "--db", &url]).output().unwrap();
+    check(&status, "ladder status");
+    let line = text(&status).lines().find(|l| l.starts_with("queue: ")).map(str::to_owned);
+    assert!(line.as_deref().is_some_and(|l| l.contains("scheduled for workers, ")), "{}", text(&status));
     let status = wait(&mut b, 300, &log_b);
     let said = std::fs::read_to_string(&log_b).unwrap();
     assert!(status.success(), "worker b failed:\n{said}");
     assert!(said.contains("games played, 0 lost"), "{said}");
     check_workers_ladder(&store, bots.path(), &held, &said);
+}
+
+/// Stops process `pid` (a worker named with `mark`), and kills it with SIGKILL if it holds
+/// games then: those games; else lets it go on.
+pub(crate) fn kill_holding(pid: i32, store: &Store, mark: &str) -> Option<Vec<i64>> {
+    // SAFETY: kill has no memory preconditions; pid is a worker this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0, "SIGSTOP {pid}");
+    let held = leased_by(store, mark);
+    let signal = if held.is_empty() { libc::SIGCONT } else { libc::SIGKILL };
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0, "signal {signal} to {pid}");
+    (!held.is_empty()).then_some(held)
 }
 
 /// The games of worker `mark` (a part of its name: `:PID:`) in the queue.

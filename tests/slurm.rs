@@ -565,7 +565,7 @@ fn the_cluster_files_are_never_taken_for_bots() {
 
 #[test]
 fn ladder_workers_as_a_job_array_on_postgres_lose_nothing_when_one_is_killed() {
-    use crate::postgres::{GAMES, PLAY, Postgres, bundled_bots, check_workers_ladder, leased_by};
+    use crate::postgres::{GAMES, PLAY, Postgres, bundled_bots, check_workers_ladder, kill_holding};
     use arena_ladder::store::Store;
     if let Some(why) = skip_reason() {
         return skip(&format!("slurm ladder workers test skipped: {why}"));
@@ -613,13 +613,14 @@ fn ladder_workers_as_a_job_array_on_postgres_lose_nothing_when_one_is_killed() {
         let Some(pid) = holder.as_deref().and_then(|w| w.split(':').nth(1)).and_then(|p| p.parse::<i32>().ok()) else {
             return false;
         };
-        let held = leased_by(&store, &format!(":{pid}:"));
-        // SAFETY: kill has no memory preconditions; pid is a worker of this test's job.
-        if held.is_empty() || unsafe { libc::kill(pid, libc::SIGKILL) } != 0 {
-            return false;
+        // Frozen first, so that the games it holds are those it holds when killed.
+        match kill_holding(pid, &store, &format!(":{pid}:")) {
+            Some(held) => {
+                killed = Some((pid, held));
+                true
+            }
+            None => false,
         }
-        killed = Some((pid, held));
-        true
     });
     let (pid, held) = killed.unwrap();
     wait_for(300, "the job array to end", || cluster.state(&job).is_none());

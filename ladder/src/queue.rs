@@ -43,6 +43,8 @@ pub struct Queued {
     pub leases: u64,
     /// The worker holding (or that last held) its lease.
     pub worker: Option<String>,
+    /// Whether its lease runs now (as read; a game just leased: true).
+    pub held: bool,
 }
 
 fn bits_in(seed: u64) -> i64 {
@@ -65,10 +67,17 @@ fn queued(r: &AnyRow) -> Queued {
         lineup: serde_json::from_str(&r.get::<String, _>(7)).unwrap_or_default(),
         leases: r.get::<i64, _>(8) as u64,
         worker: r.get(9),
+        held: r.get::<i64, _>(10) == 1,
     }
 }
 
-const COLUMNS: &str = "id, game, seed, ladder_seed, rules_version, options, pairing, lineup, leases, worker";
+/// The columns [`queued`] reads, with `now` the database's clock.
+fn columns(now: &str) -> String {
+    format!(
+        "id, game, seed, ladder_seed, rules_version, options, pairing, lineup, leases, worker, \
+         CASE WHEN worker IS NOT NULL AND lease_until >= {now} THEN 1 ELSE 0 END"
+    )
+}
 
 fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX / 4)
@@ -123,8 +132,9 @@ impl Store {
         self.block_on(async {
             let mut tx = if begin_immediate { self.begin_write().await? } else { self.pool().begin().await? };
             let rows = sqlx::query(&format!(
-                "SELECT {COLUMNS} FROM queue WHERE game = $1 AND rules_version = $2 AND options = $3 \
-                 AND (worker IS NULL OR lease_until < {now}) ORDER BY id LIMIT $4{skip_locked}"
+                "SELECT {} FROM queue WHERE game = $1 AND rules_version = $2 AND options = $3 \
+                 AND (worker IS NULL OR lease_until < {now}) ORDER BY id LIMIT $4{skip_locked}",
+                columns(now)
             ))
             .bind(game)
             .bind(i64::from(rules_version))
@@ -144,6 +154,7 @@ impl Store {
                 .await?;
                 g.leases += 1;
                 g.worker = Some(worker.to_owned());
+                g.held = true;
             }
             tx.commit().await?;
             Ok(games)
@@ -210,7 +221,7 @@ impl Store {
     /// The games of `game` in the queue (leased or not).
     pub fn queued(&self, game: &str) -> Result<Vec<Queued>, LadderError> {
         let rows = self.block_on(
-            sqlx::query(&format!("SELECT {COLUMNS} FROM queue WHERE game = $1 ORDER BY id"))
+            sqlx::query(&format!("SELECT {} FROM queue WHERE game = $1 ORDER BY id", columns(self.now_sql())))
                 .bind(game)
                 .fetch_all(self.pool()),
         )?;

@@ -167,6 +167,7 @@ fn top_up<G: Game>(
             lineup: g.versions.clone(),
             leases: 0,
             worker: None,
+            held: false,
         })
         .collect();
     store.enqueue(&queued)?;

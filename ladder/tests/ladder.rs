@@ -524,6 +524,7 @@ fn a_worker_whose_game_options_differ_from_the_queued_games_says_so_in_one_line(
         lineup: synced.versions.clone(),
         leases: 0,
         worker: None,
+        held: false,
     };
     store.enqueue(&[queued]).unwrap();
     let err = work(&store, &work_settings("w", 5), &mut || scan(bots.path()), &AtomicBool::new(false), &mut |_| {})

@@ -500,11 +500,20 @@ fn status<G: Game>(args: StatusArgs) -> Result<()> {
     let pairs = G::RANKING == arena::game::Ranking::Pairs;
     let top = arena_ladder::settled::top_versions(&board);
     let settled = arena_ladder::settled::top_places(&board, &store.played_games_of(G::NAME, &top)?, pairs);
+    // The workers' queue: games scheduled and not committed yet, and those leased now.
+    let queued = store.queued(G::NAME)?;
+    let leased: Vec<&str> = queued.iter().filter(|q| q.held).filter_map(|q| q.worker.as_deref()).collect();
+    let mut workers = leased.clone();
+    workers.sort_unstable();
+    workers.dedup();
     if args.json {
         let top_places = settled.as_ref().map(|d| serde_json::json!({ "line": d.line(), "settled": d }));
+        let queue = serde_json::json!({
+            "games": queued.iter().map(|q| q.id).collect::<Vec<_>>(), "leased": leased.len(), "workers": workers,
+        });
         let value = serde_json::json!({
             "game": G::NAME, "statistic": arena_ladder::rating::statistic_name(G::RANKING),
-            "leaderboard": board, "not_loaded": errors, "top_places": top_places,
+            "leaderboard": board, "not_loaded": errors, "top_places": top_places, "queue": queue,
         });
         outln!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
@@ -512,6 +521,16 @@ fn status<G: Game>(args: StatusArgs) -> Result<()> {
     print_board::<G>(&board);
     if let Some(d) = &settled {
         outln!("top places: {}", d.line());
+    }
+    if let (Some(first), Some(last)) = (queued.first(), queued.last()) {
+        outln!(
+            "queue: {} games ({}-{}) scheduled for workers, {} of them playing now on {} workers",
+            queued.len(),
+            first.id,
+            last.id,
+            leased.len(),
+            workers.len()
+        );
     }
     for e in &errors {
         outln!("not loaded: {}: {}", e.path, e.reason);
