@@ -12,7 +12,9 @@
 //!   scripts) played by two `arena ladder work` processes, one killed with SIGKILL while it
 //!   plays: every scheduled game is stored exactly once (the killed worker's games played
 //!   again by the other after their lease expired), and the games and ratings are those of
-//!   the same ladder played on SQLite by one `arena ladder run`.
+//!   the same ladder played on SQLite by one `arena ladder run`;
+//! - `serve_on_postgres_...`: `arena serve` of a PostgreSQL ladder names the directory of
+//!   submitted bots, or says in one line that it must (no server needed).
 //!
 //! The server's programs come from Debian's `postgresql` package, which `.ci/run`
 //! installs: no test installs anything. Where they are missing the tests skip through
@@ -481,4 +483,17 @@ pub(crate) fn check_workers_ladder(store: &Store, bots: &Path, held: &[i64], sai
     assert!(store.ratings_fresh("zombies").unwrap());
     rerate::<Zombies>(store).unwrap();
     assert_eq!(store.leaderboard("zombies", true).unwrap(), board);
+}
+
+#[test]
+fn serve_on_postgres_asks_for_the_directory_of_submitted_bots_in_one_line() {
+    // A PostgreSQL ladder has no file beside which to keep the bots entrants submit.
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["serve", "--db", "postgres://host:s3cret@127.0.0.1:1/contest"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.trim().lines().count() == 1, "{err}");
+    assert!(err.contains("postgres://host:***@127.0.0.1:1/contest: ") && err.contains("--bots DIR"), "{err}");
+    assert!(!err.contains("s3cret"), "{err}");
 }
