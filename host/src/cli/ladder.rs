@@ -629,7 +629,7 @@ fn replay(args: ReplayArgs) -> Result<()> {
     if args.json.as_deref().is_none_or(|j| j.as_os_str() != "-") {
         print_game(&store.game(args.game_id)?);
     }
-    let what = format!("{} game {}", args.db.db.display(), args.game_id);
+    let what = format!("{} game {}", store.path().display(), args.game_id);
     let html = match (&args.html, &args.json) {
         (Some(h), _) => Some(h.clone()),
         (None, None) => Some(PathBuf::from(format!("game-{}.html", args.game_id))),
@@ -642,13 +642,13 @@ fn replay(args: ReplayArgs) -> Result<()> {
 fn add_entrant(args: AddEntrantArgs) -> Result<()> {
     let store = Store::open(&args.db, true)?;
     let token = arena_server::submit::add_entrant(&store, &args.name, args.admin)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.db.display()))?;
+        .map_err(|e| anyhow::anyhow!("{}: {e}", store.path().display()))?;
     outln!("{token}");
     eprintln!(
         "entrant {}{} added to {}: the line above is its token, shown only now (the database keeps its hash)",
         args.name,
         if args.admin { " (host)" } else { "" },
-        args.db.display()
+        store.path().display()
     );
     Ok(())
 }

@@ -77,7 +77,8 @@ pub fn serve<G: Game>(args: ServeArgs, sources: &Sources) -> Result<()> {
     sources.plugins = [paths.plugins, vec![live_plugins]].concat();
     sources.scripts = [paths.scripts, vec![live_scripts]].concat();
     let checker = CheckCommand { sources: sources.clone(), scratch: bots.join("check") };
-    let app = arena_server::app(config, Arc::new(checker)).with_context(|| format!("{}", db.display()))?;
+    let shown = arena_ladder::store::redacted(&db.to_string_lossy());
+    let app = arena_server::app(config, Arc::new(checker)).with_context(|| shown.clone())?;
     let stop = stop_on_ctrl_c()?;
     let ladder = (!args.no_ladder).then(|| {
         let (stop, sources) = (Arc::clone(&stop), sources.clone());
@@ -87,7 +88,7 @@ pub fn serve<G: Game>(args: ServeArgs, sources: &Sources) -> Result<()> {
     let ladder = ladder.transpose().context("cannot start the ladder's thread")?;
     let served = arena_server::serve_until(
         app,
-        |addr| eprintln!("serving the {} ladder of {} on http://{addr}/ (Ctrl-C stops)", G::NAME, db.display()),
+        |addr| eprintln!("serving the {} ladder of {shown} on http://{addr}/ (Ctrl-C stops)", G::NAME),
         Arc::clone(&stop),
     );
     stop.store(true, Ordering::SeqCst);
