@@ -6,6 +6,8 @@
 //! - `cli`: the `zombies` binary end to end;
 //! - `newcomer`: the defects a first-time entrant hit (issue 23), through the binary;
 //! - `ladder`: `arena ladder` killed with SIGKILL and resumed, stopped by Ctrl-C, read back;
+//! - `postgres`: the ladder on a PostgreSQL server the test starts, and two `ladder work`
+//!   workers, one killed, against one `ladder run` on SQLite;
 //! - `layout`: the host's code names a game only inside `host/src/games/`.
 
 mod boxes;
@@ -30,6 +32,7 @@ mod layout;
 mod load;
 mod native;
 mod newcomer;
+mod postgres;
 mod programs;
 mod properties;
 mod report;

@@ -15,6 +15,14 @@
 //!   again; `arena merge` refuses the shards while one is incomplete, missing, given twice
 //!   or of another seed, and then gives exactly the results of the same tournament played
 //!   on one machine (compared as JSON, wall-clock timings excluded).
+//! - `ladder_workers_as_a_job_array_on_postgres_lose_nothing_when_one_is_killed`: the
+//!   ladder's workers as `scripts/slurm/ladder-workers.sbatch` starts them, two array
+//!   tasks against a PostgreSQL server the test starts (`postgres`), one task's worker
+//!   killed with SIGKILL while it holds a game: every game stored once, and the games
+//!   and ratings of one `ladder run` on SQLite (`postgres::check_workers_ladder`).
+//! - `the_ladder_workers_job_file_fails_fast_in_one_line_and_hides_the_password`: the
+//!   workers' job file run as an array task runs it, without Slurm: no DB, no binary, no
+//!   native bots, a database that cannot be reached, each in one line, no password shown.
 //! - `the_job_file_fails_fast_in_one_line_when_it_cannot_run`: the job file itself, run
 //!   as an array task would run it, without Slurm: no binary, no native bots, a task
 //!   outside 1-SHARDS.
@@ -553,4 +561,125 @@ fn the_cluster_files_are_never_taken_for_bots() {
             assert!(!text.contains(name), "{game}: {text}");
         }
     }
+}
+
+#[test]
+fn ladder_workers_as_a_job_array_on_postgres_lose_nothing_when_one_is_killed() {
+    use crate::postgres::{GAMES, PLAY, Postgres, bundled_bots, check_workers_ladder, kill_holding};
+    use arena_ladder::store::Store;
+    if let Some(why) = skip_reason() {
+        return skip(&format!("slurm ladder workers test skipped: {why}"));
+    }
+    if let Some(why) = crate::postgres::skip_reason() {
+        return skip(&format!("slurm ladder workers test skipped: {why}"));
+    }
+    let _lock = lock();
+    let started = Instant::now();
+    let pg = Postgres::start();
+    let url = pg.database("ladder");
+    let bots = bundled_bots();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    std::fs::set_permissions(w, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cluster = Cluster::start(w.join("cluster"));
+
+    // Two workers as the job file starts them, one CPU each, the test's own binary and bots.
+    let mut args: Vec<String> = PLAY.iter().map(|a| a.to_string()).collect();
+    args.extend(["--plugins".to_owned(), bots.path().join("plugins").display().to_string()]);
+    args.extend(["--scripts".to_owned(), bots.path().join("scripts").display().to_string()]);
+    let out = cluster
+        .slurm("sbatch")
+        .args(["--parsable", "--array=1-2", "--cpus-per-task=1"])
+        .arg(format!("--chdir={}", w.display()))
+        .arg(root().join("scripts/slurm/ladder-workers.sbatch"))
+        .env("DB", &url)
+        .env("UNTIL", GAMES.to_string())
+        .env("LEASE", "3")
+        .env("ARENA", env!("CARGO_BIN_EXE_arena"))
+        .env("ARENA_ARGS", args.join(" "))
+        .output()
+        .unwrap();
+    let job = stdout(&out).trim().to_owned();
+
+    // One task's worker is killed with SIGKILL while it holds a lease, after a few games.
+    let store = Store::open(Path::new(&url), false).unwrap();
+    let mut killed = None;
+    wait_for(180, "a worker holding a lease after 3 games", || {
+        if store.game_count("zombies").unwrap() < 3 {
+            return false;
+        }
+        let holder = store.queued("zombies").unwrap().into_iter().find_map(|q| q.worker);
+        // Worker names are HOST:PID:NANOS.
+        let Some(pid) = holder.as_deref().and_then(|w| w.split(':').nth(1)).and_then(|p| p.parse::<i32>().ok()) else {
+            return false;
+        };
+        // Frozen first, so that the games it holds are those it holds when killed.
+        match kill_holding(pid, &store, &format!(":{pid}:")) {
+            Some(held) => {
+                killed = Some((pid, held));
+                true
+            }
+            None => false,
+        }
+    });
+    let (pid, held) = killed.unwrap();
+    wait_for(300, "the job array to end", || cluster.state(&job).is_none());
+
+    let mut logs = String::new();
+    for k in 1..=2 {
+        logs += &std::fs::read_to_string(w.join(format!("slurm-{job}_{k}.out"))).unwrap_or_default();
+    }
+    assert!(logs.contains("ladder worker on postgres://postgres@127.0.0.1:"), "{logs}");
+    assert_eq!(logs.matches("games played, 0 lost").count(), 1, "one worker ended, the other was killed:\n{logs}");
+    assert!(logs.contains(&format!(":{pid}:")), "{logs}");
+    check_workers_ladder(&store, bots.path(), &held, &logs);
+    drop(cluster);
+    say(&format!("slurm ladder workers test: {:.0} s", started.elapsed().as_secs_f64()));
+}
+
+#[test]
+fn the_ladder_workers_job_file_fails_fast_in_one_line_and_hides_the_password() {
+    // The job file run as an array task runs it, without Slurm, in a directory of its own.
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let job = root().join("scripts/slurm/ladder-workers.sbatch");
+    let run = |task: Option<&str>, env: &[(&str, &str)]| {
+        let mut c = fresh_bash();
+        c.env_remove("DB").env_remove("UNTIL").env_remove("LEASE");
+        c.arg(&job).current_dir(w).env("PATH", "/usr/bin:/bin").env("SLURM_CPUS_ON_NODE", "1");
+        if let Some(task) = task {
+            c.env("SLURM_ARRAY_TASK_ID", task);
+        }
+        c.envs(env.iter().copied()).output().unwrap()
+    };
+    let refused = |task: Option<&str>, env: &[(&str, &str)], says: &str| {
+        let out = run(task, env);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "task {task:?} {env:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert!(err.starts_with("ladder-workers.sbatch: ") && err.contains(says), "{err}\nshould say: {says}");
+        assert!(out.stdout.is_empty(), "task {task:?} {env:?} started");
+    };
+    let db = ("DB", "postgres://arena:s3cret@127.0.0.1:1/contest");
+    refused(None, &[db], "not an array task: submit it with sbatch");
+    refused(Some("1"), &[], "no DB: set DB=postgres://");
+    refused(Some("1"), &[db], &format!("no arena binary: none at {}/target/release/arena", w.display()));
+    refused(Some("1"), &[db, ("ARENA", "/nowhere/arena")], "ARENA=/nowhere/arena: no such program");
+    let arena = ("ARENA", env!("CARGO_BIN_EXE_arena"));
+    refused(Some("1"), &[db, arena], &format!("no native bots in {}/target/release", w.display()));
+
+    // With bots named, the worker starts and the arena says in one line that the database
+    // cannot be reached; the password is never shown.
+    std::fs::create_dir_all(w.join("bots")).unwrap();
+    let bots_here = format!("--plugins {0} --scripts {0}", w.join("bots").display());
+    let out = run(Some("2"), &[db, arena, ("ARENA_ARGS", &bots_here), ("UNTIL", "10")]);
+    let (said, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{said}{err}");
+    assert!(
+        said.contains("ladder worker on postgres://arena:***@127.0.0.1:1/contest, 1 at once, until 10 games"),
+        "{said}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("postgres://arena:***@127.0.0.1:1/contest: cannot open the ladder database: "), "{err}");
+    assert!(!said.contains("s3cret") && !err.contains("s3cret"), "{said}{err}");
 }

@@ -50,7 +50,7 @@ enum Command {
     NewBot(cli::new_bot::NewBotArgs),
     /// List the entries found and the files skipped, with reasons.
     List(cli::list::ListArgs),
-    /// A ladder: a contest kept in a database (--db FILE, SQLite), whose entries play
+    /// A ladder: a contest kept in a database (--db FILE, SQLite, or a postgres:// URL), whose entries play
     /// rated games (Weng-Lin) for as long as it runs; new bots join between batches
     /// (docs/ladder.md).
     Ladder(cli::ladder::LadderArgs),

@@ -61,7 +61,7 @@ pub struct Submission {
 }
 
 /// A row of `submissions` joined with its entrant's name, in [`SUBMISSION`]'s order.
-fn submission(r: &sqlx::sqlite::SqliteRow) -> Submission {
+fn submission(r: &sqlx::any::AnyRow) -> Submission {
     Submission {
         id: r.get(0),
         entrant: r.get(1),

@@ -1,9 +1,10 @@
-//! The arena's ladder: a contest kept in a database (SQLite by default), whose entries
-//! play rated games for as long as it runs, and which new bots and new versions of bots
-//! join between batches of games.
+//! The arena's ladder: a contest kept in a database (an SQLite file, or PostgreSQL),
+//! whose entries play rated games for as long as it runs (on one machine, or by workers
+//! on many), and which new bots and new versions of bots join between batches of games.
 //!
-//! - [`store`]: the database (schema by versioned migrations, one transaction per game,
-//!   the lock that keeps a second ladder off it) and every query the commands show;
+//! - [`store`]: the database, SQLite or PostgreSQL on one code (schema by versioned
+//!   migrations, one transaction per game, the lock that keeps a second ladder off it)
+//!   and every query the commands show;
 //! - [`rating`]: Weng-Lin (OpenSkill) ratings recomputed from the played games in game-id
 //!   order, so that they are a function of the set of games;
 //! - [`schedule`]: matchmaking, the rule that picks each game's lineup;
@@ -11,26 +12,32 @@
 //!   games of the best current versions);
 //! - [`run`]: the ladder itself: scan the bot directories, record entries and versions,
 //!   schedule a batch, play it through the arena's tournament machinery (isolation,
-//!   verdicts), commit each game, rate.
+//!   verdicts), commit each game, rate;
+//! - [`queue`] and [`work`]: workers, on one machine or many, that lease the ladder's
+//!   games from the database (a lease that expires, a commit that stores each game once)
+//!   and schedule the next batch as [`run`] would.
 //!
 //! Not here: the command line (`arena ladder ...` in the binary's `cli/ladder.rs`), bot
 //! discovery and its options (the binary hands [`run::run`] a function that scans), and
 //! playing a game (`arena::tournament::play_one`). Errors are [`LadderError`].
 
 pub mod accounts;
+pub mod queue;
 pub mod rating;
 pub mod run;
 pub mod schedule;
 pub mod settled;
 pub mod store;
 pub mod views;
+pub mod work;
 
 use std::path::PathBuf;
 
 /// What can go wrong in the ladder, each in one line.
 #[derive(Debug, thiserror::Error)]
 pub enum LadderError {
-    /// The database cannot be opened (or is not a database).
+    /// The database cannot be opened (or is not a database, or its server cannot be
+    /// reached). `path` is the file, or the URL with its password hidden.
     #[error("{path}: cannot open the ladder database: {why}")]
     Open {
         /// The database file.
@@ -59,12 +66,12 @@ pub enum LadderError {
         why: String,
     },
     /// Another ladder holds the database.
-    #[error("{path}: another ladder is running on this database ({lock} is locked); stop it first")]
+    #[error("{path}: another ladder is running on this database ({lock} is held); stop it first")]
     Busy {
         /// The database file.
         path: PathBuf,
-        /// The lock file.
-        lock: PathBuf,
+        /// The lock: a lock file, or PostgreSQL's advisory lock.
+        lock: String,
     },
     /// A query failed.
     #[error("ladder database: {0}")]
@@ -75,6 +82,9 @@ pub enum LadderError {
     /// Fewer than the two entries a game needs.
     #[error("{0}")]
     TooFew(String),
+    /// A worker cannot play the games in the queue (scheduled with other game options).
+    #[error("{0}")]
+    Mismatch(String),
 }
 
 impl From<sqlx::Error> for LadderError {

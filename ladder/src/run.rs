@@ -63,6 +63,16 @@ pub enum Event<'a> {
     Scanned(&'a Synced, &'a [LoadError]),
     /// A game was committed.
     Game(&'a GameRow),
+    /// A worker scheduled the games `first` to `last` into the queue (`work`).
+    Scheduled {
+        /// The first game's id.
+        first: i64,
+        /// The last game's id.
+        last: i64,
+    },
+    /// A worker played game `.0` but no longer held its lease (it expired, and another
+    /// worker took the game over): not committed by this worker (`work`).
+    Dropped(i64),
 }
 
 /// What a run did.
@@ -105,7 +115,7 @@ pub fn ensure_rated<G: Game>(store: &Store) -> Result<(), LadderError> {
     if store.ratings_fresh(G::NAME)? {
         return Ok(());
     }
-    match crate::store::lock(store.path()) {
+    match store.ladder_lock(false) {
         Err(LadderError::Busy { .. }) => Ok(()),
         _ => update_ratings::<G>(store).map(|_| ()),
     }
@@ -121,40 +131,11 @@ pub fn run<G: Game>(
     stop: &AtomicBool,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Summary, LadderError> {
-    let pairs = G::RANKING == Ranking::Pairs;
     let mut summary = Summary::default();
     let done = |s: &Summary| settings.games.is_some_and(|n| s.played + s.lost >= n);
     while !stop.load(Ordering::SeqCst) && !done(&summary) {
-        let (entries, synced, failed) = record_scan(store, scan())?;
-        on_event(Event::Scanned(&synced, &failed));
-        if entries.len() < 2 {
-            let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
-            return Err(LadderError::TooFew(format!(
-                "a ladder game needs two {} entries at least; found {} ({})",
-                G::NAME,
-                entries.len(),
-                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
-            )));
-        }
-        update_ratings::<G>(store)?;
-        let (candidates, meetings) = store.candidates(G::NAME, &synced.versions)?;
         let left = settings.games.map_or(u64::MAX, |n| n - summary.played - summary.lost);
-        let count = (settings.batch.max(1) as u64).min(left) as usize;
-        let lineups = schedule(&candidates, &meetings, settings.seats, pairs, count);
-        let first = store.next_game_id()?;
-        let games: Vec<Scheduled> = lineups
-            .into_iter()
-            .enumerate()
-            .map(|(i, versions)| {
-                let id = first + i as i64;
-                let seats = versions
-                    .iter()
-                    .map(|v| synced.versions.iter().position(|s| s == v).expect("scheduled among those found"))
-                    .collect();
-                let pairing = pairs.then_some(if i % 2 == 0 { id } else { id - 1 });
-                Scheduled { id, versions, seats, pairing }
-            })
-            .collect();
+        let (entries, games) = plan_batch(store, settings.batch, settings.seats, scan(), left, on_event)?;
         let batch = play_batch(store, settings, &entries, &games, stop, on_event)?;
         summary.played += batch.played;
         summary.lost += batch.lost;
@@ -162,6 +143,53 @@ pub fn run<G: Game>(
     }
     update_ratings::<G>(store)?;
     Ok(summary)
+}
+
+/// Plans the next batch of `G`: records the scan `discovery` (told to `on_event`),
+/// brings the ratings up to date, and schedules `batch` games (at most `left`; games of
+/// pairs in whole matches) with the ids after the largest stored or queued. The entries
+/// that play, and the games with their seats as indices into them. What `ladder run` does
+/// before each batch and what the worker that tops up the queue does (`work`): the same
+/// function of the database and the entries found.
+pub(crate) fn plan_batch<G: Game>(
+    store: &Store,
+    batch: usize,
+    seats: usize,
+    discovery: Discovery<G>,
+    left: u64,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<(Vec<Entry<G>>, Vec<Scheduled>), LadderError> {
+    let pairs = G::RANKING == Ranking::Pairs;
+    let (entries, synced, failed) = record_scan(store, discovery)?;
+    on_event(Event::Scanned(&synced, &failed));
+    if entries.len() < 2 {
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        return Err(LadderError::TooFew(format!(
+            "a ladder game needs two {} entries at least; found {} ({})",
+            G::NAME,
+            entries.len(),
+            if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+        )));
+    }
+    update_ratings::<G>(store)?;
+    let (candidates, meetings) = store.candidates(G::NAME, &synced.versions)?;
+    let count = (batch.max(1) as u64).min(left) as usize;
+    let lineups = schedule(&candidates, &meetings, seats, pairs, count);
+    let first = store.next_game_id()?;
+    let games = lineups
+        .into_iter()
+        .enumerate()
+        .map(|(i, versions)| {
+            let id = first + i as i64;
+            let seats = versions
+                .iter()
+                .map(|v| synced.versions.iter().position(|s| s == v).expect("scheduled among those found"))
+                .collect();
+            let pairing = pairs.then_some(if i % 2 == 0 { id } else { id - 1 });
+            Scheduled { id, versions, seats, pairing }
+        })
+        .collect();
+    Ok((entries, games))
 }
 
 /// A scan recorded: the entries that play (those whose file could be read), what
@@ -201,12 +229,60 @@ fn record_scan<G: Game>(store: &Store, discovery: Discovery<G>) -> Result<Scan<G
 
 /// A game of a batch: its id, the versions seated and their indices in the batch's
 /// entries, in seat order.
-#[derive(Debug)]
-struct Scheduled {
-    id: i64,
-    versions: Vec<i64>,
-    seats: Vec<usize>,
-    pairing: Option<i64>,
+#[derive(Debug, Clone)]
+pub(crate) struct Scheduled {
+    pub(crate) id: i64,
+    pub(crate) versions: Vec<i64>,
+    pub(crate) seats: Vec<usize>,
+    pub(crate) pairing: Option<i64>,
+}
+
+/// Plays the scheduled `game` among `entries` with `plan` (in `worker` when isolated),
+/// trying again a game whose worker failed outside every bot (`ATTEMPTS` in all), and
+/// gives it as it is committed: played, or lost with why. Its seed is `game_seed(ladder_seed,
+/// id)`; `options` is the plan's game options as JSON.
+pub(crate) fn play_game<G: Game>(
+    worker: Option<&mut Worker<G>>,
+    entries: &[Entry<G>],
+    game: &Scheduled,
+    (plan, ladder_seed): (&Plan<G>, u64),
+    options: &str,
+    stop: &AtomicBool,
+) -> GameRow {
+    let mut worker = worker;
+    let seed = game_seed(ladder_seed, game.id as u64);
+    let mut attempt = 1;
+    let played = loop {
+        match play_one(worker.as_deref_mut(), entries, &game.seats, plan, seed) {
+            Err(_) if attempt < ATTEMPTS && !stop.load(Ordering::SeqCst) => attempt += 1,
+            Err(reason) => break Err(format!("{reason} (tried {attempt} times)")),
+            Ok(played) => break Ok(played),
+        }
+    };
+    let (result, replay) = match played {
+        Ok((outcome, replay)) => {
+            let seats = outcome
+                .scores
+                .iter()
+                .zip(&outcome.stats)
+                .map(|(&score, stats)| (score, serde_json::to_string(stats).unwrap_or_default()))
+                .collect();
+            (Ok((outcome.turns, seats)), replay.map(|r| r.to_bytes()))
+        }
+        Err(reason) => (Err(reason), None),
+    };
+    GameRow {
+        id: game.id,
+        game: G::NAME.to_owned(),
+        seed,
+        ladder_seed,
+        rules_version: G::RULES_VERSION,
+        options: options.to_owned(),
+        pairing: game.pairing,
+        lineup: game.versions.clone(),
+        result,
+        replay,
+    }
 }
 
 /// Plays a batch on the plan's jobs, committing each game on this thread as it finishes.
@@ -234,39 +310,7 @@ fn play_batch<G: Game>(
                 let mut worker = plan.isolation.as_ref().map(|iso| Worker::new(Arc::clone(iso), entries));
                 while !stop.load(Ordering::SeqCst) && !failed_commit.load(Ordering::SeqCst) {
                     let Some(game) = games.get(next.fetch_add(1, Ordering::SeqCst)) else { break };
-                    let seed = game_seed(plan.seed, game.id as u64);
-                    let mut attempt = 1;
-                    let played = loop {
-                        match play_one(worker.as_mut(), entries, &game.seats, plan, seed) {
-                            Err(_) if attempt < ATTEMPTS && !stop.load(Ordering::SeqCst) => attempt += 1,
-                            Err(reason) => break Err(format!("{reason} (tried {attempt} times)")),
-                            Ok(played) => break Ok(played),
-                        }
-                    };
-                    let (result, replay) = match played {
-                        Ok((outcome, replay)) => {
-                            let seats = outcome
-                                .scores
-                                .iter()
-                                .zip(&outcome.stats)
-                                .map(|(&score, stats)| (score, serde_json::to_string(stats).unwrap_or_default()))
-                                .collect();
-                            (Ok((outcome.turns, seats)), replay.map(|r| r.to_bytes()))
-                        }
-                        Err(reason) => (Err(reason), None),
-                    };
-                    let row = GameRow {
-                        id: game.id,
-                        game: G::NAME.to_owned(),
-                        seed,
-                        ladder_seed: plan.seed,
-                        rules_version: G::RULES_VERSION,
-                        options: options.clone(),
-                        pairing: game.pairing,
-                        lineup: game.versions.clone(),
-                        result,
-                        replay,
-                    };
+                    let row = play_game(worker.as_mut(), entries, game, (plan, plan.seed), options, stop);
                     if send.send(row).is_err() {
                         break;
                     }

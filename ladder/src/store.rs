@@ -1,24 +1,31 @@
-//! The ladder's database: opening it (created when missing; its schema brought up to
-//! date by the embedded migrations of `ladder/migrations/`, or refused in one line when
-//! it is newer than this program), the lock that keeps a second ladder off it, and every
-//! statement the ladder runs, each write in one transaction.
+//! The ladder's database: opening it (an SQLite file, created when missing, or a
+//! PostgreSQL database named by a `postgres://` URL; its schema brought up to date by the
+//! embedded migrations of `ladder/migrations/`, or refused in one line when it is newer
+//! than this program), the locks that keep a second ladder off it, and every statement
+//! the ladder runs, each write in one transaction.
 //!
-//! The statements are written in the SQL that SQLite and PostgreSQL share (`$n`
-//! parameters, no upsert extensions, ids given by the ladder): a later issue runs the
-//! same code on PostgreSQL. Seeds, unsigned 64-bit, are stored as the `BIGINT` of the
-//! same bits. Calls block: the store owns a small tokio runtime and waits on sqlx there,
-//! so the rest of the arena stays synchronous.
+//! One code for both databases: sqlx's `Any` driver, which picks SQLite or PostgreSQL
+//! from the URL at run time, with the statements written in the SQL both speak (`$n`
+//! parameters, no upsert extensions, ids given by the ladder, sums cast to `BIGINT`).
+//! What differs is kept here and small: the schema's one type name (`BLOB`, `BYTEA` on
+//! PostgreSQL: [`dialect`]), how a write transaction takes the write lock (SQLite's
+//! `BEGIN IMMEDIATE`, PostgreSQL's transaction-scoped advisory lock), the database's clock
+//! ([`Store::now_sql`]), and the ladder lock (a lock file beside an SQLite database, a
+//! session advisory lock on PostgreSQL). Seeds, unsigned 64-bit, are stored as the
+//! `BIGINT` of the same bits. Calls block: the store owns a small tokio runtime and waits
+//! on sqlx there, so the rest of the arena stays synchronous.
 //!
-//! Not here: what to play (`schedule`), the ratings' arithmetic (`rating`), playing.
+//! Not here: what to play (`schedule`), the ratings' arithmetic (`rating`), playing, the
+//! queue of games that workers lease (`queue`).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
-use sqlx::migrate::{MigrateError, Migrator};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Row, SqlitePool};
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::migrate::{MigrateError, Migration, Migrator};
+use sqlx::{Any, AnyConnection, AnyPool, Connection, Row};
 
 use crate::LadderError;
 use arena::game::Ranking;
@@ -29,19 +36,56 @@ use crate::schedule::{Candidate, Meetings};
 /// The schema's migrations, embedded in the program.
 pub static MIGRATOR: Migrator = sqlx::migrate!();
 
+/// Which database a store is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// An SQLite file.
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+impl Backend {
+    /// The backend a `--db` value names: a `postgres://` or `postgresql://` URL, else an
+    /// SQLite file.
+    pub fn of(db: &Path) -> Backend {
+        let text = db.to_string_lossy();
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        }
+    }
+}
+
+/// The key of the ladder's session advisory lock on PostgreSQL (exclusive for `ladder
+/// run`, shared for `ladder work`): the lock file's counterpart.
+const LADDER_LOCK_KEY: i64 = 0x6172_656e_615f_6c64; // "arena_ld"
+/// The key of the session advisory lock of the one worker that schedules a batch.
+const SCHEDULE_LOCK_KEY: i64 = 0x6172_656e_615f_7363; // "arena_sc"
+/// The key of the transaction advisory lock that serializes writes on PostgreSQL (what
+/// SQLite's `BEGIN IMMEDIATE` does there).
+const WRITE_LOCK_KEY: i64 = 0x6172_656e_615f_7772; // "arena_wr"
+
 /// An open ladder database.
 #[derive(Debug)]
 pub struct Store {
+    /// The file, or the URL (its password hidden): what messages name.
     path: PathBuf,
-    pool: SqlitePool,
+    /// The URL connected to (with its password), for the locks' own connections.
+    url: String,
+    backend: Backend,
+    pool: AnyPool,
     rt: tokio::runtime::Runtime,
 }
 
 /// The lock a running ladder holds on its database (released when dropped, or when the
-/// process ends however it ends).
+/// process ends however it ends): a lock file beside an SQLite database, a session
+/// advisory lock (its own connection) on PostgreSQL.
 #[derive(Debug)]
 pub struct LadderLock {
-    _file: File,
+    _file: Option<File>,
+    _session: Option<AnyConnection>,
 }
 
 /// The lock file of a database: the database's name with `.lock` appended.
@@ -51,8 +95,14 @@ pub fn lock_path(db: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Takes the ladder lock of `db`, or says that another ladder holds it.
+/// Takes the ladder lock of the SQLite database `db` exclusively (what `ladder run`
+/// holds), or says that another ladder holds it.
 pub fn lock(db: &Path) -> Result<LadderLock, LadderError> {
+    lock_file(db, false)
+}
+
+/// The lock file of `db`, exclusive or `shared` (what workers hold together).
+fn lock_file(db: &Path, shared: bool) -> Result<LadderLock, LadderError> {
     let path = lock_path(db);
     let file = File::options()
         .create(true)
@@ -60,11 +110,73 @@ pub fn lock(db: &Path) -> Result<LadderLock, LadderError> {
         .write(true)
         .open(&path)
         .map_err(|e| LadderError::Open { path: path.clone(), why: e.to_string() })?;
-    match file.try_lock() {
-        Ok(()) => Ok(LadderLock { _file: file }),
-        Err(TryLockError::WouldBlock) => Err(LadderError::Busy { path: db.to_owned(), lock: path }),
+    let taken = if shared { file.try_lock_shared() } else { file.try_lock() };
+    match taken {
+        Ok(()) => Ok(LadderLock { _file: Some(file), _session: None }),
+        Err(TryLockError::WouldBlock) => {
+            Err(LadderError::Busy { path: db.to_owned(), lock: path.display().to_string() })
+        }
         Err(TryLockError::Error(e)) => Err(LadderError::Open { path, why: e.to_string() }),
     }
+}
+
+/// `url` with its password, if any, replaced by `***` (what messages show).
+pub fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((user, host)) => match user.split_once(':') {
+            Some((name, _)) => format!("{scheme}://{name}:***@{host}{tail}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+/// The SQLite URL of the file `path` (`sqlite:///abs/path?mode=rw`, its bytes
+/// percent-encoded but for letters, digits and `/._-`).
+fn sqlite_url(path: &Path, create: bool) -> Result<String, String> {
+    let abs = std::path::absolute(path).map_err(|e| e.to_string())?;
+    // The parent resolved, so that the URL's path has no `..` (which a URL drops).
+    let abs = match (abs.parent(), abs.file_name()) {
+        (Some(dir), Some(name)) => match dir.canonicalize() {
+            Ok(dir) => dir.join(name),
+            Err(e) => return Err(format!("{}: {e}", dir.display())),
+        },
+        _ => abs,
+    };
+    let text = abs.to_str().ok_or("the path is not UTF-8")?;
+    let mut url = String::from("sqlite://");
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"/._-".contains(&b) {
+            url.push(b as char);
+        } else {
+            url.push_str(&format!("%{b:02X}"));
+        }
+    }
+    url.push_str(if create { "?mode=rwc" } else { "?mode=rw" });
+    Ok(url)
+}
+
+/// `migrator`'s migrations in the dialect of `backend`: on PostgreSQL, the schema's one
+/// SQLite type name `BLOB` is `BYTEA` (the checksums are those of the SQL applied, so a
+/// PostgreSQL database records its own).
+pub fn dialect(migrator: &Migrator, backend: Backend) -> Migrator {
+    let migrations = migrator
+        .iter()
+        .map(|m| match backend {
+            Backend::Sqlite => m.clone(),
+            Backend::Postgres => Migration::new(
+                m.version,
+                m.description.clone(),
+                m.migration_type,
+                Cow::Owned(m.sql.replace(" BLOB", " BYTEA")),
+                m.no_tx,
+            ),
+        })
+        .collect();
+    Migrator { migrations: Cow::Owned(migrations), ..Migrator::DEFAULT }
 }
 
 /// An entry found by a scan, with the hash of its file.
@@ -268,32 +380,78 @@ impl Store {
         Store::open_with(path, create, &MIGRATOR)
     }
 
-    /// [`Store::open`] with the schema of `migrator` (tests: an older schema).
+    /// [`Store::open`] with the schema of `migrator` (tests: an older schema). `path` is an
+    /// SQLite file or a `postgres://` URL (whose database must exist: `create` makes its
+    /// tables, not the database).
     pub fn open_with(path: &Path, create: bool, migrator: &Migrator) -> Result<Store, LadderError> {
-        let open_err = |why: String| LadderError::Open { path: path.to_owned(), why: why.replace('\n', " ") };
-        if !create && !path.exists() {
-            return Err(open_err("no such file (`arena ladder run --db FILE` creates one)".to_owned()));
-        }
+        let backend = Backend::of(path);
+        let shown = match backend {
+            Backend::Sqlite => path.to_owned(),
+            Backend::Postgres => PathBuf::from(redacted(&path.to_string_lossy())),
+        };
+        let open_err = |why: String| LadderError::Open { path: shown.clone(), why: why.replace('\n', " ") };
+        let url = match backend {
+            Backend::Sqlite => {
+                if let Some((scheme, _)) = path.to_string_lossy().split_once("://") {
+                    return Err(open_err(format!(
+                        "{scheme}:// is no database this arena knows: give an SQLite file or a postgres:// URL"
+                    )));
+                }
+                if !create && !path.exists() {
+                    return Err(open_err("no such file (`arena ladder run --db FILE` creates one)".to_owned()));
+                }
+                sqlite_url(path, create).map_err(open_err)?
+            }
+            Backend::Postgres => path.to_string_lossy().into_owned(),
+        };
         let rt =
-            tokio::runtime::Builder::new_current_thread().enable_time().build().map_err(|e| open_err(e.to_string()))?;
-        let options = SqliteConnectOptions::from_str("sqlite:")
-            .map_err(|e| open_err(e.to_string()))?
-            .filename(path)
-            .create_if_missing(create)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .foreign_keys(true)
-            .busy_timeout(std::time::Duration::from_secs(10));
+            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| open_err(e.to_string()))?;
+        sqlx::any::install_default_drivers();
+        let options = match backend {
+            // One connection: SQLite writes one at a time anyway. WAL with synchronous
+            // writes: a kill -9 loses no committed game.
+            Backend::Sqlite => AnyPoolOptions::new().max_connections(1).after_connect(|conn, _| {
+                Box::pin(async move {
+                    for pragma in [
+                        "PRAGMA busy_timeout = 10000",
+                        "PRAGMA journal_mode = WAL",
+                        "PRAGMA synchronous = FULL",
+                        "PRAGMA foreign_keys = ON",
+                    ] {
+                        sqlx::query(pragma).execute(&mut *conn).await?;
+                    }
+                    Ok(())
+                })
+            }),
+            Backend::Postgres => AnyPoolOptions::new().max_connections(4),
+        };
+        let options = options.acquire_timeout(std::time::Duration::from_secs(10));
         let pool = rt
-            .block_on(SqlitePoolOptions::new().max_connections(1).connect_with(options))
+            .block_on(async {
+                // One connection first: the pool would say only that it timed out, this says
+                // why (refused, no such database, authentication).
+                if backend == Backend::Postgres {
+                    AnyConnection::connect(&url).await?.close().await?;
+                }
+                options.connect(&url).await
+            })
             .map_err(|e| open_err(e.to_string()))?;
-        let store = Store { path: path.to_owned(), pool, rt };
-        store.migrate(migrator)?;
+        let store = Store { path: shown, url, backend, pool, rt };
+        let migrator = dialect(migrator, backend);
+        // Two processes opening a new (or old) SQLite database at once would both apply
+        // its migrations (sqlx locks them on PostgreSQL only): they take turns, under the
+        // scheduling lock, when there is anything to apply.
+        let _turn = match backend {
+            Backend::Sqlite if store.pending(&migrator)? => Some(store.schedule_lock()?),
+            _ => None,
+        };
+        store.migrate(&migrator)?;
         Ok(store)
     }
 
     /// Applies `migrator`'s migrations not applied yet (and refuses a database with one
-    /// it does not know: a newer schema).
+    /// it does not know: a newer schema). The migrations are taken as they are: see
+    /// [`dialect`].
     pub fn migrate(&self, migrator: &Migrator) -> Result<(), LadderError> {
         let latest = migrator.iter().map(|m| m.version).max().unwrap_or(0);
         self.rt.block_on(migrator.run(&self.pool)).map_err(|e| match e {
@@ -305,9 +463,102 @@ impl Store {
         })
     }
 
-    /// The database file.
+    /// Whether `migrator` has migrations this SQLite database has not applied.
+    fn pending(&self, migrator: &Migrator) -> Result<bool, LadderError> {
+        let has_table: Option<String> = self.rt.block_on(
+            sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'")
+                .fetch_optional(&self.pool),
+        )?;
+        if has_table.is_none() {
+            return Ok(migrator.iter().next().is_some());
+        }
+        let applied = self.schema_versions()?;
+        Ok(migrator.iter().any(|m| !applied.contains(&m.version)))
+    }
+
+    /// The database file, or its URL (password hidden): what messages name.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Takes the ladder lock: exclusive (`ladder run`: no other ladder and no worker on
+    /// the database) or `shared` (`ladder work`: workers together, no `ladder run`); or
+    /// says that another ladder holds it. SQLite: the lock file beside the database;
+    /// PostgreSQL: a session advisory lock, held by a connection of its own.
+    pub fn ladder_lock(&self, shared: bool) -> Result<LadderLock, LadderError> {
+        match self.backend {
+            Backend::Sqlite => lock_file(&self.path, shared),
+            Backend::Postgres => self.rt.block_on(async {
+                let mut conn = AnyConnection::connect(&self.url).await?;
+                let sql =
+                    if shared { "SELECT pg_try_advisory_lock_shared($1)" } else { "SELECT pg_try_advisory_lock($1)" };
+                let taken: bool = sqlx::query_scalar(sql).bind(LADDER_LOCK_KEY).fetch_one(&mut conn).await?;
+                if taken {
+                    Ok(LadderLock { _file: None, _session: Some(conn) })
+                } else {
+                    Err(LadderError::Busy {
+                        path: self.path.clone(),
+                        lock: format!("the advisory lock {LADDER_LOCK_KEY}"),
+                    })
+                }
+            }),
+        }
+    }
+
+    /// Takes the scheduling lock, waiting for it: the one worker at a time that scans,
+    /// rates and schedules the next batch into the queue (and, on SQLite, the one process
+    /// at a time that applies migrations). SQLite: the lock file `FILE.schedule.lock`;
+    /// PostgreSQL: a session advisory lock of its own connection. Released when dropped,
+    /// or when the process ends however it ends.
+    pub fn schedule_lock(&self) -> Result<LadderLock, LadderError> {
+        match self.backend {
+            Backend::Sqlite => {
+                let mut name = self.path.as_os_str().to_owned();
+                name.push(".schedule.lock");
+                let path = PathBuf::from(name);
+                let file = File::options()
+                    .create(true)
+                    .truncate(false)
+                    .write(true)
+                    .open(&path)
+                    .map_err(|e| LadderError::Open { path: path.clone(), why: e.to_string() })?;
+                file.lock().map_err(|e| LadderError::Open { path, why: e.to_string() })?;
+                Ok(LadderLock { _file: Some(file), _session: None })
+            }
+            Backend::Postgres => self.rt.block_on(async {
+                let mut conn = AnyConnection::connect(&self.url).await?;
+                sqlx::query("SELECT pg_advisory_lock($1)").bind(SCHEDULE_LOCK_KEY).execute(&mut conn).await?;
+                Ok(LadderLock { _file: None, _session: Some(conn) })
+            }),
+        }
+    }
+
+    /// Begins a write transaction that holds the database's write lock from its start
+    /// (so that what it reads is what it writes over): SQLite `BEGIN IMMEDIATE`,
+    /// PostgreSQL a transaction advisory lock.
+    pub(crate) async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Any>, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => {
+                let mut tx = self.pool.begin().await?;
+                sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(WRITE_LOCK_KEY).execute(&mut *tx).await?;
+                Ok(tx)
+            }
+        }
+    }
+
+    /// The database's clock in milliseconds since 1970, as an SQL expression (leases are
+    /// timed by the database, so that the workers' clocks need not agree).
+    pub fn now_sql(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite => "CAST((julianday('now') - 2440587.5) * 86400000.0 AS BIGINT)",
+            Backend::Postgres => "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
+        }
     }
 
     /// The migrations applied to this database, in order.
@@ -326,7 +577,7 @@ impl Store {
     /// with why: its file no longer loads (with the reason), or is gone.
     pub fn sync(&self, game: &str, found: &[Found], failed: &[LoadError]) -> Result<Synced, LadderError> {
         self.rt.block_on(async {
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.begin_write().await?;
             let mut synced = Synced::default();
             let entries =
                 sqlx::query("SELECT id, name, path FROM entries WHERE game = $1").bind(game).fetch_all(&mut *tx).await?;
@@ -451,10 +702,14 @@ impl Store {
         })
     }
 
-    /// The id the next scheduled game gets: one past the largest stored.
+    /// The id the next scheduled game gets: one past the largest stored or queued.
     pub fn next_game_id(&self) -> Result<i64, LadderError> {
-        let max: Option<i64> =
-            self.rt.block_on(sqlx::query_scalar("SELECT MAX(id) FROM games").fetch_one(&self.pool))?;
+        let max: Option<i64> = self.rt.block_on(
+            sqlx::query_scalar(
+                "SELECT MAX(id) FROM (SELECT MAX(id) AS id FROM games UNION ALL SELECT MAX(id) FROM queue) m",
+            )
+            .fetch_one(&self.pool),
+        )?;
         Ok(max.unwrap_or(0) + 1)
     }
 
@@ -462,45 +717,8 @@ impl Store {
     /// already is refused (nothing is written twice).
     pub fn commit_game(&self, g: &GameRow) -> Result<(), LadderError> {
         self.rt.block_on(async {
-            let mut tx = self.pool.begin().await?;
-            let (status, reason, turns) = match &g.result {
-                Ok((turns, _)) => ("played", None, Some(i64::from(*turns))),
-                Err(why) => ("lost", Some(why.as_str()), None),
-            };
-            sqlx::query(
-                "INSERT INTO games (id, game, seed, ladder_seed, rules_version, options, status, reason, turns, \
-                 pairing, replay, committed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
-                 (SELECT COALESCE(MAX(committed), 0) + 1 FROM games WHERE game = $2))",
-            )
-            .bind(g.id)
-            .bind(&g.game)
-            .bind(seed_in(g.seed))
-            .bind(seed_in(g.ladder_seed))
-            .bind(i64::from(g.rules_version))
-            .bind(&g.options)
-            .bind(status)
-            .bind(reason)
-            .bind(turns)
-            .bind(g.pairing)
-            .bind(g.replay.as_deref())
-            .execute(&mut *tx)
-            .await?;
-            for (seat, &version) in g.lineup.iter().enumerate() {
-                let (score, stats) = match &g.result {
-                    Ok((_, seats)) => {
-                        seats.get(seat).map_or((None, None), |(s, st)| (Some(i64::from(*s)), Some(st.as_str())))
-                    }
-                    Err(_) => (None, None),
-                };
-                sqlx::query("INSERT INTO seats (game_id, seat, version_id, score, stats) VALUES ($1, $2, $3, $4, $5)")
-                    .bind(g.id)
-                    .bind(seat as i64)
-                    .bind(version)
-                    .bind(score)
-                    .bind(stats)
-                    .execute(&mut *tx)
-                    .await?;
-            }
+            let mut tx = self.begin_write().await?;
+            insert_game(&mut tx, g).await?;
             tx.commit().await?;
             Ok(())
         })
@@ -566,7 +784,7 @@ impl Store {
         let pairs = ranking == Ranking::Pairs;
         self.rt.block_on(async {
             // Immediate: the write lock first, so that the snapshot read is the one written.
-            let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+            let mut tx = self.begin_write().await?;
             let last: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(committed), 0) FROM games WHERE game = $1")
                 .bind(game)
                 .fetch_one(&mut *tx)
@@ -841,7 +1059,7 @@ impl Store {
     pub fn game(&self, id: i64) -> Result<GameView, LadderError> {
         let row = self.rt.block_on(
             sqlx::query(
-                "SELECT id, game, seed, ladder_seed, rules_version, status, reason, turns, replay IS NOT NULL \
+                "SELECT id, game, seed, ladder_seed, rules_version, status, reason, turns, CASE WHEN replay IS NULL THEN 0 ELSE 1 END \
                  FROM games WHERE id = $1",
             )
             .bind(id)
@@ -865,7 +1083,7 @@ impl Store {
             status: row.get(5),
             reason: row.get(6),
             turns: row.get::<Option<i64>, _>(7).map(|t| t as u32),
-            replay: row.get::<bool, _>(8),
+            replay: row.get::<i64, _>(8) == 1,
             seats: seats
                 .iter()
                 .map(|s| SeatView {
@@ -938,21 +1156,73 @@ impl Store {
         })
     }
 
+    /// Runs `f` on the store's runtime (the queue's statements, in `queue`).
+    pub(crate) fn block_on<T>(&self, f: impl Future<Output = T>) -> T {
+        self.rt.block_on(f)
+    }
+
+    /// The connection pool (the queue's statements, in `queue`).
+    pub(crate) fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
     /// Runs `f` on the pool, for checks (tests) and one-off statements.
-    pub fn with_pool<T>(&self, f: impl AsyncFnOnce(&SqlitePool) -> T) -> T {
+    pub fn with_pool<T>(&self, f: impl AsyncFnOnce(&AnyPool) -> T) -> T {
         self.rt.block_on(f(&self.pool))
     }
 }
 
+/// Inserts game `g` with its seats in `tx` (a game id stored already fails: it is the
+/// primary key).
+pub(crate) async fn insert_game(tx: &mut sqlx::Transaction<'_, Any>, g: &GameRow) -> Result<(), sqlx::Error> {
+    let (status, reason, turns) = match &g.result {
+        Ok((turns, _)) => ("played", None, Some(i64::from(*turns))),
+        Err(why) => ("lost", Some(why.as_str()), None),
+    };
+    sqlx::query(
+        "INSERT INTO games (id, game, seed, ladder_seed, rules_version, options, status, reason, turns, \
+         pairing, replay, committed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
+         (SELECT COALESCE(MAX(committed), 0) + 1 FROM games WHERE game = $2))",
+    )
+    .bind(g.id)
+    .bind(&g.game)
+    .bind(seed_in(g.seed))
+    .bind(seed_in(g.ladder_seed))
+    .bind(i64::from(g.rules_version))
+    .bind(&g.options)
+    .bind(status)
+    .bind(reason)
+    .bind(turns)
+    .bind(g.pairing)
+    .bind(g.replay.as_deref())
+    .execute(&mut **tx)
+    .await?;
+    for (seat, &version) in g.lineup.iter().enumerate() {
+        let (score, stats) = match &g.result {
+            Ok((_, seats)) => seats.get(seat).map_or((None, None), |(s, st)| (Some(i64::from(*s)), Some(st.as_str()))),
+            Err(_) => (None, None),
+        };
+        sqlx::query("INSERT INTO seats (game_id, seat, version_id, score, stats) VALUES ($1, $2, $3, $4, $5)")
+            .bind(g.id)
+            .bind(seat as i64)
+            .bind(version)
+            .bind(score)
+            .bind(stats)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
 /// One past the largest id of `table` (the ladder gives ids itself, in SQL both
 /// databases speak).
-async fn next_id(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, table: &str) -> Result<i64, sqlx::Error> {
+async fn next_id(tx: &mut sqlx::Transaction<'_, Any>, table: &str) -> Result<i64, sqlx::Error> {
     let max: Option<i64> = sqlx::query_scalar(&format!("SELECT MAX(id) FROM {table}")).fetch_one(&mut **tx).await?;
     Ok(max.unwrap_or(0) + 1)
 }
 
 /// The statistic in columns `at`, `at + 1`, `at + 2` of a row (zero when not rated).
-fn stat_of(row: &sqlx::sqlite::SqliteRow, at: usize) -> Statistic {
+fn stat_of(row: &AnyRow, at: usize) -> Statistic {
     let get = |i: usize| row.get::<Option<f64>, _>(at + i).unwrap_or(0.0);
     Statistic { value: get(0), low: get(1), high: get(2) }
 }
@@ -964,7 +1234,7 @@ type NewSeat = (i64, i64, Option<i64>, i64, Option<i64>);
 /// Sorted here, not by the query: ordered by id, it would walk every game of `game` by
 /// the id index instead of the few new ones by the commit index.
 async fn played_since(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut AnyConnection,
     game: &str,
     after: i64,
     upto: i64,
@@ -993,7 +1263,7 @@ async fn played_since(
 }
 
 /// Rows of (game id, pairing, version, score), in game and seat order, as games.
-fn group_seats(rows: &[sqlx::sqlite::SqliteRow]) -> Vec<PlayedGame> {
+fn group_seats(rows: &[AnyRow]) -> Vec<PlayedGame> {
     let mut games: Vec<PlayedGame> = Vec::new();
     for r in rows {
         let (id, pairing, version, score): (i64, Option<i64>, i64, Option<i64>) =
@@ -1009,7 +1279,7 @@ fn group_seats(rows: &[sqlx::sqlite::SqliteRow]) -> Vec<PlayedGame> {
 
 /// A version's scores in its played games (games of pairs: in the first seat), sorted,
 /// from its score counts (kept by the updates of the ratings).
-async fn version_scores(conn: &mut sqlx::SqliteConnection, version: i64) -> Result<Vec<u32>, sqlx::Error> {
+async fn version_scores(conn: &mut AnyConnection, version: i64) -> Result<Vec<u32>, sqlx::Error> {
     let counts: Vec<(i64, i64)> =
         sqlx::query_as("SELECT score, n FROM score_counts WHERE version_id = $1 ORDER BY score")
             .bind(version)
@@ -1023,7 +1293,7 @@ async fn version_scores(conn: &mut sqlx::SqliteConnection, version: i64) -> Resu
 }
 
 /// The stored ratings (the fold's state and the statistic) of `game`'s versions.
-async fn stored_ratings(conn: &mut sqlx::SqliteConnection, game: &str) -> Result<Vec<(i64, Rated)>, sqlx::Error> {
+async fn stored_ratings(conn: &mut AnyConnection, game: &str) -> Result<Vec<(i64, Rated)>, sqlx::Error> {
     let rows = sqlx::query(
         "SELECT r.version_id, r.mu, r.sigma, r.rated_games, r.mean_score, r.score_sum, r.scored, r.matches, \
          r.points, r.stat, r.stat_low, r.stat_high FROM ratings r \

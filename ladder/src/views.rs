@@ -77,14 +77,16 @@ impl Store {
     pub fn totals(&self, game: &str) -> Result<Totals, LadderError> {
         self.with_pool(async |pool| {
             let g = sqlx::query(
-                "SELECT COALESCE(SUM(status = 'played'), 0), COALESCE(SUM(status = 'lost'), 0), \
-                 COALESCE(AVG(CASE WHEN status = 'played' THEN turns END), 0.0) FROM games WHERE game = $1",
+                "SELECT CAST(COALESCE(SUM(CASE WHEN status = 'played' THEN 1 ELSE 0 END), 0) AS BIGINT), \
+                 CAST(COALESCE(SUM(CASE WHEN status = 'lost' THEN 1 ELSE 0 END), 0) AS BIGINT), \
+                 CAST(COALESCE(AVG(CASE WHEN status = 'played' THEN turns END), 0.0) AS DOUBLE PRECISION) \
+                 FROM games WHERE game = $1",
             )
             .bind(game)
             .fetch_one(pool)
             .await?;
             let v = sqlx::query(
-                "SELECT COUNT(DISTINCT e.id), COUNT(v.id), COALESCE(SUM(v.active), 0) FROM entries e \
+                "SELECT COUNT(DISTINCT e.id), COUNT(v.id), CAST(COALESCE(SUM(v.active), 0) AS BIGINT) FROM entries e \
                  LEFT JOIN versions v ON v.entry_id = e.id WHERE e.game = $1",
             )
             .bind(game)
@@ -115,8 +117,9 @@ impl Store {
     pub fn against(&self, game: &str, name: &str, pairs: bool) -> Result<Vec<Against>, LadderError> {
         let rows = self.with_pool(async |pool| {
             sqlx::query(
-                "SELECT a.seat, eo.name, COUNT(*), SUM(a.score > b.score), SUM(a.score = b.score), \
-                 SUM(a.score < b.score) FROM entries me \
+                "SELECT a.seat, eo.name, COUNT(*), CAST(SUM(CASE WHEN a.score > b.score THEN 1 ELSE 0 END) AS BIGINT), \
+                 CAST(SUM(CASE WHEN a.score = b.score THEN 1 ELSE 0 END) AS BIGINT), \
+                 CAST(SUM(CASE WHEN a.score < b.score THEN 1 ELSE 0 END) AS BIGINT) FROM entries me \
                  JOIN versions va ON va.entry_id = me.id JOIN seats a ON a.version_id = va.id \
                  JOIN games g ON g.id = a.game_id JOIN seats b ON b.game_id = a.game_id AND b.seat <> a.seat \
                  JOIN versions vb ON vb.id = b.version_id JOIN entries eo ON eo.id = vb.entry_id \

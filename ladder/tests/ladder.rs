@@ -1,8 +1,9 @@
 //! The ladder's guarantees, on real databases in temporary directories: the schema's
 //! versions (new, older upgraded, newer refused), the lock against a second ladder,
 //! entries and versions, ratings that depend only on the set of games (shuffled
-//! insertion, 1 job vs 2), bots joining a running ladder, and a newcomer settling in a
-//! bounded number of games.
+//! insertion, 1 job vs 2), bots joining a running ladder, a newcomer settling in a
+//! bounded number of games, and workers on one SQLite file (each game once, the games of
+//! one run; a worker of other game options refused).
 //!
 //! The kill -9 test runs the binary and lives with the integration tests
 //! (`tests/ladder.rs` of the workspace).
@@ -10,13 +11,17 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
+use arena::game::Rules;
 use arena::games::zombies::Zombies;
 use arena::loaders::{self, Discovery, ScriptLimits, SearchPaths};
 use arena::tournament::Plan;
 use arena_ladder::LadderError;
+use arena_ladder::queue::Queued;
 use arena_ladder::run::{Event, Settings, rerate, run};
 use arena_ladder::store::{Found, GameRow, LoadError, MIGRATOR, Store, lock};
+use arena_ladder::work::{WorkSettings, work};
 use sqlx::migrate::Migrator;
 
 fn found(name: &str, sha: &str) -> Found {
@@ -86,6 +91,12 @@ fn a_newer_database_and_a_file_that_is_no_database_are_refused_in_one_line() {
     std::fs::write(&junk, vec![b'x'; 4096]).unwrap();
     let text = Store::open(&junk, false).unwrap_err().to_string();
     assert!(text.starts_with(&junk.display().to_string()) && !text.contains('\n'), "{text}");
+    let text = Store::open(Path::new("mysql://root@db/contest"), true).unwrap_err().to_string();
+    assert_eq!(
+        text,
+        "mysql://root@db/contest: cannot open the ladder database: mysql:// is no database this arena knows: \
+         give an SQLite file or a postgres:// URL"
+    );
     let missing = dir.path().join("missing.sqlite");
     assert!(matches!(Store::open(&missing, false), Err(LadderError::Open { .. })));
     assert!(!missing.exists(), "a reading command creates no database");
@@ -369,6 +380,7 @@ fn bots_join_between_batches_and_a_changed_file_starts_a_new_version() {
             errors.iter().map(|e| e.path.rsplit('/').next().unwrap_or_default().to_owned()).collect::<Vec<_>>()
         )),
         Event::Game(g) => events.push(format!("game {}", g.id)),
+        Event::Scheduled { .. } | Event::Dropped(_) => unreachable!("ladder run uses no queue"),
     };
     run(&store, &settings(1, 8), &mut scan_dir, &AtomicBool::new(false), &mut on_event).unwrap();
     assert_eq!(events[0], r#"joined ["drifter", "sentinel"] new [] errors ["broken.rhai"]"#, "{events:#?}");
@@ -439,4 +451,85 @@ fn a_newcomer_reaches_a_settled_rating_in_a_bounded_number_of_games() {
     assert!(newcomer.sigma < 0.4 * Rated::prior().sigma, "settled: {newcomer:?}");
     // It ranks between the versions of strength 30 and 40.
     assert!(ratings[&3].mu < newcomer.mu && newcomer.mu < ratings[&4].mu, "{ratings:#?}");
+}
+
+fn work_settings(name: &str, until: u64) -> WorkSettings<Zombies> {
+    let Settings { plan, batch, seats, .. } = settings(1, until);
+    WorkSettings { plan, batch, seats, until: Some(until), lease: Duration::from_secs(5), name: name.to_owned() }
+}
+
+#[test]
+fn workers_on_one_sqlite_file_play_each_game_once_and_the_games_of_one_run() {
+    let bots = tempfile::tempdir().unwrap();
+    for name in ["drifter.rhai", "sentinel.rhai", "coward.lua"] {
+        std::fs::copy(zombies_bots().join(name), bots.path().join(name)).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let untimed = |store: &Store| {
+        let games = store.games("zombies", None, 100).unwrap();
+        let games: Vec<_> = games
+            .into_iter()
+            .map(|g| (g.id, g.seed, g.seats.iter().map(|s| (s.version, s.score)).collect::<Vec<_>>()))
+            .collect();
+        (store.leaderboard("zombies", true).unwrap(), games)
+    };
+    let one = Store::open(&dir.path().join("run.sqlite"), true).unwrap();
+    run(&one, &settings(2, 10), &mut || scan(bots.path()), &AtomicBool::new(false), &mut |_| {}).unwrap();
+
+    // Two workers, each with a store of its own on one file.
+    let db = dir.path().join("workers.sqlite");
+    let summaries: Vec<_> = std::thread::scope(|s| {
+        let workers: Vec<_> = ["w1", "w2"]
+            .map(|name| {
+                let (db, bots) = (&db, bots.path());
+                s.spawn(move || {
+                    let store = Store::open(db, true).unwrap();
+                    let _shared = store.ladder_lock(true).unwrap();
+                    work(&store, &work_settings(name, 10), &mut || scan(bots), &AtomicBool::new(false), &mut |_| {})
+                        .unwrap()
+                })
+            })
+            .into_iter()
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    assert_eq!(summaries.iter().map(|s| s.played).sum::<u64>(), 10, "{summaries:?}");
+    assert_eq!(summaries.iter().map(|s| s.batches).sum::<u64>(), 3, "batches of 4, 4 and 2: {summaries:?}");
+    let store = Store::open(&db, false).unwrap();
+    assert!(store.queued("zombies").unwrap().is_empty());
+    assert_eq!(untimed(&store), untimed(&one), "the games and ratings of one ladder run");
+    assert!(matches!(store.ladder_lock(true).map(|_| ()), Ok(())));
+    // While workers hold the lock, no `ladder run`.
+    let _worker = store.ladder_lock(true).unwrap();
+    assert!(matches!(store.ladder_lock(false), Err(LadderError::Busy { .. })));
+}
+
+#[test]
+fn a_worker_whose_game_options_differ_from_the_queued_games_says_so_in_one_line() {
+    let bots = tempfile::tempdir().unwrap();
+    for name in ["drifter.rhai", "sentinel.rhai"] {
+        std::fs::copy(zombies_bots().join(name), bots.path().join(name)).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("q.sqlite"), true).unwrap();
+    let synced = store.sync("zombies", &[found("drifter", "1"), found("sentinel", "2")], &[]).unwrap();
+    let queued = Queued {
+        id: 1,
+        game: "zombies".into(),
+        seed: 1,
+        ladder_seed: 0,
+        rules_version: arena::games::zombies::Zombies::RULES_VERSION,
+        options: r#"{"max_turns":999}"#.into(),
+        pairing: None,
+        lineup: synced.versions.clone(),
+        leases: 0,
+        worker: None,
+        held: false,
+    };
+    store.enqueue(&[queued]).unwrap();
+    let err = work(&store, &work_settings("w", 5), &mut || scan(bots.path()), &AtomicBool::new(false), &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("scheduled with other game options") && !err.contains('\n'), "{err}");
+    assert!(err.contains(r#"{"max_turns":999}"#), "{err}");
 }

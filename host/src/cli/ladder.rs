@@ -1,9 +1,11 @@
-//! `arena ladder ...`: a contest kept in a database (`--db FILE`, SQLite) whose entries
-//! play rated games for as long as it runs. `run` plays (rescanning the bot directories
-//! between batches; Ctrl-C ends after the games in flight), `status` is the leaderboard,
+//! `arena ladder ...`: a contest kept in a database (`--db FILE`, SQLite, or `--db
+//! postgres://...`, PostgreSQL) whose entries play rated games for as long as it runs.
+//! `run` plays (rescanning the bot directories between batches; Ctrl-C ends after the
+//! games in flight), `work` is one of many workers that play the ladder's games from the
+//! database's queue (on many machines: a Slurm job array), `status` is the leaderboard,
 //! `games` the stored games, `entry` one entry's versions, games and errors, `replay` a
 //! stored game's viewer page, `add-entrant` a token for the contest server. Every
-//! command but `run` and `add-entrant` has `--json`.
+//! command but `run`, `work` and `add-entrant` has `--json`.
 //!
 //! Not here: the ladder itself (the crate `arena-ladder`: database, matchmaking,
 //! ratings, the loop of batches), bot discovery (`bots`), the replay pages
@@ -18,6 +20,7 @@ use arena::game::Game;
 use arena::tournament::Plan;
 use arena_ladder::run::{DEFAULT_BATCH, DEFAULT_SEATS, Event, Settings, ensure_rated};
 use arena_ladder::store::{self, Store};
+use arena_ladder::work::{DEFAULT_LEASE, WorkSettings, worker_name};
 use clap::{Args, Subcommand};
 
 use super::bots::{discover, isolation, start_logs};
@@ -38,6 +41,12 @@ pub enum LadderCommand {
     /// games in flight finish and are kept). Bots added to or changed in the bot
     /// directories join at the next batch.
     Run(Box<RunArgs>),
+    /// A worker: plays the ladder's games from the database's queue, as many workers as
+    /// wanted on as many machines (a Slurm job array: scripts/slurm/ladder-workers.sbatch),
+    /// until --until-games are stored or Ctrl-C. Each game is leased for a while and
+    /// committed once; a killed worker's games are played again by the others. The first
+    /// worker to find the queue empty schedules the next batch, as `run` would.
+    Work(Box<WorkArgs>),
     /// The leaderboard: versions ranked by mu - 3 sigma, and the files that did not load.
     Status(StatusArgs),
     /// The stored games, newest first: seed, status, lineup and scores.
@@ -58,8 +67,8 @@ pub enum LadderCommand {
 pub struct AddEntrantArgs {
     /// The entrant's name: 1 to 32 letters, digits, - and _, starting with a letter.
     pub name: String,
-    /// The database (created when missing).
-    #[arg(long, value_name = "FILE")]
+    /// The database (an SQLite file, created when missing, or a postgres:// URL).
+    #[arg(long, value_name = "FILE|URL")]
     pub db: PathBuf,
     /// The host's token: may retire any submitted bot.
     #[arg(long)]
@@ -69,8 +78,10 @@ pub struct AddEntrantArgs {
 /// The database option every ladder command takes.
 #[derive(Debug, Clone, Args)]
 pub struct DbArg {
-    /// The ladder's database (SQLite; `run` creates it when missing).
-    #[arg(long, value_name = "FILE")]
+    /// The ladder's database: an SQLite file (`run` and `work` create it when missing) or
+    /// a PostgreSQL URL, postgres://USER[:PASSWORD]@HOST[:PORT]/DB (the database must
+    /// exist; its tables are made when missing).
+    #[arg(long, value_name = "FILE|URL")]
     pub db: PathBuf,
 }
 
@@ -110,6 +121,52 @@ pub struct RunArgs {
     pub sources: SourceArgs,
     #[command(flatten)]
     pub which: GameChoice,
+}
+
+/// The options of `arena ladder work`.
+#[derive(Debug, Clone, Args)]
+pub struct WorkArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Schedule no more games once the database holds N games of the game (all workers
+    /// together), and end when they are all committed [default: until Ctrl-C].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub until_games: Option<u64>,
+    /// Games this worker plays at once (default: all cores, or SLURM_CPUS_ON_NODE).
+    #[arg(long, value_name = "J", value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
+    /// How long a leased game stays this worker's unless renewed (renewed every third of
+    /// it while the game plays); a killed worker's games are played again after it.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_LEASE.as_secs_f64(), value_parser = parse_lease)]
+    pub lease: f64,
+    /// The ladder's seed of the batches this worker schedules (give every worker the same).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Games per batch this worker schedules (give every worker the same).
+    #[arg(long, value_name = "B", default_value_t = DEFAULT_BATCH, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub batch: usize,
+    /// Entries seated in a free-for-all game this worker schedules.
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_SEATS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    pub seats: usize,
+    /// Do not store the games' replays.
+    #[arg(long)]
+    pub no_replays: bool,
+    /// How games are isolated (as `ladder run`).
+    #[arg(long, value_enum, default_value_t = Isolate::Auto)]
+    pub isolate: Isolate,
+    #[command(flatten)]
+    pub game: GameOptions,
+    #[command(flatten)]
+    pub sources: SourceArgs,
+    #[command(flatten)]
+    pub which: GameChoice,
+}
+
+fn parse_lease(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.2 => Ok(s),
+        _ => Err(format!("{text:?}: a lease is a number of seconds, at least 0.2")),
+    }
 }
 
 /// The options of `arena ladder status`.
@@ -182,6 +239,7 @@ impl LadderArgs {
     pub fn after(&self) -> (Option<&GameChoice>, Option<&SourceArgs>) {
         match &self.command {
             LadderCommand::Run(a) => (Some(&a.which), Some(&a.sources)),
+            LadderCommand::Work(a) => (Some(&a.which), Some(&a.sources)),
             LadderCommand::Status(a) => (Some(&a.which), None),
             LadderCommand::Games(a) => (Some(&a.which), None),
             LadderCommand::Entry(a) => (Some(&a.which), None),
@@ -191,7 +249,7 @@ impl LadderArgs {
 
     /// True for the commands that load bots.
     pub fn loads_bots(&self) -> bool {
-        matches!(self.command, LadderCommand::Run(_))
+        matches!(self.command, LadderCommand::Run(_) | LadderCommand::Work(_))
     }
 }
 
@@ -199,6 +257,7 @@ impl LadderArgs {
 pub fn ladder<G: Game>(args: LadderArgs, sources: &Sources) -> Result<()> {
     match args.command {
         LadderCommand::Run(a) => run::<G>(*a, sources),
+        LadderCommand::Work(a) => work::<G>(*a, sources),
         LadderCommand::Status(a) => status::<G>(a),
         LadderCommand::Games(a) => games::<G>(a),
         LadderCommand::Entry(a) => entry::<G>(a),
@@ -218,9 +277,9 @@ fn run<G: Game>(args: RunArgs, sources: &Sources) -> Result<()> {
 pub fn play<G: Game>(args: RunArgs, sources: &Sources, stop: &AtomicBool) -> Result<()> {
     let RunArgs { db, games, jobs, seed, batch, seats, no_replays, isolate, game, .. } = args;
     let db = db.db;
-    // The lock first: a second ladder is refused before it touches anything.
-    let _lock = store::lock(&db)?;
     let store = Store::open(&db, true)?;
+    // No other ladder and no worker on the database.
+    let _lock = store.ladder_lock(false)?;
     // A ladder's entries change while it runs: auto isolates whatever they are, each
     // entry in a process and a box of its own (strict).
     let iso = isolation(sources, isolate, game.bank()?)?;
@@ -280,6 +339,7 @@ pub fn play<G: Game>(args: RunArgs, sources: &Sources, stop: &AtomicBool) -> Res
             first_id = first_id.min(row.id);
             last_id = last_id.max(row.id);
         }
+        Event::Scheduled { .. } | Event::Dropped(_) => {}
     };
     let summary = arena_ladder::run::run(&store, &settings, &mut scan, stop, &mut on_event);
     if batch_played + batch_lost > 0 {
@@ -296,7 +356,94 @@ pub fn play<G: Game>(args: RunArgs, sources: &Sources, stop: &AtomicBool) -> Res
         summary.lost,
         summary.batches,
         if stop.load(Ordering::SeqCst) { " -- stopped" } else { "" },
-        db.display()
+        store.path().display()
+    );
+    Ok(())
+}
+
+fn work<G: Game>(args: WorkArgs, sources: &Sources) -> Result<()> {
+    let stop = stop_on_ctrl_c()?;
+    let WorkArgs { db, until_games, jobs, lease, seed, batch, seats, no_replays, isolate, game, .. } = args;
+    let store = Store::open(&db.db, true)?;
+    // Workers together, never beside a `ladder run`.
+    let _lock = store.ladder_lock(true)?;
+    let iso = isolation(sources, isolate, game.bank()?)?;
+    let cpus = || {
+        std::env::var("SLURM_CPUS_ON_NODE")
+            .ok()
+            .and_then(|n| n.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    };
+    let jobs = jobs.map_or_else(cpus, |j| j as usize);
+    let plan = Plan::<G> {
+        seed,
+        jobs,
+        config: game.config::<G>()?,
+        record: !no_replays,
+        bank: Some(game.bank()?),
+        call_limit: Some(Duration::from_millis(sources.call_timeout_ms)),
+        isolation: iso.clone(),
+        ..Plan::new(seed, 0)
+    };
+    let name = worker_name();
+    let settings = WorkSettings {
+        plan,
+        batch,
+        seats,
+        until: until_games,
+        lease: Duration::from_secs_f64(lease),
+        name: name.clone(),
+    };
+    outln!("worker {name} on {}: {jobs} games at once, leases of {lease} s", store.path().display());
+    let mut logs_started = false;
+    let mut scan = || {
+        let found = discover::<G>(sources, iso.as_deref());
+        if iso.is_some() && !logs_started {
+            start_logs(sources, &found.entries);
+            logs_started = true;
+        }
+        found
+    };
+    let mut last_errors = None;
+    let mut on_event = |e: Event<'_>| match e {
+        Event::Scanned(synced, errors) => {
+            for name in &synced.new_entries {
+                outln!("joined: {name}");
+            }
+            for name in &synced.new_versions {
+                outln!("new version: {name} (its old version retired, its games kept)");
+            }
+            for (name, why) in &synced.gone {
+                outln!("retired: {name} ({why}; its games kept)");
+            }
+            if last_errors.as_deref() != Some(errors) {
+                for e in errors {
+                    eprintln!("not loaded: {}: {}", e.path, e.reason);
+                }
+                last_errors = Some(errors.to_vec());
+            }
+        }
+        Event::Scheduled { first, last } => outln!("scheduled games {first}-{last}"),
+        Event::Game(row) => match &row.result {
+            Ok((turns, _)) => outln!("game {} played ({turns} turns)", row.id),
+            Err(why) => eprintln!("game {} lost: {why}", row.id),
+        },
+        Event::Dropped(id) => {
+            eprintln!("game {id} not committed: its lease expired and another worker took it over")
+        }
+    };
+    let summary = arena_ladder::work::work(&store, &settings, &mut scan, &stop, &mut on_event);
+    if let Some(iso) = &iso {
+        let _ = std::fs::remove_dir_all(&iso.scratch);
+    }
+    let summary = summary?;
+    outln!(
+        "worker {name}: {} games played, {} lost, {} batches scheduled{}",
+        summary.played,
+        summary.lost,
+        summary.batches,
+        if stop.load(Ordering::SeqCst) { " -- stopped" } else { "" }
     );
     Ok(())
 }
@@ -353,11 +500,20 @@ fn status<G: Game>(args: StatusArgs) -> Result<()> {
     let pairs = G::RANKING == arena::game::Ranking::Pairs;
     let top = arena_ladder::settled::top_versions(&board);
     let settled = arena_ladder::settled::top_places(&board, &store.played_games_of(G::NAME, &top)?, pairs);
+    // The workers' queue: games scheduled and not committed yet, and those leased now.
+    let queued = store.queued(G::NAME)?;
+    let leased: Vec<&str> = queued.iter().filter(|q| q.held).filter_map(|q| q.worker.as_deref()).collect();
+    let mut workers = leased.clone();
+    workers.sort_unstable();
+    workers.dedup();
     if args.json {
         let top_places = settled.as_ref().map(|d| serde_json::json!({ "line": d.line(), "settled": d }));
+        let queue = serde_json::json!({
+            "games": queued.iter().map(|q| q.id).collect::<Vec<_>>(), "leased": leased.len(), "workers": workers,
+        });
         let value = serde_json::json!({
             "game": G::NAME, "statistic": arena_ladder::rating::statistic_name(G::RANKING),
-            "leaderboard": board, "not_loaded": errors, "top_places": top_places,
+            "leaderboard": board, "not_loaded": errors, "top_places": top_places, "queue": queue,
         });
         outln!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
@@ -365,6 +521,16 @@ fn status<G: Game>(args: StatusArgs) -> Result<()> {
     print_board::<G>(&board);
     if let Some(d) = &settled {
         outln!("top places: {}", d.line());
+    }
+    if let (Some(first), Some(last)) = (queued.first(), queued.last()) {
+        outln!(
+            "queue: {} games ({}-{}) scheduled for workers, {} of them playing now on {} workers",
+            queued.len(),
+            first.id,
+            last.id,
+            leased.len(),
+            workers.len()
+        );
     }
     for e in &errors {
         outln!("not loaded: {}: {}", e.path, e.reason);
@@ -463,7 +629,7 @@ fn replay(args: ReplayArgs) -> Result<()> {
     if args.json.as_deref().is_none_or(|j| j.as_os_str() != "-") {
         print_game(&store.game(args.game_id)?);
     }
-    let what = format!("{} game {}", args.db.db.display(), args.game_id);
+    let what = format!("{} game {}", store.path().display(), args.game_id);
     let html = match (&args.html, &args.json) {
         (Some(h), _) => Some(h.clone()),
         (None, None) => Some(PathBuf::from(format!("game-{}.html", args.game_id))),
@@ -476,13 +642,13 @@ fn replay(args: ReplayArgs) -> Result<()> {
 fn add_entrant(args: AddEntrantArgs) -> Result<()> {
     let store = Store::open(&args.db, true)?;
     let token = arena_server::submit::add_entrant(&store, &args.name, args.admin)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.db.display()))?;
+        .map_err(|e| anyhow::anyhow!("{}: {e}", store.path().display()))?;
     outln!("{token}");
     eprintln!(
         "entrant {}{} added to {}: the line above is its token, shown only now (the database keeps its hash)",
         args.name,
         if args.admin { " (host)" } else { "" },
-        args.db.display()
+        store.path().display()
     );
     Ok(())
 }

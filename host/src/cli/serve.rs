@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use arena::game::Game;
+use arena_ladder::store::Backend;
 use arena_server::{Checked, Checker, Config};
 use clap::Args;
 
@@ -41,6 +42,10 @@ pub struct ServeArgs {
     /// as many pass).
     #[arg(long, value_name = "N", default_value_t = 20.0)]
     pub rate: f64,
+    /// Where submitted bots are kept [default: DB.bots beside an SQLite database; a
+    /// PostgreSQL database needs one named].
+    #[arg(long, value_name = "DIR")]
+    pub bots: Option<PathBuf>,
     /// The ladder's options (those of `ladder run`).
     #[command(flatten)]
     pub ladder: Box<RunArgs>,
@@ -55,6 +60,14 @@ pub fn serve<G: Game>(args: ServeArgs, sources: &Sources) -> Result<()> {
     config.rates.per_second = args.rate;
     config.rates.burst = (args.rate * 3.0).ceil().max(1.0) as u32;
     config.logs = Some(sources.logs.clone());
+    match (args.bots, Backend::of(&db)) {
+        (Some(dir), _) => config.bots = dir,
+        (None, Backend::Postgres) => anyhow::bail!(
+            "{}: a PostgreSQL ladder keeps no files beside it: name the directory of the submitted bots with --bots DIR",
+            arena_ladder::store::redacted(&db.to_string_lossy())
+        ),
+        (None, Backend::Sqlite) => {}
+    }
     let bots = config.bots.clone();
     // The ladder's bots: those of the directories given (or the defaults), and the
     // submitted ones.
@@ -64,7 +77,8 @@ pub fn serve<G: Game>(args: ServeArgs, sources: &Sources) -> Result<()> {
     sources.plugins = [paths.plugins, vec![live_plugins]].concat();
     sources.scripts = [paths.scripts, vec![live_scripts]].concat();
     let checker = CheckCommand { sources: sources.clone(), scratch: bots.join("check") };
-    let app = arena_server::app(config, Arc::new(checker)).with_context(|| format!("{}", db.display()))?;
+    let shown = arena_ladder::store::redacted(&db.to_string_lossy());
+    let app = arena_server::app(config, Arc::new(checker)).with_context(|| shown.clone())?;
     let stop = stop_on_ctrl_c()?;
     let ladder = (!args.no_ladder).then(|| {
         let (stop, sources) = (Arc::clone(&stop), sources.clone());
@@ -74,7 +88,7 @@ pub fn serve<G: Game>(args: ServeArgs, sources: &Sources) -> Result<()> {
     let ladder = ladder.transpose().context("cannot start the ladder's thread")?;
     let served = arena_server::serve_until(
         app,
-        |addr| eprintln!("serving the {} ladder of {} on http://{addr}/ (Ctrl-C stops)", G::NAME, db.display()),
+        |addr| eprintln!("serving the {} ladder of {shown} on http://{addr}/ (Ctrl-C stops)", G::NAME),
         Arc::clone(&stop),
     );
     stop.store(true, Ordering::SeqCst);
