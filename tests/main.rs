@@ -6,8 +6,10 @@
 //! - `cli`: the `zombies` binary end to end;
 //! - `newcomer`: the defects a first-time entrant hit (issue 23), through the binary;
 //! - `ladder`: `arena ladder` killed with SIGKILL and resumed, stopped by Ctrl-C, read back;
-//! - `layout`: the host's code names a game only inside `host/src/games/`.
+//! - `layout`: the host's code names a game only inside `host/src/games/`;
+//! - `archives`: programs with files uploaded to `arena serve` as archives.
 
+mod archives;
 mod boxes;
 mod cli;
 mod debug;

@@ -20,7 +20,7 @@ use crate::util::{Driver, root};
 const PATIENCE: Duration = Duration::from_secs(300);
 
 /// A directory with copies of the bundled zombies scripts (`bots/zombies/`).
-fn contest() -> tempfile::TempDir {
+pub(crate) fn contest() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let to = dir.path().join("bots/zombies");
     std::fs::create_dir_all(&to).unwrap();
@@ -30,13 +30,13 @@ fn contest() -> tempfile::TempDir {
     dir
 }
 
-fn arena(dir: &Path) -> Command {
+pub(crate) fn arena(dir: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_arena"));
     c.current_dir(dir).arg("--logs").arg(dir.join("logs"));
     c
 }
 
-fn add_entrant(dir: &Path, name: &str) -> String {
+pub(crate) fn add_entrant(dir: &Path, name: &str) -> String {
     let out = arena(dir).args(["ladder", "add-entrant", name, "--db", "contest.sqlite"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
@@ -44,9 +44,9 @@ fn add_entrant(dir: &Path, name: &str) -> String {
 
 /// `arena serve` on a free port: the process and its address (read from the line it
 /// prints when it listens).
-struct Serving {
+pub(crate) struct Serving {
     child: Child,
-    addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
 }
 
 impl Drop for Serving {
@@ -56,7 +56,7 @@ impl Drop for Serving {
     }
 }
 
-fn serve(dir: &Path, extra: &[&str]) -> Serving {
+pub(crate) fn serve(dir: &Path, extra: &[&str]) -> Serving {
     let mut child = arena(dir)
         .args(["--scripts", "bots", "serve", "--db", "contest.sqlite", "--listen", "127.0.0.1:0", "--jobs", "1"])
         .args(extra)
@@ -79,7 +79,7 @@ fn serve(dir: &Path, extra: &[&str]) -> Serving {
 }
 
 /// An HTTP request over a plain socket: (status, body).
-fn http(addr: SocketAddr, head: &str, body: &[u8]) -> (u16, String) {
+pub(crate) fn http(addr: SocketAddr, head: &str, body: &[u8]) -> (u16, String) {
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
     let req = format!("{head}\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n", body.len());
@@ -92,14 +92,14 @@ fn http(addr: SocketAddr, head: &str, body: &[u8]) -> (u16, String) {
     (head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0), body.to_owned())
 }
 
-fn get_json(addr: SocketAddr, path: &str) -> Value {
+pub(crate) fn get_json(addr: SocketAddr, path: &str) -> Value {
     let (status, body) = http(addr, &format!("GET {path} HTTP/1.1"), b"");
     assert_eq!(status, 200, "{path}: {body}");
     serde_json::from_str(&body).unwrap()
 }
 
 /// Waits until `f` gives something, or fails saying `what`.
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+pub(crate) fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     let until = Instant::now() + PATIENCE;
     loop {
         if let Some(t) = f() {

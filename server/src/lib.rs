@@ -5,6 +5,8 @@
 //! - [`pages`]: every page and its `/api/...` twin (docs/server.md lists them);
 //! - [`submit`]: tokens, uploads (stored by content hash beside the database, checked
 //!   before they join), retiring;
+//! - [`archive`]: archives of programs with files, read and checked before anything is
+//!   written;
 //! - [`limit`]: the per-address rate limit;
 //! - [`plot`]: the rating-over-time plot, an inline SVG;
 //! - [`assets`]: the templates and static files, embedded in the binary.
@@ -15,6 +17,7 @@
 //! which is `arena check` in the sandbox). Errors are [`ServerError`]; a request's own
 //! errors are answered with a status and one line, and never end the server.
 
+pub mod archive;
 pub mod assets;
 pub mod limit;
 pub mod pages;
@@ -111,6 +114,8 @@ pub struct Config {
     pub bots: PathBuf,
     /// The largest upload, in bytes.
     pub max_upload: usize,
+    /// What an uploaded archive may unpack to.
+    pub archive: archive::Caps,
     /// The rate limits.
     pub rates: Rates,
     /// The entries' logs directory (`<entry>.log`), whose last lines an entry's page
@@ -122,7 +127,7 @@ pub struct Config {
 
 impl Config {
     /// The defaults for the database `db` and the game `game`: 127.0.0.1:8080, uploads up
-    /// to 1 MiB.
+    /// to 1 MiB, archives unpacking to at most 1,000 entries, 16 MiB a file and 32 MiB.
     pub fn new(db: &Path, game: &str) -> Config {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
@@ -130,6 +135,7 @@ impl Config {
             game: game.to_owned(),
             bots: submit::bots_dir(db),
             max_upload: 1 << 20,
+            archive: archive::Caps::default(),
             rates: Rates::default(),
             logs: None,
             timeout: Duration::from_secs(120),

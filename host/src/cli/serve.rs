@@ -41,6 +41,10 @@ pub struct ServeArgs {
     /// as many pass).
     #[arg(long, value_name = "N", default_value_t = 20.0)]
     pub rate: f64,
+    /// Submissions a minute each client address may make on average (bursts of half as
+    /// many, at least 3, pass).
+    #[arg(long, value_name = "N", default_value_t = 6.0)]
+    pub submission_rate: f64,
     /// The ladder's options (those of `ladder run`).
     #[command(flatten)]
     pub ladder: Box<RunArgs>,
@@ -54,6 +58,8 @@ pub fn serve<G: Game>(args: ServeArgs, sources: &Sources) -> Result<()> {
     config.max_upload = args.max_upload;
     config.rates.per_second = args.rate;
     config.rates.burst = (args.rate * 3.0).ceil().max(1.0) as u32;
+    config.rates.submissions_per_minute = args.submission_rate;
+    config.rates.submission_burst = (args.submission_rate / 2.0).ceil().max(3.0) as u32;
     config.logs = Some(sources.logs.clone());
     let bots = config.bots.clone();
     // The ladder's bots: those of the directories given (or the defaults), and the
