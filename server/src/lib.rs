@@ -9,6 +9,7 @@
 //!   written;
 //! - [`limit`]: the per-address rate limit;
 //! - [`plot`]: the rating-over-time plot, an inline SVG;
+//! - [`history`]: the ratings that plot draws, kept up to date with the ladder's;
 //! - [`assets`]: the templates and static files, embedded in the binary.
 //!
 //! Not here: the ladder's loop (the binary runs it on a thread of its own, or another
@@ -19,6 +20,7 @@
 
 pub mod archive;
 pub mod assets;
+pub mod history;
 pub mod limit;
 pub mod pages;
 pub mod plot;
@@ -159,6 +161,8 @@ pub struct App {
     pub last_game: tokio::sync::watch::Receiver<i64>,
     /// The rate limiter.
     pub limiter: limit::Limiter,
+    /// The versions' rating history (the entry pages' plots).
+    pub history: Arc<history::History>,
     /// One check at a time (a check plays games: the ladder keeps its cores).
     pub checking: tokio::sync::Semaphore,
     /// The templates.
@@ -207,8 +211,10 @@ pub fn app(config: Config, checker: Arc<dyn Checker>) -> Result<Arc<App>, Server
     let (send, receive) = tokio::sync::watch::channel(last);
     let store = Arc::new(store);
     let (stop, stopping) = tokio::sync::watch::channel(false);
+    let history = Arc::new(history::History::new(&config.game, pairs, pages::PLOT_POINTS));
     let app = Arc::new(App {
         limiter: limit::Limiter::new(config.rates),
+        history: Arc::clone(&history),
         templates: assets::templates(),
         config,
         store: Arc::clone(&store),
@@ -220,6 +226,15 @@ pub fn app(config: Config, checker: Arc<dyn Checker>) -> Result<Arc<App>, Server
         stopping,
         stop,
     });
+    // The rating history, folded once now (at a million games, seconds) rather than
+    // while the first entry page waits.
+    let warm = Arc::clone(&store);
+    std::thread::Builder::new()
+        .name("arena-server-history".to_owned())
+        .spawn(move || {
+            let _ = history.update(&warm);
+        })
+        .map_err(|e| ServerError::Io(e.to_string()))?;
     // The clock of the live pages: the newest game's id, read once a second (one query
     // for every watcher), whoever plays the games.
     let game = app.config.game.clone();

@@ -7,7 +7,8 @@
 //! `/api/events` (server-sent events) says a game was stored.
 //!
 //! Not here: submissions' logic (`submit`), the rate limiter's buckets (`limit`), the
-//! plot (`plot`), database statements (`arena_ladder`).
+//! plot (`plot`) and the rating history it draws (`history`), database statements
+//! (`arena_ladder`).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -207,25 +208,23 @@ pub async fn entry_data(app: &Arc<App>, name: String) -> Result<Value, arena_lad
     let game = app.config.game.clone();
     let pairs = app.pairs;
     let logs = app.config.logs.clone();
+    let ratings = Arc::clone(&app.history);
     app.db(move |s| {
         let entry = s.entry(&game, &name, ENTRY_GAMES)?;
         let against = s.against(&game, &name, pairs)?;
-        let played = s.played_games(&game)?;
+        let ids: Vec<i64> = entry.versions.iter().map(|v| v.id).collect();
+        let plots = ratings.plots(s, &ids)?;
         let history: Vec<Value> = entry
             .versions
             .iter()
-            .map(|v| {
-                let points = arena_ladder::views::history(&played, pairs, v.id, PLOT_POINTS);
-                json!({ "version": v.id, "sha256": v.sha256, "points": points })
-            })
+            .zip(&plots)
+            .map(|(v, points)| json!({ "version": v.id, "sha256": v.sha256, "points": points }))
             .collect();
         let series: Vec<(String, Vec<arena_ladder::views::Point>)> = entry
             .versions
             .iter()
-            .map(|v| {
-                let label = format!("version {} ({})", v.id, &v.sha256[..8.min(v.sha256.len())]);
-                (label, arena_ladder::views::history(&played, pairs, v.id, PLOT_POINTS))
-            })
+            .zip(plots)
+            .map(|(v, points)| (format!("version {} ({})", v.id, &v.sha256[..8.min(v.sha256.len())]), points))
             .collect();
         let submissions = s.submissions(&game, Some(&name), 20)?;
         let log = logs.map(|dir| log_tail(&dir, &name)).unwrap_or_default();
