@@ -1,6 +1,7 @@
 //! Programs with files uploaded to `arena serve` as archives: a `.tar.gz` program whose
 //! `main` reads a file beside it is checked in the sandbox, joins the running ladder and
-//! plays without an error (so its box sees its files), a `.zip` one is accepted, and
+//! plays without an error (so its box sees its files, and not the other submitted
+//! bots' objects), a `.zip` one is accepted, and
 //! every bad archive (a zip bomb, too much unpacked in all, a path through `..`, a
 //! symbolic link, no entry point, a corrupt file, a `main` of another game) is refused
 //! in one line naming the upload and the reason, leaving nothing stored.
@@ -9,7 +10,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::serve::{add_entrant, contest, get_json, http, serve, wait_for};
+use crate::serve::{add_entrant, contest, contest_in, get_json, http, serve, wait_for};
 
 /// A tar entry written raw (its path unchecked, as a hostile archive has it): path, type,
 /// bytes, mode.
@@ -77,12 +78,24 @@ fn hex(bytes: &[u8]) -> String {
 
 #[test]
 fn a_tar_gz_program_with_files_joins_the_ladder_and_plays_and_a_zip_one_is_accepted() {
-    let dir = contest();
+    // Outside /tmp (which every box has empty) and readable by all, as a host's
+    // directory usually is: only the box's covers hide the submitted bots there.
+    let dir = contest_in(tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap());
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let token = add_entrant(dir.path(), "alice");
     let s = serve(dir.path(), &["--batch", "4"]);
+    // It also dies if its box shows it the submitted bots' objects (this very archive
+    // is among them by then).
+    let objects = dir.path().join("contest.sqlite.bots/objects");
+    let main = format!(
+        "{}[ -z \"$(ls -A '{}' 2>/dev/null)\" ] || exit 3\n{}",
+        std::str::from_utf8(&SH_MAIN[..SH_MAIN.iter().position(|&b| b == b'\n').unwrap() + 1]).unwrap(),
+        objects.display(),
+        std::str::from_utf8(&SH_MAIN[SH_MAIN.iter().position(|&b| b == b'\n').unwrap() + 1..]).unwrap(),
+    );
     let archive = tgz(&[
         Entry("packed/", tar::EntryType::Directory, b"", 0o755),
-        Entry("packed/main", tar::EntryType::Regular, SH_MAIN, 0o755),
+        Entry("packed/main", tar::EntryType::Regular, main.as_bytes(), 0o755),
         Entry("packed/lib/answer.txt", tar::EntryType::Regular, b"STAY\n", 0o644),
     ]);
     let (status, accepted) = submit(s.addr, &token, "packed", "packed.tar.gz", &archive);

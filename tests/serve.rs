@@ -21,7 +21,11 @@ const PATIENCE: Duration = Duration::from_secs(300);
 
 /// A directory with copies of the bundled zombies scripts (`bots/zombies/`).
 pub(crate) fn contest() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    contest_in(tempfile::tempdir().unwrap())
+}
+
+/// [`contest`] in `dir`.
+pub(crate) fn contest_in(dir: tempfile::TempDir) -> tempfile::TempDir {
     let to = dir.path().join("bots/zombies");
     std::fs::create_dir_all(&to).unwrap();
     for f in ["coward.lua", "gunslinger.lua", "drifter.rhai", "sentinel.rhai"] {

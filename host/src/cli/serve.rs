@@ -69,6 +69,9 @@ pub fn serve<G: Game>(args: ServeArgs, sources: &Sources) -> Result<()> {
     let (live_scripts, live_plugins) = arena_server::submit::live_dirs(&bots, G::NAME);
     sources.plugins = [paths.plugins, vec![live_plugins]].concat();
     sources.scripts = [paths.scripts, vec![live_scripts]].concat();
+    // No box sees the submitted bots (their objects, those being checked, the trees of
+    // archives), but for a bot's own files.
+    sources.hidden.push(bots.clone());
     let checker = CheckCommand { sources: sources.clone(), scratch: bots.join("check") };
     let app = arena_server::app(config, Arc::new(checker)).with_context(|| format!("{}", db.display()))?;
     let stop = stop_on_ctrl_c()?;
@@ -140,6 +143,9 @@ impl Checker for CheckCommand {
             cmd.arg("--scripts").arg(p);
         }
         cmd.arg("--logs").arg(&self.scratch);
+        for h in &s.hidden {
+            cmd.arg("--hide-from-boxes").arg(h);
+        }
         cmd.args(["--op-budget", &s.op_budget.to_string(), "--call-timeout-ms", &s.call_timeout_ms.to_string()]);
         cmd.args(["--memory-mib", &s.memory_mib.to_string()]);
         cmd.arg("--sandbox").arg(match s.sandbox {

@@ -108,7 +108,10 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
     cmd.args(BOX_COMMON);
     let tmp = Path::new("/tmp");
     let mut covered: Vec<PathBuf> = Vec::new();
-    for h in hidden.iter().map(|h| resolved_dir(h)) {
+    // A directory is covered before those inside it (a cover over a cover hides it).
+    let mut hidden: Vec<PathBuf> = hidden.iter().map(|h| resolved_dir(h)).collect();
+    hidden.sort_by_key(|h| h.components().count());
+    for h in hidden {
         // Under /tmp it is hidden already; the root (or an ancestor of the system's
         // directories) is never covered.
         if h.starts_with(tmp) || h.parent().is_none() || !h.is_dir() || covered.contains(&h) {
