@@ -163,6 +163,8 @@ pub struct App {
     pub limiter: limit::Limiter,
     /// The versions' rating history (the entry pages' plots).
     pub history: Arc<history::History>,
+    /// The leaderboard's JSON as last computed ([`pages::leaderboard_data`]).
+    pub board: tokio::sync::Mutex<Option<pages::Board>>,
     /// One check at a time (a check plays games: the ladder keeps its cores).
     pub checking: tokio::sync::Semaphore,
     /// The templates.
@@ -215,6 +217,7 @@ pub fn app(config: Config, checker: Arc<dyn Checker>) -> Result<Arc<App>, Server
     let app = Arc::new(App {
         limiter: limit::Limiter::new(config.rates),
         history: Arc::clone(&history),
+        board: tokio::sync::Mutex::new(None),
         templates: assets::templates(),
         config,
         store: Arc::clone(&store),
