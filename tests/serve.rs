@@ -524,8 +524,10 @@ fn cost_run(games: u64, rate: Option<f64>) -> CostRun {
 /// games (default 200) under `arena serve`, `ARENA_COST_ROUNDS` times (default 3) alone
 /// and as many with a client (taking turns, so that the machine's other load falls on
 /// both): a browsing client reading the pages and their JSON twins at
-/// `ARENA_COST_RATE` requests a second (default 5), and a live leaderboard (its event
-/// stream, and the leaderboard's JSON at each event). It prints the games per hour of
+/// `ARENA_COST_RATE` requests a second, and a live leaderboard (its event stream, and
+/// the leaderboard's JSON at each event). The default rate, 1 a second, is a busy hour of
+/// a contest of a hundred entrants each opening a page every two minutes or so (0.8 a
+/// second); 5 a second is a stress test. It prints the games per hour of
 /// each, the CPU seconds of the whole process tree per game (the ladder's share of a
 /// busy machine), and the load average. Run it in release, by name:
 /// `cargo test --release -p arena-cli --test integration -- --ignored --nocapture serving_pages`.
@@ -534,7 +536,7 @@ fn cost_run(games: u64, rate: Option<f64>) -> CostRun {
 fn serving_pages_costs_the_ladder_measured() {
     let env = |k: &str, d: f64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
     let (games, rounds, rate) =
-        (env("ARENA_COST_GAMES", 200.0) as u64, env("ARENA_COST_ROUNDS", 3.0) as u64, env("ARENA_COST_RATE", 5.0));
+        (env("ARENA_COST_GAMES", 200.0) as u64, env("ARENA_COST_ROUNDS", 3.0) as u64, env("ARENA_COST_RATE", 1.0));
     let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim().to_owned();
     eprintln!("{games} games a run, {rounds} rounds, a client at {rate} requests a second; load average {}", load());
     let (mut quiet, mut polled) = (Vec::new(), Vec::new());
