@@ -415,3 +415,42 @@ fn a_program_without_its_run_bit_is_skipped_with_the_reason() {
     assert!(found.skipped[0].path.ends_with("forgot.py"), "{}", found.skipped[0]);
     assert!(found.skipped[0].reason.contains("without the run bit") && found.skipped[0].reason.contains("chmod +x"));
 }
+
+/// A program with files of its own (`<file>.files/` beside it) runs in that directory,
+/// and its box shows it those files and still none of the bot directory's others.
+#[test]
+fn a_program_with_files_runs_among_them_and_its_box_shows_it_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let sh = "#!/bin/sh\n# arena: eggs\nanswer=$(cat answer.txt 2>/dev/null || echo missing)\n\
+              secret=$(cat ../secret.txt 2>/dev/null || echo hidden)\necho 9; echo N; echo \"$answer,$secret\"\n";
+    program(dir.path(), "packed", sh);
+    let files = dir.path().join("packed.files");
+    std::fs::create_dir(&files).unwrap();
+    std::fs::set_permissions(&files, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(files.join("answer.txt"), "mine\n").unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "theirs\n").unwrap();
+    let play = |limits: &ScriptLimits| {
+        let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, limits);
+        assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
+        let mut b = found.entries[0].create_bot().unwrap();
+        let mut rng = arena::game::GameRng::seed_from_u64(1);
+        let ctx = arena::abi::eggs::EggsContext {
+            view: [*b"#####", *b"#   #", *b"# * #", *b"#   #", *b"#####"],
+            player: 0,
+            turn: 0,
+            max_turns: 10,
+            memory: arena::abi::abi_stable::std_types::RSlice::from_slice(b""),
+            random: arena::game::random_source(&mut rng),
+        };
+        String::from_utf8(b.turn(&ctx).unwrap().memory().to_vec()).unwrap()
+    };
+    assert_eq!(play(&limits(3000)), "mine,theirs", "unboxed, it runs in packed.files/");
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped the boxed half: bwrap: {why}"));
+    }
+    let boxed = ScriptLimits {
+        sandbox: arena::process::Sandbox::Bwrap { writable: vec![], hidden: vec![dir.path().to_owned()] },
+        ..limits(3000)
+    };
+    assert_eq!(play(&boxed), "mine,hidden", "boxed, it sees its files and not the directory's others");
+}

@@ -1,7 +1,8 @@
 //! Read-only queries for the contest server's pages, beside those of `store` that the
 //! command line shares: the newest game (what a live page polls), the contest's totals,
-//! an entry's results against each opponent, and a version's rating after each of its
-//! games.
+//! an entry's results against each opponent, and what the server's rating history reads
+//! to keep up with the ladder (where the stored ratings stand, the played games in a
+//! range of ids, whether a game was committed after its id was rated).
 //!
 //! Not here: any write, and any statement of the ladder's own loop (`store`). A page's
 //! layout is the server's.
@@ -11,7 +12,7 @@ use std::collections::BTreeMap;
 use sqlx::Row;
 
 use crate::LadderError;
-use crate::rating::{PlayedGame, Rated, rate};
+use crate::rating::PlayedGame;
 use crate::store::Store;
 
 /// The contest's totals for one game.
@@ -151,33 +152,54 @@ impl Store {
         }
         Ok(by.into_values().collect())
     }
-}
 
-/// The rating of `version` after each of its games among `games` (the played games of
-/// its game, as [`Store::played_games`] gives them), at most `points` of them evenly
-/// spread, the last always included: the ratings are those of `rating::rate` on the
-/// games up to that one, so the last point is the version's rating now.
-pub fn history(games: &[PlayedGame], pairs: bool, version: i64, points: usize) -> Vec<Point> {
-    let mut order: Vec<&PlayedGame> = games.iter().collect();
-    order.sort_by_key(|g| g.id);
-    let mine: Vec<usize> =
-        order.iter().enumerate().filter(|(_, g)| g.seats.iter().any(|s| s.0 == version)).map(|(i, _)| i).collect();
-    if mine.is_empty() || points == 0 {
-        return Vec::new();
+    /// Where the stored ratings of `game` stand: the largest game id they fold and the
+    /// commit they read up to (`None` before the first rating).
+    pub fn rated_through(&self, game: &str) -> Result<Option<(i64, i64)>, LadderError> {
+        Ok(self.with_pool(async |pool| {
+            sqlx::query_as("SELECT through, committed FROM rated WHERE game = $1").bind(game).fetch_optional(pool).await
+        })?)
     }
-    let picked: Vec<usize> = if mine.len() <= points {
-        mine
-    } else {
-        let mut p: Vec<usize> = (0..points).map(|k| mine[(k * (mine.len() - 1)) / (points - 1).max(1)]).collect();
-        p.dedup();
-        p
-    };
-    let owned: Vec<PlayedGame> = order.iter().map(|g| (*g).clone()).collect();
-    picked
-        .into_iter()
-        .map(|i| {
-            let r = rate(&owned[..=i], pairs).get(&version).copied().unwrap_or_else(Rated::prior);
-            Point { game: owned[i].id, mu: r.mu, sigma: r.sigma }
-        })
-        .collect()
+
+    /// Whether a played game of `game` with an id of at most `upto` was committed after
+    /// the commit `after` (a game the ratings past `upto` did not fold: they must be
+    /// folded again from scratch).
+    pub fn committed_late(&self, game: &str, after: i64, upto: i64) -> Result<bool, LadderError> {
+        let n: i64 = self.with_pool(async |pool| {
+            sqlx::query_scalar(
+                "SELECT COUNT(*) FROM games WHERE game = $1 AND committed > $2 AND id <= $3 AND status = 'played'",
+            )
+            .bind(game)
+            .bind(after)
+            .bind(upto)
+            .fetch_one(pool)
+            .await
+        })?;
+        Ok(n > 0)
+    }
+
+    /// The played games of `game` with ids above `after` and at most `upto`, in id order,
+    /// as the ratings see them.
+    pub fn played_between(&self, game: &str, after: i64, upto: i64) -> Result<Vec<PlayedGame>, LadderError> {
+        let rows: Vec<(i64, Option<i64>, i64, Option<i64>)> = self.with_pool(async |pool| {
+            sqlx::query_as(
+                "SELECT g.id, g.pairing, s.version_id, s.score FROM games g JOIN seats s ON s.game_id = g.id \
+                 WHERE g.game = $1 AND g.status = 'played' AND g.id > $2 AND g.id <= $3 ORDER BY g.id, s.seat",
+            )
+            .bind(game)
+            .bind(after)
+            .bind(upto)
+            .fetch_all(pool)
+            .await
+        })?;
+        let mut games: Vec<PlayedGame> = Vec::new();
+        for (id, pairing, version, score) in rows {
+            let score = u32::try_from(score.unwrap_or(0)).unwrap_or(0);
+            match games.last_mut() {
+                Some(g) if g.id == id => g.seats.push((version, score)),
+                _ => games.push(PlayedGame { id, pairing, seats: vec![(version, score)] }),
+            }
+        }
+        Ok(games)
+    }
 }

@@ -5,8 +5,11 @@
 //! - [`pages`]: every page and its `/api/...` twin (docs/server.md lists them);
 //! - [`submit`]: tokens, uploads (stored by content hash beside the database, checked
 //!   before they join), retiring;
+//! - [`archive`]: archives of programs with files, read and checked before anything is
+//!   written;
 //! - [`limit`]: the per-address rate limit;
 //! - [`plot`]: the rating-over-time plot, an inline SVG;
+//! - [`history`]: the ratings that plot draws, kept up to date with the ladder's;
 //! - [`assets`]: the templates and static files, embedded in the binary.
 //!
 //! Not here: the ladder's loop (the binary runs it on a thread of its own, or another
@@ -15,7 +18,9 @@
 //! which is `arena check` in the sandbox). Errors are [`ServerError`]; a request's own
 //! errors are answered with a status and one line, and never end the server.
 
+pub mod archive;
 pub mod assets;
+pub mod history;
 pub mod limit;
 pub mod pages;
 pub mod plot;
@@ -111,6 +116,8 @@ pub struct Config {
     pub bots: PathBuf,
     /// The largest upload, in bytes.
     pub max_upload: usize,
+    /// What an uploaded archive may unpack to.
+    pub archive: archive::Caps,
     /// The rate limits.
     pub rates: Rates,
     /// The entries' logs directory (`<entry>.log`), whose last lines an entry's page
@@ -122,7 +129,7 @@ pub struct Config {
 
 impl Config {
     /// The defaults for the database `db` and the game `game`: 127.0.0.1:8080, uploads up
-    /// to 1 MiB.
+    /// to 1 MiB, archives unpacking to at most 1,000 entries, 16 MiB a file and 32 MiB.
     pub fn new(db: &Path, game: &str) -> Config {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
@@ -130,6 +137,7 @@ impl Config {
             game: game.to_owned(),
             bots: submit::bots_dir(db),
             max_upload: 1 << 20,
+            archive: archive::Caps::default(),
             rates: Rates::default(),
             logs: None,
             timeout: Duration::from_secs(120),
@@ -153,6 +161,10 @@ pub struct App {
     pub last_game: tokio::sync::watch::Receiver<i64>,
     /// The rate limiter.
     pub limiter: limit::Limiter,
+    /// The versions' rating history (the entry pages' plots).
+    pub history: Arc<history::History>,
+    /// The leaderboard's JSON as last computed ([`pages::leaderboard_data`]).
+    pub board: tokio::sync::Mutex<Option<pages::Board>>,
     /// One check at a time (a check plays games: the ladder keeps its cores).
     pub checking: tokio::sync::Semaphore,
     /// The templates.
@@ -201,8 +213,11 @@ pub fn app(config: Config, checker: Arc<dyn Checker>) -> Result<Arc<App>, Server
     let (send, receive) = tokio::sync::watch::channel(last);
     let store = Arc::new(store);
     let (stop, stopping) = tokio::sync::watch::channel(false);
+    let history = Arc::new(history::History::new(&config.game, pairs, pages::PLOT_POINTS));
     let app = Arc::new(App {
         limiter: limit::Limiter::new(config.rates),
+        history: Arc::clone(&history),
+        board: tokio::sync::Mutex::new(None),
         templates: assets::templates(),
         config,
         store: Arc::clone(&store),
@@ -214,6 +229,15 @@ pub fn app(config: Config, checker: Arc<dyn Checker>) -> Result<Arc<App>, Server
         stopping,
         stop,
     });
+    // The rating history, folded once now (at a million games, seconds) rather than
+    // while the first entry page waits.
+    let warm = Arc::clone(&store);
+    std::thread::Builder::new()
+        .name("arena-server-history".to_owned())
+        .spawn(move || {
+            let _ = history.update(&warm);
+        })
+        .map_err(|e| ServerError::Io(e.to_string()))?;
     // The clock of the live pages: the newest game's id, read once a second (one query
     // for every watcher), whoever plays the games.
     let game = app.config.game.clone();

@@ -7,7 +7,8 @@
 //! `/api/events` (server-sent events) says a game was stored.
 //!
 //! Not here: submissions' logic (`submit`), the rate limiter's buckets (`limit`), the
-//! plot (`plot`), database statements (`arena_ladder`).
+//! plot (`plot`) and the rating history it draws (`history`), database statements
+//! (`arena_ladder`).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -155,18 +156,48 @@ async fn rate_limit(State(app): State<Arc<App>>, req: Request, next: Next) -> Re
 
 // ----- the leaderboard -----------------------------------------------------------------
 
+/// How long the leaderboard's JSON is served again while no game is stored (ratings,
+/// new entries and files that do not load change between games too).
+pub const BOARD_FRESH: Duration = Duration::from_secs(1);
+
+/// The leaderboard's JSON as last computed, with the live clock's newest game id then.
+#[derive(Debug)]
+pub struct Board {
+    at: std::time::Instant,
+    last_game: i64,
+    value: Value,
+}
+
+impl Board {
+    /// Whether it may be served when the clock says `last_game` at `now`: no game stored
+    /// since, and younger than [`BOARD_FRESH`].
+    pub fn fresh(&self, last_game: i64, now: std::time::Instant) -> bool {
+        self.last_game == last_game && now.saturating_duration_since(self.at) < BOARD_FRESH
+    }
+}
+
 /// The leaderboard's JSON: the game, the newest game's id, the active versions ranked,
-/// the newest games, and the files that did not load.
+/// the newest games, and the files that did not load. Computed at most once per game
+/// stored and once a [`BOARD_FRESH`], however many clients ask (they wait for one
+/// computation and share it).
 pub async fn leaderboard_data(app: &Arc<App>) -> Result<Value, arena_ladder::LadderError> {
+    let mut board = app.board.lock().await;
+    let clock = *app.last_game.borrow();
+    if let Some(b) = board.as_ref().filter(|b| b.fresh(clock, std::time::Instant::now())) {
+        return Ok(b.value.clone());
+    }
     let game = app.config.game.clone();
-    app.db(move |s| {
-        let last_game = s.last_game(&game)?;
-        let board = s.leaderboard(&game, false)?;
-        let recent = s.games(&game, None, RECENT)?;
-        let errors = s.load_errors(&game)?;
-        Ok(json!({ "last_game": last_game, "leaderboard": board, "recent": recent, "not_loaded": errors }))
-    })
-    .await
+    let value = app
+        .db(move |s| {
+            let last_game = s.last_game(&game)?;
+            let board = s.leaderboard(&game, false)?;
+            let recent = s.games(&game, None, RECENT)?;
+            let errors = s.load_errors(&game)?;
+            Ok(json!({ "last_game": last_game, "leaderboard": board, "recent": recent, "not_loaded": errors }))
+        })
+        .await?;
+    *board = Some(Board { at: std::time::Instant::now(), last_game: clock, value: value.clone() });
+    Ok(value)
 }
 
 async fn leaderboard_page(State(app): State<Arc<App>>) -> Response {
@@ -207,25 +238,23 @@ pub async fn entry_data(app: &Arc<App>, name: String) -> Result<Value, arena_lad
     let game = app.config.game.clone();
     let pairs = app.pairs;
     let logs = app.config.logs.clone();
+    let ratings = Arc::clone(&app.history);
     app.db(move |s| {
         let entry = s.entry(&game, &name, ENTRY_GAMES)?;
         let against = s.against(&game, &name, pairs)?;
-        let played = s.played_games(&game)?;
+        let ids: Vec<i64> = entry.versions.iter().map(|v| v.id).collect();
+        let plots = ratings.plots(s, &ids)?;
         let history: Vec<Value> = entry
             .versions
             .iter()
-            .map(|v| {
-                let points = arena_ladder::views::history(&played, pairs, v.id, PLOT_POINTS);
-                json!({ "version": v.id, "sha256": v.sha256, "points": points })
-            })
+            .zip(&plots)
+            .map(|(v, points)| json!({ "version": v.id, "sha256": v.sha256, "points": points }))
             .collect();
         let series: Vec<(String, Vec<arena_ladder::views::Point>)> = entry
             .versions
             .iter()
-            .map(|v| {
-                let label = format!("version {} ({})", v.id, &v.sha256[..8.min(v.sha256.len())]);
-                (label, arena_ladder::views::history(&played, pairs, v.id, PLOT_POINTS))
-            })
+            .zip(plots)
+            .map(|(v, points)| (format!("version {} ({})", v.id, &v.sha256[..8.min(v.sha256.len())]), points))
             .collect();
         let submissions = s.submissions(&game, Some(&name), 20)?;
         let log = logs.map(|dir| log_tail(&dir, &name)).unwrap_or_default();
@@ -596,5 +625,20 @@ async fn static_file(State(app): State<Arc<App>>, Path(file): Path<String>) -> R
             ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "max-age=300")], bytes).into_response()
         }
         None => fail(&app, false, 404, "no such file"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_board_is_served_again_only_until_a_game_is_stored_or_a_second_passes() {
+        let at = std::time::Instant::now();
+        let b = Board { at, last_game: 7, value: Value::Null };
+        assert!(b.fresh(7, at));
+        assert!(b.fresh(7, at + BOARD_FRESH / 2));
+        assert!(!b.fresh(8, at), "a game was stored");
+        assert!(!b.fresh(7, at + BOARD_FRESH), "a second old");
     }
 }

@@ -2,7 +2,7 @@
 //! version over its games, with a band of mu +- 3 sigma (the conservative rating is the
 //! band's lower edge). Built as text from numbers only; the version labels are escaped.
 //!
-//! Not here: computing the ratings (`arena_ladder::views::history`).
+//! Not here: computing the ratings after each game (`history`).
 
 use std::fmt::Write as _;
 

@@ -1,19 +1,28 @@
 //! Submissions: entrants' tokens, uploaded bots and retiring them.
 //!
 //! A token is 32 random bytes in hex, shown once by `arena ladder add-entrant`; the
-//! database keeps only its SHA-256. An upload (a `.lua`, `.rhai`, `.so`, or a program:
-//! a file starting with `#!` or an ELF executable) is refused in one line unless its
-//! token, name, kind and size are good and its entry is free or the entrant's own; it is
-//! then stored by content hash in `objects/` of the bots directory (beside the database,
-//! never under a served path), checked in the sandbox by the [`Checker`] (one check at a
-//! time), and, when the check passes, copied to `live/<game>/<name>.<ext>`, where the
-//! ladder finds it at its next batch (a changed file is a new version). Every
-//! submission is recorded with its one-line result (`accepted`, `rejected`, ...).
+//! database keeps only its SHA-256. An upload (a `.lua`, `.rhai`, `.so`, a program: a
+//! file starting with `#!` or an ELF executable, or a program with files: an archive
+//! read by `archive`) is refused in one line unless its token, name, kind and size are
+//! good and its entry is free or the entrant's own; it is then stored by content hash in
+//! `objects/` of the bots directory (beside the database, never under a served path),
+//! checked in the sandbox by the [`Checker`] (one check at a time), and, when the check
+//! passes, copied to `live/<game>/<name>.<ext>`, where the ladder finds it at its next
+//! batch (a changed file is a new version). Every submission is recorded with its
+//! one-line result (`accepted`, `rejected`, ...).
 //!
-//! Not here: the HTTP side (reading the form or body, answering: `pages`), the check
-//! itself (the caller's [`Checker`]), the tables (`arena_ladder::accounts`). No file is
-//! ever named by a request: names are checked to be plain words, and every path is made
-//! here from the bots directory, the game, the name and the hash.
+//! An archive becomes a program with files as the host lays one out (`<file>.files/`
+//! beside the program: `arena::loaders::program`): its tree is unpacked into
+//! `live/<game>/.programs/<sha256>/` (by the archive's hash, never changed once there),
+//! `live/<game>/<name>.files` links to it, and `live/<game>/<name>` is a launcher that
+//! runs its `main` there, carrying the archive's hash (so a new archive is a new
+//! version) and `main`'s `arena:` line.
+//!
+//! Not here: the HTTP side (reading the form or body, answering: `pages`), reading an
+//! archive (`archive`), the check itself (the caller's [`Checker`]), the tables
+//! (`arena_ladder::accounts`). No file is ever named by a request: names are checked to
+//! be plain words, and every path is made here from the bots directory, the game, the
+//! name and the hash.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -100,11 +109,14 @@ pub fn kind_of(file_name: &str, bytes: &[u8]) -> Result<(&'static str, &'static 
         "rhai" => Ok(("rhai", "rhai")),
         "so" if bytes.starts_with(b"\x7fELF") => Ok(("native", "so")),
         "so" => Err("a .so that is not an ELF library".to_owned()),
-        "gz" | "tgz" | "zip" | "tar" => Err("archives are not accepted yet: upload the program as one file".to_owned()),
-        _ if bytes.starts_with(b"#!") || bytes.starts_with(b"\x7fELF") => Ok(("program", "")),
-        _ => {
-            Err("not a bot file: a .lua, .rhai or .so, or a program (starting with #! or an ELF executable)".to_owned())
+        _ if crate::archive::Format::of(file_name).is_some() => Ok(("program", "")),
+        "gz" | "bz2" | "xz" | "zst" | "7z" | "rar" => {
+            Err("an archive of another kind: archives are accepted as .tar.gz, .tgz, .tar or .zip".to_owned())
         }
+        _ if bytes.starts_with(b"#!") || bytes.starts_with(b"\x7fELF") => Ok(("program", "")),
+        _ => Err("not a bot file: a .lua, .rhai or .so, a program (starting with #! or an ELF executable), or a \
+                  program with files as a .tar.gz, .tgz, .tar or .zip"
+            .to_owned()),
     }
 }
 
@@ -177,6 +189,21 @@ pub async fn submit(app: &Arc<App>, upload: Upload) -> Result<Accepted, Refused>
     }
     let (kind, ext) = kind_of(&upload.file_name, &upload.bytes).map_err(|why| refused(400, format!("file: {why}")))?;
     let game = app.config.game.clone();
+    // An archive is read and checked whole before anything else (it costs nothing else
+    // when refused).
+    let tree = match crate::archive::Format::of(&upload.file_name) {
+        Some(format) => {
+            let (bytes, caps) = (upload.bytes.clone(), app.config.archive);
+            let tree = tokio::task::spawn_blocking(move || crate::archive::read(format, &bytes, caps))
+                .await
+                .map_err(|e| refused(500, e.to_string()))?;
+            let shown = shown_name(&upload.file_name);
+            let tree = tree.map_err(|why| refused(400, one_line(&format!("file: {shown}: {why}"))))?;
+            launcher_head(&tree, &game).map_err(|why| refused(400, one_line(&format!("file: {shown}: {why}"))))?;
+            Some(tree)
+        }
+        None => None,
+    };
     let (g, n) = (game.clone(), name.clone());
     let owner = app.db(move |s| s.owner(&g, &n)).await.map_err(|e| refused(500, e.to_string()))?;
     match owner {
@@ -190,12 +217,13 @@ pub async fn submit(app: &Arc<App>, upload: Upload) -> Result<Accepted, Refused>
     let hash = sha256(&upload.bytes);
     let bots = app.config.bots.clone();
     let file = if ext.is_empty() { name.clone() } else { format!("{name}.{ext}") };
+    let size = upload.bytes.len() as u64;
     let (bytes, h, f, gm) = (upload.bytes, hash.clone(), file.clone(), game.clone());
-    let pending = tokio::task::spawn_blocking(move || store_files(&bots, &gm, &h, &f, &bytes, kind == "program"))
-        .await
-        .map_err(|e| refused(500, e.to_string()))?
-        .map_err(|e| refused(500, format!("cannot store the file: {e}")))?;
-    let size = std::fs::metadata(&pending).map_or(0, |m| m.len());
+    let pending =
+        tokio::task::spawn_blocking(move || store_files(&bots, &gm, &h, &f, &bytes, kind == "program", tree.as_ref()))
+            .await
+            .map_err(|e| refused(500, e.to_string()))?
+            .map_err(|e| refused(500, format!("cannot store the file: {e}")))?;
     let result = {
         let _turn = app.checking.acquire().await.map_err(|e| refused(500, e.to_string()))?;
         let checker: Arc<dyn Checker> = Arc::clone(&app.checker);
@@ -210,9 +238,9 @@ pub async fn submit(app: &Arc<App>, upload: Upload) -> Result<Accepted, Refused>
         }
         other => other,
     };
-    let (bots, gm, f) = (app.config.bots.clone(), game.clone(), file.clone());
+    let (bots, gm, f, h) = (app.config.bots.clone(), game.clone(), file.clone(), hash.clone());
     let joined = match &result {
-        Ok(_) => tokio::task::spawn_blocking(move || go_live(&bots, &gm, &f, &pending))
+        Ok(_) => tokio::task::spawn_blocking(move || go_live(&bots, &gm, &f, &h, &pending))
             .await
             .map_err(|e| e.to_string())
             .and_then(|r| r.map_err(|e| e.to_string())),
@@ -245,9 +273,56 @@ pub fn one_line(text: &str) -> String {
     if line.chars().count() > 500 { line.chars().take(500).chain("...".chars()).collect() } else { line }
 }
 
+/// An upload's file name as a refusal shows it: quoted, at most 60 characters.
+fn shown_name(file_name: &str) -> String {
+    let short: String = file_name.chars().take(60).collect();
+    format!("{short:?}")
+}
+
+/// The first lines of the launcher of an archive's tree for `game`: `#!/bin/sh` and the
+/// `arena:` line of its `main` (refused when that names another game or none this host
+/// knows; without one, `main` plays `game`).
+fn launcher_head(tree: &crate::archive::Tree, game: &str) -> Result<String, String> {
+    let head = String::from_utf8_lossy(&tree.main()[..tree.main().len().min(1024)]).into_owned();
+    let mut persistent = false;
+    if let Some(line) = head.lines().take(5).find(|l| l.contains("arena:")) {
+        let rest = &line[line.find("arena:").map_or(0, |at| at + "arena:".len())..];
+        let mut words = rest.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty());
+        let declared = words.next().unwrap_or("");
+        if declared != game {
+            let what = if arena::games::NAMES.contains(&declared) { "plays" } else { "names the unknown game" };
+            return Err(format!("`main`'s `arena:` line {what} {declared:?}: this contest plays {game}"));
+        }
+        persistent = words.any(|w| w == "persistent");
+    }
+    Ok(format!("#!/bin/sh\n# arena: {game}{}\n", if persistent { " persistent" } else { "" }))
+}
+
+/// The launcher of an archive's tree: runs its `main` in `<name>.files/` (the program's
+/// working directory), and names the archive's hash.
+fn launcher(tree: &crate::archive::Tree, game: &str, name: &str, hash: &str) -> std::io::Result<Vec<u8>> {
+    let head = launcher_head(tree, game).map_err(std::io::Error::other)?;
+    Ok(format!(
+        "{head}# {name}: the program with files of the archive {hash} (its files in {name}.files/, where it runs)\n\
+         exec ./{} \"$@\"\n",
+        crate::archive::MAIN
+    )
+    .into_bytes())
+}
+
 /// Stores `bytes` as `objects/<hash>` (once) and as the file to check,
-/// `pending/<hash>-<pid>-<n>/<game>/<file>` (a directory of its own): its path.
-fn store_files(bots: &Path, game: &str, hash: &str, file: &str, bytes: &[u8], run: bool) -> std::io::Result<PathBuf> {
+/// `pending/<hash>-<pid>-<n>/<game>/<file>` (a directory of its own): its path. An
+/// archive's `tree` is written beside it as `<file>.files/`, and the file is its
+/// launcher.
+fn store_files(
+    bots: &Path,
+    game: &str,
+    hash: &str,
+    file: &str,
+    bytes: &[u8],
+    run: bool,
+    tree: Option<&crate::archive::Tree>,
+) -> std::io::Result<PathBuf> {
     let object = bots.join("objects").join(hash);
     if !object.exists() {
         write_new(&object, bytes, false)?;
@@ -257,7 +332,13 @@ fn store_files(bots: &Path, game: &str, hash: &str, file: &str, bytes: &[u8], ru
     let dir = bots.join("pending").join(format!("{hash}-{}-{n}", std::process::id())).join(game);
     std::fs::create_dir_all(&dir)?;
     let path = dir.join(file);
-    write_new(&path, bytes, run)?;
+    match tree {
+        Some(tree) => {
+            tree.write(&dir.join(format!("{file}.files")))?;
+            write_new(&path, &launcher(tree, game, file, hash)?, true)?;
+        }
+        None => write_new(&path, bytes, run)?,
+    }
     Ok(path)
 }
 
@@ -278,23 +359,52 @@ fn write_new(path: &Path, bytes: &[u8], run: bool) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// The files of the entry `name` in `live/<game>/` (any kind).
+/// The files of the entry `name` in `live/<game>/` (any kind, and the link to a
+/// program's files).
 fn live_files(bots: &Path, game: &str, name: &str) -> Vec<PathBuf> {
     let dir = live_dirs(bots, game).1;
-    ["", ".lua", ".rhai", ".so"].iter().map(|ext| dir.join(format!("{name}{ext}"))).filter(|p| p.exists()).collect()
+    ["", ".lua", ".rhai", ".so", ".files"]
+        .iter()
+        .map(|ext| dir.join(format!("{name}{ext}")))
+        .filter(|p| p.symlink_metadata().is_ok())
+        .collect()
+}
+
+/// Where the trees of archives are kept, by the archive's hash: inside `live/<game>/`
+/// (hidden from every box with it), in a directory the ladder does not scan.
+fn programs_dir(bots: &Path, game: &str) -> PathBuf {
+    live_dirs(bots, game).1.join(".programs")
 }
 
 /// Puts the checked file `pending` in place as `live/<game>/<file>`, removing the
-/// entry's file of another kind, and the pending copy.
-fn go_live(bots: &Path, game: &str, file: &str, pending: &Path) -> std::io::Result<()> {
+/// entry's file of another kind, and the pending copy. A program with files (an
+/// archive's launcher with `<file>.files/` beside it) has its tree moved to
+/// `.programs/<hash>/` and linked as `live/<game>/<file>.files` first.
+fn go_live(bots: &Path, game: &str, file: &str, hash: &str, pending: &Path) -> std::io::Result<()> {
     let dir = live_dirs(bots, game).1;
     let to = dir.join(file);
     let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or(file);
+    let mut keep = vec![to.clone()];
+    let tree = pending.with_file_name(format!("{file}.files"));
+    if tree.is_dir() {
+        let programs = programs_dir(bots, game);
+        std::fs::create_dir_all(&programs)?;
+        let stored = programs.join(hash);
+        if !stored.is_dir() {
+            std::fs::rename(&tree, &stored)?;
+        }
+        let link = dir.join(format!("{file}.files"));
+        let tmp = dir.join(format!(".{file}.files.tmp"));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(Path::new(".programs").join(hash), &tmp)?;
+        std::fs::rename(&tmp, &link)?;
+        keep.push(link);
+    }
     let tmp = dir.join(format!(".{file}.tmp"));
     std::fs::copy(pending, &tmp)?;
     std::fs::rename(&tmp, &to)?;
     for other in live_files(bots, game, stem) {
-        if other != to {
+        if !keep.contains(&other) {
             std::fs::remove_file(other)?;
         }
     }
@@ -361,7 +471,9 @@ mod tests {
         assert!(kind_of("a.so", b"MZ").is_err());
         assert_eq!(kind_of("bot", b"#!/bin/sh\n"), Ok(("program", "")));
         assert!(kind_of("bot.txt", b"hello").unwrap_err().contains("not a bot file"));
-        assert!(kind_of("bot.tar.gz", b"\x1f\x8b").unwrap_err().contains("archives"));
+        assert_eq!(kind_of("bot.tar.gz", b"\x1f\x8b"), Ok(("program", "")));
+        assert_eq!(kind_of("bot.zip", b"PK"), Ok(("program", "")));
+        assert!(kind_of("bot.gz", b"\x1f\x8b").unwrap_err().contains(".tar.gz, .tgz, .tar or .zip"));
     }
 
     #[test]

@@ -96,8 +96,9 @@ fn untrusted_file(paths: &SearchPaths) -> Option<PathBuf> {
 }
 
 /// The directories a box never sees (but for its own files in them): every bot
-/// directory, the logs, and the host's scratch space. System directories are never
-/// covered, even when given as bot directories.
+/// directory, the logs, the host's scratch space, and those hidden by name
+/// (`--hide-from-boxes`). System directories are never covered, even when given as bot
+/// directories.
 pub fn hidden_from_boxes(sources: &Sources) -> Vec<PathBuf> {
     let paths = search_paths(sources);
     let system = ["/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev", "/run"];
@@ -106,6 +107,7 @@ pub fn hidden_from_boxes(sources: &Sources) -> Vec<PathBuf> {
         .iter()
         .chain(&paths.scripts)
         .chain([&sources.logs, &scratch_root()])
+        .chain(&sources.hidden)
         .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
         .filter(|p| p.components().count() > 1 && !system.iter().any(|s| p.starts_with(s)))
         .collect()

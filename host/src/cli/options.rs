@@ -76,6 +76,11 @@ pub struct SourceArgs {
     /// programs' stderr, native bots' log lines [default: logs].
     #[arg(long, value_name = "DIR")]
     pub logs: Option<PathBuf>,
+    /// A directory no box sees (beside the bot directories and the logs, which none
+    /// does), but for a bot's own files in it (repeatable): `arena serve` hides its
+    /// submitted bots' directory from the checks it runs.
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub hide_from_boxes: Vec<PathBuf>,
 }
 
 /// [`SourceArgs`] resolved: those after the subcommand added to (directories) or
@@ -93,6 +98,9 @@ pub struct Sources {
     /// `--sandbox` was given (a box asked for by name is never dropped).
     pub explicit_sandbox: bool,
     pub logs: PathBuf,
+    /// More directories no box sees (`--hide-from-boxes`; `arena serve` adds its
+    /// submitted bots' directory).
+    pub hidden: Vec<PathBuf>,
 }
 
 impl Sources {
@@ -117,6 +125,7 @@ impl Sources {
             },
             explicit_sandbox: after.sandbox.or(before.sandbox).is_some(),
             logs: after.logs.or_else(|| before.logs.clone()).unwrap_or_else(|| PathBuf::from("logs")),
+            hidden: [&before.hide_from_boxes[..], &after.hide_from_boxes[..]].concat(),
         }
     }
 }

@@ -46,6 +46,10 @@ pub struct ServeArgs {
     /// PostgreSQL database needs one named].
     #[arg(long, value_name = "DIR")]
     pub bots: Option<PathBuf>,
+    /// Submissions a minute each client address may make on average (bursts of half as
+    /// many, at least 3, pass).
+    #[arg(long, value_name = "N", default_value_t = 6.0)]
+    pub submission_rate: f64,
     /// The ladder's options (those of `ladder run`).
     #[command(flatten)]
     pub ladder: Box<RunArgs>,
@@ -59,6 +63,8 @@ pub fn serve<G: Game>(args: ServeArgs, sources: &Sources) -> Result<()> {
     config.max_upload = args.max_upload;
     config.rates.per_second = args.rate;
     config.rates.burst = (args.rate * 3.0).ceil().max(1.0) as u32;
+    config.rates.submissions_per_minute = args.submission_rate;
+    config.rates.submission_burst = (args.submission_rate / 2.0).ceil().max(3.0) as u32;
     config.logs = Some(sources.logs.clone());
     match (args.bots, Backend::of(&db)) {
         (Some(dir), _) => config.bots = dir,
@@ -76,6 +82,9 @@ pub fn serve<G: Game>(args: ServeArgs, sources: &Sources) -> Result<()> {
     let (live_scripts, live_plugins) = arena_server::submit::live_dirs(&bots, G::NAME);
     sources.plugins = [paths.plugins, vec![live_plugins]].concat();
     sources.scripts = [paths.scripts, vec![live_scripts]].concat();
+    // No box sees the submitted bots (their objects, those being checked, the trees of
+    // archives), but for a bot's own files.
+    sources.hidden.push(bots.clone());
     let checker = CheckCommand { sources: sources.clone(), scratch: bots.join("check") };
     let shown = arena_ladder::store::redacted(&db.to_string_lossy());
     let app = arena_server::app(config, Arc::new(checker)).with_context(|| shown.clone())?;
@@ -148,6 +157,9 @@ impl Checker for CheckCommand {
             cmd.arg("--scripts").arg(p);
         }
         cmd.arg("--logs").arg(&self.scratch);
+        for h in &s.hidden {
+            cmd.arg("--hide-from-boxes").arg(h);
+        }
         cmd.args(["--op-budget", &s.op_budget.to_string(), "--call-timeout-ms", &s.call_timeout_ms.to_string()]);
         cmd.args(["--memory-mib", &s.memory_mib.to_string()]);
         cmd.arg("--sandbox").arg(match s.sandbox {

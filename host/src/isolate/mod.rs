@@ -606,7 +606,14 @@ impl<G: Game> Worker<G> {
         let own_tasks = cap.as_ref().and_then(|c| c.own_tasks());
         let writable: Vec<&Path> = std::iter::once(home.as_path()).chain(room).chain(own_tasks.as_deref()).collect();
         let files: Vec<PathBuf> = files.iter().map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone())).collect();
-        let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &files, &writable);
+        // A program's directory of its own files is bound into the box beside it.
+        let own: Vec<PathBuf> = files
+            .iter()
+            .filter(|f| crate::loaders::program::is_program(f))
+            .filter_map(|f| crate::loaders::program::files_dir(f))
+            .collect();
+        let bound: Vec<PathBuf> = files.iter().chain(&own).cloned().collect();
+        let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &bound, &writable);
         crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap.as_ref(), uid);
         if let Some(room) = room {
             cmd.env(crate::process::PROGRAMS_ENV, room);

@@ -4,6 +4,12 @@
 //! process itself (limits, pipes, deadlines) is `crate::process`, and each game's
 //! protocol is the game's own (`games/<game>/program.rs`).
 //!
+//! A program with files of its own (a model, modules) keeps them in a directory named
+//! after its file with `.files` added (`mybot` and `mybot.files/`, `bot.py` and
+//! `bot.py.files/`), beside it: the program then runs in that directory, and its box
+//! binds it back read-only (a box sees no other file of the bot directories). Without
+//! one, a program runs in its own directory and its box shows it only its own file.
+//!
 //! A program's randomness is its own, but every program gets the game's seed in its
 //! environment (`ARENA_SEED`; a target copy also `ARENA_COPY`, a program started once
 //! per call also `ARENA_CALL`): a program that seeds its generator from them makes its
@@ -33,6 +39,9 @@ pub struct Program {
     pub name: String,
     /// The executable file.
     pub path: PathBuf,
+    /// The directory of its own files (`<file>.files/` beside it), when it has one: its
+    /// working directory, bound back in its box ([`files_dir`]).
+    pub files: Option<PathBuf>,
     /// The command line that starts it.
     pub command: Vec<OsString>,
     /// One process for the whole game (else one per call, as the seed protocols say).
@@ -47,7 +56,8 @@ pub struct Program {
 pub const PROGRAM_PROCESSES: u32 = 256;
 
 impl Program {
-    /// How to start it: the command, in the file's directory, with the seed of the game
+    /// How to start it: the command, in the directory of its own files (else the
+    /// file's directory), with the seed of the game
     /// this thread plays as `ARENA_SEED` (a decimal `u64`). A program run as another
     /// user gets the system's `PATH` (`/usr/local/bin:/usr/bin:/bin`): the host's may
     /// hold directories that user cannot read (a pyenv shim under `/root`).
@@ -59,7 +69,8 @@ impl Program {
         if let Some(seed) = super::log::current_game_seed() {
             env.push(("ARENA_SEED".into(), seed.to_string().into()));
         }
-        ProgramSpec { command: self.command.clone(), dir: self.path.parent().map(Path::to_owned), env }
+        let dir = self.files.clone().or_else(|| self.path.parent().map(Path::to_owned));
+        ProgramSpec { command: self.command.clone(), dir, env, files: self.files.clone() }
     }
 
     /// [`Program::spec`] with one more environment variable (`ARENA_COPY`, `ARENA_CALL`).
@@ -96,6 +107,15 @@ impl Program {
     pub fn file_name(&self) -> String {
         self.path.file_name().map_or_else(|| self.path.display().to_string(), |f| f.to_string_lossy().into_owned())
     }
+}
+
+/// The directory of the program `path`'s own files: `<file name>.files` beside it, when
+/// that is a directory (see the module's documentation).
+pub fn files_dir(path: &Path) -> Option<PathBuf> {
+    let mut name = path.file_name()?.to_owned();
+    name.push(".files");
+    let dir = path.with_file_name(name);
+    dir.is_dir().then_some(dir)
 }
 
 /// True for an executable regular file that is not a library or a script.
@@ -140,6 +160,7 @@ pub fn load<G: ProgramBots>(path: &Path, limits: &ScriptLimits, persistent: bool
     let program = Program {
         name: name.clone(),
         command: vec![path.clone().into()],
+        files: files_dir(&path),
         path: path.clone(),
         persistent,
         limits: limits.clone(),

@@ -92,6 +92,9 @@ pub struct ProgramSpec {
     pub dir: Option<PathBuf>,
     /// Extra environment variables (the host's environment is inherited).
     pub env: Vec<(OsString, OsString)>,
+    /// A directory of the program's own files (a program bot's `<file>.files/`): in a
+    /// box it is bound back read-only beside the files of its command line.
+    pub files: Option<PathBuf>,
 }
 
 impl ProgramSpec {
@@ -101,7 +104,7 @@ impl ProgramSpec {
         I: IntoIterator<Item = S>,
         S: Into<OsString>,
     {
-        ProgramSpec { command: argv.into_iter().map(Into::into).collect(), dir: None, env: Vec::new() }
+        ProgramSpec { command: argv.into_iter().map(Into::into).collect(), dir: None, env: Vec::new(), files: None }
     }
 }
 

@@ -101,14 +101,17 @@ fn resolved_file(file: &Path) -> PathBuf {
     }
 }
 
-/// A box's command line: `hidden` covered, `visible` bound back read-only, `writable`
-/// bound read-write, run in `chdir`.
+/// A box's command line: `hidden` covered, `visible` (files, or directories bound whole)
+/// bound back read-only, `writable` bound read-write, run in `chdir`.
 fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], chdir: Option<&Path>) -> Command {
     let mut cmd = Command::new("bwrap");
     cmd.args(BOX_COMMON);
     let tmp = Path::new("/tmp");
     let mut covered: Vec<PathBuf> = Vec::new();
-    for h in hidden.iter().map(|h| resolved_dir(h)) {
+    // A directory is covered before those inside it (a cover over a cover hides it).
+    let mut hidden: Vec<PathBuf> = hidden.iter().map(|h| resolved_dir(h)).collect();
+    hidden.sort_by_key(|h| h.components().count());
+    for h in hidden {
         // Under /tmp it is hidden already; the root (or an ancestor of the system's
         // directories) is never covered.
         if h.starts_with(tmp) || h.parent().is_none() || !h.is_dir() || covered.contains(&h) {
@@ -139,8 +142,9 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
 }
 
 /// The command that runs a program bot as `spec` says in a box: its program and script
-/// files (the files named in its argv) bound back over `hidden`, its directory as its
-/// working directory, `writable` bound read-write.
+/// files (the files named in its argv) and the directory of its own files (`files`)
+/// bound back over `hidden`, its directory as its working directory, `writable` bound
+/// read-write.
 pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: &[PathBuf]) -> Command {
     let visible: Vec<PathBuf> = spec
         .command
@@ -150,6 +154,7 @@ pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: 
             _ => PathBuf::from(arg),
         })
         .filter(|p| p.is_absolute() && p.is_file())
+        .chain(spec.files.iter().map(|f| absolute(f)).filter(|f| f.is_dir()))
         .collect();
     let mut cmd = box_command(hidden, &visible, writable, spec.dir.as_deref());
     cmd.arg("--").args(&spec.command);
