@@ -85,7 +85,22 @@ pub struct Store {
 #[derive(Debug)]
 pub struct LadderLock {
     _file: Option<File>,
-    _session: Option<AnyConnection>,
+    /// The session holding the advisory lock, and the runtime it lives on.
+    session: Option<(AnyConnection, tokio::runtime::Runtime)>,
+}
+
+impl Drop for LadderLock {
+    /// A PostgreSQL lock is released before this returns (the session unlocks and ends),
+    /// not when the server notices a dropped connection: a ladder started right after
+    /// finds the database free.
+    fn drop(&mut self) {
+        if let Some((mut conn, rt)) = self.session.take() {
+            rt.block_on(async {
+                let _ = sqlx::query("SELECT pg_advisory_unlock_all()").execute(&mut conn).await;
+                let _ = conn.close().await;
+            });
+        }
+    }
 }
 
 /// The lock file of a database: the database's name with `.lock` appended.
@@ -112,7 +127,7 @@ fn lock_file(db: &Path, shared: bool) -> Result<LadderLock, LadderError> {
         .map_err(|e| LadderError::Open { path: path.clone(), why: e.to_string() })?;
     let taken = if shared { file.try_lock_shared() } else { file.try_lock() };
     match taken {
-        Ok(()) => Ok(LadderLock { _file: Some(file), _session: None }),
+        Ok(()) => Ok(LadderLock { _file: Some(file), session: None }),
         Err(TryLockError::WouldBlock) => {
             Err(LadderError::Busy { path: db.to_owned(), lock: path.display().to_string() })
         }
@@ -493,20 +508,14 @@ impl Store {
     pub fn ladder_lock(&self, shared: bool) -> Result<LadderLock, LadderError> {
         match self.backend {
             Backend::Sqlite => lock_file(&self.path, shared),
-            Backend::Postgres => self.rt.block_on(async {
-                let mut conn = AnyConnection::connect(&self.url).await?;
+            Backend::Postgres => {
                 let sql =
                     if shared { "SELECT pg_try_advisory_lock_shared($1)" } else { "SELECT pg_try_advisory_lock($1)" };
-                let taken: bool = sqlx::query_scalar(sql).bind(LADDER_LOCK_KEY).fetch_one(&mut conn).await?;
-                if taken {
-                    Ok(LadderLock { _file: None, _session: Some(conn) })
-                } else {
-                    Err(LadderError::Busy {
-                        path: self.path.clone(),
-                        lock: format!("the advisory lock {LADDER_LOCK_KEY}"),
-                    })
-                }
-            }),
+                self.session_lock(sql, LADDER_LOCK_KEY)?.ok_or_else(|| LadderError::Busy {
+                    path: self.path.clone(),
+                    lock: format!("the advisory lock {LADDER_LOCK_KEY}"),
+                })
+            }
         }
     }
 
@@ -528,14 +537,31 @@ impl Store {
                     .open(&path)
                     .map_err(|e| LadderError::Open { path: path.clone(), why: e.to_string() })?;
                 file.lock().map_err(|e| LadderError::Open { path, why: e.to_string() })?;
-                Ok(LadderLock { _file: Some(file), _session: None })
+                Ok(LadderLock { _file: Some(file), session: None })
             }
-            Backend::Postgres => self.rt.block_on(async {
-                let mut conn = AnyConnection::connect(&self.url).await?;
-                sqlx::query("SELECT pg_advisory_lock($1)").bind(SCHEDULE_LOCK_KEY).execute(&mut conn).await?;
-                Ok(LadderLock { _file: None, _session: Some(conn) })
-            }),
+            Backend::Postgres => {
+                // Waits for the lock, then says it has it.
+                let sql = "SELECT TRUE FROM (SELECT pg_advisory_lock($1)) AS taken";
+                let lock = self.session_lock(sql, SCHEDULE_LOCK_KEY)?;
+                lock.ok_or_else(|| LadderError::Db("pg_advisory_lock returned no lock".to_owned()))
+            }
         }
+    }
+
+    /// A session advisory lock on a connection of its own, on a runtime of its own (so
+    /// that dropping the lock can end the session whatever became of this store):
+    /// `sql` takes it and says whether it did; `None` when it did not.
+    fn session_lock(&self, sql: &str, key: i64) -> Result<Option<LadderLock>, LadderError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| LadderError::Db(format!("cannot start a runtime for the lock: {e}")))?;
+        let taken = rt.block_on(async {
+            let mut conn = AnyConnection::connect(&self.url).await?;
+            let taken: bool = sqlx::query_scalar(sql).bind(key).fetch_one(&mut conn).await?;
+            Ok::<_, sqlx::Error>(taken.then_some(conn))
+        })?;
+        Ok(taken.map(|conn| LadderLock { _file: None, session: Some((conn, rt)) }))
     }
 
     /// Begins a write transaction that holds the database's write lock from its start
