@@ -263,15 +263,8 @@ impl Talker {
         if !self.program.persistent || self.ended.is_some() {
             return;
         }
-        if self.process.is_none() {
-            let sink = Box::new(self.sink());
-            match Process::spawn(&self.program.spec(), &self.program.process_limits(), sink) {
-                Ok(process) => self.process = Some(process),
-                // The call finds it again and fails with it.
-                Err(_) => return,
-            }
-        }
-        if let Some(process) = &mut self.process {
+        // A program that cannot start is found again by the call, which fails with it.
+        if let Ok(process) = self.started() {
             process.send_ahead(request, 1);
             self.sent += 1;
         }
@@ -291,21 +284,7 @@ impl Talker {
     pub fn ask_sent(&mut self, skip: usize) -> Result<Vec<String>, BotError> {
         assert!(skip < self.sent, "ask_sent({skip}) with {} sent", self.sent);
         self.sent -= skip + 1;
-        let timeout = self.program.limits.call_timeout;
-        let result = match (&self.ended, &mut self.process) {
-            (Some(why), _) => Err(BotError::Failed(why.clone())),
-            (None, None) => Err(BotError::Failed(format!("{}: the program did not start", self.program.file_name()))),
-            (None, Some(process)) => {
-                let result = if process.has_ended() {
-                    Err(CallError::Exited("it ended between calls".to_owned()))
-                } else {
-                    process.ask_ahead(skip, 1, timeout)
-                };
-                self.last_time = Some(process.last_call_time());
-                self.ended_by(&result);
-                result.map_err(|e| error(&self.program, e))
-            }
-        };
+        let result = self.persistent_call(|process, timeout| process.ask_ahead(skip, 1, timeout));
         self.heard.said();
         result
     }
@@ -333,35 +312,51 @@ impl Talker {
     }
 
     fn ask_now(&mut self, request: &[u8], lines: usize) -> Result<Vec<String>, BotError> {
+        if self.program.persistent {
+            return self.persistent_call(|process, timeout| process.ask(request, lines, timeout));
+        }
+        let mut sink = self.sink();
+        let spec = self.program.spec_with("ARENA_CALL", self.calls);
+        self.calls += 1;
         let timeout = self.program.limits.call_timeout;
-        let result = if self.program.persistent {
-            if let Some(why) = &self.ended {
-                return Err(BotError::Failed(why.clone()));
-            }
-            if self.process.is_none() {
-                let sink = Box::new(self.sink());
-                let process = Process::spawn(&self.program.spec(), &self.program.process_limits(), sink)
-                    .map_err(|e| error(&self.program, e))?;
-                self.process = Some(process);
-            }
-            let process = self.process.as_mut().expect("started above");
-            let result = if process.has_ended() {
-                Err(CallError::Exited("it ended between calls".to_owned()))
-            } else {
-                process.ask(request, lines, timeout)
-            };
-            self.last_time = Some(process.last_call_time());
-            self.ended_by(&result);
-            result
-        } else {
-            let mut sink = self.sink();
-            let spec = self.program.spec_with("ARENA_CALL", self.calls);
-            self.calls += 1;
-            let (result, time) =
-                run_once_timed(&spec, &self.program.process_limits(), request, lines, timeout, &mut sink);
-            self.last_time = Some(time);
-            result
+        let (result, time) = run_once_timed(&spec, &self.program.process_limits(), request, lines, timeout, &mut sink);
+        self.last_time = Some(time);
+        result.map_err(|e| error(&self.program, e))
+    }
+
+    /// The process that plays the whole game, started at the game's first call (or the
+    /// first sent ahead).
+    fn started(&mut self) -> Result<&mut Process, CallError> {
+        if self.process.is_none() {
+            let sink = Box::new(self.sink());
+            self.process = Some(Process::spawn(&self.program.spec(), &self.program.process_limits(), sink)?);
+        }
+        Ok(self.process.as_mut().expect("started above"))
+    }
+
+    /// One call of the process that plays the whole game: `call` (given the per-call
+    /// limit) unless the process ended, its own time kept for the bank, and its end
+    /// noted for every later call.
+    fn persistent_call(
+        &mut self,
+        call: impl FnOnce(&mut Process, std::time::Duration) -> Result<Vec<String>, CallError>,
+    ) -> Result<Vec<String>, BotError> {
+        if let Some(why) = &self.ended {
+            return Err(BotError::Failed(why.clone()));
+        }
+        let timeout = self.program.limits.call_timeout;
+        let process = match self.started() {
+            Ok(process) => process,
+            Err(e) => return Err(error(&self.program, e)),
         };
+        let result = if process.has_ended() {
+            Err(CallError::Exited("it ended between calls".to_owned()))
+        } else {
+            call(process, timeout)
+        };
+        let time = process.last_call_time();
+        self.last_time = Some(time);
+        self.ended_by(&result);
         result.map_err(|e| error(&self.program, e))
     }
 }
