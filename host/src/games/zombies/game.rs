@@ -105,6 +105,30 @@ struct Entity {
 
 /// A player's or zombie's planned step for this turn's movement step, listed by the
 /// decision step in call order (those that stay have none).
+/// What a call for player `e` shows its bot at turn `clock`: the player, the turn's
+/// snapshot of the board around it, and its entry's generator of the turn (the one
+/// place a call's context is made, for the call and for [`Bot::prefetch`] alike).
+#[inline]
+fn player_context<'a>(
+    e: &Entity,
+    clock: u32,
+    board: &'a Board,
+    names: &'a [RStr<'a>],
+    rng: &'a mut GameRng,
+) -> Context<'a> {
+    Context {
+        id: e.id,
+        bullets: e.bullets,
+        clock,
+        x: e.x,
+        y: e.y,
+        board_size: board.side(),
+        view: board.view(e.x, e.y),
+        names: RSlice::from_slice(names),
+        random: random_source(rng),
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Plan {
     /// The entity ([`Id::EMPTY`] once the plan is cancelled: the entity was shot).
@@ -639,17 +663,7 @@ impl Game {
             if e.id.is_zombie() || !bots[owner].prefetches() {
                 continue;
             }
-            let ctx = Context {
-                id: e.id,
-                bullets: e.bullets,
-                clock: self.clock,
-                x: e.x,
-                y: e.y,
-                board_size: self.board.side(),
-                view: self.board.view(e.x, e.y),
-                names: RSlice::from_slice(names),
-                random: random_source(&mut self.entry_rngs[owner]),
-            };
+            let ctx = player_context(&e, self.clock, &self.board, names, &mut self.entry_rngs[owner]);
             bots[owner].prefetch(&ctx);
         }
     }
@@ -664,17 +678,7 @@ impl Game {
         number: u32,
     ) -> Answered {
         let e = self.entities[number as usize];
-        let ctx = Context {
-            id: e.id,
-            bullets: e.bullets,
-            clock: self.clock,
-            x: e.x,
-            y: e.y,
-            board_size: self.board.side(),
-            view: self.board.view(e.x, e.y),
-            names: RSlice::from_slice(names),
-            random: random_source(&mut self.entry_rngs[owner]),
-        };
+        let ctx = player_context(&e, self.clock, &self.board, names, &mut self.entry_rngs[owner]);
         let stats = &mut self.stats[owner];
         stats.calls += 1;
         let answer = if stats.calls % CallStats::TIMING_PERIOD == 0 {
