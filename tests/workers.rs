@@ -165,3 +165,39 @@ fn a_worker_that_crashes_is_replaced_and_the_other_games_are_unchanged() {
         }
     }
 }
+
+#[test]
+fn a_strict_seat_that_crashes_inside_its_turns_batch_is_out_from_the_batchs_first_call() {
+    // Served lockstep (zombies under `--isolate strict`): a seat's calls of a turn are
+    // asked for together and answered together, so a crash at its 3rd call (inside the
+    // first turn's batch) puts it out from that batch's first call: every run plays the
+    // same game, quiet or beside six hogs per core, and the verdict names the call.
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    compile_c(&data("native/misbehave.c"), &plugins.join(lib_name("crash")), &["-DSEGFAULT", "-DBOT_NAME=\"Crash\""]);
+    let scripts = scripts(dir.path(), &[]);
+    let json = dir.path().join("r.json");
+    let json = json.to_str().unwrap();
+    let args = ["--isolate", "strict", "tournament", "--rounds", "3", "--max-turns", "20", "--json", json];
+    let mut seen = Vec::new();
+    for loaded in [false, true] {
+        let _hogs = loaded.then(|| crate::load::Hogs::per_core(6, Duration::from_secs(300)));
+        arena(&plugins, &scripts, &args);
+        let v = results(Path::new(json));
+        let crash = standing(&v, "Crash");
+        assert_eq!(crash["disqualified"], 3, "once per game: {crash}");
+        let message = crash["messages"][0].as_str().unwrap();
+        assert!(message.contains("crashed (killed by signal 11") && message.contains("at its call 2"), "{message}");
+        // The honest entry is charged with nothing.
+        assert_eq!(standing(&v, "coward")["errors"], 0, "{v}");
+        let games: Vec<_> = v["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| (g["seed"].clone(), g["turns"].clone(), g["scores"].clone()))
+            .collect();
+        seen.push(games);
+    }
+    assert_eq!(seen[0], seen[1], "the same games quiet and loaded");
+}

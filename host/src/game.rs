@@ -29,7 +29,7 @@ pub use crate::bot::Plays;
 pub use crate::loaders::native::NativeBots;
 pub use crate::loaders::program::ProgramBots;
 pub use crate::loaders::scripts::ScriptBots;
-pub use crate::replay::{PlaybackTape, Recorded, Tape, count_draws, next_call};
+pub use crate::replay::{PlaybackTape, Recorded, Tape, count_draws, generator_of, next_call};
 pub use crate::rules::{GameRng, Outcome, Rules, random_source};
 
 /// How a tournament ranks entries by their per-game scores.
@@ -77,6 +77,33 @@ pub trait Game: Rules + Recorded + NativeBots + ScriptBots + ProgramBots {
     fn lineup(entries: usize, index: u64) -> Vec<usize> {
         let _ = index;
         (0..entries).collect()
+    }
+
+    /// This game's calls can be served ([`Game::request`], [`Game::serve`]): its lockstep
+    /// games run the engine in the referee alone (default: no).
+    const SERVES_CALLS: bool = false;
+
+    /// Served lockstep (`crate::isolate::lockstep`): appends to `batch` the request of
+    /// the call `ctx` for a seat whose bot plays in another process, the referee alone
+    /// running the engine (a batch holds one entry's calls of one turn, in order; an
+    /// empty `batch` starts one). `false` when the call cannot be served so (default:
+    /// the game serves no calls, and each process of a lockstep game runs the whole
+    /// engine).
+    fn request(ctx: &Self::Ctx<'_>, batch: &mut Vec<u8>) -> bool {
+        let _ = (ctx, batch);
+        false
+    }
+
+    /// Plays a batch that [`Game::request`] made on `bot`, one call per request, in
+    /// order, the seats named `names`: how many calls it made. What `bot` answers is not
+    /// returned: the caller records it (`Recorded::record`).
+    fn serve(
+        batch: &[u8],
+        names: &[String],
+        bot: &mut dyn crate::bot::Bot<Self>,
+    ) -> Result<usize, crate::replay::ReplayError> {
+        let _ = (batch, names, bot);
+        Err(crate::replay::ReplayError::Corrupt(format!("{} serves no calls", Self::NAME)))
     }
 }
 

@@ -73,8 +73,13 @@ pub type GameRng = rand_pcg::Pcg64Mcg;
 pub fn random_source(rng: &mut GameRng) -> Random<'_> {
     // SAFETY: `rng` is exclusively borrowed for the Random's lifetime, and `next_u64`
     // casts the pointer back to the same type.
-    unsafe { Random::from_raw((rng as *mut GameRng).cast::<c_void>(), next_u64) }
+    unsafe { Random::from_raw((rng as *mut GameRng).cast::<c_void>(), NEXT_U64) }
 }
+
+/// The function of every [`Random`] that [`random_source`] makes, taken from this one
+/// place, so that `crate::replay::generator_of` recognises it by its value (the address
+/// of a function named in two places may differ).
+pub(crate) static NEXT_U64: extern "C" fn(*mut c_void) -> u64 = next_u64;
 
 extern "C" fn next_u64(state: *mut c_void) -> u64 {
     // SAFETY: `state` is the `GameRng` a `Random` was made from (see `random_source`).

@@ -17,7 +17,8 @@
 //! How the ABI grows: new capabilities are appended to [`BotModule`] after its
 //! `#[sabi(last_prefix_field)]` (1.1: the game and the other games' constructors; 1.2:
 //! the logger; 1.3: hex bots that play whole sides; 1.4: the debug channel, what a bot
-//! says at a call, shown in replays) and to the C table (read up to its `struct_size`). abi_stable accepts a
+//! says at a call, shown in replays) and to the C table (read up to its `struct_size`);
+//! 1.5 adds no field, only the host's reading of a [`Random`] (`Random::as_raw`). abi_stable accepts a
 //! library only if its root module has at least the fields of the type the host checks
 //! it against, so the host checks against [`any_version::BotModule`] (the 1.0 fields)
 //! and reads through [`BotModuleRef`], whose accessors see the library's own field
@@ -311,6 +312,15 @@ impl<'a> Random<'a> {
     #[inline]
     pub unsafe fn from_raw(state: *mut c_void, next_u64: extern "C" fn(*mut c_void) -> u64) -> Self {
         Random { state, next_u64, _borrow: PhantomData }
+    }
+
+    /// The generator's state pointer and function, as [`Random::from_raw`] took them:
+    /// the host uses them to recognise a generator of its own (by the function) and
+    /// copy it for a call it plays in another process. Reading them is safe; using the
+    /// pointer is not.
+    #[inline]
+    pub fn as_raw(&self) -> (*mut c_void, extern "C" fn(*mut c_void) -> u64) {
+        (self.state, self.next_u64)
     }
 
     /// The next 64 random bits.

@@ -3,7 +3,7 @@
 //! (the process that died is the entry's), and no bot shares an address space with
 //! another bot or with the process that counts the score.
 //!
-//! Every process of a lockstep game runs the whole engine. A **group** worker plays its
+//! In the first mode every process of a lockstep game runs the whole engine. A **group** worker plays its
 //! seats' bots for real; after each of their calls it writes the call as the replay
 //! records it (`C <seat> <bytes>` on its answer pipe, then ` <text>` as a JSON string
 //! when the bot said something in the call: `crate::debug`; the referee's replay keeps
@@ -16,15 +16,32 @@
 //! the seat is out of the game from that call on, in every process: the game goes on for
 //! everyone else without a replay.
 //!
+//! **Served mode** ([`Lockstep::served`], for a game whose calls can be sent as bytes:
+//! [`Game::SERVES_CALLS`]) is cheaper: only the referee runs the engine. It asks each
+//! seat for its calls (`Q <seat> <n> <bytes>`, a request per call made by
+//! [`Game::request`]: what the bot sees, and its generator), where the engine announces
+//! them ([`Bot::prefetch`]) a whole turn's calls of a seat in one line, every seat's line
+//! in one write; the host passes each to the seat's process only, which plays the batch
+//! on its bot ([`Game::serve`], under the usual limits) and answers with one line of all
+//! its calls as the replay records them and what the bot said in each (`R <seat> <n>
+//! <bytes> <said>`), passed to the referee only. Since a batch is answered whole or not
+//! at all, a seat whose process dies or hangs inside a batch is out from the batch's
+//! first call, whatever the timing; at the game's end (`E`) each seat's process answers
+//! with its counters. Bytes go in base64.
+//!
 //! The referee also says, before it waits for a seat's next call, which seat and how
 //! many of its calls it has played (`W <seat> <calls>`): the host times that call from
 //! then on, on the seat's own process's counters, so that no verdict depends on
-//! anything a bot can write (a bot can write its own process's blame page).
+//! anything a bot can write (a bot can write its own process's blame page). A served
+//! batch of `n` calls has `n` times the limit per call there (each call is held to its
+//! own limit by the watchdog that reads the seat's page, which only that seat's bot can
+//! write, to its own harm).
 //!
 //! This module is the worker's side (the bots that send and receive calls); the host's
 //! side, which starts and watches the processes and passes the lines, is
 //! `Worker::play_lockstep` in the parent module. It knows no game: a call is whatever
-//! [`Recorded::write_calls`](crate::replay::Recorded::write_calls) writes.
+//! [`Recorded::write_calls`](crate::replay::Recorded::write_calls) writes, and a request
+//! whatever [`Game::request`] writes.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -44,6 +61,11 @@ pub struct Lockstep {
     /// Per seat: the index of this worker's entry that plays it here, or `None` when its
     /// calls come from the host.
     pub live: Vec<Option<usize>>,
+    /// Served mode: the referee alone runs the engine and sends each call's request
+    /// (`Q` lines, a turn's calls of a seat in one batch where the game allows); the
+    /// seats' processes only answer them (`R` lines) and play no game of their own.
+    #[serde(default)]
+    pub served: bool,
 }
 
 /// A line with one call of `seat`, as [`Recorded::write_calls`](crate::replay::Recorded::write_calls) writes it,
@@ -71,6 +93,41 @@ pub fn out_line(seat: usize, reason: &str) -> String {
     format!("O {seat} {}\n", reason.replace(['\n', '\r'], " "))
 }
 
+/// The line of the referee that asks `seat` for the calls of `batch` (`calls` of them,
+/// made by [`Game::request`]).
+pub fn request_line(seat: usize, calls: usize, batch: &[u8]) -> String {
+    let mut line = format!("Q {seat} {calls} ");
+    push_bytes(&mut line, batch);
+    line.push('\n');
+    line
+}
+
+/// The line of a seat's process that answers a batch: its `calls` calls as the replay
+/// records them, and what the bot said in each (`crate::debug`).
+pub fn answer_line(seat: usize, calls: usize, bytes: &[u8], said: &[Option<String>]) -> String {
+    let mut line = format!("R {seat} {calls} ");
+    push_bytes(&mut line, bytes);
+    line.push(' ');
+    line.push_str(&serde_json::to_string(said).expect("texts serialise"));
+    line.push('\n');
+    line
+}
+
+/// Appends `bytes` to `line` in base64.
+fn push_bytes(line: &mut String, bytes: &[u8]) {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD_NO_PAD.encode_string(bytes, line);
+}
+
+/// The bytes of a line's base64 `text`.
+fn read_bytes(text: &str) -> Result<Vec<u8>, base64::DecodeError> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD_NO_PAD.decode(text)
+}
+
+/// The line that ends a served game: each seat's process answers with its counters.
+pub const END_LINE: &str = "E\n";
+
 /// What a line from a group worker is.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line<'a> {
@@ -80,6 +137,10 @@ pub enum Line<'a> {
     Out(usize, &'a str),
     /// The referee waits for a seat's next call, having played this many of its calls.
     Wait(usize, u64),
+    /// The referee asks a seat for this many calls (served mode).
+    Request(usize, u64),
+    /// A seat's process answers this many calls (served mode).
+    Answer(usize, u64),
     /// Anything else (an answer, or noise).
     Other,
 }
@@ -95,6 +156,11 @@ pub fn parse_line(line: &str) -> Line<'_> {
             Ok(consumed) => Line::Wait(seat, consumed),
             Err(_) => Line::Other,
         },
+        (Some(tag @ ("Q" | "R")), Some(seat)) => match rest.split_once(' ').map(|(n, _)| n.parse()) {
+            Some(Ok(n)) if tag == "Q" => Line::Request(seat, n),
+            Some(Ok(n)) => Line::Answer(seat, n),
+            _ => Line::Other,
+        },
         _ => Line::Other,
     }
 }
@@ -103,7 +169,9 @@ pub fn parse_line(line: &str) -> Line<'_> {
 /// standard input only when a seat needs its next call.
 struct Inbox<'r, 'w, 'o> {
     input: &'r mut dyn Input,
-    calls: Vec<VecDeque<(Vec<u8>, Option<String>)>>,
+    calls: Vec<VecDeque<Received>>,
+    /// Served mode: per seat, the requests not sent yet (how many, and the batch).
+    pending: Vec<(usize, Vec<u8>)>,
     out: Vec<Option<String>>,
     /// Calls played so far, per seat.
     consumed: Vec<u64>,
@@ -138,19 +206,47 @@ impl<'o> Output<'o> {
     }
 }
 
-/// The next thing for a remote seat: its call, or why it is out.
+/// Calls of a remote seat as they came: one call (a `C` line: its bytes, and what the
+/// bot said in it), or a served batch (an `R` line: the bytes of its calls, how many,
+/// and what the bot said in each).
+enum Received {
+    Call(Vec<u8>, Option<String>),
+    Batch(Vec<u8>, u64, Vec<Option<String>>),
+}
+
+/// The next thing for a remote seat: its calls, or why it is out.
 enum Next {
-    Call((Vec<u8>, Option<String>)),
+    Calls(Received),
     Out(String),
 }
 
 impl Inbox<'_, '_, '_> {
+    /// Sends every request not sent yet, each seat's batch as one line, all in one
+    /// write (the seats' processes then answer at once, side by side).
+    fn send_requests(&mut self) {
+        let mut lines = String::new();
+        for (seat, (calls, batch)) in self.pending.iter_mut().enumerate() {
+            if *calls > 0 {
+                lines.push_str(&request_line(seat, *calls, batch));
+                *calls = 0;
+                batch.clear();
+            }
+        }
+        if !lines.is_empty() {
+            self.output.write(&lines);
+        }
+    }
+
     fn next_for(&mut self, seat: usize) -> Next {
         let mut announced = false;
+        self.send_requests();
         loop {
-            if let Some(call) = self.calls[seat].pop_front() {
-                self.consumed[seat] += 1;
-                return Next::Call(call);
+            if let Some(received) = self.calls[seat].pop_front() {
+                self.consumed[seat] += match &received {
+                    Received::Call(..) => 1,
+                    Received::Batch(_, n, _) => *n,
+                };
+                return Next::Calls(received);
             }
             if let Some(reason) = &self.out[seat] {
                 return Next::Out(reason.clone());
@@ -174,8 +270,18 @@ impl Inbox<'_, '_, '_> {
                     let (bytes, said) = rest.split_once(' ').unwrap_or((rest, ""));
                     let said = serde_json::from_str::<String>(said).ok();
                     match serde_json::from_str::<Vec<u8>>(bytes) {
-                        Ok(bytes) => self.calls[s].push_back((bytes, said)),
+                        Ok(bytes) => self.calls[s].push_back(Received::Call(bytes, said)),
                         Err(e) => self.out[s] = Some(format!("sent an unreadable call ({e})")),
+                    }
+                }
+                Line::Answer(s, n) if s < self.calls.len() => {
+                    // `R seat n bytes said`: the bytes in base64, what was said as JSON.
+                    let rest = line.trim_end().splitn(4, ' ').nth(3).unwrap_or("");
+                    let (bytes, said) = rest.split_once(' ').unwrap_or((rest, "[]"));
+                    let said = serde_json::from_str::<Vec<Option<String>>>(said).unwrap_or_default();
+                    match read_bytes(bytes) {
+                        Ok(bytes) => self.calls[s].push_back(Received::Batch(bytes, n, said)),
+                        Err(e) => self.out[s] = Some(format!("sent unreadable calls ({e})")),
                     }
                 }
                 Line::Out(s, reason) if s < self.out.len() => self.out[s] = Some(reason.to_owned()),
@@ -204,6 +310,13 @@ struct Remote<'i, 'r, 'w, 'o, G: Game> {
     tape: PlaybackTape<G::Call>,
     playback: Box<dyn Bot<G>>,
     out: Option<String>,
+    /// Served mode (the referee's seats): calls are asked for, see [`Lockstep::served`].
+    served: bool,
+    /// Served: calls asked for and calls received, so far.
+    asked: u64,
+    received: u64,
+    /// Served: calls received and not played yet, and what the bot said in each.
+    ready: VecDeque<(G::Call, Option<String>)>,
 }
 
 impl<G: Game> Bot<G> for Remote<'_, '_, '_, '_, G> {
@@ -211,13 +324,33 @@ impl<G: Game> Bot<G> for Remote<'_, '_, '_, '_, G> {
         true
     }
 
+    fn prefetches(&self) -> bool {
+        self.served
+    }
+
+    fn prefetch(&mut self, ctx: &G::Ctx<'_>) {
+        if self.served && self.out.is_none() {
+            let mut inbox = self.inbox.borrow_mut();
+            let (calls, batch) = &mut inbox.pending[self.seat];
+            // A call that cannot be served is asked for alone at its turn, and fails there.
+            if G::request(ctx, batch) {
+                *calls += 1;
+                self.asked += 1;
+            }
+        }
+    }
+
     fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
         if let Some(reason) = &self.out {
             return Err(BotError::Disqualified(reason.clone()));
         }
+        if self.served {
+            return self.served_turn(ctx);
+        }
         let next = self.inbox.borrow_mut().next_for(self.seat);
         let (bytes, said) = match next {
-            Next::Call(call) => call,
+            Next::Calls(Received::Call(bytes, said)) => (bytes, said),
+            Next::Calls(Received::Batch(..)) => return self.fail("sent a batch of calls unasked".to_owned()),
             Next::Out(reason) => {
                 self.out = Some(reason.clone());
                 return Err(BotError::Disqualified(reason));
@@ -235,6 +368,50 @@ impl<G: Game> Bot<G> for Remote<'_, '_, '_, '_, G> {
             Ok(_) => self.fail("sent a line that is not one call".to_owned()),
             Err(e) => self.fail(format!("sent an unreadable call ({e})")),
         }
+    }
+}
+
+impl<G: Game> Remote<'_, '_, '_, '_, G> {
+    /// A call of a served seat: the next one received, asking for it first when no
+    /// request holds it (a call the engine did not announce).
+    fn served_turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
+        while self.ready.is_empty() {
+            if self.received == self.asked {
+                let mut inbox = self.inbox.borrow_mut();
+                let (calls, batch) = &mut inbox.pending[self.seat];
+                if !batch.is_empty() || !G::request(ctx, batch) {
+                    drop(inbox);
+                    return self.fail("has a call that cannot be served in another process".to_owned());
+                }
+                *calls += 1;
+                self.asked += 1;
+            }
+            let next = self.inbox.borrow_mut().next_for(self.seat);
+            let (bytes, n, said) = match next {
+                Next::Calls(Received::Batch(bytes, n, said)) => (bytes, n, said),
+                Next::Calls(Received::Call(..)) => return self.fail("sent a call unasked".to_owned()),
+                Next::Out(reason) => {
+                    self.out = Some(reason.clone());
+                    return Err(BotError::Disqualified(reason));
+                }
+            };
+            match G::read_calls(&bytes) {
+                Ok(calls) if calls.len() as u64 == n && n > 0 && self.received + n <= self.asked => {
+                    self.received += n;
+                    let mut said = said.into_iter();
+                    self.ready.extend(calls.into_iter().map(|c| (c, said.next().flatten())));
+                }
+                // Every process reads the same bytes, so every process decides the same.
+                Ok(_) => return self.fail(format!("answered {n} calls, not the calls it was asked")),
+                Err(e) => return self.fail(format!("sent unreadable calls ({e})")),
+            }
+        }
+        let (call, said) = self.ready.pop_front().expect("a call is ready");
+        self.tape.borrow_mut().1.push(call);
+        if let Some(text) = said {
+            crate::debug::say(&text);
+        }
+        self.playback.turn(ctx)
     }
 }
 
@@ -302,16 +479,24 @@ pub(super) fn play<G: Game>(
         .map(|(name, live)| match live {
             Some(i) => entries[*i].renamed(name.clone()),
             None => {
-                let none = || Err(BotError::Failed("played elsewhere".into()));
+                // Never called: `wrap` puts the seat's remote bot in its place (and the
+                // referee's counters of the seat stay clean of a failed start).
+                let none = || {
+                    Ok(Box::new(crate::bot::BrokenBot(BotError::Failed("played elsewhere".into()))) as Box<dyn Bot<G>>)
+                };
                 Entry::new(name.clone(), EntryKind::Builtin, Default::default(), std::sync::Arc::new(none))
             }
         })
         .collect();
     // The referee (no seat played here) says which seat it waits for.
     let referee = lockstep.live.iter().all(Option::is_none);
+    if lockstep.served && !referee {
+        return serve_seats(entries, blame, bank, call_limit, request, lockstep, input, output);
+    }
     let inbox = RefCell::new(Inbox {
         input,
-        calls: vec![VecDeque::new(); seats],
+        calls: (0..seats).map(|_| VecDeque::new()).collect(),
+        pending: vec![(0, Vec::new()); seats],
         out: vec![None; seats],
         consumed: vec![0; seats],
         output,
@@ -327,10 +512,120 @@ pub(super) fn play<G: Game>(
         } else {
             let tape: PlaybackTape<G::Call> = Default::default();
             let playback = G::playback(std::rc::Rc::clone(&tape));
-            Box::new(Remote { seat, inbox, tape, playback, out: None })
+            let served = lockstep.served;
+            let ready = VecDeque::new();
+            Box::new(Remote { seat, inbox, tape, playback, out: None, served, asked: 0, received: 0, ready })
         }
     };
     super::play_as_requested(&seated, request, wrap)
+}
+
+/// A served seat's bot: counts its calls as the engine would (`Outcome::stats`), and
+/// keeps what the bot said in each.
+struct Counted<'a, G: Game> {
+    inner: Box<dyn Bot<G> + 'a>,
+    stats: crate::bot::CallStats,
+    said: Vec<Option<String>>,
+}
+
+impl<G: Game> Bot<G> for Counted<'_, G> {
+    fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
+        self.stats.calls += 1;
+        crate::debug::open_call();
+        let answer = if self.stats.calls % crate::bot::CallStats::TIMING_PERIOD == 0 {
+            let start = std::time::Instant::now();
+            let answer = self.inner.turn(ctx);
+            self.stats.timed_calls += 1;
+            self.stats.timed_nanos += start.elapsed().as_nanos() as u64;
+            answer
+        } else {
+            self.inner.turn(ctx)
+        };
+        self.said.push(crate::debug::close_call());
+        if let Err(e) = &answer {
+            self.stats.record_error(e);
+        }
+        answer
+    }
+
+    fn prefetches(&self) -> bool {
+        self.inner.prefetches()
+    }
+
+    fn prefetch(&mut self, ctx: &G::Ctx<'_>) {
+        self.inner.prefetch(ctx);
+    }
+}
+
+/// Serves a lockstep game's calls in this worker (served mode): each request line of a
+/// live seat is played on that seat's bot (under the same limits as any game of a
+/// worker) and answered with one line holding all its calls, as the replay records
+/// them; the game's end line is answered with the seats' counters. No engine runs here.
+#[allow(clippy::too_many_arguments)]
+fn serve_seats<G: Game>(
+    entries: &[Entry<G>],
+    blame: &BlamePage,
+    bank: TimeBank,
+    call_limit: std::time::Duration,
+    request: &GameRequest,
+    lockstep: &Lockstep,
+    input: &mut dyn Input,
+    output: &Output<'_>,
+) -> GameResponse {
+    let seats = lockstep.names.len();
+    crate::loaders::log::set_log_game(request.seed);
+    let mut stats = vec![crate::bot::CallStats::default(); seats];
+    // Per live seat: its bot (limited, recorded, counted) and its tape.
+    type Seat<'a, G> = (Counted<'a, G>, Tape<<G as crate::game::Recorded>::Call>);
+    let mut bots: Vec<Option<Seat<'_, G>>> = (0..seats).map(|_| None).collect();
+    for (seat, live) in lockstep.live.iter().enumerate() {
+        let Some(i) = *live else { continue };
+        let entry = entries[i].renamed(lockstep.names[seat].clone());
+        let bot = entry.create_bot().unwrap_or_else(|err| {
+            stats[seat].record_error(&err);
+            Box::new(crate::bot::BrokenBot(err))
+        });
+        let guarded = Guarded::new(bot, seat, Some(bank), Some(blame)).with_call_limit(Some(call_limit));
+        let tape: Tape<G::Call> = Default::default();
+        let inner = G::record(Box::new(guarded), std::rc::Rc::clone(&tape));
+        bots[seat] = Some((Counted { inner, stats: Default::default(), said: Vec::new() }, tape));
+    }
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            // The host is gone: nobody waits for this game any more.
+            Ok(0) | Err(_) => std::process::exit(3),
+            Ok(_) => {}
+        }
+        if line == END_LINE {
+            break;
+        }
+        let Line::Request(seat, n) = parse_line(&line) else { continue };
+        let Some((bot, tape)) = bots.get_mut(seat).and_then(Option::as_mut) else { continue };
+        let batch = line.trim_end().splitn(4, ' ').nth(3).and_then(|b| read_bytes(b).ok());
+        let served = batch.as_deref().map(|b| G::serve(b, &lockstep.names, bot));
+        let calls = std::mem::take(&mut *tape.borrow_mut());
+        let said = std::mem::take(&mut bot.said);
+        let mut bytes = Vec::new();
+        G::write_calls(&calls, &mut bytes);
+        match served {
+            Some(Ok(k)) if k as u64 == n && calls.len() == k => {
+                output.write(&answer_line(seat, calls.len(), &bytes, &said));
+            }
+            // The referee's requests are the host's own: a bad one ends the game.
+            _ => return GameResponse::Failed(format!("a bad request of {n} calls for seat {seat}")),
+        }
+    }
+    for (seat, slot) in bots.into_iter().enumerate() {
+        if let Some((bot, _)) = slot {
+            stats[seat].merge(&bot.stats);
+        }
+    }
+    crate::loaders::log::end_log_game();
+    // Only the counters are this process's to say: the score is the referee's.
+    let scores = vec![0; seats];
+    GameResponse::Played(crate::game::Outcome { seed: request.seed, turns: 0, scores, stats, tiebreak: Vec::new() })
 }
 
 #[cfg(test)]
@@ -346,5 +641,23 @@ mod tests {
         assert_eq!(parse_line("C x [1]"), Line::Other);
         assert_eq!(parse_line(&wait_line(2, 17)), Line::Wait(2, 17));
         assert_eq!(parse_line("W 2 x"), Line::Other);
+    }
+
+    #[test]
+    fn served_lines_carry_their_seat_their_count_and_their_bytes() {
+        let batch = [0u8, 1, 2, 250, 255];
+        let q = request_line(4, 2, &batch);
+        assert_eq!(parse_line(&q), Line::Request(4, 2));
+        assert_eq!(read_bytes(q.trim_end().splitn(4, ' ').nth(3).unwrap()).unwrap(), batch);
+        let said = [None, Some("a b\nc".to_owned())];
+        let r = answer_line(1, 2, &batch, &said);
+        assert_eq!(r.matches('\n').count(), 1, "one line: {r:?}");
+        assert_eq!(parse_line(&r), Line::Answer(1, 2));
+        let rest = r.trim_end().splitn(4, ' ').nth(3).unwrap();
+        let (bytes, text) = rest.split_once(' ').unwrap();
+        assert_eq!(read_bytes(bytes).unwrap(), batch);
+        assert_eq!(serde_json::from_str::<Vec<Option<String>>>(text).unwrap(), said);
+        assert_eq!(parse_line("Q 1 x AAA"), Line::Other);
+        assert!(read_bytes("not base64!").is_err());
     }
 }

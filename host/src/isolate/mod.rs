@@ -834,7 +834,7 @@ impl<G: Game> Worker<G> {
                 seats: Vec::new(),
                 replay: if w == 0 { replay.clone() } else { None },
                 nonce: fresh_nonce(),
-                lockstep: Some(lockstep::Lockstep { names: names.clone(), live }),
+                lockstep: Some(lockstep::Lockstep { names: names.clone(), live, served: G::SERVES_CALLS }),
             };
             let feed = Feeder::new(proc_stdin(&running)?);
             let proc = Proc {
@@ -855,6 +855,8 @@ impl<G: Game> Worker<G> {
         }
         drop(send);
         let mut calls = vec![0u64; seats.len()];
+        // Served mode: the calls the referee has asked of each seat.
+        let mut asked = vec![0u64; seats.len()];
         let mut out: Vec<Option<String>> = vec![None; seats.len()];
         let limit = self.iso.call_limit;
         // Once the referee has answered, the others have until this to answer too (they
@@ -869,8 +871,27 @@ impl<G: Game> Worker<G> {
                 Ok((w, Some(lines))) => {
                     // A worker's calls that came together go on together.
                     let mut relay = String::new();
+                    // Served mode: the referee's requests go to each seat's process only, the
+                    // answers to the referee only.
+                    let mut to_referee = String::new();
                     for line in lines {
                         match lockstep::parse_line(&line) {
+                            lockstep::Line::Request(s, n) if w == 0 && s < seats.len() && out[s].is_none() => {
+                                if let Some(p) = procs.iter_mut().skip(1).find(|p| p.seats.contains(&s) && !p.ended) {
+                                    asked[s] += n;
+                                    p.feed.send(line);
+                                }
+                            }
+                            lockstep::Line::Answer(s, n)
+                                if w > 0
+                                    && procs[w].seats.contains(&s)
+                                    && out[s].is_none()
+                                    && calls[s] + n <= asked[s] =>
+                            {
+                                calls[s] += n;
+                                procs[w].awaited = None;
+                                to_referee.push_str(&line);
+                            }
                             // Only a seat's own worker speaks for it.
                             lockstep::Line::Call(s) if w > 0 && procs[w].seats.contains(&s) && out[s].is_none() => {
                                 calls[s] += 1;
@@ -881,20 +902,26 @@ impl<G: Game> Worker<G> {
                             // for; a call already passed on is not awaited.
                             lockstep::Line::Wait(s, consumed) if w == 0 && s < seats.len() => {
                                 let times_itself = self.times_itself[seats[s]];
+                                // Served, the calls asked for and not answered yet are timed together.
+                                let batch = asked[s].saturating_sub(calls[s]).max(1);
                                 if let Some(p) = procs.iter_mut().skip(1).find(|p| p.seats == [s] && !p.ended)
                                     && calls[s] == consumed
                                 {
-                                    p.await_call(consumed, times_itself);
+                                    p.await_call(consumed, batch, times_itself);
                                 }
                             }
-                            lockstep::Line::Call(_) | lockstep::Line::Out(..) | lockstep::Line::Wait(..) => {}
+                            lockstep::Line::Call(_)
+                            | lockstep::Line::Out(..)
+                            | lockstep::Line::Wait(..)
+                            | lockstep::Line::Request(..)
+                            | lockstep::Line::Answer(..) => {}
                             lockstep::Line::Other if line == READY && !procs[w].ready => {
                                 procs[w].ready = true;
-                                if let Some((call, times_itself)) = procs[w].deferred.take()
+                                if let Some((call, batch, times_itself)) = procs[w].deferred.take()
                                     && procs[w].seats.len() == 1
                                     && calls[procs[w].seats[0]] == call
                                 {
-                                    procs[w].await_call(call, times_itself);
+                                    procs[w].await_call(call, batch, times_itself);
                                 }
                             }
                             lockstep::Line::Other => {
@@ -905,6 +932,13 @@ impl<G: Game> Worker<G> {
                                     procs[w].answer = Some(answer.response);
                                     if w == 0 {
                                         finish_by = Some(Instant::now() + crate::clock::backstop(limit));
+                                        // Served seats have played every call: they say their
+                                        // counters.
+                                        if G::SERVES_CALLS {
+                                            for p in procs.iter().skip(1).filter(|p| !p.ended) {
+                                                p.feed.send(lockstep::END_LINE.to_owned());
+                                            }
+                                        }
                                     }
                                 }
                             }
@@ -912,6 +946,9 @@ impl<G: Game> Worker<G> {
                     }
                     if !relay.is_empty() {
                         pass_on(&mut procs, w, &relay);
+                    }
+                    if !to_referee.is_empty() && !procs[0].ended && procs[0].answer.is_none() {
+                        procs[0].feed.send(to_referee);
                     }
                 }
                 Ok((w, None)) => {
@@ -946,6 +983,7 @@ impl<G: Game> Worker<G> {
                             describe_exit(status)
                         ));
                     }
+                    let at = call_in_progress::<G>(&procs[w], calls[s], asked[s]);
                     // A Rust bot whose allocation failed under the worker's memory cap
                     // says so before it aborts.
                     let reason = match words.lines().rev().find(|l| l.contains("memory allocation of")) {
@@ -953,9 +991,9 @@ impl<G: Game> Worker<G> {
                             "over its memory limit ({}; {}) at its call {}",
                             describe_exit(status),
                             line.trim(),
-                            calls[s]
+                            at
                         ),
-                        None => format!("crashed ({}) at its call {}", describe_exit(status), calls[s]),
+                        None => format!("crashed ({}) at its call {at}", describe_exit(status)),
                     };
                     put_out(&mut procs, &mut out, s, reason);
                 }
@@ -989,9 +1027,10 @@ impl<G: Game> Worker<G> {
                     break;
                 }
                 let s = proc.seats[0];
+                let at = call_in_progress::<G>(proc, calls[s], asked[s]);
                 let reason = match blamed.measured {
-                    Some(m) => format!("{} at its call {} ({m})", blamed.verdict, calls[s]),
-                    None => format!("{} at its call {}", blamed.verdict, calls[s]),
+                    Some(m) => format!("{} at its call {at} ({m})", blamed.verdict),
+                    None => format!("{} at its call {at}", blamed.verdict),
                 };
                 put_out(&mut procs, &mut out, s, reason);
             }
@@ -1038,12 +1077,23 @@ impl<G: Game> Worker<G> {
             Some(Some(GameResponse::Failed(reason))) => return Err(reason.clone()),
             _ => return Err("the game's referee gave no answer".to_owned()),
         };
-        // The score is the referee's; each seat's call counters are its own worker's.
+        // The score is the referee's; each seat's call counters are its own worker's (and,
+        // served, the referee's findings on its answers: invalid moves, calls that could
+        // not be served; the referee counts no calls and no time of its own there).
+        let referee = outcome.stats.clone();
         for ((answer, group), left) in answers.iter().skip(1).zip(groups).zip(left.iter().skip(1)) {
             for &s in group {
                 outcome.stats[s] = match (answer, &out[s]) {
                     (Some(GameResponse::Played(o)), None) => {
                         let mut stats = o.stats.get(s).cloned().unwrap_or_default();
+                        if let Some(found) = referee.get(s).filter(|_| G::SERVES_CALLS) {
+                            stats.merge(&crate::bot::CallStats {
+                                calls: 0,
+                                timed_calls: 0,
+                                timed_nanos: 0,
+                                ..found.clone()
+                            });
+                        }
                         if let Some(left) = left.filter(|l| l.more_than(baseline) && group.len() == 1) {
                             let (threads, processes) = left.beyond(baseline);
                             stats.record_error(&BotError::Failed(format!(
@@ -1066,6 +1116,18 @@ impl<G: Game> Worker<G> {
         let replay = read_replay(record, recorded)?.map(Box::new);
         let out = (0..seats.len()).filter(|&s| out[s].is_some()).collect();
         Ok(Lockstepped::Played { outcome, replay, out })
+    }
+}
+
+/// The call a seat's process was in when it died or was ended: the host's count of its
+/// calls, or in served mode, where answers come a batch at a time, the call its own
+/// blame page names within the batch asked for (the page is the seat's own: its bot can
+/// misname only its own call, and the game does not depend on it: a seat is out from
+/// the first call of the batch it did not answer).
+fn call_in_progress<G: Game>(proc: &Proc, answered: u64, asked: u64) -> u64 {
+    match proc.running.blame.current() {
+        Some(c) if G::SERVES_CALLS && (answered..asked).contains(&c.call) => c.call,
+        _ => answered,
     }
 }
 
@@ -1169,7 +1231,7 @@ struct Proc {
     /// one) already waits for its first call.
     ready: bool,
     /// A call the referee waits for before the process was ready, timed once it is.
-    deferred: Option<(u64, bool)>,
+    deferred: Option<(u64, u64, bool)>,
 }
 
 /// A call of a seat that the referee waits for: timed by the host from the moment the
@@ -1177,6 +1239,9 @@ struct Proc {
 struct Awaited {
     /// Calls of the seat played before it.
     call: u64,
+    /// The calls asked for together with it (served mode: its batch), which share one
+    /// limit per call.
+    batch: u64,
     /// A program bot's call: the worker keeps its deadline on the program's own time;
     /// the host holds it to the wall-clock backstop only.
     times_itself: bool,
@@ -1191,9 +1256,9 @@ struct Awaited {
 
 impl Proc {
     /// The referee waits for this seat's call after `call` of its calls.
-    fn await_call(&mut self, call: u64, times_itself: bool) {
+    fn await_call(&mut self, call: u64, batch: u64, times_itself: bool) {
         if !self.ready {
-            self.deferred = Some((call, times_itself));
+            self.deferred = Some((call, batch, times_itself));
             return;
         }
         if self.awaited.as_ref().is_some_and(|a| a.call == call) {
@@ -1201,7 +1266,7 @@ impl Proc {
         }
         let started = crate::clock::monotonic_nanos();
         let own_start = self.running.player_probe().and_then(|p| p.own(started));
-        self.awaited = Some(Awaited { call, times_itself, started, own_start, suspect: false });
+        self.awaited = Some(Awaited { call, batch, times_itself, started, own_start, suspect: false });
     }
 
     /// The verdict when the process is stuck: the call the referee awaits has used its
@@ -1222,8 +1287,10 @@ impl Proc {
                 a.own_start = Some(own);
             }
             let elapsed = now.saturating_sub(a.started);
-            let backstop = crate::clock::backstop(limit).as_nanos() as u64;
-            let allowed = (limit + grace(limit)).as_nanos() as u64;
+            // A batch of calls has a limit per call, and one grace.
+            let calls = u32::try_from(a.batch).unwrap_or(u32::MAX).max(1);
+            let backstop = crate::clock::backstop(limit.saturating_mul(calls)).as_nanos() as u64;
+            let allowed = (limit.saturating_mul(calls) + grace(limit)).as_nanos() as u64;
             let mut used = None;
             let over = if elapsed >= backstop {
                 true
@@ -1265,13 +1332,16 @@ impl Proc {
     }
 }
 
-/// The host's end of a lockstep process's standard input: lines go out through a thread
-/// of their own, so that a process that stops reading never blocks the host (the lines
-/// wait in memory; the process is ended when its call is late).
+/// The host's end of a lockstep process's standard input. A line goes out at once when
+/// nothing waits before it and the pipe has room; else through a thread of its own, so
+/// that a process that stops reading never blocks the host (the lines wait in memory;
+/// the process is ended when its call is late).
 struct Feeder {
     lines: mpsc::Sender<String>,
     /// Lines sent and not yet written.
     pending: Arc<AtomicU64>,
+    /// The pipe, which never blocks a write (a full pipe leaves the rest to the thread).
+    pipe: Arc<std::fs::File>,
 }
 
 impl Feeder {
@@ -1279,7 +1349,9 @@ impl Feeder {
         let (send, lines) = mpsc::channel::<String>();
         let pending = Arc::new(AtomicU64::new(0));
         let written = Arc::clone(&pending);
-        let mut pipe = std::fs::File::from(stdin);
+        let pipe = Arc::new(std::fs::File::from(stdin));
+        let _ = crate::process::set_nonblocking(&pipe);
+        let thread_pipe = Arc::clone(&pipe);
         std::thread::spawn(move || {
             // Whatever has come meanwhile goes out in one write.
             while let Ok(mut chunk) = lines.recv() {
@@ -1288,18 +1360,30 @@ impl Feeder {
                     chunk.push_str(&line);
                     n += 1;
                 }
-                if pipe.write_all(chunk.as_bytes()).and_then(|()| pipe.flush()).is_err() {
+                if crate::process::write_all_waiting(&thread_pipe, chunk.as_bytes()).is_err() {
                     break;
                 }
                 written.fetch_sub(n, Ordering::SeqCst);
             }
         });
-        Feeder { lines: send, pending }
+        Feeder { lines: send, pending, pipe }
     }
 
     fn send(&self, line: String) {
+        // Only this thread sends: with nothing pending, the writing thread is idle and
+        // the pipe is this one's to write now.
+        let mut rest = line.as_str();
+        if self.pending.load(Ordering::SeqCst) == 0 {
+            match (&*self.pipe).write(rest.as_bytes()) {
+                Ok(n) if n == rest.len() => return,
+                Ok(n) => rest = &rest[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                // The process is gone: its closed pipe says so elsewhere.
+                Err(_) => return,
+            }
+        }
         self.pending.fetch_add(1, Ordering::SeqCst);
-        let _ = self.lines.send(line);
+        let _ = self.lines.send(rest.to_owned());
     }
 
     /// Every line sent has been written: the worker may be given to the next game

@@ -82,6 +82,37 @@ pub use spawn::{
 };
 pub use uids::{BoxUser, open_box_file};
 
+/// Makes writes to `pipe` (and reads) return at once instead of waiting.
+pub fn set_nonblocking(pipe: &std::fs::File) -> std::io::Result<()> {
+    spawn::set_nonblocking(std::os::fd::AsRawFd::as_raw_fd(pipe))
+}
+
+/// Writes all of `bytes` to a pipe that does not block (`set_nonblocking`), waiting in
+/// `poll` while it is full; an error once the reader is gone.
+pub fn write_all_waiting(pipe: &std::fs::File, mut bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    while !bytes.is_empty() {
+        match (&*pipe).write(bytes) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                let fd = std::os::fd::AsRawFd::as_raw_fd(pipe);
+                let mut fds = [libc::pollfd { fd, events: libc::POLLOUT, revents: 0 }];
+                // SAFETY: one valid pollfd, for as long as the call.
+                if unsafe { libc::poll(fds.as_mut_ptr(), 1, -1) } < 0 {
+                    let e = std::io::Error::last_os_error();
+                    if e.kind() != std::io::ErrorKind::Interrupted {
+                        return Err(e);
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// How to start a program.
 #[derive(Debug, Clone, Default)]
 pub struct ProgramSpec {

@@ -87,22 +87,50 @@ pub fn next_call<C: Clone>(
     Ok(call)
 }
 
+/// What a counting [`Random`] of [`count_draws`] points to.
+struct Counter<'a> {
+    inner: Random<'a>,
+    draws: u32,
+}
+
+/// The function of every counting [`Random`], taken from this one place (see
+/// `crate::rules::NEXT_U64`).
+static COUNTED: extern "C" fn(*mut c_void) -> u64 = counted;
+
+extern "C" fn counted(state: *mut c_void) -> u64 {
+    // SAFETY: `state` is a `Counter` (see `count_draws`), alive for the whole of `f`.
+    let counter = unsafe { &mut *state.cast::<Counter<'_>>() };
+    counter.draws += 1;
+    counter.inner.next_u64()
+}
+
+/// A copy of the generator behind `random`, when it is this host's own: made by
+/// [`crate::rules::random_source`], perhaps behind the counter of [`count_draws`]
+/// (recognised by their functions, so that the pointer is known to be what it is
+/// cast to). `None` for any other source. A call played in another process draws from
+/// such a copy (`crate::isolate::lockstep`, served mode).
+pub fn generator_of(random: Random<'_>) -> Option<crate::rules::GameRng> {
+    let (state, next) = random.as_raw();
+    if std::ptr::fn_addr_eq(next, crate::rules::NEXT_U64) {
+        // SAFETY: only `random_source` makes a Random with this function, from a
+        // `GameRng` borrowed for as long as the Random lives.
+        return Some(unsafe { (*state.cast::<crate::rules::GameRng>()).clone() });
+    }
+    if std::ptr::fn_addr_eq(next, COUNTED) {
+        // SAFETY: only `count_draws` makes a Random with this function, from a `Counter`
+        // alive for as long as the Random is lent out.
+        let inner = unsafe { (*state.cast::<Counter<'_>>()).inner };
+        return generator_of(inner);
+    }
+    None
+}
+
 /// Runs `f` with a [`Random`] that draws from `random` and counts the draws (replays
 /// record how many numbers each call drew, so that playback draws as many).
 pub fn count_draws<R>(random: Random<'_>, f: impl FnOnce(Random<'_>) -> R) -> (R, u32) {
-    struct Counter<'a> {
-        inner: Random<'a>,
-        draws: u32,
-    }
-    extern "C" fn counted(state: *mut c_void) -> u64 {
-        // SAFETY: `state` is the `Counter` below, alive for the whole of `f`.
-        let counter = unsafe { &mut *state.cast::<Counter<'_>>() };
-        counter.draws += 1;
-        counter.inner.next_u64()
-    }
     let mut counter = Counter { inner: random, draws: 0 };
     // SAFETY: the counter outlives `f`, and only the Random given to `f` uses it.
-    let counting = unsafe { Random::from_raw((&mut counter as *mut Counter<'_>).cast::<c_void>(), counted) };
+    let counting = unsafe { Random::from_raw((&mut counter as *mut Counter<'_>).cast::<c_void>(), COUNTED) };
     let result = f(counting);
     (result, counter.draws)
 }

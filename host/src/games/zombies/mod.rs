@@ -14,6 +14,7 @@ mod native;
 pub mod program;
 pub mod replay;
 mod rhai;
+mod served;
 pub mod viewer;
 
 pub use board::Board;
@@ -85,6 +86,16 @@ crate::game::parts_from_modules!(Zombies);
 
 impl crate::game::Game for Zombies {
     const RANKING: Ranking = Ranking::Median;
+
+    const SERVES_CALLS: bool = true;
+
+    fn request(ctx: &Context<'_>, batch: &mut Vec<u8>) -> bool {
+        served::request(ctx, batch)
+    }
+
+    fn serve(batch: &[u8], names: &[String], bot: &mut dyn Bot<Self>) -> Result<usize, crate::replay::ReplayError> {
+        served::serve(batch, names, bot)
+    }
 }
 
 /// Test and benchmark bots are closures from a context to an action.
