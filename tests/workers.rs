@@ -179,7 +179,7 @@ fn a_strict_seat_that_crashes_inside_its_turns_batch_is_out_from_the_batchs_firs
     let scripts = scripts(dir.path(), &[]);
     let json = dir.path().join("r.json");
     let json = json.to_str().unwrap();
-    let args = ["--isolate", "strict", "tournament", "--rounds", "3", "--max-turns", "20", "--json", json];
+    let args = ["tournament", "--isolate", "strict", "--rounds", "3", "--max-turns", "20", "--json", json];
     let mut seen = Vec::new();
     for loaded in [false, true] {
         let _hogs = loaded.then(|| crate::load::Hogs::per_core(6, Duration::from_secs(300)));
