@@ -184,7 +184,7 @@ pub struct Talker {
     /// call, from 0, as `ARENA_CALL`).
     calls: u64,
     /// This game's marker line, until the first standard error of the game writes it.
-    marker: Arc<std::sync::Mutex<Option<String>>>,
+    marker: Marker,
     /// The own time of the last call (`crate::clock`), charged to the entry's bank.
     last_time: Option<std::time::Duration>,
     /// Standard error since the last answer, for what the call says.
@@ -226,7 +226,7 @@ impl Heard {
 impl Talker {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> Talker {
-        let marker = Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())));
+        let marker = game_marker();
         Talker {
             program,
             process: None,
@@ -240,7 +240,7 @@ impl Talker {
     }
 
     fn sink(&self) -> LogSink {
-        LogSink { log: Arc::clone(&self.program.log), marker: Arc::clone(&self.marker), heard: self.heard.clone() }
+        LogSink::new(Arc::clone(&self.program.log), Some(Arc::clone(&self.marker)), self.heard.clone())
     }
 
     /// The own time the last call took: the program's time, not the machine's
@@ -385,17 +385,39 @@ fn error(program: &Program, err: CallError) -> BotError {
     }
 }
 
-/// Standard error of a program, into its entry's log (after the game's marker line).
-struct LogSink {
+/// A program's standard error: into its entry's log (after this game's marker line, when
+/// it has one) and into what its call says ([`Heard`]). Every kind of program bot's
+/// process gets one as its standard error sink.
+#[derive(Debug)]
+pub struct LogSink {
     log: Arc<EntryLog>,
-    marker: Arc<std::sync::Mutex<Option<String>>>,
-    /// The talker's standard error since its last answer (what the call says).
+    /// This game's marker line, until the first standard error of the game writes it
+    /// (shared by the sinks of one game's processes).
+    marker: Option<Marker>,
+    /// The standard error since the last answer (what the call says).
     heard: Heard,
+}
+
+/// A game's marker line in an entry's log, written once, before the game's first
+/// standard error.
+pub type Marker = Arc<std::sync::Mutex<Option<String>>>;
+
+/// The marker of the game this thread plays ([`super::log::game_marker`]), not yet written.
+pub fn game_marker() -> Marker {
+    Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())))
+}
+
+impl LogSink {
+    /// The sink of a process of `log`'s entry: its lines go to the log, after `marker`
+    /// when given, and to `heard`.
+    pub fn new(log: Arc<EntryLog>, marker: Option<Marker>, heard: Heard) -> LogSink {
+        LogSink { log, marker, heard }
+    }
 }
 
 impl std::io::Write for LogSink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if let Some(marker) = self.marker.lock().ok().and_then(|mut m| m.take()) {
+        if let Some(marker) = self.marker.as_ref().and_then(|m| m.lock().ok()).and_then(|mut m| m.take()) {
             self.log.append(&marker);
         }
         self.log.append(&String::from_utf8_lossy(buf));

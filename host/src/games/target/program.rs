@@ -20,8 +20,7 @@ use zombies_plugin_abi::target::TargetContext;
 
 use super::{InvisibleTarget, parse_move};
 use crate::bot::{Bot, BotError, BotFactory};
-use crate::loaders::log::EntryLog;
-use crate::loaders::program::{Heard, Program};
+use crate::loaders::program::{Heard, LogSink, Program};
 use crate::process::{CallError, Process};
 
 /// How long a copy's process has for one answer (the seed's 50 ms).
@@ -65,7 +64,7 @@ impl ProgramBot {
         self.copies = (0..copies)
             .map(|copy| {
                 let heard = Heard::default();
-                let sink = Box::new(LogSink(Arc::clone(&self.program.log), heard.clone()));
+                let sink = Box::new(LogSink::new(Arc::clone(&self.program.log), None, heard.clone()));
                 let spec = self.program.spec_with("ARENA_COPY", copy);
                 let process = Process::spawn(&spec, &self.program.process_limits(), sink)
                     .map_err(|e| format!("{}: {e}", self.program.file_name()));
@@ -118,20 +117,5 @@ impl Bot<InvisibleTarget> for ProgramBot {
 
     fn call_time(&self) -> Option<Duration> {
         self.last_time
-    }
-}
-
-/// Standard error of a program, into its entry's log.
-struct LogSink(Arc<EntryLog>, Heard);
-
-impl std::io::Write for LogSink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.append(&String::from_utf8_lossy(buf));
-        self.1.feed(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
