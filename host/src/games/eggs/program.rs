@@ -14,10 +14,17 @@ use zombies_plugin_abi::eggs::{EggsAnswer, EggsContext};
 
 use super::{EggHunt, answer, rules};
 use crate::bot::{Bot, BotError, BotFactory};
+use crate::game::Rules as _;
 use crate::loaders::program::{Program, Talker};
 
-/// The bots of a program.
+/// The version of the eggs program protocol this host speaks: the seed's lines, which a
+/// program that declares `arena: eggs protocol 1` gets after the line `arena eggs
+/// protocol 1` in each of its processes.
+pub const VERSION: u32 = 1;
+
+/// The bots of a program (refused when it asks for another version of the protocol).
 pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<EggHunt>>, String> {
+    let program = program.speaking(EggHunt::NAME, VERSION)?;
     let factory = move || Ok(Box::new(ProgramBot(Talker::new(program.clone()))) as Box<dyn Bot<EggHunt>>);
     Ok(Arc::new(factory))
 }

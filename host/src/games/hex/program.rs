@@ -59,12 +59,15 @@ use super::protocol::{
 use super::side::{SideChannel, Verdict};
 use super::{HexCall, HexGame};
 use crate::bot::{Bot, BotError, BotFactory};
+use crate::game::Rules as _;
 use crate::loaders::program::{Heard, LogSink, Marker, Program, game_marker};
 use crate::process::{CallError, Process};
 
-/// The bots of a program (always one persistent process per game).
+/// The bots of a program (always one persistent process per game; refused when it asks
+/// for another version of the protocol than [`VERSION`], which every game's first line
+/// states: a hex program gets no [`Hello`](crate::loaders::program::Hello) line).
 pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<HexGame>>, String> {
-    let program = Program { persistent: true, ..program };
+    let program = Program { persistent: true, hello: None, ..program.speaking(HexGame::NAME, VERSION)? };
     let factory = move || Ok(Box::new(ProgramBot::new(Link::new(program.clone()))) as Box<dyn Bot<HexGame>>);
     Ok(Arc::new(factory))
 }
@@ -141,8 +144,11 @@ impl Link {
             return (Err(BotError::Failed(why.clone())), Duration::ZERO);
         }
         if self.process.is_none() {
-            let sink =
-                Box::new(LogSink::new(Arc::clone(&self.program.log), Some(Arc::clone(&self.marker)), self.heard.clone()));
+            let sink = Box::new(LogSink::new(
+                Arc::clone(&self.program.log),
+                Some(Arc::clone(&self.marker)),
+                self.heard.clone(),
+            ));
             match Process::spawn(&self.program.spec(), &self.program.process_limits(), sink) {
                 Ok(p) => self.process = Some(p),
                 Err(e) => return (Err(self.error(e)), Duration::ZERO),

@@ -776,3 +776,180 @@ pub fn answer_from_json(v: &Value) -> Result<HexAnswer, BotError> {
     answer.reserved = u32::try_from(list.len().saturating_sub(abi::MAX_COMMANDS)).unwrap_or(u32::MAX);
     Ok(answer)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn human(id: u32, x: i32) -> Human {
+        Human { id, x, y: -1, hp: 10, ammo: 6, weapon: 0, specialty: 1, moves: 2, idle: 1.0 }
+    }
+
+    fn zombie(id: u32, facing: u32) -> Zombie {
+        Zombie { id, x: 3, y: 4, hp: 5, facing, moves: 1, idle: 0.5, scent: 2.25 }
+    }
+
+    fn world() -> World {
+        World {
+            humans: vec![human(1, 0), human(2, 1)],
+            zombies: vec![zombie(5, 0)],
+            walls: vec![Wall { id: 7, x: 0, y: 0, hp: 3, cap: 4 }],
+            crates: vec![Crate { id: 8, x: 1, y: 1, hp: 2, cap: 2, contents: abi::AMMO }],
+            airstrikes: vec![Airstrike { id: 9, x: -2, y: 2, delay: 3, contents: 4 }],
+        }
+    }
+
+    fn header() -> Header {
+        Header {
+            kind: Kind::Unit,
+            side: Side::Zombies,
+            t: 12,
+            unit: Some(5),
+            me: Some(Me::Zombie(zombie(5, 0))),
+            counters: Counters {
+                humans_to_spawn: 0,
+                zombies_to_spawn: 3,
+                zombie_cap: 40,
+                airdrops_held: 0.0,
+                zombies_ready: 1.5,
+            },
+        }
+    }
+
+    /// A message read back from its line is the message.
+    fn round_trip<T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(message: &T) -> String {
+        let mut line = Vec::new();
+        write_line(message, &mut line);
+        let text = String::from_utf8(line).unwrap();
+        assert!(text.ends_with('\n') && !text[..text.len() - 1].contains('\n'), "one line: {text}");
+        let back: T = serde_json::from_str(&text).unwrap();
+        assert_eq!(&back, message, "{text}");
+        text
+    }
+
+    #[test]
+    fn a_games_first_line_states_the_protocol_first_and_reads_back_whole() {
+        let game = GameData::new();
+        let world = world();
+        let line = CallLine {
+            protocol: Some(VERSION),
+            header: header(),
+            clocks: Clocks::of([Some(Duration::from_micros(1_500_001)), None]),
+            side_call: None,
+            game: Some(Cow::Borrowed(&game)),
+            world: Some(Cow::Borrowed(&world)),
+            delta: None,
+        };
+        let text = round_trip(&line);
+        assert!(
+            text.starts_with("{\"protocol\":1,\"kind\":\"unit\",\"side\":\"zombies\",\"t\":12,\"unit\":5,"),
+            "{text}"
+        );
+        assert!(text.contains(",\"clocks\":{\"humans\":1.500001,\"zombies\":null},\"game\":{\"radius\":13,"), "{text}");
+        assert!(!text.contains("\"delta\"") && !text.contains("\"calls\""), "{text}");
+    }
+
+    #[test]
+    fn later_lines_carry_no_version_and_a_side_line_says_what_it_stands_for() {
+        let delta = world().delta(&World::default());
+        let line = CallLine {
+            protocol: None,
+            header: Header { kind: Kind::Side, unit: None, me: None, ..header() },
+            clocks: Clocks::of([None, None]),
+            side_call: Some(SideCall { calls: 4, max_commands: 64, time: Some(0.25) }),
+            game: None,
+            world: None,
+            delta: Some(Cow::Borrowed(&delta)),
+        };
+        let text = round_trip(&line);
+        assert!(
+            text.starts_with("{\"kind\":\"side\",\"side\":\"zombies\",\"t\":12,\"unit\":null,\"me\":null,"),
+            "{text}"
+        );
+        assert!(text.contains("\"calls\":4,\"max_commands\":64,\"time\":0.25,\"delta\":{\"removed\":[1,2,5,7,8,9]}}"));
+    }
+
+    /// Each object's one encoder writes its keys in the protocol's order, contents as
+    /// `"ammo"` or a weapon id, and floats with a fraction; the scripts' JSON is the same.
+    #[test]
+    fn each_object_has_one_encoding_for_programs_and_scripts() {
+        let w = world();
+        let text = serde_json::to_string(&w).unwrap();
+        assert!(text.starts_with(
+            "{\"humans\":[{\"id\":1,\"x\":0,\"y\":-1,\"hp\":10,\"ammo\":6,\"weapon\":0,\"specialty\":1,\"moves\":2,\"idle\":1.0},"
+        ));
+        assert!(
+            text.contains("{\"id\":5,\"x\":3,\"y\":4,\"hp\":5,\"facing\":0,\"moves\":1,\"idle\":0.5,\"scent\":2.25}")
+        );
+        assert!(text.contains("{\"id\":8,\"x\":1,\"y\":1,\"hp\":2,\"cap\":2,\"contents\":\"ammo\"}"));
+        assert!(text.contains("{\"id\":9,\"x\":-2,\"y\":2,\"delay\":3,\"contents\":4}"));
+        let abi_crate = HexCrate { id: 8, x: 1, y: 1, hp: 2, cap: 2, contents: abi::AMMO };
+        assert_eq!(abi_crate.json(), serde_json::to_value(w.crates[0]).unwrap());
+        assert_eq!(abi_crate.json()["contents"], "ammo");
+        round_trip(&w);
+    }
+
+    #[test]
+    fn a_delta_applied_to_the_sight_before_gives_the_sight_after() {
+        let before = world();
+        let mut after = world();
+        after.humans.remove(0);
+        after.humans[0].hp = 1;
+        after.zombies.push(zombie(6, 2));
+        after.crates.clear();
+        let delta = before.delta(&after);
+        assert_eq!(delta.removed, vec![1, 8]);
+        assert_eq!((delta.added.zombies.len(), delta.changed.humans.len()), (1, 1));
+        let text = round_trip(&delta);
+        assert!(text.starts_with("{\"added\":{\"zombies\":[{\"id\":6,"), "{text}");
+        let mut copy = before.clone();
+        copy.apply(&delta);
+        assert_eq!(copy, after);
+        assert_eq!(serde_json::to_string(&after.delta(&after)).unwrap(), "{}");
+    }
+
+    #[test]
+    fn verdict_and_random_lines_round_trip() {
+        let delta = Delta { removed: vec![3], ..Delta::default() };
+        let refused = VerdictLine {
+            verdict: "refused".into(),
+            reason: Some("out of range".into()),
+            delta: Cow::Borrowed(&delta),
+            counters: header().counters,
+        };
+        let text = round_trip(&refused);
+        assert!(text.starts_with("{\"verdict\":\"refused\",\"reason\":\"out of range\",\"delta\":{\"removed\":[3]},"));
+        let accepted = VerdictLine { verdict: "accepted".into(), reason: None, ..refused };
+        assert!(!round_trip(&accepted).contains("reason"));
+        assert_eq!(round_trip(&RandomLine { random: 7 }), "{\"random\":7}\n");
+        assert!(serde_json::from_str::<RandomLine>("{\"random\":7,\"x\":1}").is_err());
+    }
+
+    #[test]
+    fn a_programs_lines_are_read_as_what_they_ask() {
+        assert_eq!(Reply::read("{\"random\": 6}").unwrap(), Reply::Random(6));
+        assert_eq!(Reply::read(" {\"plays\": \"sides\"} ").unwrap(), Reply::PlaysSides);
+        assert_eq!(Reply::read("").unwrap(), Reply::Answer(HexAnswer::default()));
+        let Reply::Answer(a) = Reply::read("[{\"cmd\":\"move\",\"x\":1,\"y\":0},{\"cmd\":\"forward\"}]").unwrap()
+        else {
+            panic!("an answer")
+        };
+        assert_eq!(a.commands().len(), 2);
+        assert!(Reply::read("{\"random\": -1}").is_err());
+        assert!(Reply::read("nonsense").is_err());
+        assert_eq!(SideReply::read("done").unwrap(), SideReply::Done);
+        assert_eq!(SideReply::read("{\"random\":2}").unwrap(), SideReply::Random(2));
+        assert_eq!(
+            SideReply::read("{\"cmd\":\"attack\",\"unit\":4,\"id\":9}").unwrap(),
+            SideReply::Command(4, HexCommand::attack(9))
+        );
+    }
+
+    #[test]
+    fn the_games_data_reads_back_and_is_the_scripts_ctx_game() {
+        let game = GameData::new();
+        round_trip(&game);
+        assert_eq!(game_json(), serde_json::to_value(&game).unwrap());
+        assert_eq!(game_json()["zones"][0]["from"].as_array().map(Vec::len), Some(2));
+    }
+}

@@ -20,17 +20,23 @@ use zombies_plugin_abi::target::TargetContext;
 
 use super::{InvisibleTarget, parse_move};
 use crate::bot::{Bot, BotError, BotFactory};
+use crate::game::Rules as _;
 use crate::loaders::program::{Heard, LogSink, Program};
 use crate::process::{CallError, Process};
 
 /// How long a copy's process has for one answer (the seed's 50 ms).
 pub const ANSWER_TIME: Duration = Duration::from_millis(50);
 
-/// The bots of a program.
+/// The version of the target program protocol this host speaks: the seed's lines, which
+/// a program that declares `arena: target protocol 1` gets after the line `arena target
+/// protocol 1` in each copy's process.
+pub const VERSION: u32 = 1;
+
+/// The bots of a program (refused when it asks for another version of the protocol).
 pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<InvisibleTarget>>, String> {
     // Every copy's process lives for the whole game, whatever the file declares: its
     // limits are a persistent program's (no CPU-seconds cap meant for one call).
-    let program = Program { persistent: true, ..program };
+    let program = Program { persistent: true, ..program.speaking(InvisibleTarget::NAME, VERSION)? };
     let factory = move || Ok(Box::new(ProgramBot::new(program.clone())) as Box<dyn Bot<InvisibleTarget>>);
     Ok(Arc::new(factory))
 }
@@ -66,8 +72,12 @@ impl ProgramBot {
                 let heard = Heard::default();
                 let sink = Box::new(LogSink::new(Arc::clone(&self.program.log), None, heard.clone()));
                 let spec = self.program.spec_with("ARENA_COPY", copy);
-                let process = Process::spawn(&spec, &self.program.process_limits(), sink)
+                let mut process = Process::spawn(&spec, &self.program.process_limits(), sink)
                     .map_err(|e| format!("{}: {e}", self.program.file_name()));
+                if let (Ok(process), Some(hello)) = (&mut process, &self.program.hello) {
+                    // Written with the first request, as its first line.
+                    process.send_ahead(hello.line().as_bytes(), 0);
+                }
                 CopyProcess { process, answered: false, heard }
             })
             .collect();

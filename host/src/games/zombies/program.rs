@@ -25,11 +25,18 @@ use zombies_plugin_abi::{Action, Context, Id};
 
 use super::{Zombies, parse_move};
 use crate::bot::{Bot, BotError, BotFactory};
+use crate::game::Rules as _;
 use crate::loaders::program::{Program, Talker};
 
-/// The bots of a program (always one process per game).
+/// The version of the zombies program protocol this host speaks: the lines above, which a
+/// program that declares `arena: zombies protocol 1` gets after the line `arena zombies
+/// protocol 1`.
+pub const VERSION: u32 = 1;
+
+/// The bots of a program (always one process per game; refused when it asks for another
+/// version of the protocol).
 pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<Zombies>>, String> {
-    let program = Program { persistent: true, ..program };
+    let program = Program { persistent: true, ..program.speaking(Zombies::NAME, VERSION)? };
     let factory = move || {
         Ok(Box::new(ProgramBot { talker: Talker::new(program.clone()), sent: VecDeque::new() })
             as Box<dyn Bot<Zombies>>)
