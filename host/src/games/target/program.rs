@@ -12,10 +12,16 @@
 //! not its thinking time). A process that ended makes its copy stay for the rest of the
 //! game (each such turn counts an error). Each copy's process gets its copy index as
 //! `ARENA_COPY` beside the game's `ARENA_SEED`.
+//!
+//! The call's line is typed ([`Request`], written and read in one place; the answer is
+//! the game's move, read by `parse_move`). The protocol's version is [`VERSION`]; a
+//! program that declares it (`arena: target protocol 1`) gets the line `arena target
+//! protocol 1` first in each copy's process, one that declares none the calls' lines only.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use zombies_plugin_abi::target::TargetContext;
 
 use super::{InvisibleTarget, parse_move};
@@ -84,16 +90,57 @@ impl ProgramBot {
     }
 }
 
+/// A call's line: `N + 1` (`N` players), the copy's position, the new wall (or 4096), and
+/// the `N - 1` other players' positions in the turn order starting after it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// The copy's position.
+    pub me: u32,
+    /// The wall added since its last turn, or 4096.
+    pub new_wall: u32,
+    /// The other players' positions, in the turn order starting after it.
+    pub others: Vec<u32>,
+}
+
+impl Request {
+    /// The request of a call.
+    pub fn of(ctx: &TargetContext<'_>) -> Request {
+        Request { me: ctx.me, new_wall: ctx.new_wall, others: ctx.others.iter().map(|&p| u32::from(p)).collect() }
+    }
+}
+
+impl std::fmt::Display for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} {}", self.others.len() + 2, self.me, self.new_wall)?;
+        for p in &self.others {
+            write!(f, " {p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::str::FromStr for Request {
+    type Err = String;
+
+    fn from_str(line: &str) -> Result<Request, String> {
+        let numbers: Vec<u32> = line
+            .split_whitespace()
+            .map(|w| w.parse().map_err(|_| format!("{w:?} is not a number")))
+            .collect::<Result<_, _>>()?;
+        match &numbers[..] {
+            [n, me, new_wall, others @ ..] if *n as usize == others.len() + 2 => {
+                Ok(Request { me: *me, new_wall: *new_wall, others: others.to_vec() })
+            }
+            _ => Err(format!("{line:?} is not N + 1, the position, the new wall and N - 1 positions")),
+        }
+    }
+}
+
 /// The line of a call: `N + 1`, the position, the new wall, the others.
 pub fn request(ctx: &TargetContext<'_>) -> Vec<u8> {
-    use std::fmt::Write as _;
-    let mut text = String::with_capacity(16 + 5 * ctx.others.len());
-    let _ = write!(text, "{} {} {}", ctx.others.len() + 2, ctx.me, ctx.new_wall);
-    for p in ctx.others.iter() {
-        let _ = write!(text, " {p}");
-    }
-    text.push('\n');
-    text.into_bytes()
+    let mut line = Request::of(ctx).to_string();
+    line.push('\n');
+    line.into_bytes()
 }
 
 impl Bot<InvisibleTarget> for ProgramBot {
@@ -127,5 +174,21 @@ impl Bot<InvisibleTarget> for ProgramBot {
 
     fn call_time(&self) -> Option<Duration> {
         self.last_time
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_line_reads_back_as_the_request() {
+        let request = Request { me: 17, new_wall: 4096, others: vec![3, 200, 41] };
+        assert_eq!(request.to_string(), "5 17 4096 3 200 41");
+        assert_eq!(request.to_string().parse::<Request>(), Ok(request.clone()));
+        let json = serde_json::to_string(&request).unwrap();
+        assert_eq!(serde_json::from_str::<Request>(&json).unwrap(), request);
+        assert!("4 17 4096 3".parse::<Request>().is_err());
+        assert!("3 17 x 3".parse::<Request>().is_err());
     }
 }
