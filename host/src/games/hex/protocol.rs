@@ -603,6 +603,9 @@ pub fn context_json(ctx: &HexContext<'_>) -> Value {
 }
 
 /// A line a program writes in a unit or spawn call.
+// Read and taken apart at once, never stored: boxing the answer would cost an allocation
+// per call for nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     /// `{"random": n}`: a number of the game's generator in `0..n`; the call goes on.
