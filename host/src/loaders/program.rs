@@ -170,6 +170,16 @@ impl Program {
         }
     }
 
+    /// A call's failure as the entry's stats count it: a timeout, an invalid answer
+    /// (a flood, or bytes that are no line), or a failure, named by the file.
+    pub fn call_error(&self, err: CallError) -> BotError {
+        match err {
+            CallError::Timeout => BotError::Timeout,
+            CallError::Flood | CallError::Garbage(_) => BotError::Invalid(format!("{}: {err}", self.file_name())),
+            _ => BotError::Failed(format!("{}: {err}", self.file_name())),
+        }
+    }
+
     /// The file name used in messages.
     pub fn file_name(&self) -> String {
         self.path.file_name().map_or_else(|| self.path.display().to_string(), |f| f.to_string_lossy().into_owned())
@@ -400,7 +410,7 @@ impl Talker {
         };
         let (result, time) = run_once_timed(&spec, &self.program.process_limits(), &input, lines, timeout, &mut sink);
         self.last_time = Some(time);
-        result.map_err(|e| error(&self.program, e))
+        result.map_err(|e| self.program.call_error(e))
     }
 
     /// The process that plays the whole game, started at the game's first call (or the
@@ -431,7 +441,7 @@ impl Talker {
         let timeout = self.program.limits.call_timeout;
         let process = match self.started() {
             Ok(process) => process,
-            Err(e) => return Err(error(&self.program, e)),
+            Err(e) => return Err(self.program.call_error(e)),
         };
         let result = if process.has_ended() {
             Err(CallError::Exited("it ended between calls".to_owned()))
@@ -441,7 +451,7 @@ impl Talker {
         let time = process.last_call_time();
         self.last_time = Some(time);
         self.ended_by(&result);
-        result.map_err(|e| error(&self.program, e))
+        result.map_err(|e| self.program.call_error(e))
     }
 }
 
@@ -457,15 +467,6 @@ impl Talker {
                 self.program.log.describe()
             ));
         }
-    }
-}
-
-/// A call's failure as the entry's stats count it.
-fn error(program: &Program, err: CallError) -> BotError {
-    match err {
-        CallError::Timeout => BotError::Timeout,
-        CallError::Flood | CallError::Garbage(_) => BotError::Invalid(format!("{}: {err}", program.file_name())),
-        _ => BotError::Failed(format!("{}: {err}", program.file_name())),
     }
 }
 

@@ -151,7 +151,7 @@ impl Link {
             ));
             match Process::spawn(&self.program.spec(), &self.program.process_limits(), sink) {
                 Ok(p) => self.process = Some(p),
-                Err(e) => return (Err(self.error(e)), Duration::ZERO),
+                Err(e) => return (Err(self.program.call_error(e)), Duration::ZERO),
             }
         }
         let process = self.process.as_mut().expect("started above");
@@ -170,19 +170,8 @@ impl Link {
                 self.program.log.describe()
             ));
         }
-        let result = result.map(|mut lines| lines.pop().unwrap_or_default()).map_err(|e| self.error(e));
+        let result = result.map(|mut lines| lines.pop().unwrap_or_default()).map_err(|e| self.program.call_error(e));
         (result, time)
-    }
-
-    /// A call's failure as the entry's stats count it.
-    fn error(&self, err: CallError) -> BotError {
-        match err {
-            CallError::Timeout => BotError::Timeout,
-            CallError::Flood | CallError::Garbage(_) => {
-                BotError::Invalid(format!("{}: {err}", self.program.file_name()))
-            }
-            _ => BotError::Failed(format!("{}: {err}", self.program.file_name())),
-        }
     }
 }
 
