@@ -7,12 +7,12 @@
 //! program answers with one line of JSON, the command list ([`Reply`]), and flushes. The
 //! game's first line states the protocol's version (`"protocol": 1`, [`VERSION`]) and
 //! carries the game's static data (`"game"`). A call's line carries the call's header
-//! ([`Header`]: kind, side, t, the unit, the counters) and the side's sight in one of two forms: the side's **first call of a half-turn**
-//! carries the whole sight as `"world"` (five lists); every **later call of that
-//! half-turn** carries only what changed since the previous call as `"delta"`: objects
-//! `added` and `changed` (whole objects, by list) and the ids `removed` (gone from sight
-//! or destroyed). A program keeps its own copy of the world (`docs/games/hex.md` has a
-//! complete Python bot that does). For example:
+//! ([`Header`]: kind, side, t, the unit, the counters) and the side's sight in one of two
+//! forms: the side's **first call of a half-turn** carries the whole sight as `"world"`
+//! (five lists); every **later call of that half-turn** carries only what changed since
+//! the previous call as `"delta"`: objects `added` and `changed` (whole objects, by list)
+//! and the ids `removed` (gone from sight or destroyed). A program keeps its own copy of
+//! the world (`docs/games/hex.md` has a complete Python bot that does). For example:
 //!
 //! ```text
 //! > {"protocol":1,"kind":"unit","side":"humans","t":3,"unit":120,"me":{"id":120,...},...,"game":{...},"world":{"humans":[...],"zombies":[...],...}}
