@@ -454,3 +454,100 @@ fn a_program_with_files_runs_among_them_and_its_box_shows_it_nothing_else() {
     };
     assert_eq!(play(&boxed), "mine,hidden", "boxed, it sees its files and not the directory's others");
 }
+
+/// A program that declares the version of its game's protocol it speaks (`arena: <game>
+/// protocol 1`) gets `arena <game> protocol 1` as the first line of each of its processes
+/// in the three text protocols (here checked by the program, which fails otherwise), and
+/// hex, whose first line states `"protocol": 1` to every program, sends it no such line.
+#[test]
+fn a_program_that_declares_its_protocol_gets_the_version_line_first() {
+    use arena::games::hex::{HexConfig, HexGame};
+    use arena::games::target::{InvisibleTarget, TargetConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let hello = |game: &str| {
+        format!(
+            "#!/bin/sh\n# arena: {game} protocol 1\nread hello\n[ \"$hello\" = \"arena {game} protocol 1\" ] || \
+             {{ echo \"first line: $hello\" >&2; exit 9; }}\n"
+        )
+    };
+    program(dir.path(), "zgreeted", &(hello("zombies") + "while read line; do echo STAY; done\n"));
+    program(
+        dir.path(),
+        "egreeted",
+        &(hello("eggs") + "for i in 1 2 3 4 5 6; do read line; done\necho 9; echo N; echo \"${line}x\"\n"),
+    );
+    program(dir.path(), "tgreeted", &(hello("target") + "while read line; do echo 2; done\n"));
+    let paths = SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] };
+    let clean = |stats: &[arena::bot::CallStats]| {
+        assert!(stats[0].calls > 0 && stats[0].errors + stats[0].overruns == 0, "{:?}", stats[0]);
+    };
+    let zombies = discover::<Zombies>(&paths, &limits(5000));
+    assert_eq!(zombies.entries.len(), 1, "{:?}", zombies.skipped);
+    clean(&play_game(&zombies.entries, 3, &GameConfig { players_per_entry: 3, max_turns: Some(5) }).stats);
+    let eggs = discover::<EggHunt>(&paths, &limits(5000));
+    assert_eq!(eggs.entries.len(), 1, "{:?}", eggs.skipped);
+    clean(&play_game(&eggs.entries, 3, &EggsConfig { max_turns: Some(4) }).stats);
+    let target = discover::<InvisibleTarget>(&paths, &limits(5000));
+    assert_eq!(target.entries.len(), 1, "{:?}", target.skipped);
+    clean(&play_game(&target.entries, 3, &TargetConfig { max_rounds: Some(2), ..TargetConfig::default() }).stats);
+    let Some(py) = python() else { return crate::util::skip("skipped the hex half: no python3") };
+    let hex = tempfile::tempdir().unwrap();
+    let body = "import json, sys\nfirst = json.loads(sys.stdin.readline())\n\
+                if first.get('protocol') != 1 or 'game' not in first:\n    sys.exit(9)\n\
+                print('[]', flush=True)\nfor line in sys.stdin:\n    \
+                assert 'protocol' not in json.loads(line)\n    print('[]', flush=True)\n";
+    program(hex.path(), "hgreeted.py", &format!("#!{py}\n# arena: hex protocol 1\n{body}"));
+    let found =
+        discover::<HexGame>(&SearchPaths { plugins: vec![], scripts: vec![hex.path().to_owned()] }, &limits(5000));
+    assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
+    clean(&play_game(&found.entries, 3, &HexConfig { max_turns: Some(4) }).stats);
+}
+
+/// A program that declares no version (every bot written before protocols had one) gets
+/// its game's lines exactly as before: no version line, the request first.
+#[test]
+fn an_old_program_that_declares_no_version_gets_no_version_line() {
+    let dir = tempfile::tempdir().unwrap();
+    program(
+        dir.path(),
+        "zold",
+        "#!/bin/sh\n# arena: zombies persistent\nwhile read line; do\n  case \"$line\" in [0-9]*) echo STAY;; *) exit 9;; esac\ndone\n",
+    );
+    program(
+        dir.path(),
+        "eold",
+        "#!/bin/sh\n# arena: eggs\nIFS= read -r row\n[ ${#row} -eq 5 ] || exit 9\nfor i in 2 3 4 5 6; do read line; done\necho 9; echo N; echo\n",
+    );
+    let paths = SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] };
+    let zombies = discover::<Zombies>(&paths, &limits(5000));
+    assert_eq!(zombies.entries.len(), 1, "{:?}", zombies.skipped);
+    let out = play_game(&zombies.entries, 4, &GameConfig { players_per_entry: 3, max_turns: Some(5) });
+    assert!(out.stats[0].calls > 0 && out.stats[0].errors == 0, "{:?}", out.stats[0]);
+    let eggs = discover::<EggHunt>(&paths, &limits(5000));
+    assert_eq!(eggs.entries.len(), 1, "{:?}", eggs.skipped);
+    let out = play_game(&eggs.entries, 4, &EggsConfig { max_turns: Some(4) });
+    assert_eq!((out.stats[0].calls, out.stats[0].errors), (4, 0), "{:?}", out.stats[0].messages);
+}
+
+/// A program that asks for a version its game does not speak, or for a version that is
+/// not a number, is skipped at discovery in one line naming the file and why.
+#[test]
+fn a_program_asking_for_an_unknown_protocol_version_is_skipped_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    program(dir.path(), "future.sh", "#!/bin/sh\n# arena: eggs persistent protocol 7\necho 9\n");
+    program(dir.path(), "vague.sh", "#!/bin/sh\n# arena: eggs protocol two\necho 9\n");
+    let found =
+        discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(500));
+    assert!(found.entries.is_empty(), "{:?}", found.entries.iter().map(|e| &e.name).collect::<Vec<_>>());
+    let lines: Vec<String> = found.skipped.iter().map(ToString::to_string).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let line = |file: &str| lines.iter().find(|l| l.contains(file)).unwrap_or_else(|| panic!("{file}: {lines:?}"));
+    assert!(
+        line("future.sh").ends_with(
+            "future.sh: its `arena:` line asks for eggs protocol 7, and this host speaks eggs protocol 1 only"
+        ),
+        "{lines:?}"
+    );
+    assert!(line("vague.sh").ends_with("asks for protocol \"two\": a protocol version is a number"), "{lines:?}");
+    assert!(lines.iter().all(|l| !l.contains('\n')), "{lines:?}");
+}

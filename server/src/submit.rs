@@ -280,11 +280,13 @@ fn shown_name(file_name: &str) -> String {
 }
 
 /// The first lines of the launcher of an archive's tree for `game`: `#!/bin/sh` and the
-/// `arena:` line of its `main` (refused when that names another game or none this host
-/// knows; without one, `main` plays `game`).
+/// `arena:` line of its `main`, with its `persistent` and `protocol <n>` (refused when that
+/// names another game or none this host knows, or a version that is not a number; without
+/// one, `main` plays `game`).
 fn launcher_head(tree: &crate::archive::Tree, game: &str) -> Result<String, String> {
     let head = String::from_utf8_lossy(&tree.main()[..tree.main().len().min(1024)]).into_owned();
     let mut persistent = false;
+    let mut protocol = String::new();
     if let Some(line) = head.lines().take(5).find(|l| l.contains("arena:")) {
         let rest = &line[line.find("arena:").map_or(0, |at| at + "arena:".len())..];
         let mut words = rest.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty());
@@ -293,9 +295,23 @@ fn launcher_head(tree: &crate::archive::Tree, game: &str) -> Result<String, Stri
             let what = if arena::games::NAMES.contains(&declared) { "plays" } else { "names the unknown game" };
             return Err(format!("`main`'s `arena:` line {what} {declared:?}: this contest plays {game}"));
         }
-        persistent = words.any(|w| w == "persistent");
+        while let Some(word) = words.next() {
+            match word {
+                "persistent" => persistent = true,
+                "protocol" => {
+                    let version = words.next().unwrap_or("");
+                    if version.is_empty() || version.len() > 9 || !version.bytes().all(|b| b.is_ascii_digit()) {
+                        return Err(format!(
+                            "`main`'s `arena:` line asks for protocol {version:?}: a protocol version is a number"
+                        ));
+                    }
+                    protocol = format!(" protocol {version}");
+                }
+                _ => {}
+            }
+        }
     }
-    Ok(format!("#!/bin/sh\n# arena: {game}{}\n", if persistent { " persistent" } else { "" }))
+    Ok(format!("#!/bin/sh\n# arena: {game}{}{protocol}\n", if persistent { " persistent" } else { "" }))
 }
 
 /// The launcher of an archive's tree: runs its `main` in `<name>.files/` (the program's
@@ -482,6 +498,24 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a.len(), 64);
         assert_ne!(sha256(a.as_bytes()), a);
+    }
+
+    #[test]
+    fn a_launcher_keeps_mains_persistent_and_protocol_words() {
+        let tree = |main: &str| {
+            let file = crate::archive::File { bytes: main.as_bytes().to_vec(), executable: true };
+            crate::archive::Tree { files: [("main".to_owned(), file)].into(), dirs: Default::default() }
+        };
+        let head = |main: &str| launcher_head(&tree(main), "eggs");
+        assert_eq!(head("#!/bin/sh\necho 9\n"), Ok("#!/bin/sh\n# arena: eggs\n".to_owned()));
+        assert_eq!(
+            head("#!/usr/bin/env python3\n# arena: eggs persistent protocol 1\n"),
+            Ok("#!/bin/sh\n# arena: eggs persistent protocol 1\n".to_owned())
+        );
+        assert!(
+            head("#!/bin/sh\n# arena: eggs protocol one\n").unwrap_err().contains("a protocol version is a number")
+        );
+        assert!(head("#!/bin/sh\n# arena: hex\n").is_err());
     }
 
     #[test]

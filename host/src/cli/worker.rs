@@ -73,7 +73,8 @@ fn worker<G: Game>(
             } else if loaders::scripts::is_script_name(f) {
                 loaders::scripts::load::<G>(f, &limits).unwrap_or_else(|| Err("not a bot file".to_owned()))
             } else {
-                loaders::declared_game(f).and_then(|d| loaders::program::load::<G>(f, &limits, d.persistent))
+                loaders::declared_game(f)
+                    .and_then(|d| loaders::program::load::<G>(f, &limits, d.persistent, d.protocol))
             };
             loaded.map_err(|reason| anyhow::anyhow!("{}: {reason}", f.display()))
         })

@@ -147,7 +147,7 @@ pub fn discover_with<G: Rules + ScriptBots + ProgramBots>(
             let result = if is_script {
                 scripts::load::<G>(&path, limits).unwrap_or_else(|| Err("not a bot file".to_owned()))
             } else {
-                program::load::<G>(&path, limits, declared.persistent)
+                program::load::<G>(&path, limits, declared.persistent, declared.protocol)
             };
             candidates.push((path, result));
         }
@@ -172,10 +172,14 @@ pub struct Declaration {
     pub game: String,
     /// Whether a program keeps running for the whole game (`arena: eggs persistent`).
     pub persistent: bool,
+    /// The version of its game's program protocol a program speaks (`arena: eggs
+    /// protocol 1`), when it says; its game accepts it or refuses the program.
+    pub protocol: Option<u32>,
 }
 
-/// The game a script or program plays: its `arena: <game> [persistent]` line among the
-/// first five, else the name of its directory if that is a game, else zombies.
+/// The game a script or program plays: its `arena: <game> [persistent] [protocol <n>]`
+/// line among the first five, else the name of its directory if that is a game, else
+/// zombies.
 pub fn declared_game(path: &Path) -> Result<Declaration, String> {
     use std::io::Read;
     let mut head = Vec::with_capacity(1024);
@@ -193,12 +197,24 @@ pub fn declared_game(path: &Path) -> Result<Declaration, String> {
                 zombies_plugin_abi::GAMES.join(", ")
             ));
         }
-        let persistent = words.any(|w| w == "persistent");
-        return Ok(Declaration { game, persistent });
+        let (mut persistent, mut protocol) = (false, None);
+        while let Some(word) = words.next() {
+            match word {
+                "persistent" => persistent = true,
+                "protocol" => {
+                    let version = words.next().unwrap_or("");
+                    protocol = Some(version.parse().map_err(|_| {
+                        format!("its `arena:` line asks for protocol {version:?}: a protocol version is a number")
+                    })?);
+                }
+                _ => {}
+            }
+        }
+        return Ok(Declaration { game, persistent, protocol });
     }
     let dir = path.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("");
     let game = if zombies_plugin_abi::GAMES.contains(&dir) { dir } else { "zombies" };
-    Ok(Declaration { game: game.to_owned(), persistent: false })
+    Ok(Declaration { game: game.to_owned(), persistent: false, protocol: None })
 }
 
 /// Checks an entry name against the rules: non-empty, not reserved, not taken (`taken`:

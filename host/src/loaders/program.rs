@@ -15,6 +15,15 @@
 //! per call also `ARENA_CALL`): a program that seeds its generator from them makes its
 //! games a function of the tournament's seed, as native and script bots are.
 //!
+//! Each game's protocol has a version (each game's `program.rs`: `VERSION`, 1 for the
+//! protocols as they were before they had one). A program may declare the version it
+//! speaks in its `arena:` line (`# arena: eggs protocol 1`): a version its game does not
+//! speak skips it at discovery, in one line naming the file and both versions
+//! ([`Program::speaking`]); one it speaks makes the first line of each of its processes
+//! a [`Hello`], `arena eggs protocol 1` (hex states the version in its own first line, to
+//! every program, and sends no hello). A program that declares nothing gets exactly the
+//! lines it always got.
+//!
 //! What a program says at a call (`crate::debug`, shown in replays): lines of standard
 //! output that start with `#` during the call (never part of an answer: the process
 //! layer sets them apart), and its standard error ([`Heard`]). A program started once
@@ -50,6 +59,51 @@ pub struct Program {
     pub limits: ScriptLimits,
     /// Where its standard error goes.
     pub log: Arc<EntryLog>,
+    /// The version of its game's protocol it declared it speaks (`arena: eggs protocol
+    /// 1`), if it did.
+    pub protocol: Option<u32>,
+    /// The line each of its processes gets first, when it declared a version its game
+    /// speaks ([`Program::speaking`]).
+    pub hello: Option<Hello>,
+}
+
+/// The first line a program that declared its protocol's version gets, in each of its
+/// processes: `arena <game> protocol <version>`. A program that declared none gets its
+/// game's lines only, as programs did before protocols had versions.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Hello {
+    /// The game whose protocol it is.
+    pub game: String,
+    /// The protocol's version.
+    pub version: u32,
+}
+
+impl std::fmt::Display for Hello {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "arena {} protocol {}", self.game, self.version)
+    }
+}
+
+impl std::str::FromStr for Hello {
+    type Err = String;
+
+    fn from_str(line: &str) -> Result<Hello, String> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words[..] {
+            ["arena", game, "protocol", version] => version
+                .parse()
+                .map(|version| Hello { game: game.to_owned(), version })
+                .map_err(|_| format!("{version:?} is not a protocol version")),
+            _ => Err(format!("{line:?} is not `arena <game> protocol <version>`")),
+        }
+    }
+}
+
+impl Hello {
+    /// The line, as sent.
+    pub fn line(&self) -> String {
+        format!("{self}\n")
+    }
 }
 
 /// The processes and threads a program bot may have, itself and all it forks.
@@ -103,6 +157,29 @@ impl Program {
         }
     }
 
+    /// The program as its game `game`, which speaks version `version` of its protocol,
+    /// plays it: refused when it declared another version (the reason names both), and
+    /// greeted with a [`Hello`] by each of its processes when it declared this one.
+    pub fn speaking(self, game: &str, version: u32) -> Result<Program, String> {
+        match self.protocol {
+            None => Ok(self),
+            Some(v) if v == version => Ok(Program { hello: Some(Hello { game: game.to_owned(), version }), ..self }),
+            Some(v) => Err(format!(
+                "its `arena:` line asks for {game} protocol {v}, and this host speaks {game} protocol {version} only"
+            )),
+        }
+    }
+
+    /// A call's failure as the entry's stats count it: a timeout, an invalid answer
+    /// (a flood, or bytes that are no line), or a failure, named by the file.
+    pub fn call_error(&self, err: CallError) -> BotError {
+        match err {
+            CallError::Timeout => BotError::Timeout,
+            CallError::Flood | CallError::Garbage(_) => BotError::Invalid(format!("{}: {err}", self.file_name())),
+            _ => BotError::Failed(format!("{}: {err}", self.file_name())),
+        }
+    }
+
     /// The file name used in messages.
     pub fn file_name(&self) -> String {
         self.path.file_name().map_or_else(|| self.path.display().to_string(), |f| f.to_string_lossy().into_owned())
@@ -153,7 +230,12 @@ pub trait ProgramBots: Plays {
 }
 
 /// Loads a program as an entry of game `G`.
-pub fn load<G: ProgramBots>(path: &Path, limits: &ScriptLimits, persistent: bool) -> Result<Entry<G>, String> {
+pub fn load<G: ProgramBots>(
+    path: &Path,
+    limits: &ScriptLimits,
+    persistent: bool,
+    protocol: Option<u32>,
+) -> Result<Entry<G>, String> {
     let name = path.file_stem().and_then(|s| s.to_str()).ok_or("the file name is not UTF-8")?.to_owned();
     let path = std::path::absolute(path).map_err(|e| format!("cannot resolve the path: {e}"))?;
     let log = Arc::new(EntryLog::new(limits.log_dir.as_deref(), &name, limits.log_append));
@@ -165,12 +247,15 @@ pub fn load<G: ProgramBots>(path: &Path, limits: &ScriptLimits, persistent: bool
         persistent,
         limits: limits.clone(),
         log,
+        protocol,
+        hello: None,
     };
     Ok(Entry::new(name, EntryKind::Program, path, G::program_bots(program)?))
 }
 
 /// Talks to a program bot for one game: one process for the whole game (persistent),
-/// or a fresh process per call (the seed protocols'). A persistent process that ended
+/// or a fresh process per call (the seed protocols'). Each process's first line is the
+/// program's [`Hello`], when it declared its protocol's version. A persistent process that ended
 /// is not started again (a fresh process would have lost the game's state, silently):
 /// the call it ended in fails with its exit status, and every later call of the game
 /// fails with one message saying so; its players stay.
@@ -184,7 +269,7 @@ pub struct Talker {
     /// call, from 0, as `ARENA_CALL`).
     calls: u64,
     /// This game's marker line, until the first standard error of the game writes it.
-    marker: Arc<std::sync::Mutex<Option<String>>>,
+    marker: Marker,
     /// The own time of the last call (`crate::clock`), charged to the entry's bank.
     last_time: Option<std::time::Duration>,
     /// Standard error since the last answer, for what the call says.
@@ -226,7 +311,7 @@ impl Heard {
 impl Talker {
     /// Nothing is started until the first call.
     pub fn new(program: Program) -> Talker {
-        let marker = Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())));
+        let marker = game_marker();
         Talker {
             program,
             process: None,
@@ -240,7 +325,7 @@ impl Talker {
     }
 
     fn sink(&self) -> LogSink {
-        LogSink { log: Arc::clone(&self.program.log), marker: Arc::clone(&self.marker), heard: self.heard.clone() }
+        LogSink::new(Arc::clone(&self.program.log), Some(Arc::clone(&self.marker)), self.heard.clone())
     }
 
     /// The own time the last call took: the program's time, not the machine's
@@ -319,9 +404,13 @@ impl Talker {
         let spec = self.program.spec_with("ARENA_CALL", self.calls);
         self.calls += 1;
         let timeout = self.program.limits.call_timeout;
-        let (result, time) = run_once_timed(&spec, &self.program.process_limits(), request, lines, timeout, &mut sink);
+        let input = match &self.program.hello {
+            Some(hello) => [hello.line().as_bytes(), request].concat().into(),
+            None => std::borrow::Cow::Borrowed(request),
+        };
+        let (result, time) = run_once_timed(&spec, &self.program.process_limits(), &input, lines, timeout, &mut sink);
         self.last_time = Some(time);
-        result.map_err(|e| error(&self.program, e))
+        result.map_err(|e| self.program.call_error(e))
     }
 
     /// The process that plays the whole game, started at the game's first call (or the
@@ -329,7 +418,12 @@ impl Talker {
     fn started(&mut self) -> Result<&mut Process, CallError> {
         if self.process.is_none() {
             let sink = Box::new(self.sink());
-            self.process = Some(Process::spawn(&self.program.spec(), &self.program.process_limits(), sink)?);
+            let mut process = Process::spawn(&self.program.spec(), &self.program.process_limits(), sink)?;
+            if let Some(hello) = &self.program.hello {
+                // Written with the first request, as its first line.
+                process.send_ahead(hello.line().as_bytes(), 0);
+            }
+            self.process = Some(process);
         }
         Ok(self.process.as_mut().expect("started above"))
     }
@@ -347,7 +441,7 @@ impl Talker {
         let timeout = self.program.limits.call_timeout;
         let process = match self.started() {
             Ok(process) => process,
-            Err(e) => return Err(error(&self.program, e)),
+            Err(e) => return Err(self.program.call_error(e)),
         };
         let result = if process.has_ended() {
             Err(CallError::Exited("it ended between calls".to_owned()))
@@ -357,7 +451,7 @@ impl Talker {
         let time = process.last_call_time();
         self.last_time = Some(time);
         self.ended_by(&result);
-        result.map_err(|e| error(&self.program, e))
+        result.map_err(|e| self.program.call_error(e))
     }
 }
 
@@ -376,26 +470,39 @@ impl Talker {
     }
 }
 
-/// A call's failure as the entry's stats count it.
-fn error(program: &Program, err: CallError) -> BotError {
-    match err {
-        CallError::Timeout => BotError::Timeout,
-        CallError::Flood | CallError::Garbage(_) => BotError::Invalid(format!("{}: {err}", program.file_name())),
-        _ => BotError::Failed(format!("{}: {err}", program.file_name())),
-    }
+/// A program's standard error: into its entry's log (after this game's marker line, when
+/// it has one) and into what its call says ([`Heard`]). Every kind of program bot's
+/// process gets one as its standard error sink.
+#[derive(Debug)]
+pub struct LogSink {
+    log: Arc<EntryLog>,
+    /// This game's marker line, until the first standard error of the game writes it
+    /// (shared by the sinks of one game's processes).
+    marker: Option<Marker>,
+    /// The standard error since the last answer (what the call says).
+    heard: Heard,
 }
 
-/// Standard error of a program, into its entry's log (after the game's marker line).
-struct LogSink {
-    log: Arc<EntryLog>,
-    marker: Arc<std::sync::Mutex<Option<String>>>,
-    /// The talker's standard error since its last answer (what the call says).
-    heard: Heard,
+/// A game's marker line in an entry's log, written once, before the game's first
+/// standard error.
+pub type Marker = Arc<std::sync::Mutex<Option<String>>>;
+
+/// The marker of the game this thread plays ([`super::log::game_marker`]), not yet written.
+pub fn game_marker() -> Marker {
+    Arc::new(std::sync::Mutex::new(Some(super::log::game_marker())))
+}
+
+impl LogSink {
+    /// The sink of a process of `log`'s entry: its lines go to the log, after `marker`
+    /// when given, and to `heard`.
+    pub fn new(log: Arc<EntryLog>, marker: Option<Marker>, heard: Heard) -> LogSink {
+        LogSink { log, marker, heard }
+    }
 }
 
 impl std::io::Write for LogSink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if let Some(marker) = self.marker.lock().ok().and_then(|mut m| m.take()) {
+        if let Some(marker) = self.marker.as_ref().and_then(|m| m.lock().ok()).and_then(|mut m| m.take()) {
             self.log.append(&marker);
         }
         self.log.append(&String::from_utf8_lossy(buf));
@@ -405,5 +512,48 @@ impl std::io::Write for LogSink {
 
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(protocol: Option<u32>) -> Program {
+        Program {
+            name: "bot".into(),
+            path: "/bots/bot.py".into(),
+            files: None,
+            command: vec!["/bots/bot.py".into()],
+            persistent: false,
+            limits: ScriptLimits::default(),
+            log: Arc::new(EntryLog::new(None, "bot", false)),
+            protocol,
+            hello: None,
+        }
+    }
+
+    #[test]
+    fn a_hello_is_one_line_that_reads_back() {
+        let hello = Hello { game: "eggs".into(), version: 1 };
+        assert_eq!(hello.line(), "arena eggs protocol 1\n");
+        assert_eq!(hello.line().trim_end().parse::<Hello>(), Ok(hello.clone()));
+        let json = serde_json::to_string(&hello).unwrap();
+        assert_eq!(serde_json::from_str::<Hello>(&json).unwrap(), hello);
+        assert!("arena eggs protocol one".parse::<Hello>().is_err());
+        assert!("5 1 2 3".parse::<Hello>().is_err());
+    }
+
+    #[test]
+    fn a_program_that_declares_its_version_is_greeted_and_one_that_does_not_is_not() {
+        assert_eq!(program(None).speaking("eggs", 1).unwrap().hello, None);
+        let greeted = program(Some(1)).speaking("eggs", 1).unwrap();
+        assert_eq!(greeted.hello, Some(Hello { game: "eggs".into(), version: 1 }));
+    }
+
+    #[test]
+    fn a_version_the_game_does_not_speak_is_refused_naming_both() {
+        let why = program(Some(2)).speaking("target", 1).unwrap_err();
+        assert_eq!(why, "its `arena:` line asks for target protocol 2, and this host speaks target protocol 1 only");
     }
 }

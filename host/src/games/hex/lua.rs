@@ -1,5 +1,5 @@
 //! The hex game's Lua bindings. `do_turn(ctx)` gets a table shaped like the program
-//! protocol's JSON (`program::context_json`): `ctx.kind` ("spawn_humans", "spawn_zombies",
+//! protocol's JSON (`protocol::context_json`): `ctx.kind` ("spawn_humans", "spawn_zombies",
 //! "unit"), `ctx.side` ("humans", "zombies"), `ctx.t`, `ctx.unit`, `ctx.me`, the counters,
 //! `ctx.clocks` (`{humans = s, zombies = s}`: seconds left in each side's time bank, absent
 //! without banks), and the lists `ctx.humans`, `ctx.zombies`, `ctx.walls`, `ctx.crates`,
@@ -28,7 +28,7 @@ use zombies_plugin_abi::hex::{
     self as abi, HexAirstrike, HexAnswer, HexContext, HexCrate, HexHuman, HexWall, HexZombie,
 };
 
-use super::program::{Listed, answer_from_json, side_command_from_json};
+use super::protocol::{Listed, answer_from_json, side_command_from_json};
 use super::side::{SideLink, Verdict};
 use super::{HexCall, HexGame};
 use crate::bot::{Bot, BotError, BotFactory};
@@ -197,7 +197,7 @@ impl LuaBot {
             t.raw_set("walls", &tables.walls.array)?;
             t.raw_set("crates", &tables.crates.array)?;
             t.raw_set("airstrikes", &tables.airstrikes.array)?;
-            t.raw_set("game", to_lua(lua, &super::program::game_json())?)?;
+            t.raw_set("game", to_lua(lua, &super::protocol::game_json())?)?;
             let tables = Rc::new(RefCell::new(tables));
             let play_side = match lua.globals().raw_get::<Value>("play_side")? {
                 Value::Function(f) => {

@@ -21,6 +21,7 @@ pub mod engine;
 mod lua;
 mod native;
 pub mod program;
+pub mod protocol;
 pub mod replay;
 mod rhai;
 pub mod side;

@@ -1,5 +1,5 @@
 //! The hex game's Rhai bindings. `do_turn(ctx)` gets a map shaped like the program
-//! protocol's whole context (`program::context_json`): `ctx.kind` ("spawn_humans",
+//! protocol's whole context (`protocol::context_json`): `ctx.kind` ("spawn_humans",
 //! "spawn_zombies", "unit"), `ctx.side` ("humans", "zombies"), `ctx.t`, `ctx.unit`,
 //! `ctx.me`, the counters, `ctx.clocks` (`#{humans: s, zombies: s}`: seconds left in each
 //! side's time bank, `()` without banks), and the arrays `ctx.humans`, `ctx.zombies`,
@@ -34,7 +34,7 @@ use zombies_plugin_abi::hex::{
 };
 
 use super::lua::SIDE_BUDGET;
-use super::program::{Listed, answer_from_json, side_command_from_json};
+use super::protocol::{Listed, answer_from_json, side_command_from_json};
 use super::side::{SideLink, Verdict};
 use super::{HexCall, HexGame};
 use crate::bot::{Bot, BotError, BotFactory};
@@ -140,7 +140,7 @@ impl Maps {
             crates: Cache::default(),
             airstrikes: Cache::default(),
             names,
-            game: to_dynamic(&super::program::game_json()).into_read_only().into_shared(),
+            game: to_dynamic(&super::protocol::game_json()).into_read_only().into_shared(),
             side_ctx: Dynamic::UNIT.into_shared(),
             side_head: None,
         }
