@@ -1252,6 +1252,8 @@ struct Awaited {
     /// It seemed over at the last look (the two-look rule: a wait for a CPU shows only
     /// once the thread has run again).
     suspect: bool,
+    /// A batch's last progress: the playing thread's CPU time, and its own time then.
+    progress: Option<(u64, u64)>,
 }
 
 impl Proc {
@@ -1266,7 +1268,7 @@ impl Proc {
         }
         let started = crate::clock::monotonic_nanos();
         let own_start = self.running.player_probe().and_then(|p| p.own(started));
-        self.awaited = Some(Awaited { call, batch, times_itself, started, own_start, suspect: false });
+        self.awaited = Some(Awaited { call, batch, times_itself, started, own_start, suspect: false, progress: None });
     }
 
     /// The verdict when the process is stuck: the call the referee awaits has used its
@@ -1291,6 +1293,29 @@ impl Proc {
             let calls = u32::try_from(a.batch).unwrap_or(u32::MAX).max(1);
             let backstop = crate::clock::backstop(limit.saturating_mul(calls)).as_nanos() as u64;
             let allowed = (limit.saturating_mul(calls) + grace(limit)).as_nanos() as u64;
+            let one_call = (limit + grace(limit)).as_nanos() as u64;
+            // A batch is allowed its calls' limits while it computes; a playing thread that
+            // ran no code for a call's limit of its own time (it blocks: a bot that cleared
+            // its page and sleeps) is ended then, not at the batch's end.
+            if calls > 1 && !a.times_itself && elapsed >= one_call {
+                let sample = self.running.player_probe().and_then(|p| Some((p.read()?.cpu, p.own(now)?)));
+                if let Some((cpu, own)) = sample {
+                    match a.progress {
+                        Some((last, since)) if last == cpu && own.saturating_sub(since) >= one_call => {
+                            let still = own.saturating_sub(since) as f64 / 1e9;
+                            return Some(Blamed {
+                                verdict: "hung in a call past its time limit".to_owned(),
+                                measured: Some(format!(
+                                    "{still:.2} s of its own time without running; its limit {:.2} s",
+                                    limit.as_secs_f64()
+                                )),
+                            });
+                        }
+                        Some((last, _)) if last == cpu => {}
+                        _ => a.progress = Some((cpu, own)),
+                    }
+                }
+            }
             let mut used = None;
             let over = if elapsed >= backstop {
                 true
