@@ -291,17 +291,34 @@ pub struct Batch<'a> {
 }
 
 impl Batch<'_> {
+    /// Where board cell `(x, y)` is stored: its index in the cells, its bitmap word
+    /// and its bit in that word.
+    #[inline(always)]
+    fn stored(&self, x: u32, y: u32) -> (usize, usize, u64) {
+        let (px, py) = (x + MARGIN, y + MARGIN);
+        ((py * self.board.stride + px) as usize, (py * self.board.words + px / 64) as usize, 1 << (px % 64))
+    }
+
     /// Empties `(x, y)` (not its copies).
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, x: u32, y: u32) {
-        self.board.put(x + MARGIN, y + MARGIN, Id::EMPTY);
+        let (cell, word, bit) = self.stored(x, y);
+        let b = &mut *self.board;
+        b.cells[cell] = Id::EMPTY;
+        b.players[word] &= !bit;
+        b.zombies[word] &= !bit;
     }
 
     /// Puts `id` on the empty cell `(x, y)` (not on its copies).
-    #[inline]
+    #[inline(always)]
     pub fn place(&mut self, x: u32, y: u32, id: Id) {
         debug_assert!(self.board.get(x, y).is_empty());
-        self.board.put(x + MARGIN, y + MARGIN, id);
+        let (cell, word, bit) = self.stored(x, y);
+        let b = &mut *self.board;
+        b.cells[cell] = id;
+        // The cell is empty (both bits clear): set the one of what `id` is.
+        b.players[word] |= bit & 0u64.wrapping_sub(u64::from(id.is_player()));
+        b.zombies[word] |= bit & 0u64.wrapping_sub(u64::from(id.is_zombie()));
     }
 }
 
@@ -340,10 +357,11 @@ fn low_mask(len: usize) -> u64 {
 #[inline]
 fn view_window(row: &[u64], x: u32) -> u32 {
     let (word, shift) = ((x / 64) as usize, x % 64);
-    let mut bits = row[word] >> shift;
-    if shift > 64 - VIEW_WIDTH as u32 {
-        bits |= row[word + 1] << (64 - shift);
-    }
+    // Always two words, without a branch on where the window falls (x is each zombie's
+    // own, so such a branch mispredicts): past the row's last word the window fits in
+    // that word (a view ends inside the stored row), so reading it twice is harmless.
+    let (lo, hi) = (row[word], row[(word + 1).min(row.len() - 1)]);
+    let bits = ((u128::from(hi) << 64 | u128::from(lo)) >> shift) as u64;
     (bits & ((1 << VIEW_WIDTH) - 1)) as u32
 }
 

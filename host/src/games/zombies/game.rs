@@ -103,8 +103,6 @@ struct Entity {
     plan: u32,
 }
 
-/// A player's or zombie's planned step for this turn's movement step, listed by the
-/// decision step in call order (those that stay have none).
 /// What a call for player `e` shows its bot at turn `clock`: the player, the turn's
 /// snapshot of the board around it, and its entry's generator of the turn (the one
 /// place a call's context is made, for the call and for [`Bot::prefetch`] alike).
@@ -129,6 +127,8 @@ fn player_context<'a>(
     }
 }
 
+/// A player's or zombie's planned step for this turn's movement step, listed by the
+/// decision step (those that stay have none).
 #[derive(Debug, Clone, Copy)]
 struct Plan {
     /// The entity ([`Id::EMPTY`] once the plan is cancelled: the entity was shot).
@@ -224,6 +224,10 @@ pub struct Game {
     /// `movers`), and the places of each entry's living players.
     answered: Vec<Answered>,
     by_owner: Vec<Vec<u32>>,
+    /// Scratch of the decision step: the turn's zombies (id and cell) and its players
+    /// (place in `movers`), each in the turn's order.
+    zombie_movers: Vec<(Id, u32, u32)>,
+    player_movers: Vec<u32>,
 }
 
 impl Game {
@@ -276,6 +280,8 @@ impl Game {
             entry_rngs: Vec::new(),
             answered: Vec::new(),
             by_owner: Vec::new(),
+            zombie_movers: Vec::new(),
+            player_movers: Vec::new(),
         }
     }
 
@@ -579,37 +585,61 @@ impl Game {
         if in_advance {
             self.call_in_advance(bots, &names);
         }
+        // The turn's order split by kind, without a branch on it (the kinds come in
+        // random order): the zombies (where they stand) and the players (their place in
+        // `movers`). The two passes below draw from different generators (zombies from
+        // the game's, players from their entry's) and each keeps the turn's order, so
+        // playing the zombies first changes nothing but the order of the plans, which
+        // the movement step does not depend on.
+        let n = self.movers.len();
+        self.zombie_movers.resize(n, (Id::EMPTY, 0, 0));
+        self.player_movers.resize(n, 0);
+        let (mut zombies, mut players) = (0, 0);
+        for (i, &number) in self.movers.iter().enumerate() {
+            let e = &self.entities[number as usize];
+            let zombie = e.id.is_zombie();
+            self.zombie_movers[zombies] = (e.id, e.x, e.y);
+            self.player_movers[players] = i as u32;
+            zombies += usize::from(zombie);
+            players += usize::from(!zombie);
+        }
         // Every mover's plan is written at the next free place, which only those that
         // move take (no branch on a random choice); stale ones are cut off at the end.
         let filler = Plan { id: Id::EMPTY, x: 0, y: 0, tx: 0, ty: 0, next: NO_PLAN, back: false };
-        self.plans.resize(self.movers.len(), filler);
+        self.plans.resize(n, filler);
         let mut planned = 0;
-        for i in 0..self.movers.len() {
+        for z in 0..zombies {
+            let (id, x, y) = self.zombie_movers[z];
+            let (dx, dy) = self.zombie_step(x, y);
+            planned = self.plan(planned, id, x, y, dx, dy);
+        }
+        for p in 0..players {
+            let i = self.player_movers[p] as usize;
             let number = self.movers[i];
             let e = self.entities[number as usize];
-            let (dx, dy) = if e.id.is_zombie() {
-                self.zombie_step(e.x, e.y)
-            } else {
-                let answered = if in_advance {
-                    self.answered[i]
-                } else {
-                    self.player_call(bots, &names, e.id.owner as usize, number)
-                };
-                match answered {
-                    Answered::Stay => (0, 0),
-                    Answered::Step(dx, dy) => (dx, dy),
-                    Answered::Shoot(target) => {
-                        self.fire(number, target);
-                        (0, 0)
-                    }
+            let answered =
+                if in_advance { self.answered[i] } else { self.player_call(bots, &names, e.id.owner as usize, number) };
+            let (dx, dy) = match answered {
+                Answered::Stay => (0, 0),
+                Answered::Step(dx, dy) => (dx, dy),
+                Answered::Shoot(target) => {
+                    self.fire(number, target);
+                    (0, 0)
                 }
             };
-            let (tx, ty) = self.board.step(e.x, e.y, dx, dy);
-            self.entities[number as usize].plan = planned as u32;
-            self.plans[planned] = Plan { id: e.id, x: e.x, y: e.y, tx, ty, next: NO_PLAN, back: false };
-            planned += usize::from((tx, ty) != (e.x, e.y));
+            planned = self.plan(planned, e.id, e.x, e.y, dx, dy);
         }
         self.plans.truncate(planned);
+    }
+
+    /// Writes the plan of `id`, standing on `(x, y)`, to step by `(dx, dy)` at place
+    /// `planned` of `plans`; returns the next free place (the same one if it stays).
+    #[inline]
+    fn plan(&mut self, planned: usize, id: Id, x: u32, y: u32, dx: i32, dy: i32) -> usize {
+        let (tx, ty) = self.board.step(x, y, dx, dy);
+        self.entities[id.number as usize].plan = planned as u32;
+        self.plans[planned] = Plan { id, x, y, tx, ty, next: NO_PLAN, back: false };
+        planned + usize::from((tx, ty) != (x, y))
     }
 
     /// A zombie's step: toward the nearest living player in its view (Chebyshev; ties
