@@ -21,6 +21,7 @@ mod eggs_cli;
 mod eggs_rules;
 mod eggs_viewer;
 mod entrant;
+mod golden;
 mod hardening;
 mod hex_game;
 mod hex_rules;
