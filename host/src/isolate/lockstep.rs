@@ -517,7 +517,7 @@ pub(super) fn play<G: Game>(
             Box::new(Remote { seat, inbox, tape, playback, out: None, served, asked: 0, received: 0, ready })
         }
     };
-    super::play_as_requested(&seated, request, wrap)
+    super::serve::play_as_requested(&seated, request, wrap)
 }
 
 /// A served seat's bot: counts its calls as the engine would (`Outcome::stats`), and

@@ -1,0 +1,514 @@
+//! The host's side of a lockstep game ([`Worker::play_lockstep`]): a referee process
+//! with no bot and one worker per group of seats ([`Proc`]), each fed through a
+//! [`Feeder`]; the lines each sends routed to the others (calls to every process,
+//! served requests to their seat's process, answers to the referee), each seat's call
+//! timed from the referee's word, a process that dies or hangs put out of the game, and
+//! the outcome put together from the referee's score and each seat's own counters.
+//!
+//! The worker's side of the same game is [`super::lockstep`]; starting the processes and
+//! keeping them between games is `worker`'s.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::bot::BotError;
+use crate::game::{Game, Outcome};
+use crate::replay::Replay;
+
+use super::lockstep;
+use super::running::{Event, Running};
+use super::scratch::{scratch_file, take_file};
+use super::signals::{EXIT_KILLED_FROM_OUTSIDE, describe_exit, killed_by};
+use super::watchdog::{Awaited, Blamed, Tasks, tree_tasks};
+use super::wire::{GameAnswer, GameRequest, GameResponse, READY, fresh_nonce};
+use super::worker::{KEPT_WORKERS, Worker, last_line, read_replay};
+
+impl<G: Game> Worker<G> {
+    /// Plays the game in lockstep: a referee process with no bot, and one worker per
+    /// group of seats (positions in `seats`) playing those seats' bots.
+    pub(super) fn play_lockstep(
+        &mut self,
+        seats: &[usize],
+        seed: u64,
+        config: &serde_json::Value,
+        record: bool,
+        groups: &[Vec<usize>],
+    ) -> Result<Lockstepped<G>, String> {
+        let names: Vec<String> = seats.iter().map(|&i| self.names[i].clone()).collect();
+        let (send, events) = mpsc::channel::<Event>();
+        let mut procs: Vec<Proc> = Vec::with_capacity(groups.len() + 1);
+        let mut replay = None;
+        // Number 0, the referee, then the groups.
+        for (w, group) in std::iter::once(&Vec::new()).chain(groups).enumerate() {
+            let files: Vec<PathBuf> = group.iter().map(|&p| self.files[seats[p]].clone()).collect();
+            let box_names = group.iter().map(|&p| names[p].clone()).collect();
+            let (running, ready) = match self.kept.iter().position(|(f, _)| *f == files) {
+                Some(k) if !crate::process::has_ended(&self.kept[k].1.child) => {
+                    let (_, running) = self.kept.remove(k);
+                    *running.route.lock().unwrap_or_else(|p| p.into_inner()) = (w, Some(send.clone()));
+                    (running, true)
+                }
+                _ => (self.launch(&files, box_names, w, send.clone())?, false),
+            };
+            if w == 0 {
+                // The referee's box holds the game's replay.
+                replay = record.then(|| scratch_file(&running.home, "replay"));
+            }
+            let mut live = vec![None; seats.len()];
+            for (k, &p) in group.iter().enumerate() {
+                live[p] = Some(k);
+            }
+            let request = GameRequest {
+                seed,
+                config: config.clone(),
+                seats: Vec::new(),
+                replay: if w == 0 { replay.clone() } else { None },
+                nonce: fresh_nonce(),
+                lockstep: Some(lockstep::Lockstep { names: names.clone(), live, served: G::SERVES_CALLS }),
+            };
+            let feed = Feeder::new(proc_stdin(&running)?);
+            let proc = Proc {
+                running,
+                feed,
+                seats: group.clone(),
+                nonce: request.nonce,
+                answer: None,
+                ended: false,
+                suspect: None,
+                awaited: None,
+                ready,
+                deferred: None,
+            };
+            // A worker that cannot take it has died: its closed pipe says so below.
+            proc.feed.send(serde_json::to_string(&request).expect("a request serialises") + "\n");
+            procs.push(proc);
+        }
+        drop(send);
+        let mut calls = vec![0u64; seats.len()];
+        // Served mode: the calls the referee has asked of each seat.
+        let mut asked = vec![0u64; seats.len()];
+        let mut out: Vec<Option<String>> = vec![None; seats.len()];
+        let limit = self.iso.call_limit;
+        // Once the referee has answered, the others have until this to answer too (they
+        // only have the game's last calls to play back).
+        let mut finish_by: Option<Instant> = None;
+        let mut next_look = Instant::now();
+        let result = loop {
+            if procs.iter().all(|p| p.ended || p.answer.is_some()) {
+                break Ok(());
+            }
+            match events.recv_timeout(Duration::from_millis(5)) {
+                Ok((w, Some(lines))) => {
+                    // A worker's calls that came together go on together.
+                    let mut relay = String::new();
+                    // Served mode: the referee's requests go to each seat's process only, the
+                    // answers to the referee only.
+                    let mut to_referee = String::new();
+                    for line in lines {
+                        match lockstep::parse_line(&line) {
+                            lockstep::Line::Request(s, n) if w == 0 && s < seats.len() && out[s].is_none() => {
+                                if let Some(p) = procs.iter_mut().skip(1).find(|p| p.seats.contains(&s) && !p.ended) {
+                                    asked[s] += n;
+                                    p.feed.send(line);
+                                }
+                            }
+                            lockstep::Line::Answer(s, n)
+                                if w > 0
+                                    && procs[w].seats.contains(&s)
+                                    && out[s].is_none()
+                                    && calls[s] + n <= asked[s] =>
+                            {
+                                calls[s] += n;
+                                procs[w].awaited = None;
+                                to_referee.push_str(&line);
+                            }
+                            // Only a seat's own worker speaks for it.
+                            lockstep::Line::Call(s) if w > 0 && procs[w].seats.contains(&s) && out[s].is_none() => {
+                                calls[s] += 1;
+                                procs[w].awaited = None;
+                                relay.push_str(&line);
+                            }
+                            // Only the referee, which runs no bot, says whose call it waits
+                            // for; a call already passed on is not awaited.
+                            lockstep::Line::Wait(s, consumed) if w == 0 && s < seats.len() => {
+                                let times_itself = self.times_itself[seats[s]];
+                                // Served, the calls asked for and not answered yet are timed together.
+                                let batch = asked[s].saturating_sub(calls[s]).max(1);
+                                if let Some(p) = procs.iter_mut().skip(1).find(|p| p.seats == [s] && !p.ended)
+                                    && calls[s] == consumed
+                                {
+                                    p.await_call(consumed, batch, times_itself);
+                                }
+                            }
+                            lockstep::Line::Call(_)
+                            | lockstep::Line::Out(..)
+                            | lockstep::Line::Wait(..)
+                            | lockstep::Line::Request(..)
+                            | lockstep::Line::Answer(..) => {}
+                            lockstep::Line::Other if line == READY && !procs[w].ready => {
+                                procs[w].ready = true;
+                                if let Some((call, batch, times_itself)) = procs[w].deferred.take()
+                                    && procs[w].seats.len() == 1
+                                    && calls[procs[w].seats[0]] == call
+                                {
+                                    procs[w].await_call(call, batch, times_itself);
+                                }
+                            }
+                            lockstep::Line::Other => {
+                                if let Ok(answer) = serde_json::from_str::<GameAnswer>(&line)
+                                    && answer.nonce == procs[w].nonce
+                                    && procs[w].answer.is_none()
+                                {
+                                    procs[w].answer = Some(answer.response);
+                                    if w == 0 {
+                                        finish_by = Some(Instant::now() + crate::clock::backstop(limit));
+                                        // Served seats have played every call: they say their
+                                        // counters.
+                                        if G::SERVES_CALLS {
+                                            for p in procs.iter().skip(1).filter(|p| !p.ended) {
+                                                p.feed.send(lockstep::END_LINE.to_owned());
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    if !relay.is_empty() {
+                        pass_on(&mut procs, w, &relay);
+                    }
+                    if !to_referee.is_empty() && !procs[0].ended && procs[0].answer.is_none() {
+                        procs[0].feed.send(to_referee);
+                    }
+                }
+                Ok((w, None)) => {
+                    if procs[w].ended || procs[w].answer.is_some() {
+                        continue;
+                    }
+                    procs[w].ended = true;
+                    let status = procs[w].running.kill();
+                    if w == 0 {
+                        let words = procs[w].running.stderr.last_words();
+                        let line = last_line(&words);
+                        break Err(format!("the game's referee failed ({}): {line}", describe_exit(status)));
+                    }
+                    if procs[w].seats.len() > 1 {
+                        break Ok(());
+                    }
+                    let s = procs[w].seats[0];
+                    let words = procs[w].running.stderr.last_words();
+                    // Killed from outside its box (it says so; or it runs a script, which
+                    // cannot send the SIGKILL it died of): not its fault. The game fails
+                    // and is played again; an entry is believed once.
+                    // (A box's bwrap reports its processes' deaths as exit statuses: a
+                    // death by a signal is bwrap's own, outside the box.)
+                    let boxed = matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. });
+                    let from_outside = status.code() == Some(EXIT_KILLED_FROM_OUTSIDE)
+                        || (boxed && std::os::unix::process::ExitStatusExt::signal(&status).is_some())
+                        || (self.cannot_signal[seats[s]] && killed_by(status) == Some(libc::SIGKILL));
+                    if from_outside && !std::mem::replace(&mut self.claimed_outside[seats[s]], true) {
+                        break Err(format!(
+                            "{}'s worker was killed from outside its box ({}): not its fault",
+                            names[s],
+                            describe_exit(status)
+                        ));
+                    }
+                    let at = call_in_progress::<G>(&procs[w], calls[s], asked[s]);
+                    // A Rust bot whose allocation failed under the worker's memory cap
+                    // says so before it aborts.
+                    let reason = match words.lines().rev().find(|l| l.contains("memory allocation of")) {
+                        Some(line) => format!(
+                            "over its memory limit ({}; {}) at its call {}",
+                            describe_exit(status),
+                            line.trim(),
+                            at
+                        ),
+                        None => format!("crashed ({}) at its call {at}", describe_exit(status)),
+                    };
+                    put_out(&mut procs, &mut out, s, reason);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break Err("lost every lockstep worker".to_owned()),
+            }
+            // The watchdog looks every few milliseconds, however many lines come.
+            if Instant::now() < next_look {
+                continue;
+            }
+            next_look = Instant::now() + crate::clock::RECHECK;
+            for w in 1..procs.len() {
+                if procs[w].ended || procs[w].answer.is_some() {
+                    continue;
+                }
+                let proc = &mut procs[w];
+                let blamed = match finish_by {
+                    Some(t) if Instant::now() >= t => Some(Blamed {
+                        verdict: "gave no answer at the end of the game".to_owned(),
+                        measured: Some(format!(
+                            "{:.0} s after the game's end",
+                            crate::clock::backstop(limit).as_secs_f64()
+                        )),
+                    }),
+                    _ => proc.stuck(limit),
+                };
+                let Some(blamed) = blamed else { continue };
+                proc.ended = true;
+                proc.running.kill();
+                if proc.seats.len() > 1 {
+                    break;
+                }
+                let s = proc.seats[0];
+                let at = call_in_progress::<G>(proc, calls[s], asked[s]);
+                let reason = match blamed.measured {
+                    Some(m) => format!("{} at its call {at} ({m})", blamed.verdict),
+                    None => format!("{} at its call {at}", blamed.verdict),
+                };
+                put_out(&mut procs, &mut out, s, reason);
+            }
+            if procs.iter().skip(1).any(|p| p.ended && p.seats.len() > 1) {
+                break Ok(());
+            }
+        };
+        let recorded = take_file(replay.as_deref());
+        // What each seat's process has running beyond what the referee (started the
+        // same way, with no bot) has: the threads and processes its bot left behind.
+        let baseline = procs.first().map(|p| tree_tasks(p.running.child.id())).unwrap_or_default();
+        let left: Vec<Option<Tasks>> =
+            procs.iter().map(|p| (!p.ended).then(|| tree_tasks(p.running.child.id()))).collect();
+        let mut answers: Vec<Option<GameResponse>> = Vec::with_capacity(procs.len());
+        for (w, (mut p, left)) in procs.into_iter().zip(&left).enumerate() {
+            let answer = p.answer.take();
+            // A worker that played the game to its end and left nothing running plays
+            // its entries' next game too.
+            let clean = w == 0 || left.is_some_and(|l| !l.more_than(baseline));
+            let idle = p.feed.idle();
+            if result.is_ok() && clean && idle && !p.ended && matches!(answer, Some(GameResponse::Played(_))) {
+                *p.running.route.lock().unwrap_or_else(|e| e.into_inner()) = (0, None);
+                p.running.collect_logs();
+                let files: Vec<PathBuf> = std::iter::once(&Vec::new())
+                    .chain(groups)
+                    .nth(w)
+                    .map(|g| g.iter().map(|&q| self.files[seats[q]].clone()).collect())
+                    .unwrap_or_default();
+                self.kept.push((files, p.running));
+                if self.kept.len() > KEPT_WORKERS {
+                    self.kept.remove(0).1.end();
+                }
+            } else {
+                p.running.end();
+            }
+            answers.push(answer);
+        }
+        result?;
+        if answers.iter().zip(std::iter::once(&Vec::new()).chain(groups)).any(|(a, g)| a.is_none() && g.len() > 1) {
+            return Ok(Lockstepped::Regroup);
+        }
+        let mut outcome = match answers.first() {
+            Some(Some(GameResponse::Played(outcome))) => outcome.clone(),
+            Some(Some(GameResponse::Failed(reason))) => return Err(reason.clone()),
+            _ => return Err("the game's referee gave no answer".to_owned()),
+        };
+        // The score is the referee's; each seat's call counters are its own worker's (and,
+        // served, the referee's findings on its answers: invalid moves, calls that could
+        // not be served; the referee counts no calls and no time of its own there).
+        let referee = outcome.stats.clone();
+        for ((answer, group), left) in answers.iter().skip(1).zip(groups).zip(left.iter().skip(1)) {
+            for &s in group {
+                outcome.stats[s] = match (answer, &out[s]) {
+                    (Some(GameResponse::Played(o)), None) => {
+                        let mut stats = o.stats.get(s).cloned().unwrap_or_default();
+                        if let Some(found) = referee.get(s).filter(|_| G::SERVES_CALLS) {
+                            stats.merge(&crate::bot::CallStats {
+                                calls: 0,
+                                timed_calls: 0,
+                                timed_nanos: 0,
+                                ..found.clone()
+                            });
+                        }
+                        if let Some(left) = left.filter(|l| l.more_than(baseline) && group.len() == 1) {
+                            let (threads, processes) = left.beyond(baseline);
+                            stats.record_error(&BotError::Failed(format!(
+                                "left running at the end of the game (ended with it): {processes} \
+                                 process(es), {} other thread(s)",
+                                threads.saturating_sub(processes)
+                            )));
+                        }
+                        stats
+                    }
+                    (_, reason) => {
+                        let mut stats = crate::bot::CallStats { calls: calls[s], ..Default::default() };
+                        let reason = reason.clone().unwrap_or_else(|| "gave no answer".to_owned());
+                        stats.record_error(&BotError::Disqualified(reason));
+                        stats
+                    }
+                };
+            }
+        }
+        let replay = read_replay(record, recorded)?.map(Box::new);
+        let out = (0..seats.len()).filter(|&s| out[s].is_some()).collect();
+        Ok(Lockstepped::Played { outcome, replay, out })
+    }
+}
+
+/// How a lockstep game went.
+pub(super) enum Lockstepped<G: Game> {
+    /// Played to its end; `out`: the seats whose worker crashed or hung.
+    Played { outcome: Outcome, replay: Option<Box<Replay<G>>>, out: Vec<usize> },
+    /// A worker of several seats failed: play again with a process per seat.
+    Regroup,
+}
+
+/// The call a seat's process was in when it died or was ended: the host's count of its
+/// calls, or in served mode, where answers come a batch at a time, the call its own
+/// blame page names within the batch asked for (the page is the seat's own: its bot can
+/// misname only its own call, and the game does not depend on it: a seat is out from
+/// the first call of the batch it did not answer).
+fn call_in_progress<G: Game>(proc: &Proc, answered: u64, asked: u64) -> u64 {
+    match proc.running.blame.current() {
+        Some(c) if G::SERVES_CALLS && (answered..asked).contains(&c.call) => c.call,
+        _ => answered,
+    }
+}
+
+/// One process of a lockstep game (number 0 is the referee).
+struct Proc {
+    running: Running,
+    /// Its standard input.
+    feed: Feeder,
+    /// The seats it plays (none for the referee).
+    seats: Vec<usize>,
+    nonce: u64,
+    answer: Option<GameResponse>,
+    /// It died or was killed.
+    ended: bool,
+    /// A call that seemed over at the last look (the blame page watchdog's two-look rule).
+    suspect: Option<(usize, u64)>,
+    /// The call of its seat the referee waits for, as the host times it.
+    awaited: Option<Awaited>,
+    /// It has loaded its entries (said "ready"; a kept worker has): a call is not timed
+    /// before, since a new box may still be starting when the referee (perhaps a kept
+    /// one) already waits for its first call.
+    ready: bool,
+    /// A call the referee waits for before the process was ready, timed once it is.
+    deferred: Option<(u64, u64, bool)>,
+}
+
+impl Proc {
+    /// The referee waits for this seat's call after `call` of its calls.
+    fn await_call(&mut self, call: u64, batch: u64, times_itself: bool) {
+        if !self.ready {
+            self.deferred = Some((call, batch, times_itself));
+            return;
+        }
+        if self.awaited.as_ref().is_some_and(|a| a.call == call) {
+            return;
+        }
+        let started = crate::clock::monotonic_nanos();
+        let own_start = self.running.player_probe().and_then(|p| p.own(started));
+        self.awaited = Some(Awaited { call, batch, times_itself, started, own_start, suspect: false });
+    }
+
+    /// The verdict when the process is stuck: the call the referee awaits has used its
+    /// limit plus a [`grace`](super::grace) of its own time (or reached the wall-clock
+    /// backstop); else what its own blame page says (which a bot can write: it can only
+    /// frame itself).
+    /// A stopped process is resumed first (only its own box could have stopped it, or
+    /// someone outside every box; the time it stood counts until this look).
+    fn stuck(&mut self, limit: Duration) -> Option<Blamed> {
+        self.running.resume_if_stopped();
+        if let Some(a) = &mut self.awaited
+            && let Some(blamed) = a.over(&mut self.running, limit)
+        {
+            return Some(blamed);
+        }
+        self.running.stuck(&mut self.suspect)
+    }
+}
+
+/// The host's end of a lockstep process's standard input. A line goes out at once when
+/// nothing waits before it and the pipe has room; else through a thread of its own, so
+/// that a process that stops reading never blocks the host (the lines wait in memory;
+/// the process is ended when its call is late).
+struct Feeder {
+    lines: mpsc::Sender<String>,
+    /// Lines sent and not yet written.
+    pending: Arc<AtomicU64>,
+    /// The pipe, which never blocks a write (a full pipe leaves the rest to the thread).
+    pipe: Arc<std::fs::File>,
+}
+
+impl Feeder {
+    fn new(stdin: std::os::fd::OwnedFd) -> Feeder {
+        let (send, lines) = mpsc::channel::<String>();
+        let pending = Arc::new(AtomicU64::new(0));
+        let written = Arc::clone(&pending);
+        let pipe = Arc::new(std::fs::File::from(stdin));
+        let _ = crate::process::set_nonblocking(&pipe);
+        let thread_pipe = Arc::clone(&pipe);
+        std::thread::spawn(move || {
+            // Whatever has come meanwhile goes out in one write.
+            while let Ok(mut chunk) = lines.recv() {
+                let mut n = 1;
+                while let Ok(line) = lines.try_recv() {
+                    chunk.push_str(&line);
+                    n += 1;
+                }
+                if crate::process::write_all_waiting(&thread_pipe, chunk.as_bytes()).is_err() {
+                    break;
+                }
+                written.fetch_sub(n, Ordering::SeqCst);
+            }
+        });
+        Feeder { lines: send, pending, pipe }
+    }
+
+    fn send(&self, line: String) {
+        // Only this thread sends: with nothing pending, the writing thread is idle and
+        // the pipe is this one's to write now.
+        let mut rest = line.as_str();
+        if self.pending.load(Ordering::SeqCst) == 0 {
+            match (&*self.pipe).write(rest.as_bytes()) {
+                Ok(n) if n == rest.len() => return,
+                Ok(n) => rest = &rest[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                // The process is gone: its closed pipe says so elsewhere.
+                Err(_) => return,
+            }
+        }
+        self.pending.fetch_add(1, Ordering::SeqCst);
+        let _ = self.lines.send(rest.to_owned());
+    }
+
+    /// Every line sent has been written: the worker may be given to the next game
+    /// (whose feeder then writes alone to its input).
+    fn idle(&self) -> bool {
+        self.pending.load(Ordering::SeqCst) == 0
+    }
+}
+
+/// A duplicate of the descriptor of a worker's standard input.
+fn proc_stdin(running: &Running) -> Result<std::os::fd::OwnedFd, String> {
+    use std::os::fd::AsFd;
+    running.requests.as_fd().try_clone_to_owned().map_err(|e| format!("cannot feed a lockstep worker: {e}"))
+}
+
+/// Passes a line of process `from` to every other process still playing, at once: the
+/// next call's entry may need it (holding lines for a seat's process until the referee
+/// waits for that seat put the referee on every call's path, and cost more than the
+/// wake-ups it saved).
+fn pass_on(procs: &mut [Proc], from: usize, line: &str) {
+    for (w, p) in procs.iter_mut().enumerate() {
+        if w != from && !p.ended && p.answer.is_none() {
+            p.feed.send(line.to_owned());
+        }
+    }
+}
+
+/// Puts seat `s` out of a lockstep game in every process still playing.
+fn put_out(procs: &mut [Proc], out: &mut [Option<String>], s: usize, reason: String) {
+    pass_on(procs, usize::MAX, &lockstep::out_line(s, &reason));
+    out[s] = Some(reason);
+}
