@@ -39,7 +39,7 @@
 //!
 //! This module is the worker's side (the bots that send and receive calls); the host's
 //! side, which starts and watches the processes and passes the lines, is
-//! `Worker::play_lockstep` in the parent module. It knows no game: a call is whatever
+//! `Worker::play_lockstep` (`lockstep_host`). It knows no game: a call is whatever
 //! [`Recorded::write_calls`](crate::replay::Recorded::write_calls) writes, and a request
 //! whatever [`Game::request`] writes.
 
