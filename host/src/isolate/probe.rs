@@ -5,7 +5,7 @@
 //! It is not the worker: a probe loads one library, writes one report and ends.
 
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -62,15 +62,9 @@ pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> 
     if let Some(cap) = &cap {
         cap.admit(child.id());
     }
-    let started = Instant::now();
-    while !crate::process::has_ended(&child) {
-        if started.elapsed() > PROBE_TIME {
-            kill_group(&mut child);
-            let _ = child.wait();
-            let _ = std::fs::remove_dir_all(&home);
-            return Err(format!("hung while loading (over {} s)", PROBE_TIME.as_secs()));
-        }
-        std::thread::sleep(Duration::from_millis(5));
+    if !ends_within(&mut child, PROBE_TIME) {
+        let _ = std::fs::remove_dir_all(&home);
+        return Err(format!("hung while loading (over {} s)", PROBE_TIME.as_secs()));
     }
     // Whatever the library forked while loading goes with it.
     kill_group(&mut child);
@@ -94,4 +88,19 @@ pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> 
         }
         ProbeReport::Skipped(reason) => Err(reason),
     }
+}
+
+/// Waits for `child` to end, for at most `time`: `false` when it did not (it is then
+/// killed with its group, and reaped).
+fn ends_within(child: &mut Child, time: Duration) -> bool {
+    let started = Instant::now();
+    while !crate::process::has_ended(child) {
+        if started.elapsed() > time {
+            kill_group(child);
+            let _ = child.wait();
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    true
 }

@@ -7,8 +7,9 @@
 //! It does not start workers (`worker`) nor decide what a game's verdicts are
 //! (`watchdog`, `lockstep_host`).
 
+use std::io::{BufRead, Read};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ExitStatus};
+use std::process::{Child, ChildStdin, ChildStdout, ExitStatus};
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -18,6 +19,7 @@ use crate::limits::BlamePage;
 use crate::process::kill_group;
 
 use super::watchdog::{Blamed, Tasks, grace};
+use super::wire::MAX_ANSWER_LINE;
 
 /// A worker process and the host's ends of its pipes.
 #[derive(Debug)]
@@ -255,11 +257,45 @@ pub(super) type Event = (usize, Option<Vec<String>>);
 pub(super) type Route = Arc<std::sync::Mutex<(usize, Option<mpsc::Sender<Event>>)>>;
 
 /// Sends a worker's line (`None`: it died) along its `route`, if anyone listens.
-pub(super) fn send_on(route: &Route, line: Option<Vec<String>>) {
+fn send_on(route: &Route, line: Option<Vec<String>>) {
     let route = route.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(events) = &route.1 {
         let _ = events.send((route.0, line));
     }
+}
+
+/// Reads a worker's standard output `out` on a thread of its own: sends along `lines`
+/// the whole lines that came in one read together (a line longer than
+/// [`MAX_ANSWER_LINE`] is dropped), then `None` once the pipe closes.
+pub(super) fn spawn_reader(out: ChildStdout, lines: Route) {
+    std::thread::spawn(move || {
+        let mut out = std::io::BufReader::new(out);
+        // The whole lines that came in one read go on together.
+        let mut came = Vec::new();
+        loop {
+            let mut line = Vec::new();
+            match (&mut out).take(MAX_ANSWER_LINE).read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => {
+                    if !came.is_empty() {
+                        send_on(&lines, Some(std::mem::take(&mut came)));
+                    }
+                    send_on(&lines, None);
+                    break;
+                }
+                Ok(_) => {}
+            }
+            if line.last() != Some(&b'\n') {
+                // Cut off: drop the rest of this line.
+                let mut rest = Vec::new();
+                let _ = out.read_until(b'\n', &mut rest);
+            } else if let Ok(line) = String::from_utf8(line) {
+                came.push(line);
+            }
+            if !came.is_empty() && !out.buffer().contains(&b'\n') {
+                send_on(&lines, Some(std::mem::take(&mut came)));
+            }
+        }
+    });
 }
 
 /// The thread that plays a worker's games: the worker's main thread (in a box, the

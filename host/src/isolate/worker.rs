@@ -5,7 +5,6 @@
 //!
 //! The lockstep game itself is `lockstep_host`'s; watching a game is `watchdog`'s.
 
-use std::io::{BufRead, Read};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -20,10 +19,10 @@ use crate::replay::Replay;
 use super::Isolation;
 use super::lockstep_host::Lockstepped;
 use super::probe::PROBE_TIME;
-use super::running::{Event, Route, Running, StderrTail, send_on};
+use super::running::{Event, Route, Running, StderrTail, spawn_reader};
 use super::scratch::{box_user, make_home, scratch_file, take_file};
 use super::watchdog::{Tasks, Watched, tree_tasks, watch};
-use super::wire::{GameRequest, GameResponse, MAX_ANSWER_LINE, READY, fresh_nonce};
+use super::wire::{GameRequest, GameResponse, READY, fresh_nonce};
 
 /// A long-lived worker process for one tournament thread, started at its first game
 /// and again only after it died or was killed.
@@ -127,12 +126,7 @@ impl<G: Game> Worker<G> {
         let user = box_user(&iso.sandbox)?;
         let uid = user.as_ref().map(|u| u.uid);
         let home = make_home(&self.dir, "box", uid)?;
-        let blame_path = home.join("blame");
-        let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
-        if let Some(uid) = uid {
-            std::os::unix::fs::chown(&blame_path, Some(uid), Some(uid))
-                .map_err(|e| format!("cannot give the blame page to its box: {e}"))?;
-        }
+        let (blame_path, blame) = blame_page(&home, uid)?;
         // The worker's own cap, and beside it the room for its programs' caps (each
         // program's counts only its own processes, whatever the worker's natives fork);
         // a boxed worker may write that room and nothing else of /sys.
@@ -141,38 +135,7 @@ impl<G: Game> Worker<G> {
         if let (Some(cap), Some(uid)) = (&cap, uid) {
             cap.delegate(uid);
         }
-        let room = cap.as_ref().and_then(|c| c.programs_dir());
-        let own_tasks = cap.as_ref().and_then(|c| c.own_tasks());
-        let writable: Vec<&Path> = std::iter::once(home.as_path()).chain(room).chain(own_tasks.as_deref()).collect();
-        let files: Vec<PathBuf> = files.iter().map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone())).collect();
-        // A program's directory of its own files is bound into the box beside it.
-        let own: Vec<PathBuf> = files
-            .iter()
-            .filter(|f| crate::loaders::program::is_program(f))
-            .filter_map(|f| crate::loaders::program::files_dir(f))
-            .collect();
-        let bound: Vec<PathBuf> = files.iter().chain(&own).cloned().collect();
-        let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &bound, &writable);
-        crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap.as_ref(), uid);
-        if let Some(room) = room {
-            cmd.env(crate::process::PROGRAMS_ENV, room);
-        }
-        cmd.env(crate::loaders::log::PENDING_ENV, home.join("pending"));
-        cmd.args(&iso.args)
-            .arg("--logs")
-            .arg(home.join("logs"))
-            .args(["--game", G::NAME])
-            .arg("__worker")
-            .arg("--blame")
-            .arg(&blame_path)
-            .args(["--bank-ms", &iso.bank.initial.as_millis().to_string()])
-            .args(["--bank-per-turn-ms", &iso.bank.per_turn.as_millis().to_string()])
-            .args(["--call-limit-ms", &iso.call_limit.as_millis().to_string()]);
-        // The worker loads exactly these files (never the directories again: a file
-        // that failed its probe must not be loaded by a worker either).
-        for f in &files {
-            cmd.arg("--entry").arg(f);
-        }
+        let mut cmd = self.worker_command(files, &home, &blame_path, cap.as_ref(), uid);
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -184,35 +147,7 @@ impl<G: Game> Worker<G> {
         let out = child.stdout.take().ok_or("the worker has no stdout")?;
         let stderr = StderrTail::drain(child.stderr.take().ok_or("the worker has no stderr")?);
         let route: Route = Arc::new(std::sync::Mutex::new((tag, Some(events))));
-        let lines = Arc::clone(&route);
-        std::thread::spawn(move || {
-            let mut out = std::io::BufReader::new(out);
-            // The whole lines that came in one read go on together.
-            let mut came = Vec::new();
-            loop {
-                let mut line = Vec::new();
-                match (&mut out).take(MAX_ANSWER_LINE).read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => {
-                        if !came.is_empty() {
-                            send_on(&lines, Some(std::mem::take(&mut came)));
-                        }
-                        send_on(&lines, None);
-                        break;
-                    }
-                    Ok(_) => {}
-                }
-                if line.last() != Some(&b'\n') {
-                    // Cut off: drop the rest of this line.
-                    let mut rest = Vec::new();
-                    let _ = out.read_until(b'\n', &mut rest);
-                } else if let Ok(line) = String::from_utf8(line) {
-                    came.push(line);
-                }
-                if !came.is_empty() && !out.buffer().contains(&b'\n') {
-                    send_on(&lines, Some(std::mem::take(&mut came)));
-                }
-            }
-        });
+        spawn_reader(out, Arc::clone(&route));
         self.started += 1;
         let logs = iso.logs.clone();
         let at_rest = Tasks::default();
@@ -233,6 +168,52 @@ impl<G: Game> Worker<G> {
             last_progress: None,
             _user: user,
         })
+    }
+
+    /// The command that starts a worker loading `files` in its box `home` (its blame
+    /// page at `blame`), under its process cap `cap` and the uid `uid` its box runs as.
+    fn worker_command(
+        &self,
+        files: &[PathBuf],
+        home: &Path,
+        blame: &Path,
+        cap: Option<&crate::process::ProcessCap>,
+        uid: Option<u32>,
+    ) -> std::process::Command {
+        let iso = &self.iso;
+        let room = cap.and_then(|c| c.programs_dir());
+        let own_tasks = cap.and_then(|c| c.own_tasks());
+        let writable: Vec<&Path> = std::iter::once(home).chain(room).chain(own_tasks.as_deref()).collect();
+        let files: Vec<PathBuf> = files.iter().map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone())).collect();
+        // A program's directory of its own files is bound into the box beside it.
+        let own: Vec<PathBuf> = files
+            .iter()
+            .filter(|f| crate::loaders::program::is_program(f))
+            .filter_map(|f| crate::loaders::program::files_dir(f))
+            .collect();
+        let bound: Vec<PathBuf> = files.iter().chain(&own).cloned().collect();
+        let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &bound, &writable);
+        crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap, uid);
+        if let Some(room) = room {
+            cmd.env(crate::process::PROGRAMS_ENV, room);
+        }
+        cmd.env(crate::loaders::log::PENDING_ENV, home.join("pending"));
+        cmd.args(&iso.args)
+            .arg("--logs")
+            .arg(home.join("logs"))
+            .args(["--game", G::NAME])
+            .arg("__worker")
+            .arg("--blame")
+            .arg(blame)
+            .args(["--bank-ms", &iso.bank.initial.as_millis().to_string()])
+            .args(["--bank-per-turn-ms", &iso.bank.per_turn.as_millis().to_string()])
+            .args(["--call-limit-ms", &iso.call_limit.as_millis().to_string()]);
+        // The worker loads exactly these files (never the directories again: a file
+        // that failed its probe must not be loaded by a worker either).
+        for f in &files {
+            cmd.arg("--entry").arg(f);
+        }
+        cmd
     }
 
     /// Plays one game with the entries `seats` (indices into this worker's entries, in
@@ -346,6 +327,18 @@ impl<G: Game> Drop for Worker<G> {
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A new blame page in a worker's box `home`, given to its box user `uid`: its path
+/// and the host's view of it.
+fn blame_page(home: &Path, uid: Option<u32>) -> Result<(PathBuf, BlamePage), String> {
+    let blame_path = home.join("blame");
+    let blame = BlamePage::create(&blame_path).map_err(|e| format!("cannot create the blame page: {e}"))?;
+    if let Some(uid) = uid {
+        std::os::unix::fs::chown(&blame_path, Some(uid), Some(uid))
+            .map_err(|e| format!("cannot give the blame page to its box: {e}"))?;
+    }
+    Ok((blame_path, blame))
 }
 
 /// The last line of a worker's last words that is not blank.
