@@ -72,7 +72,7 @@ impl<G: Game> Worker<G> {
         record: bool,
         groups: &[Vec<usize>],
         names: &[String],
-    ) -> Result<(Vec<Proc>, Option<PathBuf>, mpsc::Receiver<Event>), String> {
+    ) -> Result<Started, String> {
         let (send, events) = mpsc::channel::<Event>();
         let mut procs: Vec<Proc> = Vec::with_capacity(groups.len() + 1);
         let mut replay = None;
@@ -265,6 +265,10 @@ impl<G: Game> Worker<G> {
         answers
     }
 }
+
+/// A lockstep game's processes started: number 0 the referee, then one per group; the
+/// file the referee records the replay to; the channel of their lines.
+type Started = (Vec<Proc>, Option<PathBuf>, mpsc::Receiver<Event>);
 
 /// Why a seat's process that died (`status`, its last words `words`) at its call `at`
 /// is out of the game: a Rust bot whose allocation failed under the worker's memory cap
