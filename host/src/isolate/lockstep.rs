@@ -39,7 +39,7 @@
 //!
 //! This module is the worker's side (the bots that send and receive calls); the host's
 //! side, which starts and watches the processes and passes the lines, is
-//! `Worker::play_lockstep` in the parent module. It knows no game: a call is whatever
+//! `Worker::play_lockstep` (`lockstep_host`). It knows no game: a call is whatever
 //! [`Recorded::write_calls`](crate::replay::Recorded::write_calls) writes, and a request
 //! whatever [`Game::request`] writes.
 
@@ -471,23 +471,7 @@ pub(super) fn play<G: Game>(
     if lockstep.live.len() != seats || lockstep.live.iter().flatten().any(|&i| i >= entries.len()) {
         return GameResponse::Failed(format!("a bad lockstep request ({} seats, {} entries)", seats, entries.len()));
     }
-    // Remote seats are made by `wrap` below; their entries only carry the names.
-    let seated: Vec<Entry<G>> = lockstep
-        .names
-        .iter()
-        .zip(&lockstep.live)
-        .map(|(name, live)| match live {
-            Some(i) => entries[*i].renamed(name.clone()),
-            None => {
-                // Never called: `wrap` puts the seat's remote bot in its place (and the
-                // referee's counters of the seat stay clean of a failed start).
-                let none = || {
-                    Ok(Box::new(crate::bot::BrokenBot(BotError::Failed("played elsewhere".into()))) as Box<dyn Bot<G>>)
-                };
-                Entry::new(name.clone(), EntryKind::Builtin, Default::default(), std::sync::Arc::new(none))
-            }
-        })
-        .collect();
+    let seated = seated(entries, lockstep);
     // The referee (no seat played here) says which seat it waits for.
     let referee = lockstep.live.iter().all(Option::is_none);
     if lockstep.served && !referee {
@@ -517,7 +501,29 @@ pub(super) fn play<G: Game>(
             Box::new(Remote { seat, inbox, tape, playback, out: None, served, asked: 0, received: 0, ready })
         }
     };
-    super::play_as_requested(&seated, request, wrap)
+    super::serve::play_as_requested(&seated, request, wrap)
+}
+
+/// The entries of a lockstep game's seats in this worker: a live seat's entry, renamed
+/// as the game names it; a remote seat's only carries its name (`play`'s `wrap` makes
+/// its bot).
+fn seated<G: Game>(entries: &[Entry<G>], lockstep: &Lockstep) -> Vec<Entry<G>> {
+    lockstep
+        .names
+        .iter()
+        .zip(&lockstep.live)
+        .map(|(name, live)| match live {
+            Some(i) => entries[*i].renamed(name.clone()),
+            None => {
+                // Never called: `wrap` puts the seat's remote bot in its place (and the
+                // referee's counters of the seat stay clean of a failed start).
+                let none = || {
+                    Ok(Box::new(crate::bot::BrokenBot(BotError::Failed("played elsewhere".into()))) as Box<dyn Bot<G>>)
+                };
+                Entry::new(name.clone(), EntryKind::Builtin, Default::default(), std::sync::Arc::new(none))
+            }
+        })
+        .collect()
 }
 
 /// A served seat's bot: counts its calls as the engine would (`Outcome::stats`), and
@@ -557,6 +563,36 @@ impl<G: Game> Bot<G> for Counted<'_, G> {
     }
 }
 
+/// A served seat's bot (limited, recorded, counted) and its tape.
+type Seat<'a, G> = (Counted<'a, G>, Tape<<G as crate::game::Recorded>::Call>);
+
+/// Per seat: the bot of a live seat (under the same limits as any game of a worker),
+/// and none for the others; a bot that cannot start is a broken one, its error in
+/// `stats`.
+fn served_bots<'a, G: Game>(
+    entries: &[Entry<G>],
+    blame: &'a BlamePage,
+    bank: TimeBank,
+    call_limit: std::time::Duration,
+    lockstep: &Lockstep,
+    stats: &mut [crate::bot::CallStats],
+) -> Vec<Option<Seat<'a, G>>> {
+    let mut bots: Vec<Option<Seat<'a, G>>> = (0..lockstep.names.len()).map(|_| None).collect();
+    for (seat, live) in lockstep.live.iter().enumerate() {
+        let Some(i) = *live else { continue };
+        let entry = entries[i].renamed(lockstep.names[seat].clone());
+        let bot = entry.create_bot().unwrap_or_else(|err| {
+            stats[seat].record_error(&err);
+            Box::new(crate::bot::BrokenBot(err))
+        });
+        let guarded = Guarded::new(bot, seat, Some(bank), Some(blame)).with_call_limit(Some(call_limit));
+        let tape: Tape<G::Call> = Default::default();
+        let inner = G::record(Box::new(guarded), std::rc::Rc::clone(&tape));
+        bots[seat] = Some((Counted { inner, stats: Default::default(), said: Vec::new() }, tape));
+    }
+    bots
+}
+
 /// Serves a lockstep game's calls in this worker (served mode): each request line of a
 /// live seat is played on that seat's bot (under the same limits as any game of a
 /// worker) and answered with one line holding all its calls, as the replay records
@@ -575,21 +611,7 @@ fn serve_seats<G: Game>(
     let seats = lockstep.names.len();
     crate::loaders::log::set_log_game(request.seed);
     let mut stats = vec![crate::bot::CallStats::default(); seats];
-    // Per live seat: its bot (limited, recorded, counted) and its tape.
-    type Seat<'a, G> = (Counted<'a, G>, Tape<<G as crate::game::Recorded>::Call>);
-    let mut bots: Vec<Option<Seat<'_, G>>> = (0..seats).map(|_| None).collect();
-    for (seat, live) in lockstep.live.iter().enumerate() {
-        let Some(i) = *live else { continue };
-        let entry = entries[i].renamed(lockstep.names[seat].clone());
-        let bot = entry.create_bot().unwrap_or_else(|err| {
-            stats[seat].record_error(&err);
-            Box::new(crate::bot::BrokenBot(err))
-        });
-        let guarded = Guarded::new(bot, seat, Some(bank), Some(blame)).with_call_limit(Some(call_limit));
-        let tape: Tape<G::Call> = Default::default();
-        let inner = G::record(Box::new(guarded), std::rc::Rc::clone(&tape));
-        bots[seat] = Some((Counted { inner, stats: Default::default(), said: Vec::new() }, tape));
-    }
+    let mut bots = served_bots(entries, blame, bank, call_limit, lockstep, &mut stats);
     let mut line = String::new();
     loop {
         line.clear();

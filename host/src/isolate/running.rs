@@ -1,0 +1,328 @@
+//! One started worker process as the host holds it ([`Running`]): its pipes, where its
+//! lines go (a reader thread per worker, [`Route`]), the tail of its standard error, its
+//! end (killed with its group, its logs collected, its box removed), and the looks the
+//! watchdog takes at it: the call its blame page names, the counters of its playing
+//! thread, a stopped worker resumed.
+//!
+//! It does not start workers (`worker`) nor decide what a game's verdicts are
+//! (`watchdog`, `lockstep_host`).
+
+use std::io::{BufRead, Read};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, ExitStatus};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::clock::TaskProbe;
+use crate::limits::BlamePage;
+use crate::process::kill_group;
+
+use super::watchdog::{Blamed, Tasks, grace};
+use super::wire::MAX_ANSWER_LINE;
+
+/// A worker process and the host's ends of its pipes.
+#[derive(Debug)]
+pub(super) struct Running {
+    pub(super) child: Child,
+    pub(super) requests: ChildStdin,
+    /// Where its lines go.
+    pub(super) route: Route,
+    /// The lines it answers with (`None` once its pipe closed), for a worker watched
+    /// alone; a lockstep game's workers all send to one channel of the host's.
+    pub(super) answers: Option<mpsc::Receiver<Event>>,
+    pub(super) blame: BlamePage,
+    pub(super) stderr: StderrTail,
+    /// The worker's process cap; dropped (what is left in it killed) after the worker.
+    pub(super) cap: Option<crate::process::ProcessCap>,
+    /// The worker's playing thread (found when first needed): its pid (in the host's
+    /// PID namespace) and its counters.
+    pub(super) player: Option<TaskProbe>,
+    pub(super) player_pid: Option<u32>,
+    /// Its box's directory, the only one it may write: its blame page, its replays,
+    /// its entries' logs (`logs/`, moved to the real logs by the host after each game)
+    /// and the output of the game in play (`pending/`, kept if the host ends it).
+    pub(super) home: PathBuf,
+    /// The real log directory.
+    pub(super) logs: Option<PathBuf>,
+    /// The entries whose logs it writes (a file of another name in its logs is not
+    /// believed: a bot could write it).
+    pub(super) names: Vec<String>,
+    /// Its threads and processes at rest (between games).
+    pub(super) at_rest: Tasks,
+    /// Its playing thread's CPU time at the last look where it had changed, and when
+    /// (monotonic nanoseconds): a worker in a game never stands still for long.
+    pub(super) last_progress: Option<(u64, u64)>,
+    /// The uid its box runs as (a root host's lease), released after it ended.
+    pub(super) _user: Option<crate::process::BoxUser>,
+}
+
+impl Running {
+    /// Kills the worker and removes its scratch files; returns its last words.
+    pub(super) fn end(mut self) -> String {
+        self.kill();
+        // What left the group but not the control group, which may hold the stderr.
+        drop(self.cap.take());
+        self.collect_logs();
+        crate::loaders::log::recover_pending(&self.home.join("pending"), self.logs.as_deref(), &self.names);
+        let _ = std::fs::remove_dir_all(&self.home);
+        self.stderr.last_words()
+    }
+
+    /// Moves what its entries wrote to their logs in its box to the real logs (each
+    /// game's block whole, as the worker wrote it after the game).
+    pub(super) fn collect_logs(&self) {
+        crate::loaders::log::collect_box_logs(&self.home.join("logs"), self.logs.as_deref(), &self.names);
+    }
+
+    /// Kills the worker with its group and reaps it.
+    pub(super) fn kill(&mut self) -> ExitStatus {
+        kill_group(&mut self.child);
+        self.child.wait().unwrap_or_else(|_| ExitStatus::default())
+    }
+
+    /// Looks at the call in progress on the worker's blame page: the verdict when it is
+    /// stuck (the caller kills the worker), when it has used its budget plus a [`grace`]
+    /// of its **own** time, or reached the wall-clock backstop. `suspect` carries the
+    /// call that seemed over at the last look, since a wait for a CPU shows in the
+    /// counters only once the thread has run again.
+    pub(super) fn stuck(&mut self, suspect: &mut Option<(usize, u64)>) -> Option<Blamed> {
+        let c = self.blame.current()?;
+        let budget = c.budget?;
+        let now = crate::clock::monotonic_nanos();
+        let elapsed = now.saturating_sub(c.started);
+        let limit = Duration::from_nanos(budget);
+        let backstop = crate::clock::backstop(limit).as_nanos() as u64;
+        // The own time used, read (from the playing thread's counters) only when the wall
+        // time says the call may be over: own time never runs faster than wall time.
+        let mut used = None;
+        let stuck = if elapsed >= backstop {
+            true
+        } else if c.flags & BlamePage::TIMES_ITSELF != 0 {
+            false
+        } else {
+            let allowed = budget.saturating_add(grace(limit).as_nanos() as u64);
+            if elapsed >= allowed {
+                used = self.own_used(&c, now);
+            }
+            let over = elapsed >= allowed && used.unwrap_or(elapsed) >= allowed;
+            // The playing thread's counters show a wait for a CPU only once it has run
+            // again: when the call seems over, note its CPU time and decide at the next
+            // look (5 ms on), unless it was still only waiting then.
+            match (over, *suspect) {
+                (false, _) => {
+                    *suspect = None;
+                    false
+                }
+                (true, Some(s)) if s == (c.entry, c.call) => !self.player.as_mut().is_some_and(TaskProbe::waiting),
+                (true, _) => {
+                    *suspect = Some((c.entry, c.call));
+                    if let Some(p) = self.player.as_mut() {
+                        p.mark();
+                    }
+                    self.player.is_none()
+                }
+            }
+        };
+        if !stuck {
+            return None;
+        }
+        let verdict = if c.flags & BlamePage::BANK != 0 {
+            "ran out of its time bank in a call"
+        } else {
+            "hung in a call past its time limit"
+        };
+        let measured = match used {
+            Some(used) if elapsed < backstop => format!("{:.2} s of its own time", used as f64 / 1e9),
+            _ => format!("{:.2} s of wall-clock time", elapsed as f64 / 1e9),
+        };
+        let measured = format!("{measured}; its limit {:.2} s", limit.as_secs_f64());
+        Some(Blamed { verdict: verdict.to_owned(), measured: Some(measured) })
+    }
+
+    /// The own time the call in progress has used, from its playing thread's counters
+    /// (`None` when they cannot be read, or the worker's clock is not on their scale).
+    fn own_used(&mut self, call: &crate::limits::CallInProgress, now: u64) -> Option<u64> {
+        if call.own_origin == 0 {
+            return None;
+        }
+        let own = self.player_probe()?.own(now)?;
+        Some(own.saturating_sub(call.own_origin))
+    }
+
+    /// The verdict when the worker's playing thread has run no code for the wall-clock
+    /// backstop of a call (`limit`), whatever its blame page says: a worker in a game
+    /// always computes, or waits for a bot's call (a native call is ended sooner on its
+    /// own time; a program call wakes the worker within its deadline). A bot that clears
+    /// or forges the page of a shared worker and then blocks is caught so: the worker is
+    /// ended and the game played again in lockstep, where the host times each call from
+    /// the referee's word and names the culprit.
+    pub(super) fn stalled(&mut self, limit: Duration) -> Option<Blamed> {
+        let now = crate::clock::monotonic_nanos();
+        let cpu = self.player_probe()?.read()?.cpu;
+        match self.last_progress {
+            Some((last, since)) if last == cpu => {
+                let still = now.saturating_sub(since);
+                (still >= crate::clock::backstop(limit).as_nanos() as u64).then(|| Blamed {
+                    verdict: "stalled in a game (its worker ran no code)".to_owned(),
+                    measured: Some(format!("{:.2} s of wall-clock time", still as f64 / 1e9)),
+                })
+            }
+            _ => {
+                self.last_progress = Some((cpu, now));
+                None
+            }
+        }
+    }
+
+    /// The counters of the worker's playing thread (found on first use).
+    pub(super) fn player_probe(&mut self) -> Option<&mut TaskProbe> {
+        if self.player.is_none()
+            && let Some((pid, probe)) = player_task(self.child.id())
+        {
+            self.player = Some(probe);
+            self.player_pid = Some(pid);
+        }
+        self.player.as_mut()
+    }
+
+    /// Resumes the worker if it is stopped (SIGSTOP, SIGTSTP, ...): a stopped worker
+    /// would otherwise stand until its call's time ran out.
+    pub(super) fn resume_if_stopped(&mut self) {
+        if self.player_probe().and_then(|p| p.state()) == Some(b'T')
+            && let Some(pid) = self.player_pid.and_then(|p| i32::try_from(p).ok())
+        {
+            // SAFETY: a plain syscall; the pid is the unreaped worker's (its box's).
+            unsafe {
+                libc::kill(pid, libc::SIGCONT);
+            }
+        }
+    }
+}
+
+/// The end of what a worker writes to its standard error (a panic's message, a bot's
+/// stray prints: a worker's stdout goes there too), read by a thread of the host that
+/// keeps only the last [`StderrTail::KEPT`] bytes: no amount of output fills a disk or
+/// blocks the worker.
+#[derive(Debug)]
+pub(super) struct StderrTail {
+    kept: Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl StderrTail {
+    const KEPT: usize = 64 << 10;
+
+    pub(super) fn drain(mut from: impl std::io::Read + Send + 'static) -> StderrTail {
+        let kept = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = Arc::clone(&kept);
+        let reader = std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            loop {
+                let n = match from.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                };
+                let mut kept = into.lock().unwrap_or_else(|p| p.into_inner());
+                kept.extend_from_slice(&chunk[..n]);
+                if kept.len() > 2 * Self::KEPT {
+                    let cut = kept.len() - Self::KEPT;
+                    kept.drain(..cut);
+                }
+            }
+        });
+        StderrTail { kept, reader }
+    }
+
+    /// The last bytes written, once the worker (and whatever held its stderr) ended,
+    /// or after half a second.
+    pub(super) fn last_words(&self) -> String {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while !self.reader.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        String::from_utf8_lossy(&kept[kept.len().saturating_sub(Self::KEPT)..]).into_owned()
+    }
+}
+
+/// A line from worker number `.0` (`None`: its answer pipe closed: it died).
+pub(super) type Event = (usize, Option<Vec<String>>);
+
+/// Where a worker's lines go: its number in the game it plays and the host's channel
+/// for that game (`None` between games: a line then is nobody's answer and is dropped).
+/// A worker kept from one lockstep game to the next is given a new route per game.
+pub(super) type Route = Arc<std::sync::Mutex<(usize, Option<mpsc::Sender<Event>>)>>;
+
+/// Sends a worker's line (`None`: it died) along its `route`, if anyone listens.
+fn send_on(route: &Route, line: Option<Vec<String>>) {
+    let route = route.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(events) = &route.1 {
+        let _ = events.send((route.0, line));
+    }
+}
+
+/// Reads a worker's standard output `out` on a thread of its own: sends along `lines`
+/// the whole lines that came in one read together (a line longer than
+/// [`MAX_ANSWER_LINE`] is dropped), then `None` once the pipe closes.
+pub(super) fn spawn_reader(out: ChildStdout, lines: Route) {
+    std::thread::spawn(move || {
+        let mut out = std::io::BufReader::new(out);
+        // The whole lines that came in one read go on together.
+        let mut came = Vec::new();
+        loop {
+            let mut line = Vec::new();
+            match (&mut out).take(MAX_ANSWER_LINE).read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => {
+                    if !came.is_empty() {
+                        send_on(&lines, Some(std::mem::take(&mut came)));
+                    }
+                    send_on(&lines, None);
+                    break;
+                }
+                Ok(_) => {}
+            }
+            if line.last() != Some(&b'\n') {
+                // Cut off: drop the rest of this line.
+                let mut rest = Vec::new();
+                let _ = out.read_until(b'\n', &mut rest);
+            } else if let Ok(line) = String::from_utf8(line) {
+                came.push(line);
+            }
+            if !came.is_empty() && !out.buffer().contains(&b'\n') {
+                send_on(&lines, Some(std::mem::take(&mut came)));
+            }
+        }
+    });
+}
+
+/// The thread that plays a worker's games: the worker's main thread (in a box, the
+/// main thread of the process bwrap started), with its pid.
+fn player_task(root: u32) -> Option<(u32, TaskProbe)> {
+    let me = std::env::current_exe().ok()?;
+    let mut pid = root;
+    for _ in 0..4 {
+        if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == me) {
+            return TaskProbe::open(pid, pid).map(|p| (pid, p));
+        }
+        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+        pid = children.split_ascii_whitespace().next()?.parse().ok()?;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_on_stderr_keeps_only_its_last_64_kib() {
+        let mut flood = vec![b'x'; 5 << 20];
+        flood.extend_from_slice(b"\nthe last words\n");
+        let tail = StderrTail::drain(std::io::Cursor::new(flood)).last_words();
+        assert_eq!(tail.len(), StderrTail::KEPT);
+        assert!(tail.ends_with("x\nthe last words\n"));
+    }
+}
