@@ -47,11 +47,10 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 
+use super::serve::Seats;
+use super::{GameRequest, GameResponse};
 use crate::bot::{Bot, BotError, Entry, EntryKind};
 use crate::game::{Game, PlaybackTape, Tape};
-use crate::limits::{BlamePage, Guarded, TimeBank};
-
-use super::{GameRequest, GameResponse};
 
 /// How one process takes part in a lockstep game.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -456,18 +455,15 @@ impl<G: Game> Bot<G> for Live<'_, '_, '_, G> {
 /// Plays a lockstep game in this worker: its live seats with `entries`' bots (under the
 /// same limits as any game of a worker), the others from the host's lines on `input`;
 /// each live call is written to `output` as it ends.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn play<G: Game>(
-    entries: &[Entry<G>],
-    blame: &BlamePage,
-    bank: TimeBank,
-    call_limit: std::time::Duration,
+    worker: &Seats<'_, G>,
     request: &GameRequest,
     lockstep: &Lockstep,
     input: &mut dyn Input,
     output: &Output<'_>,
 ) -> GameResponse {
     let seats = lockstep.names.len();
+    let entries = worker.entries;
     if lockstep.live.len() != seats || lockstep.live.iter().flatten().any(|&i| i >= entries.len()) {
         return GameResponse::Failed(format!("a bad lockstep request ({} seats, {} entries)", seats, entries.len()));
     }
@@ -475,7 +471,7 @@ pub(super) fn play<G: Game>(
     // The referee (no seat played here) says which seat it waits for.
     let referee = lockstep.live.iter().all(Option::is_none);
     if lockstep.served && !referee {
-        return serve_seats(entries, blame, bank, call_limit, request, lockstep, input, output);
+        return serve_seats(worker, request, lockstep, input, output);
     }
     let inbox = RefCell::new(Inbox {
         input,
@@ -489,9 +485,8 @@ pub(super) fn play<G: Game>(
     let inbox = &inbox;
     let wrap = move |seat: usize, bot: Box<dyn Bot<G>>| -> Box<dyn Bot<G> + '_> {
         if lockstep.live[seat].is_some() {
-            let guarded = Guarded::new(bot, seat, Some(bank), Some(blame)).with_call_limit(Some(call_limit));
             let tape: Tape<G::Call> = Default::default();
-            let inner = G::record(Box::new(guarded), std::rc::Rc::clone(&tape));
+            let inner = G::record(Box::new(worker.guard(seat, bot)), std::rc::Rc::clone(&tape));
             Box::new(Live { seat, inner, tape, sent: 0, output })
         } else {
             let tape: PlaybackTape<G::Call> = Default::default();
@@ -570,24 +565,20 @@ type Seat<'a, G> = (Counted<'a, G>, Tape<<G as crate::game::Recorded>::Call>);
 /// and none for the others; a bot that cannot start is a broken one, its error in
 /// `stats`.
 fn served_bots<'a, G: Game>(
-    entries: &[Entry<G>],
-    blame: &'a BlamePage,
-    bank: TimeBank,
-    call_limit: std::time::Duration,
+    worker: &Seats<'a, G>,
     lockstep: &Lockstep,
     stats: &mut [crate::bot::CallStats],
 ) -> Vec<Option<Seat<'a, G>>> {
     let mut bots: Vec<Option<Seat<'a, G>>> = (0..lockstep.names.len()).map(|_| None).collect();
     for (seat, live) in lockstep.live.iter().enumerate() {
         let Some(i) = *live else { continue };
-        let entry = entries[i].renamed(lockstep.names[seat].clone());
+        let entry = worker.entries[i].renamed(lockstep.names[seat].clone());
         let bot = entry.create_bot().unwrap_or_else(|err| {
             stats[seat].record_error(&err);
             Box::new(crate::bot::BrokenBot(err))
         });
-        let guarded = Guarded::new(bot, seat, Some(bank), Some(blame)).with_call_limit(Some(call_limit));
         let tape: Tape<G::Call> = Default::default();
-        let inner = G::record(Box::new(guarded), std::rc::Rc::clone(&tape));
+        let inner = G::record(Box::new(worker.guard(seat, bot)), std::rc::Rc::clone(&tape));
         bots[seat] = Some((Counted { inner, stats: Default::default(), said: Vec::new() }, tape));
     }
     bots
@@ -597,12 +588,8 @@ fn served_bots<'a, G: Game>(
 /// live seat is played on that seat's bot (under the same limits as any game of a
 /// worker) and answered with one line holding all its calls, as the replay records
 /// them; the game's end line is answered with the seats' counters. No engine runs here.
-#[allow(clippy::too_many_arguments)]
 fn serve_seats<G: Game>(
-    entries: &[Entry<G>],
-    blame: &BlamePage,
-    bank: TimeBank,
-    call_limit: std::time::Duration,
+    worker: &Seats<'_, G>,
     request: &GameRequest,
     lockstep: &Lockstep,
     input: &mut dyn Input,
@@ -611,7 +598,7 @@ fn serve_seats<G: Game>(
     let seats = lockstep.names.len();
     crate::loaders::log::set_log_game(request.seed);
     let mut stats = vec![crate::bot::CallStats::default(); seats];
-    let mut bots = served_bots(entries, blame, bank, call_limit, lockstep, &mut stats);
+    let mut bots = served_bots(worker, lockstep, &mut stats);
     let mut line = String::new();
     loop {
         line.clear();

@@ -16,6 +16,22 @@ use crate::limits::{BlamePage, Guarded, TimeBank};
 use super::lockstep;
 use super::wire::{GameAnswer, GameRequest, GameResponse, READY};
 
+/// What a worker plays every game with: its entries, and the limits each bot is held to
+/// (its time bank, its limit per call, its calls announced on `blame`).
+pub(super) struct Seats<'a, G: Game> {
+    pub(super) entries: &'a [Entry<G>],
+    pub(super) blame: &'a BlamePage,
+    pub(super) bank: TimeBank,
+    pub(super) call_limit: Duration,
+}
+
+impl<'a, G: Game> Seats<'a, G> {
+    /// `bot`, seated at `seat`, under the worker's limits.
+    pub(super) fn guard(&self, seat: usize, bot: Box<dyn Bot<G>>) -> Guarded<'a, G> {
+        Guarded::new(bot, seat, Some(self.bank), Some(self.blame)).with_call_limit(Some(self.call_limit))
+    }
+}
+
 /// The worker's side: plays each [`GameRequest`] read from `requests` with `entries`
 /// (each bot under its time bank and per-call limit, its calls announced on `blame`) and
 /// writes one [`GameResponse`] line per game to `answers`, until `requests` ends.
@@ -27,6 +43,7 @@ pub fn serve<G: Game>(
     requests: impl Read,
     mut answers: impl Write,
 ) -> std::io::Result<()> {
+    let worker = Seats { entries, blame, bank, call_limit };
     let mut requests = std::io::BufReader::with_capacity(1 << 16, requests);
     let output = lockstep::Output::new(&mut answers);
     output.write(READY);
@@ -43,8 +60,8 @@ pub fn serve<G: Game>(
         let (nonce, response) = match serde_json::from_str::<GameRequest>(&line) {
             Ok(request) => {
                 let response = match &request.lockstep {
-                    Some(ls) => lockstep::play(entries, blame, bank, call_limit, &request, ls, &mut requests, &output),
-                    None => play_request(entries, blame, bank, call_limit, &request),
+                    Some(ls) => lockstep::play(&worker, &request, ls, &mut requests, &output),
+                    None => play_request(&worker, &request),
                 };
                 (request.nonce, response)
             }
@@ -55,20 +72,11 @@ pub fn serve<G: Game>(
     }
 }
 
-fn play_request<G: Game>(
-    entries: &[Entry<G>],
-    blame: &BlamePage,
-    bank: TimeBank,
-    call_limit: Duration,
-    request: &GameRequest,
-) -> GameResponse {
-    let Some(seated) = request.seats.iter().map(|&i| entries.get(i).cloned()).collect::<Option<Vec<_>>>() else {
+fn play_request<G: Game>(worker: &Seats<'_, G>, request: &GameRequest) -> GameResponse {
+    let Some(seated) = request.seats.iter().map(|&i| worker.entries.get(i).cloned()).collect::<Option<Vec<_>>>() else {
         return GameResponse::Failed(format!("seats {:?} out of range", request.seats));
     };
-    let wrap = |i: usize, bot| {
-        let guarded = Guarded::new(bot, i, Some(bank), Some(blame)).with_call_limit(Some(call_limit));
-        Box::new(guarded) as Box<dyn Bot<G> + '_>
-    };
+    let wrap = |i: usize, bot| Box::new(worker.guard(i, bot)) as Box<dyn Bot<G> + '_>;
     play_as_requested(&seated, request, wrap)
 }
 
