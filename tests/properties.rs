@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use arena::abi::{Action, Context, Direction, Id};
 use arena::bot::Bot;
-use arena::games::zombies::{Game, GameConfig, Kind};
+use arena::games::zombies::{self, Game, Kind};
 use proptest::prelude::*;
 
 use crate::util::{names, random_bot, untimed};
@@ -26,7 +26,7 @@ proptest! {
     /// thinks it is, margin copies in step, living counts right.
     #[test]
     fn never_two_entities_on_a_cell_and_ids_unique(seed in any::<u64>(), entries in 1usize..5, players in 5u32..40) {
-        let config = GameConfig { players_per_entry: players, max_turns: None };
+        let config = zombies::Config { players_per_entry: players, max_turns: None };
         let mut g = Game::new(names(entries), seed, config);
         let mut bots = random_bots(entries);
         g.check_invariants().map_err(TestCaseError::fail)?;
@@ -39,7 +39,7 @@ proptest! {
     /// The same seed gives the same game, turn for turn.
     #[test]
     fn same_seed_same_game(seed in any::<u64>(), entries in 1usize..4) {
-        let config = GameConfig { players_per_entry: 20, max_turns: None };
+        let config = zombies::Config { players_per_entry: 20, max_turns: None };
         let mut a = Game::new(names(entries), seed, config);
         let mut b = Game::new(names(entries), seed, config);
         let (mut ba, mut bb) = (random_bots(entries), random_bots(entries));
@@ -128,7 +128,7 @@ proptest! {
 
 #[test]
 fn different_seeds_give_different_games() {
-    let config = GameConfig { players_per_entry: 20, max_turns: None };
+    let config = zombies::Config { players_per_entry: 20, max_turns: None };
     let a = Game::new(names(2), 1, config);
     let b = Game::new(names(2), 2, config);
     assert_ne!(fingerprint(&a), fingerprint(&b));

@@ -3,7 +3,7 @@
 use arena::abi::{Action, Context, Direction, Id};
 use arena::bot::Bot;
 use arena::games::zombies::Zombies;
-use arena::games::zombies::{Game, GameConfig, Kind, board_side};
+use arena::games::zombies::{self, Game, Kind, board_side};
 
 use crate::util::{names, stay_bots};
 
@@ -44,7 +44,7 @@ fn board_side_is_max_17_and_ceil_sqrt_of_players_over_density() {
 
 #[test]
 fn setup_places_50_players_per_entry_with_3_bullets_on_distinct_cells() {
-    let g = Game::new(names(3), 42, GameConfig::default());
+    let g = Game::new(names(3), 42, zombies::Config::default());
     assert_eq!(g.side(), board_side(3, 50));
     assert_eq!(g.alive(), &[50, 50, 50]);
     assert_eq!(g.clock(), 0);
@@ -194,7 +194,7 @@ fn an_entry_that_shoots_itself_at_once_scores_0_in_a_full_game() {
         arena::bot::Entry::builtin("Emo", move || suicidal),
         arena::bot::Entry::builtin("Still", || |_: &Context<'_>| Action::stay()),
     ];
-    let out = arena::tournament::play_game(&entries, 9, &GameConfig::default());
+    let out = arena::tournament::play_game(&entries, 9, &zombies::Config::default());
     assert_eq!(out.scores[0], 0);
     assert!(out.scores[1] > 0);
 }
@@ -712,7 +712,7 @@ fn scavenging_across_the_wrap_edge_and_from_two_bodies() {
 
 #[test]
 fn the_clock_advances_once_per_turn_and_the_game_ends_with_the_last_player() {
-    let mut g = Game::new(names(1), 11, GameConfig { players_per_entry: 3, max_turns: None });
+    let mut g = Game::new(names(1), 11, zombies::Config { players_per_entry: 3, max_turns: None });
     let mut bots = stay_bots(1);
     let mut turns = 0;
     while !g.is_over() {

@@ -28,7 +28,7 @@ pub struct EggHunt;
 
 /// Options of an eggs game beyond its rules.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct EggsConfig {
+pub struct Config {
     /// End the game after at most this many turns (the rules: `25 n`).
     pub max_turns: Option<u32>,
 }
@@ -45,16 +45,16 @@ impl Plays for EggHunt {
 impl Rules for EggHunt {
     const NAME: &'static str = "eggs";
     const RULES_VERSION: u16 = 1;
-    type Config = EggsConfig;
+    type Config = Config;
 
-    fn check_config(config: &EggsConfig) -> Result<(), String> {
+    fn check_config(config: &Config) -> Result<(), String> {
         match config.max_turns {
             Some(0) => Err("max_turns = 0: a game needs at least 1 turn".to_owned()),
             _ => Ok(()),
         }
     }
 
-    fn play(names: &[String], seed: u64, config: &EggsConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
+    fn play(names: &[String], seed: u64, config: &Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_| {})
     }
 }
@@ -81,7 +81,7 @@ impl<F: FnMut(&EggsContext<'_>) -> EggsAnswer> Bot<EggHunt> for F {
 pub fn play(
     entries: usize,
     seed: u64,
-    config: &EggsConfig,
+    config: &Config,
     bots: &mut [Box<dyn Bot<EggHunt> + '_>],
     mut each_turn: impl FnMut(&rules::Eggs),
 ) -> Outcome {

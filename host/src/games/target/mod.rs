@@ -30,7 +30,7 @@ pub struct InvisibleTarget;
 /// Options of a target game.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
-pub struct TargetConfig {
+pub struct Config {
     /// Probability that a wall is added after a turn where one is allowed (the rules:
     /// 0.1).
     pub q: f64,
@@ -38,9 +38,9 @@ pub struct TargetConfig {
     pub max_rounds: Option<u32>,
 }
 
-impl Default for TargetConfig {
-    fn default() -> TargetConfig {
-        TargetConfig { q: rules::Config::default().q, max_rounds: None }
+impl Default for Config {
+    fn default() -> Config {
+        Config { q: rules::Config::default().q, max_rounds: None }
     }
 }
 
@@ -62,9 +62,9 @@ impl Plays for InvisibleTarget {
 impl Rules for InvisibleTarget {
     const NAME: &'static str = "target";
     const RULES_VERSION: u16 = 1;
-    type Config = TargetConfig;
+    type Config = Config;
 
-    fn check_config(config: &TargetConfig) -> Result<(), String> {
+    fn check_config(config: &Config) -> Result<(), String> {
         if !(0.0..=1.0).contains(&config.q) {
             return Err(format!("q = {}: the wall probability must be between 0 and 1", config.q));
         }
@@ -74,7 +74,7 @@ impl Rules for InvisibleTarget {
         Ok(())
     }
 
-    fn play(names: &[String], seed: u64, config: &TargetConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
+    fn play(names: &[String], seed: u64, config: &Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_, _| {})
     }
 }
@@ -108,7 +108,7 @@ pub fn validate(answer: u32) -> Result<u8, BotError> {
 }
 
 /// Why a game of `entries` entries with `config` cannot be played, if it cannot.
-pub fn check_game(entries: usize, config: &TargetConfig) -> Result<(), String> {
+pub fn check_game(entries: usize, config: &Config) -> Result<(), String> {
     if entries == 0 {
         return Err("a game needs at least one entry".into());
     }
@@ -130,7 +130,7 @@ pub fn check_game(entries: usize, config: &TargetConfig) -> Result<(), String> {
 pub fn play(
     entries: usize,
     seed: u64,
-    config: &TargetConfig,
+    config: &Config,
     bots: &mut [Box<dyn Bot<InvisibleTarget> + '_>],
     mut each_turn: impl FnMut(&rules::Target, Option<&rules::Step>),
 ) -> Outcome {

@@ -165,16 +165,16 @@ pub struct ShotRecord {
 
 /// Options of a game beyond the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct GameConfig {
+pub struct Config {
     /// Players per entry (50 in the rules; smaller values help tests).
     pub players_per_entry: u32,
     /// Stop after this many turns even if players live (none in the rules).
     pub max_turns: Option<u32>,
 }
 
-impl Default for GameConfig {
+impl Default for Config {
     fn default() -> Self {
-        GameConfig { players_per_entry: PLAYERS_PER_ENTRY, max_turns: None }
+        Config { players_per_entry: PLAYERS_PER_ENTRY, max_turns: None }
     }
 }
 
@@ -233,7 +233,7 @@ pub struct Game {
 impl Game {
     /// A new game with the rules' set-up: each entry's players placed one by one on
     /// uniformly random empty cells, entry by entry, with 3 bullets each.
-    pub fn new(names: Vec<String>, seed: u64, config: GameConfig) -> Game {
+    pub fn new(names: Vec<String>, seed: u64, config: Config) -> Game {
         let side = board_side(names.len(), config.players_per_entry);
         let mut game = Game::empty(names, side, seed);
         game.max_turns = config.max_turns;

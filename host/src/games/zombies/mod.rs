@@ -19,7 +19,7 @@ pub mod viewer;
 
 pub use board::Board;
 pub use game::{
-    EntityInfo, Game, GameConfig, GameRng, Kind, PLAYERS_PER_ENTRY, STARTING_BULLETS, STEPS, ShotRecord, board_side,
+    Config, EntityInfo, Game, GameRng, Kind, PLAYERS_PER_ENTRY, STARTING_BULLETS, STEPS, ShotRecord, board_side,
     random_source,
 };
 use zombies_plugin_abi::{Action, Context, Direction, Id};
@@ -58,9 +58,9 @@ impl Rules for Zombies {
     /// 2: bitten players are turned row by row.
     const RULES_VERSION: u16 = 3;
 
-    type Config = GameConfig;
+    type Config = Config;
 
-    fn check_config(config: &GameConfig) -> Result<(), String> {
+    fn check_config(config: &Config) -> Result<(), String> {
         if !(1..=MAX_PLAYERS_PER_ENTRY).contains(&config.players_per_entry) {
             return Err(format!(
                 "players_per_entry = {}: it must be 1..={MAX_PLAYERS_PER_ENTRY}",
@@ -73,7 +73,7 @@ impl Rules for Zombies {
         }
     }
 
-    fn play(names: &[String], seed: u64, config: &GameConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
+    fn play(names: &[String], seed: u64, config: &Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         Game::new(names.to_vec(), seed, *config).play(bots)
     }
 

@@ -168,7 +168,7 @@ pub(super) fn serve(batch: &[u8], names: &[String], bot: &mut dyn Bot<Zombies>) 
 mod tests {
     use super::*;
     use crate::bot::BotError;
-    use crate::games::zombies::game::{Game, GameConfig};
+    use crate::games::zombies::game::{Config, Game};
     use zombies_plugin_abi::Action;
 
     /// What a bot can see of a call, and the first random numbers it would draw.
@@ -208,7 +208,7 @@ mod tests {
     fn a_served_call_sees_what_the_engine_shows_and_draws_the_same_numbers() {
         let checked = std::rc::Rc::new(std::cell::Cell::new(0));
         let names = vec!["A".to_owned(), "B".to_owned()];
-        let config = GameConfig { players_per_entry: 20, max_turns: Some(30) };
+        let config = Config { players_per_entry: 20, max_turns: Some(30) };
         let mut bots: Vec<Box<dyn Bot<Zombies>>> =
             (0..2).map(|_| Box::new(Echo { checked: std::rc::Rc::clone(&checked) }) as Box<dyn Bot<Zombies>>).collect();
         Game::new(names, 11, config).play(&mut bots);
