@@ -2,7 +2,7 @@
 
 use arena::abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, NOTHING, dir};
 use arena::bot::Entry;
-use arena::games::eggs::rules::Event;
+use arena::games::eggs::engine::Event;
 use arena::games::eggs::viewer as html;
 use arena::games::eggs::{self, EggHunt, answer};
 use arena::play::play_recorded;

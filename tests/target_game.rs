@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use arena::abi::target::{NO_WALL, TargetContext};
 use arena::bot::{Entry, EntryKind};
 use arena::game::Recorded;
-use arena::games::target::rules::Target;
+use arena::games::target::engine::Target;
 use arena::games::target::{self, InvisibleTarget, play, viewer};
 use arena::games::zombies::Zombies;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
@@ -447,7 +447,7 @@ fn a_replay_round_trips_and_its_page_is_self_contained() {
     viewer::replay_turns(&back, |game, step| {
         if step.is_some() {
             let p = order[turn % order.len()];
-            pos[p] = arena::games::target::rules::neighbour(pos[p], mv[turn] - b'0');
+            pos[p] = arena::games::target::engine::neighbour(pos[p], mv[turn] - b'0');
             turn += 1;
             while nwalls * 2 < walls.len() && walls[nwalls * 2].as_u64().unwrap() as usize <= turn {
                 nwalls += 1;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use rand::RngExt;
 use zombies_plugin_abi::target::TargetContext;
 
-use super::rules::{self, Target};
+use super::engine::{self, Target};
 use super::{Config, InvisibleTarget};
 use crate::bench::{BenchError, BenchOptions, answer_micros, python, thread_cpu_millis};
 use crate::bot::{Entry, EntryKind};
@@ -59,7 +59,7 @@ pub fn games(entries: &[Entry<InvisibleTarget>], min_time: Duration) -> Games {
 /// Snapshots of a 16-player game of random movers (drawn from the game's own
 /// generator), taken every `every` walls until it ends: one board per stage.
 pub fn snapshots(seed: u64, every: usize) -> Vec<Target> {
-    let mut game = Target::new(16, seed, rules::Config::default());
+    let mut game = Target::new(16, seed, engine::Config::default());
     let mut out = vec![game.clone()];
     while !game.is_over() {
         let mv = game.rng().random_range(0..5u8);

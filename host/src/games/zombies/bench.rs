@@ -16,7 +16,7 @@ use rand::SeedableRng;
 use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
 use zombies_plugin_abi::{Context, Id};
 
-use super::{Board, Config, Game, GameRng, Zombies, random_source};
+use super::{Board, Config, Engine, GameRng, Zombies, random_source};
 use crate::bench::{BenchError, BenchOptions, peak_rss_mib};
 use crate::bot::{CallStats, EntryKind};
 use crate::isolate::Isolation;
@@ -202,7 +202,7 @@ pub fn step_profile(workload: &Workload, min_time: Duration) -> StepProfile {
     while games == 0 || start.elapsed() < min_time {
         let (mut bots, _) = make_bots(&workload.entries, |_, bot| bot);
         let names = workload.entries.iter().map(|e| e.name.clone()).collect();
-        let mut game = Game::new(names, games, Config::default());
+        let mut game = Engine::new(names, games, Config::default());
         while !game.is_over() {
             let mut t = Instant::now();
             game.turn_observed(&mut bots, |i| {
