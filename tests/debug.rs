@@ -8,8 +8,8 @@ use std::process::Command;
 
 use arena::bot::Entry;
 use arena::debug::{CALL_CAP, CUT_MARK, ENTRY_CAP, ENTRY_CUT_MARK};
-use arena::games::eggs::{EggHunt, EggsConfig};
-use arena::games::zombies::{GameConfig, Zombies};
+use arena::games::eggs::{self, EggHunt};
+use arena::games::zombies::{self, Zombies};
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::play::play_recorded;
 use arena::replay::Replay;
@@ -54,8 +54,8 @@ fn do_turn(ctx) {
 "#;
 
 /// The zombies player numbers of each entry's calls, by call: which entry made call k.
-fn small() -> GameConfig {
-    GameConfig { players_per_entry: 2, max_turns: Some(6) }
+fn small() -> zombies::Config {
+    zombies::Config { players_per_entry: 2, max_turns: Some(6) }
 }
 
 #[test]
@@ -117,7 +117,7 @@ function do_turn(ctx)
 end
 "#;
     let (_dir, entries) = entries_of::<Zombies>(&[("chatty.lua", chatty)]);
-    let config = GameConfig { players_per_entry: 60, max_turns: Some(4) };
+    let config = zombies::Config { players_per_entry: 60, max_turns: Some(4) };
     let (outcome, replay) = play_recorded(&entries, 3, &config);
     assert_eq!(outcome.stats[0].errors, 0, "{:?}", outcome.stats[0].messages);
     assert!(outcome.stats[0].calls >= 100);
@@ -149,7 +149,7 @@ fn programs_say_something_with_hash_lines_and_standard_error() {
         assert_eq!(n.text, format!("turn {}, player {}\nsecond line", n.turn, n.unit.unwrap()));
     }
     let (_dir, entries) = entries_of::<EggHunt>(&[("egg.sh", egg)]);
-    let (outcome, replay) = play_recorded(&entries, 5, &EggsConfig { max_turns: Some(4) });
+    let (outcome, replay) = play_recorded(&entries, 5, &eggs::Config { max_turns: Some(4) });
     assert_eq!(outcome.stats[0].errors, 0, "{:?}", outcome.stats[0].messages);
     assert_eq!(replay.notes.len() as u64, outcome.stats[0].calls);
     assert!(replay.notes.iter().all(|n| n.text == "looking\nthinking hard"), "{:?}", replay.notes);
@@ -157,10 +157,10 @@ fn programs_say_something_with_hash_lines_and_standard_error() {
 
 #[test]
 fn a_target_program_says_something_with_hash_lines_at_each_copys_call() {
-    use arena::games::target::{InvisibleTarget, TargetConfig};
+    use arena::games::target::{self, InvisibleTarget};
     let copy = "#!/bin/sh\n# arena: target\nwhile read -r line; do\n  echo \"# copy $ARENA_COPY sees $line\" | cut -c1-40\n  echo 2\ndone\n";
     let (_dir, entries) = entries_of::<InvisibleTarget>(&[("copy.sh", copy)]);
-    let config = TargetConfig { max_rounds: Some(2), ..TargetConfig::default() };
+    let config = target::Config { max_rounds: Some(2), ..target::Config::default() };
     let (outcome, replay) = play_recorded(&entries, 5, &config);
     assert_eq!(outcome.stats[0].errors, 0, "{:?}", outcome.stats[0].messages);
     assert_eq!(replay.notes.len() as u64, outcome.stats[0].calls);
@@ -184,7 +184,7 @@ fn native_rust_and_c_bots_say_something_through_the_abi_1_4_channel() {
     std::fs::copy(plugin_lib("abi-1-0-bot"), dir.path().join(lib_name("abi10"))).unwrap();
     let entries = natives(dir.path());
     let index = |name: &str| entries.iter().position(|e| e.name == name).unwrap() as u32;
-    let config = GameConfig { players_per_entry: 10, max_turns: Some(30) };
+    let config = zombies::Config { players_per_entry: 10, max_turns: Some(30) };
     let (outcome, replay) = play_recorded(&entries, 11, &config);
     assert!(outcome.stats.iter().all(|s| s.errors == 0), "{:?}", outcome.stats);
     let said = |name: &str| replay.notes.iter().filter(|n| n.entry == index(name)).collect::<Vec<_>>();

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use arena::bot::Entry;
-use arena::games::eggs::{EggHunt, EggsConfig};
+use arena::games::eggs::{self, EggHunt};
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::tournament::play_game;
 
@@ -45,10 +45,10 @@ fn entry(plugins: &[PathBuf], scripts: &[PathBuf]) -> Entry<EggHunt> {
 /// Plays `games` games of `entries` and returns each entry's total eggs; every call
 /// must have answered validly.
 fn play(entries: &[Entry<EggHunt>], games: impl Iterator<Item = u64>) -> Vec<u64> {
-    play_with(entries, games, &EggsConfig::default())
+    play_with(entries, games, &eggs::Config::default())
 }
 
-fn play_with(entries: &[Entry<EggHunt>], games: impl Iterator<Item = u64>, config: &EggsConfig) -> Vec<u64> {
+fn play_with(entries: &[Entry<EggHunt>], games: impl Iterator<Item = u64>, config: &eggs::Config) -> Vec<u64> {
     let mut totals = vec![0u64; entries.len()];
     for seed in games {
         let outcome = play_game(entries, seed, config);
@@ -159,7 +159,7 @@ fn python_programs_load_play_and_the_hunter_beats_random() {
     let names: Vec<&str> = both.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["py-hunter", "py-random"]);
     // A process per turn (tens of milliseconds each): two short games only.
-    let totals = play_with(&both, seeds().take(2), &EggsConfig { max_turns: Some(60) });
+    let totals = play_with(&both, seeds().take(2), &eggs::Config { max_turns: Some(60) });
     assert!(totals[0] >= 3 * totals[1] + 4, "py-hunter.py {} eggs, py-random.py {}", totals[0], totals[1]);
 }
 

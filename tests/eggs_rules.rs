@@ -1,7 +1,7 @@
 //! One test per rule of `docs/games/eggs.md`, through the public API only, then
 //! property tests over random games.
 
-use arena::games::eggs::rules::{Act, Answer, Cell, Eggs, Event, GameRng, Reason, parse_answer};
+use arena::games::eggs::engine::{Act, Answer, Cell, Eggs, Event, GameRng, Reason, parse_answer};
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 
@@ -212,7 +212,7 @@ fn generation_same_seed_same_board() {
 
 #[test]
 fn setup_rejects_no_entries_and_too_many() {
-    for entries in [0, arena::games::eggs::rules::MAX_ENTRIES + 1] {
+    for entries in [0, arena::games::eggs::engine::MAX_ENTRIES + 1] {
         let err = Eggs::new(entries, 0).unwrap_err().to_string();
         assert!(!err.is_empty() && !err.contains('\n'), "{err}");
     }

@@ -2,9 +2,9 @@
 
 use arena::abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, NOTHING, dir};
 use arena::bot::Entry;
-use arena::games::eggs::rules::Event;
+use arena::games::eggs::engine::Event;
 use arena::games::eggs::viewer as html;
-use arena::games::eggs::{EggHunt, EggsConfig, answer};
+use arena::games::eggs::{self, EggHunt, answer};
 use arena::play::play_recorded;
 use arena::replay::ReplayError;
 use serde_json::Value;
@@ -72,7 +72,7 @@ fn embedded(page: &str) -> Value {
 #[test]
 fn the_page_is_self_contained_and_holds_every_turn_and_score() {
     let seed = 5;
-    let (outcome, replay) = play_recorded(&entries(), seed, &EggsConfig::default());
+    let (outcome, replay) = play_recorded(&entries(), seed, &eggs::Config::default());
     assert!(outcome.turns > 10, "a real game: {} turns", outcome.turns);
     let page = html::render(&replay).unwrap();
     for outside in ["http://", "https://", "src=", "href=", "@import", "url("] {
@@ -144,7 +144,7 @@ fn the_page_is_self_contained_and_holds_every_turn_and_score() {
 
 #[test]
 fn a_replay_round_trips_through_bytes_and_replays_to_the_same_outcome() {
-    let (outcome, replay) = play_recorded(&entries(), 11, &EggsConfig { max_turns: Some(60) });
+    let (outcome, replay) = play_recorded(&entries(), 11, &eggs::Config { max_turns: Some(60) });
     assert_eq!(outcome.turns, 60);
     let back = Replay::from_bytes(&replay.to_bytes()).unwrap();
     assert_eq!(back, replay);
@@ -157,7 +157,7 @@ fn a_replay_round_trips_through_bytes_and_replays_to_the_same_outcome() {
 
 #[test]
 fn a_corrupt_or_truncated_eggs_replay_gives_a_one_line_error() {
-    let (_, replay) = play_recorded(&entries(), 4, &EggsConfig { max_turns: Some(80) });
+    let (_, replay) = play_recorded(&entries(), 4, &eggs::Config { max_turns: Some(80) });
     let bytes = replay.to_bytes();
     let err = |b: &[u8]| Replay::from_bytes(b).and_then(|r| html::render(&r)).unwrap_err();
     let mut errors = vec![];
@@ -218,9 +218,9 @@ fn a_corrupt_or_truncated_eggs_replay_gives_a_one_line_error() {
 #[test]
 fn a_zombies_replay_is_not_an_eggs_replay() {
     use arena::abi::{Action, Context};
-    use arena::games::zombies::{GameConfig, Zombies};
+    use arena::games::zombies::{self, Zombies};
     let entries = vec![Entry::<Zombies>::builtin("Still", || |_: &Context<'_>| Action::stay())];
-    let (_, zombies) = play_recorded(&entries, 3, &GameConfig { players_per_entry: 3, max_turns: Some(5) });
+    let (_, zombies) = play_recorded(&entries, 3, &zombies::Config { players_per_entry: 3, max_turns: Some(5) });
     let e = Replay::from_bytes(&zombies.to_bytes()).unwrap_err();
     assert_eq!(e, ReplayError::OtherGame("zombies".into(), "eggs"));
     assert!(!e.to_string().contains('\n'));
@@ -254,7 +254,7 @@ fn the_page_steps_with_the_arrow_keys_and_follows_its_address_in_node() {
         crate::util::skip("skipping the page-script test: no node");
         return;
     };
-    let (outcome, replay) = play_recorded(&entries(), 8, &EggsConfig::default());
+    let (outcome, replay) = play_recorded(&entries(), 8, &eggs::Config::default());
     assert!(outcome.turns > 30);
     let page = html::render(&replay).unwrap();
     let body = page.split("<script>").nth(1).unwrap().split("</script>").next().unwrap();

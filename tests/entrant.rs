@@ -272,12 +272,12 @@ fn target_copy_numbers_are_readable_on_every_dot_and_the_legend_says_what_its_nu
     use arena::abi::target::TargetContext;
     use arena::bot::Entry;
     use arena::game::Recorded as _;
-    use arena::games::target::{InvisibleTarget, TargetConfig};
+    use arena::games::target::{self, InvisibleTarget};
     use serde_json::json;
     let seeker = || |c: &TargetContext<'_>| c.random(5);
     let entries: Vec<_> = (0..17).map(|i| Entry::builtin(format!("E{i}"), seeker)).collect();
     let (_, target) =
-        arena::play::play_recorded(&entries, 4, &TargetConfig { max_rounds: Some(2), ..TargetConfig::default() });
+        arena::play::play_recorded(&entries, 4, &target::Config { max_rounds: Some(2), ..target::Config::default() });
     let page = InvisibleTarget::viewer_page(&target).unwrap();
     let Some(driver) = crate::util::Driver::start() else { return };
     let dir = tempfile::tempdir().unwrap();
@@ -309,13 +309,13 @@ fn target_copy_numbers_are_readable_on_every_dot_and_the_legend_says_what_its_nu
 fn hex_zombies_stacked_on_one_cell_are_drawn_with_their_count() {
     use arena::bot::Entry;
     use arena::game::Recorded as _;
-    use arena::games::hex::{HexConfig, HexGame};
+    use arena::games::hex::{self, HexGame};
     use serde_json::{Value, json};
     let hex = [
         Entry::builtin("A", arena::games::hex::bench::baseline),
         Entry::builtin("B", arena::games::hex::bench::baseline),
     ];
-    let (_, replay) = arena::play::play_recorded(&hex, 4, &HexConfig { max_turns: Some(12) });
+    let (_, replay) = arena::play::play_recorded(&hex, 4, &hex::Config { max_turns: Some(12) });
     let page = HexGame::viewer_page(&replay).unwrap();
     // The page's data with a frame whose first two zombies share a cell.
     let open = r#"<script id="data" type="application/json">"#;

@@ -139,7 +139,7 @@ fn a_tournament_with_every_broken_bot_completes_and_reports_each_in_one_line() {
 fn an_entry_that_spends_its_time_bank_is_out_of_the_game_and_says_so() {
     use arena::abi::{Action, Context};
     use arena::bot::Entry;
-    use arena::games::zombies::GameConfig;
+    use arena::games::zombies;
     use arena::limits::TimeBank;
     use arena::tournament::{Plan, play_here};
     use std::time::Duration;
@@ -156,8 +156,11 @@ fn an_entry_that_spends_its_time_bank_is_out_of_the_game_and_says_so() {
     });
     let quick = Entry::builtin("Quick", || |_: &Context<'_>| Action::stay());
     let bank = TimeBank { initial: Duration::from_millis(50), per_turn: Duration::ZERO };
-    let plan =
-        Plan { bank: Some(bank), config: GameConfig { players_per_entry: 3, max_turns: Some(10) }, ..Plan::new(1, 1) };
+    let plan = Plan {
+        bank: Some(bank),
+        config: zombies::Config { players_per_entry: 3, max_turns: Some(10) },
+        ..Plan::new(1, 1)
+    };
     let (outcome, _) = play_here(&[slow, quick], &plan, 4);
     let s = &outcome.stats[0];
     assert_eq!(s.disqualified, 1, "{s:?}");

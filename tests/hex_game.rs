@@ -8,7 +8,7 @@ use std::time::Duration;
 use arena::abi::hex::{CALL_SPAWN_HUMANS, HexAnswer, HexCommand, HexContext};
 use arena::bot::{Entry, EntryKind};
 use arena::game::{Game, Ranking, Recorded};
-use arena::games::hex::{HexCall, HexConfig, HexGame};
+use arena::games::hex::{self, HexCall, HexGame};
 use arena::limits::TimeBank;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::replay::Replay;
@@ -172,7 +172,7 @@ fn shards_merge_into_the_one_machine_result() {
 }
 
 /// Plays `entries` (humans, zombies) once and checks that both were called without errors.
-fn plays_cleanly(entries: &[Entry<HexGame>], config: &HexConfig) -> u32 {
+fn plays_cleanly(entries: &[Entry<HexGame>], config: &hex::Config) -> u32 {
     let outcome = play_game(entries, 7, config);
     for (i, e) in entries.iter().enumerate() {
         let s = &outcome.stats[i];
@@ -218,7 +218,7 @@ fn native_and_lua_bots_play_full_games_on_both_sides() {
     assert_eq!(lua.kind, EntryKind::Lua);
     // Full games in release builds; shorter ones in debug builds, where a Lua side of
     // hundreds of zombies takes minutes.
-    let config = HexConfig { max_turns: if cfg!(debug_assertions) { Some(200) } else { None } };
+    let config = hex::Config { max_turns: if cfg!(debug_assertions) { Some(200) } else { None } };
     plays_cleanly(&[rust.clone(), lua.clone()], &config);
     plays_cleanly(&[lua, rust], &config);
 }
@@ -251,7 +251,7 @@ fn do_turn(ctx) {
     );
     assert!(found.skipped.is_empty(), "{:?}", found.skipped);
     let rhai = found.entries[0].clone();
-    let short = HexConfig { max_turns: Some(120) };
+    let short = hex::Config { max_turns: Some(120) };
     plays_cleanly(&[rhai.clone(), basic("Basic")], &short);
     plays_cleanly(&[basic("Basic"), rhai], &short);
 }
@@ -265,7 +265,7 @@ fn a_program_bot_plays_both_sides_over_json_lines() {
     let (_dir, found) = scripts_in(&["scripts/hex/py-basic.py"]);
     let py = found.into_iter().next().unwrap();
     assert_eq!(py.kind, EntryKind::Program);
-    let short = HexConfig { max_turns: Some(60) };
+    let short = hex::Config { max_turns: Some(60) };
     plays_cleanly(&[py.clone(), basic("Basic")], &short);
     plays_cleanly(&[basic("Basic"), py], &short);
 }
@@ -286,11 +286,11 @@ fn answers_past_the_limits_and_unknown_commands_are_skipped() {
             a
         }
     });
-    let outcome = play_game(&[basic("Basic"), greedy.clone()], 7, &HexConfig { max_turns: Some(100) });
+    let outcome = play_game(&[basic("Basic"), greedy.clone()], 7, &hex::Config { max_turns: Some(100) });
     let s = &outcome.stats[1];
     assert!(s.errors > 0 && s.errors < s.calls, "{s:?}");
     assert!(s.messages.iter().any(|m| m.contains("16 commands, at most 4")), "{s:?}");
-    let outcome = play_game(&[greedy, basic("Basic")], 7, &HexConfig { max_turns: Some(100) });
+    let outcome = play_game(&[greedy, basic("Basic")], 7, &hex::Config { max_turns: Some(100) });
     assert_eq!(outcome.stats[0].errors, 0, "{:?}", outcome.stats[0]);
 }
 
@@ -349,7 +349,7 @@ fn the_command_cap_runs_the_first_commands_and_counts_one_error_for_every_kind()
     entries.push(rust);
     assert_eq!(entries.len(), if python { 4 } else { 3 });
     for e in &entries {
-        let outcome = play_game(&[e.clone(), null("Null")], 1, &HexConfig { max_turns: Some(5) });
+        let outcome = play_game(&[e.clone(), null("Null")], 1, &hex::Config { max_turns: Some(5) });
         let s = &outcome.stats[0];
         assert_eq!(outcome.turns, 5, "{}: the first commands did not run", e.name);
         assert_eq!(s.errors, 1, "{}: {s:?}", e.name);
@@ -385,7 +385,7 @@ fn a_spent_time_bank_kills_the_humans_or_ends_the_game_for_the_zombies() {
 #[test]
 fn replays_round_trip_and_the_page_is_self_contained() {
     let entries = [basic("Basic"), basic("Other")];
-    let (outcome, replay) = arena::play::play_recorded(&entries, 11, &HexConfig::default());
+    let (outcome, replay) = arena::play::play_recorded(&entries, 11, &hex::Config::default());
     assert!(outcome.turns > 10);
     let bytes = replay.to_bytes();
     let back = Replay::<HexGame>::from_bytes(&bytes).unwrap();
@@ -403,7 +403,7 @@ fn replays_round_trip_and_the_page_is_self_contained() {
         assert!(Replay::<HexGame>::from_bytes(&bytes[..cut]).and_then(|r| r.verify()).is_err());
     }
     // A replay of one entry playing itself (arena play with one entry).
-    let (_, solo) = arena::play::play_recorded(&[basic("Solo")], 2, &HexConfig { max_turns: Some(50) });
+    let (_, solo) = arena::play::play_recorded(&[basic("Solo")], 2, &hex::Config { max_turns: Some(50) });
     solo.verify().unwrap();
     HexGame::viewer_page(&solo).unwrap();
 }
@@ -411,8 +411,8 @@ fn replays_round_trip_and_the_page_is_self_contained() {
 #[test]
 fn games_are_functions_of_the_seed() {
     let entries = [basic("A"), basic("B")];
-    let a = play_game(&entries, 99, &HexConfig::default());
-    let b = play_game(&entries, 99, &HexConfig::default());
+    let a = play_game(&entries, 99, &hex::Config::default());
+    let b = play_game(&entries, 99, &hex::Config::default());
     assert_eq!((a.turns, &a.scores), (b.turns, &b.scores));
 }
 
@@ -464,7 +464,7 @@ ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }
         arena::loaders::native::load::<HexGame>(&dir.path().join(crate::util::lib_name("chex")), &Default::default())
             .unwrap();
     assert_eq!((c.name.as_str(), c.kind), ("CHex", EntryKind::NativeC));
-    let short = HexConfig { max_turns: Some(300) };
+    let short = hex::Config { max_turns: Some(300) };
     plays_cleanly(&[c.clone(), basic("Basic")], &short);
     plays_cleanly(&[basic("Basic"), c], &short);
 }
@@ -518,7 +518,7 @@ fn spawn_after_eat_in_the_same_half_turn() {
     // (half-turn, accepted) of every eat and spawn outside the spawn calls' half-turns' starts.
     let mut eaten_at = None;
     let mut respawned = None;
-    let config = HexConfig { max_turns: Some(120) };
+    let config = hex::Config { max_turns: Some(120) };
     play(2, 5, &config, &mut bots, |event| {
         if let Event::Command { game, side: Side::Zombies, command, accepted: true, .. } = event {
             match command {
@@ -703,7 +703,7 @@ test_main()
             if program_side == HUMANS { (vec![checked, baseline], 0) } else { (vec![baseline, checked], 1) };
         // 300 half-turns: thousands of calls, spawns, deaths, crates, walls and airdrops
         // (a whole game of hundreds of zombies takes minutes in a debug build).
-        let outcome = play(2, 3, &HexConfig { max_turns: Some(300) }, &mut bots, |_| {});
+        let outcome = play(2, 3, &hex::Config { max_turns: Some(300) }, &mut bots, |_| {});
         let s = &outcome.stats[at];
         assert_eq!((s.errors, s.overruns, s.disqualified), (0, 0, 0), "{s:?}");
         eprintln!("program side {program_side}: {} unit calls checked, result {}", calls.get(), outcome.turns);
@@ -733,7 +733,7 @@ fn the_lua_rhai_and_python_baselines_make_the_same_decisions() {
     }
     let (_dir, entries) = scripts_in(&files);
     assert_eq!(entries.len(), files.len());
-    let config = HexConfig { max_turns: Some(150) };
+    let config = hex::Config { max_turns: Some(150) };
     let games: Vec<_> = entries
         .iter()
         .map(|e| {
@@ -825,7 +825,7 @@ while True:
     assert!(found.skipped.is_empty(), "{:?}", found.skipped);
     assert_eq!(found.entries.len(), if python { 3 } else { 2 });
     for e in &found.entries {
-        let outcome = play_game(&[e.clone(), null("Null")], 1, &HexConfig { max_turns: Some(5) });
+        let outcome = play_game(&[e.clone(), null("Null")], 1, &hex::Config { max_turns: Some(5) });
         assert_eq!(outcome.stats[0].errors, 0, "{}: {:?}", e.name, outcome.stats[0]);
         assert_eq!(outcome.turns, 5, "{} did not read the static data", e.name);
     }
@@ -844,7 +844,7 @@ fn bundled_zombie_bots_end_the_baseline_humans_well_before_the_limit() {
     let (_dir, mut entries) = scripts_in(&files);
     entries.insert(0, native("hex-smart"));
     for zombies in &entries {
-        let outcome = play_game(&[basic("Basic"), zombies.clone()], 1, &HexConfig::default());
+        let outcome = play_game(&[basic("Basic"), zombies.clone()], 1, &hex::Config::default());
         let s = &outcome.stats[1];
         assert_eq!((s.errors, s.overruns, s.disqualified), (0, 0, 0), "{}: {s:?}", zombies.name);
         eprintln!("{} ends the baseline humans at t = {}", zombies.name, outcome.turns);
@@ -881,7 +881,7 @@ fn do_turn(ctx) {
         &ScriptLimits::default(),
     );
     let e = found.entries[0].clone();
-    let outcome = play_game(&[e.clone(), e.renamed("other")], 1, &HexConfig { max_turns: Some(30) });
+    let outcome = play_game(&[e.clone(), e.renamed("other")], 1, &hex::Config { max_turns: Some(30) });
     for s in &outcome.stats {
         assert!(s.errors > 0, "{s:?}");
         assert!(s.messages.iter().all(|m| m.contains("Cannot modify constant")), "{s:?}");
@@ -913,7 +913,7 @@ fn do_turn(ctx) {
         &ScriptLimits::default(),
     );
     let e = found.entries[0].clone();
-    let outcome = play_game(&[e, basic("Basic")], 1, &HexConfig { max_turns: Some(20) });
+    let outcome = play_game(&[e, basic("Basic")], 1, &hex::Config { max_turns: Some(20) });
     let s = &outcome.stats[0];
     assert_eq!(outcome.turns, 20);
     // The two unit calls of half-turn 5 fail, every other call plays.

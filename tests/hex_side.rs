@@ -19,7 +19,7 @@ use arena::abi::hex::{
 use arena::bot::{Bot, BotError, Entry, EntryKind, TimeLeft};
 use arena::game::{Outcome, Recorded};
 use arena::games::hex::{
-    Contents, Event, Hex, HexCall, HexConfig, HexGame, Refusal, Side, SideChannel, SideInfo, Verdict, play,
+    self, Contents, Event, Hex, HexCall, HexGame, Refusal, Side, SideChannel, SideInfo, Verdict, play,
 };
 use arena::limits::TimeBank;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
@@ -213,7 +213,7 @@ fn checked_game(entry: &Entry<HexGame>, side: u32, floats: bool, turns: u32) -> 
         Box::new(Checked { inner: entry.create_bot().unwrap(), floats, checks: Rc::clone(&checks) });
     let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::games::hex::bench::baseline());
     let mut bots = if side == HUMANS { vec![checked, baseline] } else { vec![baseline, checked] };
-    let outcome = play(2, 3, &HexConfig { max_turns: Some(turns) }, &mut bots, |_| {});
+    let outcome = play(2, 3, &hex::Config { max_turns: Some(turns) }, &mut bots, |_| {});
     drop(bots);
     (outcome, Rc::try_unwrap(checks).map(RefCell::into_inner).unwrap_or_default())
 }
@@ -548,7 +548,7 @@ fn a_side_bot_of_every_kind_plays_each_half_turn_in_one_call() {
     // The C bot aborts without both clocks: the games have a (large) bank.
     let plan = Plan {
         bank: Some(TimeBank { initial: Duration::from_secs(1000), per_turn: Duration::ZERO }),
-        config: HexConfig { max_turns: Some(60) },
+        config: hex::Config { max_turns: Some(60) },
         ..Plan::new(0, 1)
     };
     for e in &entries {
@@ -790,7 +790,7 @@ fn a_refused_command_says_why_and_changes_nothing_and_the_sight_follows_each_com
         let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::games::hex::bench::baseline());
         let mut bots = if prober_side == HUMANS { vec![prober, baseline] } else { vec![baseline, prober] };
         let observer = Rc::clone(&seen);
-        play(2, 11, &HexConfig { max_turns: Some(160) }, &mut bots, move |e| {
+        play(2, 11, &hex::Config { max_turns: Some(160) }, &mut bots, move |e| {
             let g = match e {
                 Event::Start(g) | Event::Boundary(g) | Event::Command { game: g, .. } => g,
             };
@@ -867,7 +867,7 @@ fn a_side_call_past_the_half_turns_cap_runs_the_first_commands_and_counts_one_er
         }
         Greedy(std::sync::Arc::clone(&noted))
     });
-    let outcome = play_game(&[greedy, basic("Basic")], 1, &HexConfig { max_turns: Some(10) });
+    let outcome = play_game(&[greedy, basic("Basic")], 1, &hex::Config { max_turns: Some(10) });
     let s = &outcome.stats[0];
     assert_eq!((s.calls, s.errors), (5, 5), "{s:?}");
     assert!(s.messages[0].contains("commands in a side call, at most 112 this half-turn"), "{s:?}");
@@ -894,7 +894,7 @@ fn side_games_replay_exactly_and_the_page_shows_the_side_turns() {
     }
     let (_dir, mut entries) = bundled(&files);
     entries.push(native("hex-legion"));
-    let config = HexConfig { max_turns: Some(150) };
+    let config = hex::Config { max_turns: Some(150) };
     for e in &entries {
         for seats in [[e.clone(), basic("Basic")], [basic("Basic"), e.clone()]] {
             let (outcome, replay) = arena::play::play_recorded(&seats, 9, &config);
@@ -925,7 +925,7 @@ fn the_rust_lua_and_python_legions_make_the_same_decisions() {
     }
     let (_dir, mut entries) = bundled(&files);
     entries.insert(0, native("hex-legion"));
-    let config = HexConfig { max_turns: Some(if cfg!(debug_assertions) { 200 } else { 1000 }) };
+    let config = hex::Config { max_turns: Some(if cfg!(debug_assertions) { 200 } else { 1000 }) };
     let games: Vec<_> = entries
         .iter()
         .map(|e| {
@@ -955,7 +955,7 @@ fn bundled_side_zombies_end_the_baseline_humans_well_before_the_limit() {
     let (_dir, mut entries) = bundled(&files);
     entries.insert(0, native("hex-legion"));
     for zombies in &entries {
-        let outcome = play_game(&[basic("Basic"), zombies.clone()], 1, &HexConfig::default());
+        let outcome = play_game(&[basic("Basic"), zombies.clone()], 1, &hex::Config::default());
         let s = &outcome.stats[1];
         assert_eq!((s.errors, s.overruns, s.disqualified), (0, 0, 0), "{}: {s:?}", zombies.name);
         eprintln!("{} ends the baseline humans at t = {}", zombies.name, outcome.turns);
@@ -1018,7 +1018,7 @@ end
         let (_dir, entries) = entries_of(&files);
         let bank =
             (want == "both").then_some(TimeBank { initial: Duration::from_secs(1000), per_turn: Duration::ZERO });
-        let plan = Plan { bank, config: HexConfig { max_turns: Some(5) }, ..Plan::new(0, 1) };
+        let plan = Plan { bank, config: hex::Config { max_turns: Some(5) }, ..Plan::new(0, 1) };
         for e in &entries {
             let (outcome, _) = play_here(&[e.clone(), basic("Basic")], &plan, 1);
             assert_eq!(outcome.stats[0].errors, 0, "{}: {:?}", e.name, outcome.stats[0]);
@@ -1061,7 +1061,7 @@ for line in sys.stdin:
         print(json.dumps({"plays": "sides"}), flush=True)
 "#;
     let (_dir, entries) = entries_of(&[("late.py", late)]);
-    let outcome = play_game(&[entries[0].clone(), basic("Basic")], 1, &HexConfig { max_turns: Some(5) });
+    let outcome = play_game(&[entries[0].clone(), basic("Basic")], 1, &hex::Config { max_turns: Some(5) });
     let s = &outcome.stats[0];
     assert!(s.errors > 0 && s.messages[0].contains("answers the first line of a game only"), "{s:?}");
 }
@@ -1105,12 +1105,12 @@ fn a_side_call_giving_a_per_unit_bots_commands_plays_the_same_game() {
             Ok(HexAnswer::default())
         }
     }
-    let per_unit = play_game(&[basic("A"), basic("B")], 21, &HexConfig { max_turns: Some(300) });
+    let per_unit = play_game(&[basic("A"), basic("B")], 21, &hex::Config { max_turns: Some(300) });
     let mut bots: Vec<Box<dyn Bot<HexGame>>> = vec![
         Box::new(AsSide(Box::new(arena::games::hex::bench::baseline()))),
         Box::new(AsSide(Box::new(arena::games::hex::bench::baseline()))),
     ];
-    let sides = play(2, 21, &HexConfig { max_turns: Some(300) }, &mut bots, |_| {});
+    let sides = play(2, 21, &hex::Config { max_turns: Some(300) }, &mut bots, |_| {});
     assert_eq!((sides.turns, &sides.scores), (per_unit.turns, &per_unit.scores));
     assert!(sides.turns > 100, "{}", sides.turns);
 }

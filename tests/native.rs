@@ -4,7 +4,7 @@ use arena::games::zombies::Zombies;
 use std::path::{Path, PathBuf};
 
 use arena::bot::EntryKind;
-use arena::games::zombies::GameConfig;
+use arena::games::zombies;
 use arena::loaders::{Discovery, ScriptLimits, SearchPaths, discover};
 use arena::tournament::play_game;
 
@@ -56,11 +56,11 @@ fn a_c_bot_is_compiled_with_the_system_compiler_loaded_and_played() {
     assert_eq!(found.entries.len(), 1);
     let entry = &found.entries[0];
     assert_eq!((entry.name.as_str(), entry.kind), ("Wanderer", EntryKind::NativeC));
-    let out = play_game(&found.entries, 3, &GameConfig::default());
+    let out = play_game(&found.entries, 3, &zombies::Config::default());
     assert!(out.turns > 0 && out.stats[0].calls > 0);
     assert_eq!(out.stats[0].errors, 0, "{:?}", out.stats[0].messages);
     // The C bot draws from the game's generator: the game replays exactly.
-    assert_eq!(untimed(out), untimed(play_game(&found.entries, 3, &GameConfig::default())));
+    assert_eq!(untimed(out), untimed(play_game(&found.entries, 3, &zombies::Config::default())));
 }
 
 #[test]
@@ -97,7 +97,7 @@ fn broken_libraries_are_skipped_with_one_line_naming_the_reason() {
     assert!(reason_for(&found, &lib_name("wrong_abi_rust")).contains("ABI version 2"));
 
     // And they play.
-    let out = play_game(&found.entries, 1, &GameConfig::default());
+    let out = play_game(&found.entries, 1, &zombies::Config::default());
     assert_eq!(out.scores.len(), 2);
 }
 
@@ -160,7 +160,7 @@ fn a_rust_library_built_against_abi_1_0_loads_and_plays_zombies() {
     let found = discover_plugins(dir.path());
     let names: Vec<&str> = found.entries.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["OldTimer", "StandStill"], "{:?}", found.skipped);
-    let out = play_game(&found.entries, 4, &GameConfig { max_turns: Some(20), ..GameConfig::default() });
+    let out = play_game(&found.entries, 4, &zombies::Config { max_turns: Some(20), ..zombies::Config::default() });
     assert!(out.stats.iter().all(|s| s.calls > 0 && s.errors == 0), "{:?}", out.stats);
 }
 
@@ -178,7 +178,7 @@ fn c_tables_of_older_versions_load_by_their_declared_size() {
     let found = discover::<Zombies>(&SearchPaths { plugins: vec![dir.path().to_owned()], scripts: vec![] }, &limits);
     let names: Vec<&str> = found.entries.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["Old", "Mid"], "{:?}", found.skipped);
-    let out = play_game(&found.entries, 2, &GameConfig::default());
+    let out = play_game(&found.entries, 2, &zombies::Config::default());
     assert!(out.stats.iter().all(|s| s.calls > 0 && s.errors == 0), "{:?}", out.stats);
     assert!(!logs.exists(), "neither logs");
 }

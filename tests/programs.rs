@@ -10,8 +10,8 @@ use std::path::Path;
 
 use arena::abi::eggs::EggsAnswer;
 use arena::bot::EntryKind;
-use arena::games::eggs::{EggHunt, EggsConfig};
-use arena::games::zombies::{GameConfig, Zombies};
+use arena::games::eggs::{self, EggHunt};
+use arena::games::zombies::{self, Zombies};
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::tournament::play_game;
 use rand::SeedableRng;
@@ -51,7 +51,7 @@ fn an_eggs_program_plays_the_seed_protocol_once_per_turn_and_keeps_its_memory() 
         discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(2000));
     assert!(found.skipped.is_empty(), "{:?}", found.skipped);
     assert_eq!(found.entries[0].kind, EntryKind::Program);
-    let out = play_game(&found.entries, 5, &EggsConfig { max_turns: Some(6) });
+    let out = play_game(&found.entries, 5, &eggs::Config { max_turns: Some(6) });
     assert_eq!(out.turns, 6);
     assert_eq!((out.stats[0].calls, out.stats[0].errors), (6, 0), "{:?}", out.stats[0].messages);
 }
@@ -70,7 +70,7 @@ while True:
     program(dir.path(), "steady.py", &format!("#!{py}\n# arena: eggs persistent\n{body}"));
     let found =
         discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(2000));
-    let out = play_game(&found.entries, 1, &EggsConfig { max_turns: Some(20) });
+    let out = play_game(&found.entries, 1, &eggs::Config { max_turns: Some(20) });
     assert_eq!((out.stats[0].calls, out.stats[0].errors), (20, 0), "{:?}", out.stats[0].messages);
 }
 
@@ -85,7 +85,7 @@ fn eggs_programs_that_hang_crash_or_print_garbage_cost_one_error_per_call() {
         discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(300));
     assert_eq!(found.entries.len(), 3, "{:?}", found.skipped);
     let started = std::time::Instant::now();
-    let out = play_game(&found.entries, 2, &EggsConfig { max_turns: Some(3) });
+    let out = play_game(&found.entries, 2, &eggs::Config { max_turns: Some(3) });
     assert!(started.elapsed().as_secs() < 10, "each hung call costs its limit only");
     for (e, s) in found.entries.iter().zip(&out.stats) {
         assert_eq!(s.calls, 3, "{}", e.name);
@@ -117,7 +117,7 @@ for line in sys.stdin:
     let found =
         discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(2000));
     assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
-    let out = play_game(&found.entries, 3, &GameConfig { players_per_entry: 10, max_turns: Some(60) });
+    let out = play_game(&found.entries, 3, &zombies::Config { players_per_entry: 10, max_turns: Some(60) });
     let s = &out.stats[0];
     assert!(s.calls > 20, "{s:?}");
     assert_eq!(s.errors + s.overruns, 0, "{:?}", s.messages);
@@ -170,7 +170,7 @@ fn a_zombies_program_gets_its_turns_calls_in_one_write_and_each_answer_stays_wit
     let limits = ScriptLimits { log_dir: Some(logs.path().to_owned()), ..limits(2000) };
     let found = discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
     assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
-    let out = play_game(&found.entries, 5, &GameConfig { players_per_entry: 10, max_turns: Some(40) });
+    let out = play_game(&found.entries, 5, &zombies::Config { players_per_entry: 10, max_turns: Some(40) });
     let s = &out.stats[0];
     assert!(s.calls > 50, "{s:?}");
     assert_eq!(s.errors + s.overruns, 0, "{:?}", s.messages);
@@ -196,7 +196,7 @@ fn a_late_call_in_the_middle_of_a_turn_costs_that_call_only() {
     let found =
         discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(1000));
     assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
-    let out = play_game(&found.entries, 5, &GameConfig { players_per_entry: 10, max_turns: Some(8) });
+    let out = play_game(&found.entries, 5, &zombies::Config { players_per_entry: 10, max_turns: Some(8) });
     let s = &out.stats[0];
     assert_eq!((s.errors, s.overruns), (0, 1), "{:?}", s.messages);
     assert!(s.calls > 40, "{s:?}");
@@ -253,7 +253,7 @@ fn a_fork_bomb_in_a_python_bot_costs_that_bot_only_and_leaves_nothing_behind() {
     let limits = ScriptLimits { program_user: Some((UID, UID)), ..limits(2000) };
     let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
     assert_eq!(found.entries.len(), 2, "{:?}", found.skipped);
-    let out = play_game(&found.entries, 4, &EggsConfig { max_turns: Some(3) });
+    let out = play_game(&found.entries, 4, &eggs::Config { max_turns: Some(3) });
     let calm = found.entries.iter().position(|e| e.name == "calm").unwrap();
     assert_eq!(out.stats[calm].errors + out.stats[calm].overruns, 0, "{:?}", out.stats[calm].messages);
     // Every process of the bomb's group was killed and reaped with its call.
@@ -273,7 +273,7 @@ fn a_memory_bomb_in_a_python_bot_costs_that_call_only() {
     program(dir.path(), "calm.py", &format!("#!{py}\n# arena: eggs\n{SEED_BOT}"));
     let found =
         discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(3000));
-    let out = play_game(&found.entries, 4, &EggsConfig { max_turns: Some(2) });
+    let out = play_game(&found.entries, 4, &eggs::Config { max_turns: Some(2) });
     let (hog, calm) = if found.entries[0].name == "hog" { (0, 1) } else { (1, 0) };
     // Each call fails: the bomb ends its process (an error), or, on a loaded machine,
     // zeroing its gigabytes runs past the call limit first (an overrun).
@@ -330,7 +330,7 @@ print(9); print("N"); print("escaped:" + ",".join(tries) if tries else "containe
 /// (`ARENA_COPY`), a program started once per call the call's number (`ARENA_CALL`).
 #[test]
 fn programs_get_the_games_seed_and_their_copy_or_call_in_their_environment() {
-    use arena::games::target::{InvisibleTarget, TargetConfig};
+    use arena::games::target::{self, InvisibleTarget};
     let dir = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
     program(
@@ -347,14 +347,14 @@ fn programs_get_the_games_seed_and_their_copy_or_call_in_their_environment() {
     let paths = SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] };
     let target = discover::<InvisibleTarget>(&paths, &limits);
     assert_eq!(target.entries.len(), 1, "{:?}", target.skipped);
-    play_game(&target.entries, 77, &TargetConfig { max_rounds: Some(2), ..TargetConfig::default() });
+    play_game(&target.entries, 77, &target::Config { max_rounds: Some(2), ..target::Config::default() });
     let log = log_once(&logs.path().join("envtarget.log"), |log| log.matches("seed=77 ").count() >= 16);
     for copy in 0..16 {
         assert!(log.contains(&format!("seed=77 copy={copy}\n")), "copy {copy}: {log}");
     }
     let eggs = discover::<EggHunt>(&paths, &limits);
     assert_eq!(eggs.entries.len(), 1, "{:?}", eggs.skipped);
-    play_game(&eggs.entries, 78, &EggsConfig { max_turns: Some(3) });
+    play_game(&eggs.entries, 78, &eggs::Config { max_turns: Some(3) });
     let log = log_once(&logs.path().join("envegg.log"), |log| log.matches("seed=78 ").count() >= 3);
     for call in 0..3 {
         assert!(log.contains(&format!("seed=78 call={call}\n")), "call {call}: {log}");
@@ -376,7 +376,7 @@ fn a_persistent_program_that_ends_is_not_restarted_and_each_later_call_says_so()
     let limits = ScriptLimits { log_dir: Some(logs.path().to_owned()), ..limits(5000) };
     let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
     assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
-    let out = play_game(&found.entries, 3, &EggsConfig { max_turns: Some(6) });
+    let out = play_game(&found.entries, 3, &eggs::Config { max_turns: Some(6) });
     let s = &out.stats[0];
     assert_eq!((s.calls, s.errors), (6, 4), "{:?}", s.messages);
     let messages = s.messages.join(" | ");
@@ -461,8 +461,8 @@ fn a_program_with_files_runs_among_them_and_its_box_shows_it_nothing_else() {
 /// hex, whose first line states `"protocol": 1` to every program, sends it no such line.
 #[test]
 fn a_program_that_declares_its_protocol_gets_the_version_line_first() {
-    use arena::games::hex::{HexConfig, HexGame};
-    use arena::games::target::{InvisibleTarget, TargetConfig};
+    use arena::games::hex::{self, HexGame};
+    use arena::games::target::{self, InvisibleTarget};
     let dir = tempfile::tempdir().unwrap();
     let hello = |game: &str| {
         format!(
@@ -483,13 +483,13 @@ fn a_program_that_declares_its_protocol_gets_the_version_line_first() {
     };
     let zombies = discover::<Zombies>(&paths, &limits(5000));
     assert_eq!(zombies.entries.len(), 1, "{:?}", zombies.skipped);
-    clean(&play_game(&zombies.entries, 3, &GameConfig { players_per_entry: 3, max_turns: Some(5) }).stats);
+    clean(&play_game(&zombies.entries, 3, &zombies::Config { players_per_entry: 3, max_turns: Some(5) }).stats);
     let eggs = discover::<EggHunt>(&paths, &limits(5000));
     assert_eq!(eggs.entries.len(), 1, "{:?}", eggs.skipped);
-    clean(&play_game(&eggs.entries, 3, &EggsConfig { max_turns: Some(4) }).stats);
+    clean(&play_game(&eggs.entries, 3, &eggs::Config { max_turns: Some(4) }).stats);
     let target = discover::<InvisibleTarget>(&paths, &limits(5000));
     assert_eq!(target.entries.len(), 1, "{:?}", target.skipped);
-    clean(&play_game(&target.entries, 3, &TargetConfig { max_rounds: Some(2), ..TargetConfig::default() }).stats);
+    clean(&play_game(&target.entries, 3, &target::Config { max_rounds: Some(2), ..target::Config::default() }).stats);
     let Some(py) = python() else { return crate::util::skip("skipped the hex half: no python3") };
     let hex = tempfile::tempdir().unwrap();
     let body = "import json, sys\nfirst = json.loads(sys.stdin.readline())\n\
@@ -500,7 +500,7 @@ fn a_program_that_declares_its_protocol_gets_the_version_line_first() {
     let found =
         discover::<HexGame>(&SearchPaths { plugins: vec![], scripts: vec![hex.path().to_owned()] }, &limits(5000));
     assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
-    clean(&play_game(&found.entries, 3, &HexConfig { max_turns: Some(4) }).stats);
+    clean(&play_game(&found.entries, 3, &hex::Config { max_turns: Some(4) }).stats);
 }
 
 /// A program that declares no version (every bot written before protocols had one) gets
@@ -521,11 +521,11 @@ fn an_old_program_that_declares_no_version_gets_no_version_line() {
     let paths = SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] };
     let zombies = discover::<Zombies>(&paths, &limits(5000));
     assert_eq!(zombies.entries.len(), 1, "{:?}", zombies.skipped);
-    let out = play_game(&zombies.entries, 4, &GameConfig { players_per_entry: 3, max_turns: Some(5) });
+    let out = play_game(&zombies.entries, 4, &zombies::Config { players_per_entry: 3, max_turns: Some(5) });
     assert!(out.stats[0].calls > 0 && out.stats[0].errors == 0, "{:?}", out.stats[0]);
     let eggs = discover::<EggHunt>(&paths, &limits(5000));
     assert_eq!(eggs.entries.len(), 1, "{:?}", eggs.skipped);
-    let out = play_game(&eggs.entries, 4, &EggsConfig { max_turns: Some(4) });
+    let out = play_game(&eggs.entries, 4, &eggs::Config { max_turns: Some(4) });
     assert_eq!((out.stats[0].calls, out.stats[0].errors), (4, 0), "{:?}", out.stats[0].messages);
 }
 

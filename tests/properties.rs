@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use arena::abi::{Action, Context, Direction, Id};
 use arena::bot::Bot;
-use arena::games::zombies::{Game, GameConfig, Kind};
+use arena::games::zombies::{self, Engine, Kind};
 use proptest::prelude::*;
 
 use crate::util::{names, random_bot, untimed};
@@ -15,7 +15,7 @@ fn random_bots(n: usize) -> Vec<Box<dyn Bot<Zombies>>> {
 }
 
 /// Everything observable of a game's position, to compare two games.
-fn fingerprint(g: &Game) -> Vec<(u32, u32, u32, u32, u32)> {
+fn fingerprint(g: &Engine) -> Vec<(u32, u32, u32, u32, u32)> {
     g.entities().map(|e| (e.x, e.y, e.id.owner, e.id.number, e.bullets)).collect()
 }
 
@@ -26,8 +26,8 @@ proptest! {
     /// thinks it is, margin copies in step, living counts right.
     #[test]
     fn never_two_entities_on_a_cell_and_ids_unique(seed in any::<u64>(), entries in 1usize..5, players in 5u32..40) {
-        let config = GameConfig { players_per_entry: players, max_turns: None };
-        let mut g = Game::new(names(entries), seed, config);
+        let config = zombies::Config { players_per_entry: players, max_turns: None };
+        let mut g = Engine::new(names(entries), seed, config);
         let mut bots = random_bots(entries);
         g.check_invariants().map_err(TestCaseError::fail)?;
         while !g.is_over() && g.clock() < 300 {
@@ -39,9 +39,9 @@ proptest! {
     /// The same seed gives the same game, turn for turn.
     #[test]
     fn same_seed_same_game(seed in any::<u64>(), entries in 1usize..4) {
-        let config = GameConfig { players_per_entry: 20, max_turns: None };
-        let mut a = Game::new(names(entries), seed, config);
-        let mut b = Game::new(names(entries), seed, config);
+        let config = zombies::Config { players_per_entry: 20, max_turns: None };
+        let mut a = Engine::new(names(entries), seed, config);
+        let mut b = Engine::new(names(entries), seed, config);
         let (mut ba, mut bb) = (random_bots(entries), random_bots(entries));
         prop_assert_eq!(fingerprint(&a), fingerprint(&b));
         while !a.is_over() && a.clock() < 400 {
@@ -83,7 +83,7 @@ proptest! {
     /// dead bodies block).
     #[test]
     fn movement_matches_the_plain_spec(seed in any::<u64>(), side in 17u32..24, crowd in 40usize..200) {
-        let mut g = Game::empty(names(1), side, seed);
+        let mut g = Engine::empty(names(1), side, seed);
         let mut rng = seed | 1;
         let mut next = move || {
             rng ^= rng << 13;
@@ -128,15 +128,15 @@ proptest! {
 
 #[test]
 fn different_seeds_give_different_games() {
-    let config = GameConfig { players_per_entry: 20, max_turns: None };
-    let a = Game::new(names(2), 1, config);
-    let b = Game::new(names(2), 2, config);
+    let config = zombies::Config { players_per_entry: 20, max_turns: None };
+    let a = Engine::new(names(2), 1, config);
+    let b = Engine::new(names(2), 2, config);
     assert_ne!(fingerprint(&a), fingerprint(&b));
 }
 
 /// The spec's zombie scan, cell by cell: the first living player met at the least
 /// Chebyshev distance, scanning columns x = -8..8 and rows y = -8..8 in each.
-fn scan_reference(g: &Game, x: u32, y: u32) -> Option<(i32, i32)> {
+fn scan_reference(g: &Engine, x: u32, y: u32) -> Option<(i32, i32)> {
     let mut best: Option<(i32, i32, i32)> = None;
     for dx in -8..=8i32 {
         for dy in -8..=8i32 {
@@ -158,7 +158,7 @@ proptest! {
     /// and crowded, small boards that wrap).
     #[test]
     fn zombie_target_search_matches_the_spec_scan(seed in any::<u64>(), side in 17u32..70, players in 0usize..120) {
-        let mut g = Game::empty(names(2), side, seed);
+        let mut g = Engine::empty(names(2), side, seed);
         let mut rng = seed;
         for i in 0..players {
             rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -177,7 +177,7 @@ proptest! {
         for x in 0..side {
             for y in 0..side {
                 let expected = scan_reference(&g, x, y);
-                prop_assert_eq!(arena::games::zombies::game::nearest_player(g.board(), x, y), expected, "at ({}, {})", x, y);
+                prop_assert_eq!(arena::games::zombies::engine::nearest_player(g.board(), x, y), expected, "at ({}, {})", x, y);
                 // The one-read blind test agrees: a view holds a player iff the scan finds one.
                 prop_assert_eq!(g.board().sees_player(&columns, x, y), expected.is_some(), "sees at ({}, {})", x, y);
             }

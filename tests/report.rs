@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use arena::abi::{Action, Context};
 use arena::bot::Entry;
 use arena::game::Ranking;
-use arena::games::zombies::{GameConfig, Zombies};
+use arena::games::zombies::{self, Zombies};
 use arena::report::{IndexInfo, Report, game_page, index_html};
 use arena::tournament::{GameRecord, Plan, summarise};
 use serde_json::{Value, json};
@@ -193,7 +193,7 @@ fn a_report_folder_that_cannot_be_made_fails_before_any_game_in_one_line() {
 }
 
 fn small_plan(rounds: u64) -> Plan<Zombies> {
-    Plan { config: GameConfig { players_per_entry: 8, max_turns: Some(60) }, record: true, ..Plan::new(3, rounds) }
+    Plan { config: zombies::Config { players_per_entry: 8, max_turns: Some(60) }, record: true, ..Plan::new(3, rounds) }
 }
 
 #[test]

@@ -3,14 +3,14 @@
 use arena::abi::{Action, Context, Direction, Id};
 use arena::bot::Bot;
 use arena::games::zombies::Zombies;
-use arena::games::zombies::{Game, GameConfig, Kind, board_side};
+use arena::games::zombies::{self, Engine, Kind, board_side};
 
 use crate::util::{names, stay_bots};
 
 const SIDE: u32 = 20;
 
-fn game(entries: usize) -> Game {
-    Game::empty(names(entries), SIDE, 1)
+fn game(entries: usize) -> Engine {
+    Engine::empty(names(entries), SIDE, 1)
 }
 
 /// Bots that answer with `f` for every player of every entry.
@@ -19,7 +19,7 @@ fn bots_all(entries: usize, f: impl Fn(&Context<'_>) -> Action + Clone + 'static
 }
 
 /// Runs steps 4 to 7 (decide, shoot, move, scavenge) with the given bots.
-fn act(g: &mut Game, bots: &mut [Box<dyn Bot<Zombies>>]) {
+fn act(g: &mut Engine, bots: &mut [Box<dyn Bot<Zombies>>]) {
     g.decide(bots);
     g.shoot();
     g.movement();
@@ -27,7 +27,7 @@ fn act(g: &mut Game, bots: &mut [Box<dyn Bot<Zombies>>]) {
     g.check_invariants().unwrap();
 }
 
-fn kind_at(g: &Game, x: u32, y: u32) -> Option<Kind> {
+fn kind_at(g: &Engine, x: u32, y: u32) -> Option<Kind> {
     g.at(x, y).map(|e| e.kind)
 }
 
@@ -44,7 +44,7 @@ fn board_side_is_max_17_and_ceil_sqrt_of_players_over_density() {
 
 #[test]
 fn setup_places_50_players_per_entry_with_3_bullets_on_distinct_cells() {
-    let g = Game::new(names(3), 42, GameConfig::default());
+    let g = Engine::new(names(3), 42, zombies::Config::default());
     assert_eq!(g.side(), board_side(3, 50));
     assert_eq!(g.alive(), &[50, 50, 50]);
     assert_eq!(g.clock(), 0);
@@ -158,7 +158,7 @@ fn a_zombie_spawned_this_turn_bites_this_turn() {
 
 #[test]
 fn an_entry_dead_at_clock_0_scores_0() {
-    let mut g = Game::empty(names(2), SIDE, 3);
+    let mut g = Engine::empty(names(2), SIDE, 3);
     g.place_zombie(5, 5);
     g.place_player(0, 6, 5, 3); // bitten at clock 0, before scoring
     g.place_player(1, 15, 15, 3);
@@ -170,7 +170,7 @@ fn an_entry_dead_at_clock_0_scores_0() {
 
 #[test]
 fn score_is_the_last_clock_at_which_the_entry_had_a_living_player() {
-    let mut g = Game::empty(names(2), SIDE, 3);
+    let mut g = Engine::empty(names(2), SIDE, 3);
     let p = g.place_player(0, 2, 2, 3);
     g.place_player(1, 12, 12, 3);
     for _ in 0..4 {
@@ -194,7 +194,7 @@ fn an_entry_that_shoots_itself_at_once_scores_0_in_a_full_game() {
         arena::bot::Entry::builtin("Emo", move || suicidal),
         arena::bot::Entry::builtin("Still", || |_: &Context<'_>| Action::stay()),
     ];
-    let out = arena::tournament::play_game(&entries, 9, &GameConfig::default());
+    let out = arena::tournament::play_game(&entries, 9, &zombies::Config::default());
     assert_eq!(out.scores[0], 0);
     assert!(out.scores[1] > 0);
 }
@@ -203,7 +203,7 @@ fn an_entry_that_shoots_itself_at_once_scores_0_in_a_full_game() {
 
 #[test]
 fn context_view_is_indexed_x_then_y_centred_on_the_player() {
-    let mut g = Game::empty(names(1), SIDE, 5);
+    let mut g = Engine::empty(names(1), SIDE, 5);
     let me = g.place_player(0, 0, 0, 2);
     let z = g.place_zombie(SIDE - 3, 1); // dx = -3, dy = +1 through the wrap
     let b = g.place_body(2, SIDE - 8, 0); // dx = +2, dy = -8
@@ -230,7 +230,7 @@ fn context_view_is_indexed_x_then_y_centred_on_the_player() {
 
 #[test]
 fn shootable_set_is_every_id_within_5_including_self_zombies_and_corpses() {
-    let mut g = Game::empty(names(2), SIDE, 5);
+    let mut g = Engine::empty(names(2), SIDE, 5);
     let me = g.place_player(0, 10, 10, 3);
     let z = g.place_zombie(15, 5); // distance 5
     let b = g.place_body(5, 12, 0); // distance 5
@@ -250,7 +250,7 @@ fn shootable_set_is_every_id_within_5_including_self_zombies_and_corpses() {
 
 #[test]
 fn every_living_player_is_called_once_per_turn_through_one_shared_bot_per_entry() {
-    let mut g = Game::empty(names(2), SIDE, 5);
+    let mut g = Engine::empty(names(2), SIDE, 5);
     for i in 0..5 {
         g.place_player(0, i * 2, 0, 3);
         g.place_player(1, i * 2, 10, 3);
@@ -272,8 +272,8 @@ fn every_living_player_is_called_once_per_turn_through_one_shared_bot_per_entry(
 }
 
 /// Two entries of five players each, and a blind zombie far from them.
-fn two_entries_and_a_blind_zombie(seed: u64) -> (Game, Id) {
-    let mut g = Game::empty(names(2), 40, seed);
+fn two_entries_and_a_blind_zombie(seed: u64) -> (Engine, Id) {
+    let mut g = Engine::empty(names(2), 40, seed);
     for i in 0..5 {
         g.place_player(0, i * 2, 0, 3);
         g.place_player(1, i * 2, 4, 3);
@@ -419,7 +419,7 @@ fn a_blind_zombie_takes_a_uniformly_random_one_of_the_nine_moves() {
     let mut counts = std::collections::HashMap::new();
     let trials = 1800;
     for seed in 0..trials {
-        let mut g = Game::empty(names(1), SIDE, seed);
+        let mut g = Engine::empty(names(1), SIDE, seed);
         let z = g.place_zombie(10, 10);
         g.place_player(0, 0, 0, 0); // 10 away: not seen
         g.decide(&mut stay_bots(1));
@@ -555,7 +555,7 @@ fn moves(plan: Vec<(Id, Direction)>) -> Vec<Box<dyn Bot<Zombies>>> {
     vec![Box::new(bot)]
 }
 
-fn pos(g: &Game, id: Id) -> (u32, u32) {
+fn pos(g: &Engine, id: Id) -> (u32, u32) {
     let e = g.entity(id).unwrap();
     (e.x, e.y)
 }
@@ -712,7 +712,7 @@ fn scavenging_across_the_wrap_edge_and_from_two_bodies() {
 
 #[test]
 fn the_clock_advances_once_per_turn_and_the_game_ends_with_the_last_player() {
-    let mut g = Game::new(names(1), 11, GameConfig { players_per_entry: 3, max_turns: None });
+    let mut g = Engine::new(names(1), 11, zombies::Config { players_per_entry: 3, max_turns: None });
     let mut bots = stay_bots(1);
     let mut turns = 0;
     while !g.is_over() {

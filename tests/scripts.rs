@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use arena::bot::{CallStats, Entry, EntryKind};
-use arena::games::zombies::{GameConfig, GameOutcome};
+use arena::games::zombies::{self, GameOutcome};
 use arena::loaders::{Discovery, ScriptLimits, SearchPaths, discover};
 use arena::tournament::play_game;
 
@@ -48,7 +48,7 @@ fn fixture(file: &str) -> Result<Entry<Zombies>, String> {
 }
 
 fn small_game(entries: &[Entry<Zombies>], seed: u64) -> GameOutcome {
-    play_game(entries, seed, &GameConfig { players_per_entry: 5, max_turns: Some(40) })
+    play_game(entries, seed, &zombies::Config { players_per_entry: 5, max_turns: Some(40) })
 }
 
 /// Every entry was called, and made no error and no overrun.
@@ -81,7 +81,7 @@ fn every_rhai_and_lua_file_is_an_entry_named_after_its_stem() {
             ("sentinel".into(), EntryKind::Rhai)
         ]
     );
-    let out = play_game(&found.entries, 2, &GameConfig::default());
+    let out = play_game(&found.entries, 2, &zombies::Config::default());
     assert_played_cleanly(&found.entries, &out);
 }
 
@@ -174,7 +174,7 @@ fn visible_lists_every_look_that_is_not_empty_in_scan_order_in_both_languages() 
     for entry in [lua, rhai] {
         // 4 entries of 50 on a 58x58 board: every view holds others.
         let entries: Vec<Entry<Zombies>> = (0..4).map(|i| entry.renamed(format!("v{i}"))).collect();
-        let config = GameConfig { players_per_entry: 50, max_turns: Some(3) };
+        let config = zombies::Config { players_per_entry: 50, max_turns: Some(3) };
         assert_played_cleanly(&entries, &play_game(&entries, 9, &config));
     }
 }
@@ -320,7 +320,7 @@ fn the_wall_clock_deadline_backs_the_budget() {
     let tight = ScriptLimits { op_budget: u64::MAX / 2, call_timeout: Duration::from_millis(20), ..limits() };
     for file in ["endless_loop.lua", "endless_loop.rhai"] {
         let (_d, found) = discover_files(&[&data(&format!("scripts/{file}"))], &tight);
-        let out = play_game(&found.entries, 1, &GameConfig { players_per_entry: 2, max_turns: Some(2) });
+        let out = play_game(&found.entries, 1, &zombies::Config { players_per_entry: 2, max_turns: Some(2) });
         let s = &out.stats[0];
         assert!(s.calls > 0 && s.overruns == s.calls, "{file}: {s:?}");
         assert!(s.messages[0].contains("time"), "{file}: {:?}", s.messages);
@@ -334,7 +334,7 @@ fn memory_bombs_hit_the_memory_cap() {
     for file in ["memory_bomb.lua", "memory_bomb.rhai"] {
         let (_d, found) = discover_files(&[&data(&format!("scripts/{file}"))], &roomy);
         assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
-        let out = play_game(&found.entries, 1, &GameConfig { players_per_entry: 2, max_turns: Some(3) });
+        let out = play_game(&found.entries, 1, &zombies::Config { players_per_entry: 2, max_turns: Some(3) });
         let s = &out.stats[0];
         assert!(s.calls > 0 && s.overruns == s.calls, "{file}: {s:?}");
         assert!(s.messages.iter().all(|m| m.contains("memory")), "{file}: {:?}", s.messages);
@@ -380,7 +380,7 @@ fn print_goes_to_the_entry_log_not_the_terminal() {
     let logs = tempfile::tempdir().unwrap();
     let with_log = ScriptLimits { log_dir: Some(logs.path().to_owned()), ..limits() };
     let (_d, found) = discover_files(&[&data("scripts/chatty.lua")], &with_log);
-    let out = play_game(&found.entries, 1, &GameConfig { players_per_entry: 3, max_turns: Some(5) });
+    let out = play_game(&found.entries, 1, &zombies::Config { players_per_entry: 3, max_turns: Some(5) });
     drop(found);
     let log = std::fs::read_to_string(logs.path().join("chatty.log")).unwrap();
     // The game's marker line, then one line per call.
@@ -407,7 +407,8 @@ fn lua_pairs_order_is_the_same_in_every_vm() {
     let scores: Vec<u32> = (0..6)
         .map(|_| {
             let other = crate::util::tournament_entry_still();
-            play_game(&[entry.clone(), other], 9, &GameConfig { players_per_entry: 1, max_turns: Some(20) }).scores[0]
+            play_game(&[entry.clone(), other], 9, &zombies::Config { players_per_entry: 1, max_turns: Some(20) }).scores
+                [0]
         })
         .collect();
     assert!(scores.iter().all(|&s| s == scores[0]), "{scores:?}");

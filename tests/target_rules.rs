@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use arena::games::target::rules::{Config, GameRng, MAX_ROUNDS, NO_WALL, Step, Target, eligible_brute_force};
+use arena::games::target::engine::{Config, GameRng, MAX_ROUNDS, NO_WALL, Step, Target, eligible_brute_force};
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use arena::abi::{Action, Context};
 use arena::bot::Entry;
-use arena::games::zombies::GameConfig;
+use arena::games::zombies;
 use arena::tournament::{GameRecord, Plan, Shard, TournamentResult, merge, merge_named, run};
 
 use crate::util::random_bot;
@@ -20,7 +20,7 @@ fn entries() -> Vec<Entry<Zombies>> {
 }
 
 fn plan(jobs: usize, shard: Shard) -> Plan<Zombies> {
-    Plan { shard, jobs, config: GameConfig { players_per_entry: 20, max_turns: None }, ..Plan::new(11, 12) }
+    Plan { shard, jobs, config: zombies::Config { players_per_entry: 20, max_turns: None }, ..Plan::new(11, 12) }
 }
 
 /// The result without its wall-clock timings (which differ run to run).

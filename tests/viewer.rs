@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 type Replay = arena::replay::Replay<Zombies>;
-use arena::games::zombies::GameConfig;
+use arena::games::zombies;
 use arena::tournament::play_game;
 
 use crate::util::{Driver, random_bot, root, untimed};
@@ -37,8 +37,8 @@ fn entries() -> Vec<Entry<Zombies>> {
     found
 }
 
-fn small() -> GameConfig {
-    GameConfig { players_per_entry: 15, max_turns: None }
+fn small() -> zombies::Config {
+    zombies::Config { players_per_entry: 15, max_turns: None }
 }
 
 #[test]
@@ -58,7 +58,7 @@ fn a_recorded_game_is_the_same_game_and_replays_to_the_same_result() {
 #[test]
 fn replay_files_are_compact() {
     // A real game: a few bytes per turn.
-    let (outcome, replay) = play_recorded(&entries(), 3, &GameConfig::default());
+    let (outcome, replay) = play_recorded(&entries(), 3, &zombies::Config::default());
     let size = replay.to_bytes().len();
     assert!(size < 200 * outcome.turns as usize + 2000, "{size} bytes for {} turns", outcome.turns);
 
@@ -124,7 +124,7 @@ fn fuzz_base() -> Vec<u8> {
     BASE.get_or_init(|| {
         let entries =
             vec![Entry::builtin("Random", random_bot), Entry::builtin("Emo", || |c: &Context<'_>| Action::shoot(c.id))];
-        play_recorded(&entries, 2, &GameConfig { players_per_entry: 5, max_turns: None }).1.to_bytes()
+        play_recorded(&entries, 2, &zombies::Config { players_per_entry: 5, max_turns: None }).1.to_bytes()
     })
     .clone()
 }
@@ -221,22 +221,22 @@ fn one_page_per_game() -> Vec<(&'static str, String)> {
     use arena::abi::eggs::{EggsContext, NOTHING};
     use arena::abi::target::TargetContext;
     use arena::game::Recorded as _;
-    use arena::games::eggs::{EggHunt, EggsConfig, answer};
-    use arena::games::hex::{HexConfig, HexGame};
-    use arena::games::target::{InvisibleTarget, TargetConfig};
+    use arena::games::eggs::{self, EggHunt, answer};
+    use arena::games::hex::{self, HexGame};
+    use arena::games::target::{self, InvisibleTarget};
     let zombies = [Entry::builtin("Random", random_bot), Entry::builtin("Random 2", random_bot)];
-    let (_, zombies) = play_recorded(&zombies, 4, &GameConfig { players_per_entry: 5, max_turns: Some(20) });
+    let (_, zombies) = play_recorded(&zombies, 4, &zombies::Config { players_per_entry: 5, max_turns: Some(20) });
     let egg = || |c: &EggsContext<'_>| answer(1 + c.random(8), NOTHING, &[]);
     let (_, eggs) =
-        play_recorded(&[Entry::builtin("A", egg), Entry::builtin("B", egg)], 4, &EggsConfig { max_turns: Some(20) });
+        play_recorded(&[Entry::builtin("A", egg), Entry::builtin("B", egg)], 4, &eggs::Config { max_turns: Some(20) });
     let seeker = || |c: &TargetContext<'_>| c.random(5);
-    let config = TargetConfig { max_rounds: Some(10), ..TargetConfig::default() };
+    let config = target::Config { max_rounds: Some(10), ..target::Config::default() };
     let (_, target) = play_recorded(&[Entry::builtin("A", seeker), Entry::builtin("B", seeker)], 4, &config);
     let hex = [
         Entry::builtin("A", arena::games::hex::bench::baseline),
         Entry::builtin("B", arena::games::hex::bench::baseline),
     ];
-    let (_, hex) = play_recorded(&hex, 4, &HexConfig { max_turns: Some(12) });
+    let (_, hex) = play_recorded(&hex, 4, &hex::Config { max_turns: Some(12) });
     vec![
         ("zombies", Zombies::viewer_page(&zombies).unwrap()),
         ("eggs", EggHunt::viewer_page(&eggs).unwrap()),
@@ -316,10 +316,10 @@ fn every_games_page_steps_with_the_arrow_key_without_a_script_error_in_headless_
 fn the_target_page_with_seventeen_entries_draws_visible_dots_and_a_readable_chart() {
     use arena::abi::target::TargetContext;
     use arena::game::Recorded as _;
-    use arena::games::target::{InvisibleTarget, TargetConfig};
+    use arena::games::target::{self, InvisibleTarget};
     let seeker = || |c: &TargetContext<'_>| c.random(5);
     let entries: Vec<_> = (0..17).map(|i| Entry::builtin(format!("E{i}"), seeker)).collect();
-    let (_, target) = play_recorded(&entries, 4, &TargetConfig { max_rounds: Some(5), ..TargetConfig::default() });
+    let (_, target) = play_recorded(&entries, 4, &target::Config { max_rounds: Some(5), ..target::Config::default() });
     let page = InvisibleTarget::viewer_page(&target).unwrap();
     let Some(driver) = Driver::start() else { return };
     let dir = tempfile::tempdir().unwrap();
@@ -597,7 +597,7 @@ fn wraps(a: (i64, i64), b: (i64, i64), side: i64) -> (bool, bool) {
 
 #[test]
 fn a_shot_across_the_edge_is_drawn_the_short_way_in_two_pieces() {
-    let config = GameConfig { players_per_entry: 4, max_turns: Some(300) };
+    let config = zombies::Config { players_per_entry: 4, max_turns: Some(300) };
     let (_, replay) = play_recorded(&shooting_entries(), 12, &config);
     let data = html::viewer_data(&replay).unwrap();
     let side = data["side"].as_i64().unwrap();
@@ -686,7 +686,7 @@ fn the_page_follows_its_address_the_window_and_one_entry_in_node() {
         crate::util::skip("skipping the page-script test: no node");
         return;
     };
-    let config = GameConfig { players_per_entry: 50, max_turns: None };
+    let config = zombies::Config { players_per_entry: 50, max_turns: None };
     let (outcome, replay) = play_recorded(&shooting_entries(), 0, &config);
     assert!(outcome.turns > 40, "{}", outcome.turns);
     let page = html::render(&replay).unwrap();
@@ -778,9 +778,9 @@ fn one_talking_page_per_game() -> Vec<(&'static str, String, usize)> {
     use arena::abi::target::TargetContext;
     use arena::debug::say;
     use arena::game::Recorded as _;
-    use arena::games::eggs::{EggHunt, EggsConfig, answer};
-    use arena::games::hex::{HexConfig, HexGame};
-    use arena::games::target::{InvisibleTarget, TargetConfig};
+    use arena::games::eggs::{self, EggHunt, answer};
+    use arena::games::hex::{self, HexGame};
+    use arena::games::target::{self, InvisibleTarget};
     let a_notes = |notes: &[arena::replay::Note]| notes.iter().filter(|n| n.entry == 0).count();
     let zombie = |name: &'static str| {
         Entry::builtin(name, move || {
@@ -792,7 +792,7 @@ fn one_talking_page_per_game() -> Vec<(&'static str, String, usize)> {
         })
     };
     let (_, zombies) =
-        play_recorded(&[zombie("A"), zombie("B")], 4, &GameConfig { players_per_entry: 3, max_turns: Some(10) });
+        play_recorded(&[zombie("A"), zombie("B")], 4, &zombies::Config { players_per_entry: 3, max_turns: Some(10) });
     let egg = |name: &'static str| {
         Entry::builtin(name, move || {
             move |c: &EggsContext<'_>| {
@@ -801,7 +801,7 @@ fn one_talking_page_per_game() -> Vec<(&'static str, String, usize)> {
             }
         })
     };
-    let (_, eggs) = play_recorded(&[egg("A"), egg("B")], 4, &EggsConfig { max_turns: Some(10) });
+    let (_, eggs) = play_recorded(&[egg("A"), egg("B")], 4, &eggs::Config { max_turns: Some(10) });
     let seeker = |name: &'static str| {
         Entry::builtin(name, move || {
             move |c: &TargetContext<'_>| {
@@ -810,7 +810,7 @@ fn one_talking_page_per_game() -> Vec<(&'static str, String, usize)> {
             }
         })
     };
-    let config = TargetConfig { max_rounds: Some(4), ..TargetConfig::default() };
+    let config = target::Config { max_rounds: Some(4), ..target::Config::default() };
     let (_, target) = play_recorded(&[seeker("A"), seeker("B")], 4, &config);
     let hexer = |name: &'static str| {
         Entry::builtin(name, move || {
@@ -821,7 +821,7 @@ fn one_talking_page_per_game() -> Vec<(&'static str, String, usize)> {
             }
         })
     };
-    let (_, hex) = play_recorded(&[hexer("A"), hexer("B")], 4, &HexConfig { max_turns: Some(8) });
+    let (_, hex) = play_recorded(&[hexer("A"), hexer("B")], 4, &hex::Config { max_turns: Some(8) });
     vec![
         ("zombies", Zombies::viewer_page(&zombies).unwrap(), a_notes(&zombies.notes)),
         ("eggs", EggHunt::viewer_page(&eggs).unwrap(), a_notes(&eggs.notes)),

@@ -1,6 +1,6 @@
 //! The Easter Egg Hunt contract (ABI 1.1): what an eggs bot sees ([`EggsContext`]) and
 //! answers ([`EggsAnswer`]), the stable bot object, and the trait a Rust eggs bot
-//! implements ([`EggBot`], exported with [`export_eggs_bot!`](crate::export_eggs_bot)).
+//! implements ([`EggsPlayer`], exported with [`export_eggs_bot!`](crate::export_eggs_bot)).
 //!
 //! These mirror the seed's text protocol: the 5x5 view as five rows of bytes, the
 //! memory string from the previous answer, and an answer of a direction digit `1..=9`,
@@ -211,8 +211,9 @@ mod bot_trait {
 pub type EggsBotBox = EggsBot_TO<'static, RBox<()>>;
 
 /// What a Rust eggs bot implements; [`export_eggs_bot!`](crate::export_eggs_bot) turns
-/// it into a plugin.
-pub trait EggBot: 'static {
+/// it into a plugin (as `TargetPlayer` and `HexPlayer` do for their games; [`EggsBot`] is
+/// the stable object the host calls).
+pub trait EggsPlayer: 'static {
     /// The entry's name.
     const NAME: &'static str;
     /// A fresh bot, made at the start of every game.
@@ -221,6 +222,25 @@ pub trait EggBot: 'static {
     /// previous memory.
     fn turn(&mut self, ctx: &EggsContext<'_>, answer: &mut EggsAnswer);
 }
+
+/// The former name of [`EggsPlayer`] (the same trait), kept so that the bots written
+/// against it still build.
+///
+/// ```
+/// use zombies_plugin_abi::eggs::{EggBot, EggsAnswer, EggsContext, EggsPlayer};
+///
+/// struct Stay;
+/// impl EggBot for Stay {
+///     const NAME: &'static str = "stay";
+///     fn new() -> Self {
+///         Stay
+///     }
+///     fn turn(&mut self, _: &EggsContext<'_>, _: &mut EggsAnswer) {}
+/// }
+/// fn is_a_player<B: EggsPlayer>() {}
+/// is_a_player::<Stay>();
+/// ```
+pub use EggsPlayer as EggBot;
 
 // The C header asserts the same layouts (64-bit targets).
 #[cfg(target_pointer_width = "64")]

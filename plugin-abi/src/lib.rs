@@ -751,7 +751,7 @@ pub mod __private {
     #[derive(Debug)]
     pub struct GuardedEggs<B>(pub B);
 
-    impl<B: eggs::EggBot> eggs::EggsBot for GuardedEggs<B> {
+    impl<B: eggs::EggsPlayer> eggs::EggsBot for GuardedEggs<B> {
         fn turn(&mut self, ctx: &eggs::EggsContext<'_>, answer: &mut eggs::EggsAnswer) -> RResult<(), RString> {
             match catch_unwind(AssertUnwindSafe(|| self.0.turn(ctx, answer))) {
                 Ok(()) => ROk(()),
@@ -761,7 +761,7 @@ pub mod __private {
     }
 
     /// The `new_eggs_bot` of an exported eggs module.
-    pub extern "C" fn new_eggs_bot<B: eggs::EggBot>() -> RResult<eggs::EggsBotBox, RString> {
+    pub extern "C" fn new_eggs_bot<B: eggs::EggsPlayer>() -> RResult<eggs::EggsBotBox, RString> {
         quiet_panics();
         match catch_unwind(B::new) {
             Ok(bot) => ROk(eggs::EggsBot_TO::from_value(GuardedEggs(bot), TD_Opaque)),
@@ -916,7 +916,7 @@ macro_rules! export_bot {
     };
 }
 
-/// Exports an [`EggBot`](eggs::EggBot) as an Easter Egg Hunt plugin:
+/// Exports an [`EggsPlayer`](eggs::EggsPlayer) as an Easter Egg Hunt plugin:
 /// `export_eggs_bot!(MyBot);` in a `cdylib` crate (which must depend on `abi_stable`
 /// 0.11 too, as for [`export_bot!`]).
 ///
@@ -927,7 +927,7 @@ macro_rules! export_bot {
 macro_rules! export_eggs_bot {
     ($bot:ty) => {
         $crate::__export_module!(
-            <$bot as $crate::eggs::EggBot>::NAME,
+            <$bot as $crate::eggs::EggsPlayer>::NAME,
             "eggs",
             $crate::__private::plays_another_game,
             Some($crate::__private::new_eggs_bot::<$bot>),

@@ -161,7 +161,7 @@ fn target(replay: &Replay<super::target::InvisibleTarget>) -> Result<Value, Repl
             "moves": ["turn", "round", "player", "from", "to", "moved", "wall"],
         }),
     );
-    m.insert("side".into(), json!(super::target::rules::SIDE));
+    m.insert("side".into(), json!(super::target::engine::SIDE));
     m.extend(setup);
     m.insert("moves".into(), Value::Array(moves));
     Ok(Value::Object(m))

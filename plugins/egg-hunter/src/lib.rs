@@ -26,7 +26,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use zombies_plugin_abi::eggs::{
-    ATTACK, EGG, EMPTY, EggBot, EggsAnswer, EggsContext, NOTHING, OUTSIDE, PLAYER, WALL, dir,
+    ATTACK, EGG, EMPTY, EggsAnswer, EggsContext, EggsPlayer, NOTHING, OUTSIDE, PLAYER, WALL, dir,
 };
 use zombies_plugin_abi::export_eggs_bot;
 
@@ -197,7 +197,7 @@ impl HunterBot {
     }
 }
 
-impl EggBot for HunterBot {
+impl EggsPlayer for HunterBot {
     const NAME: &'static str = "EggHunter";
 
     fn new() -> Self {

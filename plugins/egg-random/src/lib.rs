@@ -4,14 +4,14 @@
 //! The randomness comes from `ctx.random`, the game's seeded generator, so a game
 //! replays from its seed.
 
-use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggBot, EggsAnswer, EggsContext, NOTHING};
+use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, EggsPlayer, NOTHING};
 use zombies_plugin_abi::export_eggs_bot;
 
 /// The bot; it keeps no state.
 #[derive(Debug)]
 pub struct EggRandom;
 
-impl EggBot for EggRandom {
+impl EggsPlayer for EggRandom {
     const NAME: &'static str = "EggRandom";
 
     fn new() -> Self {

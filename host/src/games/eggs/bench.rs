@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use zombies_plugin_abi::eggs::EggsContext;
 
-use super::{EggHunt, EggsConfig, answer};
+use super::{Config, EggHunt, answer};
 use crate::bench::{BenchError, BenchOptions, answer_micros, python};
 use crate::bot::{Entry, EntryKind};
 use crate::play::play_game;
@@ -21,7 +21,7 @@ pub fn player_turns_per_sec(entries: &[Entry<EggHunt>], min_time: Duration) -> (
     let (mut games, mut turns) = (0u64, 0u64);
     let started = Instant::now();
     while games == 0 || started.elapsed() < min_time {
-        let outcome = play_game(entries, games, &EggsConfig::default());
+        let outcome = play_game(entries, games, &Config::default());
         turns += u64::from(outcome.turns) * entries.len() as u64;
         games += 1;
     }

@@ -1,4 +1,4 @@
-//! Easter Egg Hunt: its rules (`rules`), the host's play loop around them (memories,
+//! Easter Egg Hunt: its rules (`engine`), the host's play loop around them (memories,
 //! validation, counters), and how each kind of bot plays it (`native`, `rhai`, `lua`,
 //! `program`), what its replays record (`replay`) and how its viewer draws (`viewer`).
 //!
@@ -6,12 +6,12 @@
 //! Loading files, limiting bots and running tournaments are not here.
 
 pub mod bench;
+pub mod engine;
 mod lua;
 mod native;
 pub mod program;
 pub mod replay;
 mod rhai;
-pub mod rules;
 pub mod viewer;
 
 use std::time::Instant;
@@ -28,7 +28,7 @@ pub struct EggHunt;
 
 /// Options of an eggs game beyond its rules.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct EggsConfig {
+pub struct Config {
     /// End the game after at most this many turns (the rules: `25 n`).
     pub max_turns: Option<u32>,
 }
@@ -45,16 +45,16 @@ impl Plays for EggHunt {
 impl Rules for EggHunt {
     const NAME: &'static str = "eggs";
     const RULES_VERSION: u16 = 1;
-    type Config = EggsConfig;
+    type Config = Config;
 
-    fn check_config(config: &EggsConfig) -> Result<(), String> {
+    fn check_config(config: &Config) -> Result<(), String> {
         match config.max_turns {
             Some(0) => Err("max_turns = 0: a game needs at least 1 turn".to_owned()),
             _ => Ok(()),
         }
     }
 
-    fn play(names: &[String], seed: u64, config: &EggsConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
+    fn play(names: &[String], seed: u64, config: &Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_| {})
     }
 }
@@ -81,12 +81,12 @@ impl<F: FnMut(&EggsContext<'_>) -> EggsAnswer> Bot<EggHunt> for F {
 pub fn play(
     entries: usize,
     seed: u64,
-    config: &EggsConfig,
+    config: &Config,
     bots: &mut [Box<dyn Bot<EggHunt> + '_>],
-    mut each_turn: impl FnMut(&rules::Eggs),
+    mut each_turn: impl FnMut(&engine::Eggs),
 ) -> Outcome {
     let mut stats = vec![CallStats::default(); entries];
-    let mut game = match rules::Eggs::new(entries, seed) {
+    let mut game = match engine::Eggs::new(entries, seed) {
         Ok(game) => game,
         Err(err) => {
             for s in &mut stats {
@@ -99,7 +99,7 @@ pub fn play(
         game.limit_turns(m);
     }
     let mut memories = vec![EggsAnswer::default(); entries];
-    let mut answers = vec![rules::Answer::STAY; entries];
+    let mut answers = vec![engine::Answer::STAY; entries];
     each_turn(&game);
     while !game.is_over() {
         for (p, answer) in answers.iter_mut().enumerate() {
@@ -130,7 +130,7 @@ pub fn play(
                 }
                 Err(err) => {
                     stats[p].record_error(&err);
-                    rules::Answer::STAY
+                    engine::Answer::STAY
                 }
             };
         }
@@ -141,14 +141,14 @@ pub fn play(
 }
 
 /// The rules' answer for a bot's answer, or why it is not one.
-pub fn validate(answer: &EggsAnswer) -> Result<rules::Answer, BotError> {
+pub fn validate(answer: &EggsAnswer) -> Result<engine::Answer, BotError> {
     if !(1..=9).contains(&answer.direction) {
         return Err(BotError::Invalid(format!("direction {} is not 1..9", answer.direction)));
     }
     let act = match answer.action {
-        ATTACK => rules::Act::Attack,
-        COUNTER => rules::Act::Counter,
-        NOTHING | 0 | 0x20 => rules::Act::Nothing,
+        ATTACK => engine::Act::Attack,
+        COUNTER => engine::Act::Counter,
+        NOTHING | 0 | 0x20 => engine::Act::Nothing,
         other => {
             let shown =
                 char::from_u32(other).filter(|c| !c.is_control()).map_or(format!("{other}"), |c| format!("{c:?}"));
@@ -158,7 +158,7 @@ pub fn validate(answer: &EggsAnswer) -> Result<rules::Answer, BotError> {
     if answer.memory_len as usize > MEMORY_CAP {
         return Err(BotError::Invalid(format!("memory length {} is over {MEMORY_CAP}", answer.memory_len)));
     }
-    Ok(rules::Answer { dir: answer.direction as u8, act })
+    Ok(engine::Answer { dir: answer.direction as u8, act })
 }
 
 /// An answer from its parts, the memory cut to [`MEMORY_CAP`] bytes.

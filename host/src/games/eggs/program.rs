@@ -18,7 +18,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use zombies_plugin_abi::eggs::{EggsAnswer, EggsContext};
 
-use super::{EggHunt, answer, rules};
+use super::{EggHunt, answer, engine};
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::game::Rules as _;
 use crate::loaders::program::{Program, Talker};
@@ -112,11 +112,11 @@ impl Answer {
     /// The answer in a program's lines.
     pub fn read(lines: &[String]) -> Result<Answer, String> {
         let parts: Vec<&str> = lines.iter().map(String::as_str).collect();
-        let parsed = rules::parse_answer(&parts[..parts.len().min(2)])?;
+        let parsed = engine::parse_answer(&parts[..parts.len().min(2)])?;
         let action = match parsed.act {
-            rules::Act::Attack => Action::Attack,
-            rules::Act::Counter => Action::Counter,
-            rules::Act::Nothing => Action::Nothing,
+            engine::Act::Attack => Action::Attack,
+            engine::Act::Counter => Action::Counter,
+            engine::Act::Nothing => Action::Nothing,
         };
         let memory = parts.get(2).copied().unwrap_or("").trim_end_matches('\r').to_owned();
         Ok(Answer { direction: parsed.dir, action, memory })

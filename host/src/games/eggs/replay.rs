@@ -7,7 +7,7 @@
 
 use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, NOTHING};
 
-use super::{EggHunt, answer, rules, validate};
+use super::{EggHunt, answer, engine, validate};
 use crate::bot::{Bot, BotError};
 use crate::game::{PlaybackTape, Tape, count_draws};
 use crate::replay::{ReplayError, get_varint, put_varint};
@@ -32,11 +32,11 @@ pub(super) struct Recording<'a> {
 impl Bot<EggHunt> for Recording<'_> {
     fn turn(&mut self, ctx: &EggsContext<'_>) -> Result<EggsAnswer, BotError> {
         let (result, draws) = count_draws(ctx.random, |random| self.inner.turn(&EggsContext { random, ..*ctx }));
-        let applied = result.as_ref().ok().and_then(|a| validate(a).ok()).unwrap_or(rules::Answer::STAY);
+        let applied = result.as_ref().ok().and_then(|a| validate(a).ok()).unwrap_or(engine::Answer::STAY);
         let action = match applied.act {
-            rules::Act::Attack => b'A',
-            rules::Act::Counter => b'C',
-            rules::Act::Nothing => b'N',
+            engine::Act::Attack => b'A',
+            engine::Act::Counter => b'C',
+            engine::Act::Nothing => b'N',
         };
         self.tape.borrow_mut().push(Call { direction: applied.dir, action, draws });
         result

@@ -25,14 +25,14 @@ use std::rc::Rc;
 
 use serde_json::{Value, json};
 
-use super::rules::{Act, Cell, Eggs, Event, Reason};
+use super::engine::{Act, Cell, Eggs, Event, Reason};
 use super::{EggHunt, play};
 use crate::bot::Bot;
 use crate::game::{Outcome, Recorded as _};
 use crate::replay::{Replay, ReplayError};
 
 /// Most entries a viewer accepts (the rules' own limit).
-const MAX_ENTRIES: usize = super::rules::MAX_ENTRIES;
+const MAX_ENTRIES: usize = super::engine::MAX_ENTRIES;
 
 /// Plays a replay again turn by turn, calling `each_turn` with the game before the
 /// first turn and after every turn, and checks that it ends as recorded.

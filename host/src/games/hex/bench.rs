@@ -13,7 +13,7 @@ use zombies_plugin_abi::hex::{
     weapon,
 };
 
-use super::{HexConfig, HexGame};
+use super::{Config, HexGame};
 use crate::bench::{BenchError, BenchOptions};
 use crate::bot::{Entry, EntryKind};
 use crate::play::play_game;
@@ -25,7 +25,7 @@ pub fn game_millis(humans: &Entry<HexGame>, zombies: &Entry<HexGame>, min_time: 
     let (mut games, mut half_turns) = (0u64, 0u64);
     let started = Instant::now();
     while games == 0 || started.elapsed() < min_time {
-        let outcome = play_game(&entries, games, &HexConfig::default());
+        let outcome = play_game(&entries, games, &Config::default());
         half_turns += u64::from(outcome.turns);
         games += 1;
     }

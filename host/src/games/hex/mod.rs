@@ -53,7 +53,7 @@ pub struct HexGame;
 
 /// Options of a hex game beyond its rules.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct HexConfig {
+pub struct Config {
     /// End the game after this half-turn if the humans still live (they then score it);
     /// the rules' limit is 1000. For quick tests and slow bots.
     pub max_turns: Option<u32>,
@@ -82,16 +82,16 @@ impl Rules for HexGame {
     /// call, skipped in version 1, now runs), so version-1 replays may not re-play.
     const RULES_VERSION: u16 = 2;
 
-    type Config = HexConfig;
+    type Config = Config;
 
-    fn check_config(config: &HexConfig) -> Result<(), String> {
+    fn check_config(config: &Config) -> Result<(), String> {
         match config.max_turns {
             Some(0) => Err("max_turns = 0: a game needs at least 1 half-turn".to_owned()),
             _ => Ok(()),
         }
     }
 
-    fn play(names: &[String], seed: u64, config: &HexConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
+    fn play(names: &[String], seed: u64, config: &Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_| {})
     }
 }
@@ -607,7 +607,7 @@ pub fn scores_of(t: u32) -> (u32, u32) {
 pub fn play(
     entries: usize,
     seed: u64,
-    config: &HexConfig,
+    config: &Config,
     bots: &mut [Box<dyn Bot<HexGame> + '_>],
     mut observe: impl FnMut(Event<'_>),
 ) -> Outcome {

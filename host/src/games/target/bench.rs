@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use rand::RngExt;
 use zombies_plugin_abi::target::TargetContext;
 
-use super::rules::{Config, Target};
-use super::{InvisibleTarget, TargetConfig};
+use super::engine::{self, Target};
+use super::{Config, InvisibleTarget};
 use crate::bench::{BenchError, BenchOptions, answer_micros, python, thread_cpu_millis};
 use crate::bot::{Entry, EntryKind};
 use crate::play::play_game;
@@ -39,7 +39,7 @@ pub fn games(entries: &[Entry<InvisibleTarget>], min_time: Duration) -> Games {
     let started = Instant::now();
     while games == 0 || started.elapsed() < min_time {
         let start = thread_cpu_millis();
-        let outcome = play_game(entries, 0x7A26E7 ^ games, &TargetConfig::default());
+        let outcome = play_game(entries, 0x7A26E7 ^ games, &Config::default());
         let used = thread_cpu_millis() - start;
         worst = worst.max(used);
         cpu += used;
@@ -59,7 +59,7 @@ pub fn games(entries: &[Entry<InvisibleTarget>], min_time: Duration) -> Games {
 /// Snapshots of a 16-player game of random movers (drawn from the game's own
 /// generator), taken every `every` walls until it ends: one board per stage.
 pub fn snapshots(seed: u64, every: usize) -> Vec<Target> {
-    let mut game = Target::new(16, seed, Config::default());
+    let mut game = Target::new(16, seed, engine::Config::default());
     let mut out = vec![game.clone()];
     while !game.is_over() {
         let mv = game.rng().random_range(0..5u8);

@@ -1,4 +1,4 @@
-//! "Invisible target": its rules (`rules`), the host's play loop around them (one call
+//! "Invisible target": its rules (`engine`), the host's play loop around them (one call
 //! per copy on its turn, answer validation, counters, the round limit), and how each
 //! kind of bot plays it (`native`, `rhai`, `lua`, `program`), what its replays record
 //! (`replay`) and how its viewer draws (`viewer`).
@@ -7,12 +7,12 @@
 //! Loading files, limiting bots and running tournaments are not here.
 
 pub mod bench;
+pub mod engine;
 mod lua;
 mod native;
 pub mod program;
 pub mod replay;
 mod rhai;
-pub mod rules;
 pub mod viewer;
 
 use std::time::Instant;
@@ -30,17 +30,17 @@ pub struct InvisibleTarget;
 /// Options of a target game.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
-pub struct TargetConfig {
+pub struct Config {
     /// Probability that a wall is added after a turn where one is allowed (the rules:
     /// 0.1).
     pub q: f64,
-    /// End the game after at most this many rounds (the rules: [`rules::MAX_ROUNDS`]).
+    /// End the game after at most this many rounds (the rules: [`engine::MAX_ROUNDS`]).
     pub max_rounds: Option<u32>,
 }
 
-impl Default for TargetConfig {
-    fn default() -> TargetConfig {
-        TargetConfig { q: rules::Config::default().q, max_rounds: None }
+impl Default for Config {
+    fn default() -> Config {
+        Config { q: engine::Config::default().q, max_rounds: None }
     }
 }
 
@@ -62,9 +62,9 @@ impl Plays for InvisibleTarget {
 impl Rules for InvisibleTarget {
     const NAME: &'static str = "target";
     const RULES_VERSION: u16 = 1;
-    type Config = TargetConfig;
+    type Config = Config;
 
-    fn check_config(config: &TargetConfig) -> Result<(), String> {
+    fn check_config(config: &Config) -> Result<(), String> {
         if !(0.0..=1.0).contains(&config.q) {
             return Err(format!("q = {}: the wall probability must be between 0 and 1", config.q));
         }
@@ -74,7 +74,7 @@ impl Rules for InvisibleTarget {
         Ok(())
     }
 
-    fn play(names: &[String], seed: u64, config: &TargetConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
+    fn play(names: &[String], seed: u64, config: &Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
         play(names.len(), seed, config, bots, |_, _| {})
     }
 }
@@ -103,18 +103,18 @@ impl<F: FnMut(&TargetContext<'_>) -> u32> Bot<InvisibleTarget> for F {
 pub fn validate(answer: u32) -> Result<u8, BotError> {
     u8::try_from(answer)
         .ok()
-        .filter(|&m| m <= rules::SOUTH)
+        .filter(|&m| m <= engine::SOUTH)
         .ok_or_else(|| BotError::Invalid(format!("move {answer} is not 0..4")))
 }
 
 /// Why a game of `entries` entries with `config` cannot be played, if it cannot.
-pub fn check_game(entries: usize, config: &TargetConfig) -> Result<(), String> {
+pub fn check_game(entries: usize, config: &Config) -> Result<(), String> {
     if entries == 0 {
         return Err("a game needs at least one entry".into());
     }
-    let players = entries * rules::Target::copies(entries) as usize;
-    if players > rules::MAX_PLAYERS {
-        return Err(format!("{entries} entries make {players} players; at most {} fit", rules::MAX_PLAYERS));
+    let players = entries * engine::Target::copies(entries) as usize;
+    if players > engine::MAX_PLAYERS {
+        return Err(format!("{entries} entries make {players} players; at most {} fit", engine::MAX_PLAYERS));
     }
     if !(0.0..=1.0).contains(&config.q) {
         return Err(format!("q = {} is not a probability", config.q));
@@ -130,9 +130,9 @@ pub fn check_game(entries: usize, config: &TargetConfig) -> Result<(), String> {
 pub fn play(
     entries: usize,
     seed: u64,
-    config: &TargetConfig,
+    config: &Config,
     bots: &mut [Box<dyn Bot<InvisibleTarget> + '_>],
-    mut each_turn: impl FnMut(&rules::Target, Option<&rules::Step>),
+    mut each_turn: impl FnMut(&engine::Target, Option<&engine::Step>),
 ) -> Outcome {
     let mut stats = vec![CallStats::default(); entries];
     if let Err(err) = check_game(entries, config) {
@@ -141,10 +141,10 @@ pub fn play(
         }
         return Outcome { seed, turns: 0, scores: vec![0; entries], stats, tiebreak: Vec::new() };
     }
-    let mut game = rules::Target::new(entries, seed, rules::Config { q: config.q });
-    let copies = rules::Target::copies(entries);
-    let max_rounds = config.max_rounds.unwrap_or(rules::MAX_ROUNDS).min(rules::MAX_ROUNDS);
-    let mut view = rules::View::default();
+    let mut game = engine::Target::new(entries, seed, engine::Config { q: config.q });
+    let copies = engine::Target::copies(entries);
+    let max_rounds = config.max_rounds.unwrap_or(engine::MAX_ROUNDS).min(engine::MAX_ROUNDS);
+    let mut view = engine::View::default();
     each_turn(&game, None);
     while !game.is_over() && game.round() < max_rounds {
         let e = game.entry_of(game.current());
@@ -195,6 +195,6 @@ pub fn parse_move(text: &str) -> Result<u32, BotError> {
     let t = text.trim();
     t.parse::<u32>()
         .ok()
-        .filter(|&m| m <= u32::from(rules::SOUTH))
+        .filter(|&m| m <= u32::from(engine::SOUTH))
         .ok_or_else(|| BotError::Invalid(format!("answer {t:?} is not a move 0..4")))
 }

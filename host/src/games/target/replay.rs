@@ -7,7 +7,7 @@
 
 use zombies_plugin_abi::target::TargetContext;
 
-use super::{InvisibleTarget, rules, validate};
+use super::{InvisibleTarget, engine, validate};
 use crate::bot::{Bot, BotError};
 use crate::game::{PlaybackTape, Tape, count_draws};
 use crate::replay::{ReplayError, get_varint, put_varint};
@@ -33,7 +33,7 @@ pub(super) struct Recording<'a> {
 impl Bot<InvisibleTarget> for Recording<'_> {
     fn turn(&mut self, ctx: &TargetContext<'_>) -> Result<u32, BotError> {
         let (result, draws) = count_draws(ctx.random, |random| self.inner.turn(&TargetContext { random, ..*ctx }));
-        let mv = result.as_ref().ok().and_then(|&a| validate(a).ok()).unwrap_or(rules::STAY);
+        let mv = result.as_ref().ok().and_then(|&a| validate(a).ok()).unwrap_or(engine::STAY);
         self.tape.borrow_mut().push(Call { mv, draws });
         result
     }
@@ -69,7 +69,7 @@ pub(super) fn read_calls(body: &[u8]) -> Result<Vec<Call>, ReplayError> {
         let b = body[at];
         at += 1;
         let mv = b & 7;
-        if mv > rules::SOUTH {
+        if mv > engine::SOUTH {
             return Err(ReplayError::Corrupt(format!("move {mv} in a call")));
         }
         let mut draws = u32::from(b >> 3);

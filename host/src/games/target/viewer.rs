@@ -24,7 +24,7 @@ use std::rc::Rc;
 
 use serde_json::{Value, json};
 
-use super::rules::{self, Step, Target};
+use super::engine::{self, Step, Target};
 use super::{InvisibleTarget, check_game, play};
 use crate::bot::Bot;
 use crate::game::{Outcome, Recorded as _};
@@ -55,9 +55,9 @@ const TEMPLATE: &str = include_str!("viewer.html");
 
 /// The step between two cells as the move's digit (`'2'` when they are the same).
 fn move_char(from: u16, to: u16) -> char {
-    [rules::NORTH, rules::WEST, rules::EAST, rules::SOUTH]
+    [engine::NORTH, engine::WEST, engine::EAST, engine::SOUTH]
         .into_iter()
-        .find(|&m| from != to && rules::neighbour(from, m) == to)
+        .find(|&m| from != to && engine::neighbour(from, m) == to)
         .map_or('2', |m| char::from(b'0' + m))
 }
 
@@ -92,7 +92,7 @@ pub fn viewer_data(replay: &Replay<InvisibleTarget>) -> Result<Value, ReplayErro
         "names": h.names,
         "debug": crate::replay::notes_rows(&replay.notes),
         "seed": h.seed.to_string(),
-        "side": rules::SIDE,
+        "side": engine::SIDE,
         "rounds": h.turns,
         "scores": h.scores,
         "mv": mv,

@@ -16,7 +16,7 @@ use rand::SeedableRng;
 use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
 use zombies_plugin_abi::{Context, Id};
 
-use super::{Board, Game, GameConfig, GameRng, Zombies, random_source};
+use super::{Board, Config, Engine, GameRng, Zombies, random_source};
 use crate::bench::{BenchError, BenchOptions, peak_rss_mib};
 use crate::bot::{CallStats, EntryKind};
 use crate::isolate::Isolation;
@@ -145,7 +145,7 @@ pub fn measure(workload: &Workload, min_time: Duration) -> Measurement {
     while games == 0 || start.elapsed() < min_time {
         let base = crate::alloc_meter::thread_net();
         crate::alloc_meter::reset_peak();
-        let outcome = play_game(&workload.entries, games, &GameConfig::default());
+        let outcome = play_game(&workload.entries, games, &Config::default());
         peak = peak.max(crate::alloc_meter::peak_since_reset() - base);
         games += 1;
         turns += u64::from(outcome.turns);
@@ -202,7 +202,7 @@ pub fn step_profile(workload: &Workload, min_time: Duration) -> StepProfile {
     while games == 0 || start.elapsed() < min_time {
         let (mut bots, _) = make_bots(&workload.entries, |_, bot| bot);
         let names = workload.entries.iter().map(|e| e.name.clone()).collect();
-        let mut game = Game::new(names, games, GameConfig::default());
+        let mut game = Engine::new(names, games, Config::default());
         while !game.is_over() {
             let mut t = Instant::now();
             game.turn_observed(&mut bots, |i| {
@@ -297,9 +297,9 @@ pub fn isolation_tax(opts: &BenchOptions, iso: &Arc<Isolation>, out: &mut dyn Fn
     }
     let bundled = format!("all {} entries found, 20 games", found.len());
     let workloads = [
-        ("W20 Lua, 100 games".to_owned(), lua, 100, GameConfig::default()),
-        (bundled, found, 20, GameConfig::default()),
-        ("native-only, 400 short games".to_owned(), natives, 400, GameConfig::default()),
+        ("W20 Lua, 100 games".to_owned(), lua, 100, Config::default()),
+        (bundled, found, 20, Config::default()),
+        ("native-only, 400 short games".to_owned(), natives, 400, Config::default()),
     ];
     let strict = Arc::new(Isolation { lockstep: true, ..Isolation::clone(iso) });
     out(format!(

@@ -1,5 +1,5 @@
 //! The zombie survival game "Save the last bullet for yourself": its board and rules
-//! (`board`, `game`), and how each kind of bot plays it (`native`, `rhai`, `lua`,
+//! (`board`, `engine`), and how each kind of bot plays it (`native`, `rhai`, `lua`,
 //! `program`), what its replays record (`replay`) and how its viewer draws (`viewer`).
 //!
 //! Loading files, limiting bots and running tournaments are not here (see `loaders`,
@@ -8,7 +8,7 @@
 
 pub mod bench;
 pub mod board;
-pub mod game;
+pub mod engine;
 mod lua;
 mod native;
 pub mod program;
@@ -18,8 +18,8 @@ mod served;
 pub mod viewer;
 
 pub use board::Board;
-pub use game::{
-    EntityInfo, Game, GameConfig, GameRng, Kind, PLAYERS_PER_ENTRY, STARTING_BULLETS, STEPS, ShotRecord, board_side,
+pub use engine::{
+    Config, Engine, EntityInfo, GameRng, Kind, PLAYERS_PER_ENTRY, STARTING_BULLETS, STEPS, ShotRecord, board_side,
     random_source,
 };
 use zombies_plugin_abi::{Action, Context, Direction, Id};
@@ -58,9 +58,9 @@ impl Rules for Zombies {
     /// 2: bitten players are turned row by row.
     const RULES_VERSION: u16 = 3;
 
-    type Config = GameConfig;
+    type Config = Config;
 
-    fn check_config(config: &GameConfig) -> Result<(), String> {
+    fn check_config(config: &Config) -> Result<(), String> {
         if !(1..=MAX_PLAYERS_PER_ENTRY).contains(&config.players_per_entry) {
             return Err(format!(
                 "players_per_entry = {}: it must be 1..={MAX_PLAYERS_PER_ENTRY}",
@@ -73,8 +73,8 @@ impl Rules for Zombies {
         }
     }
 
-    fn play(names: &[String], seed: u64, config: &GameConfig, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
-        Game::new(names.to_vec(), seed, *config).play(bots)
+    fn play(names: &[String], seed: u64, config: &Config, bots: &mut [Box<dyn Bot<Self> + '_>]) -> Outcome {
+        Engine::new(names.to_vec(), seed, *config).play(bots)
     }
 
     fn reserved_names() -> &'static [&'static str] {

@@ -31,7 +31,7 @@ pub(super) struct Recording<'a> {
 impl Bot<Zombies> for Recording<'_> {
     fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
         let (answer, draws) = count_draws(ctx.random, |random| self.inner.turn(&Context { random, ..*ctx }));
-        self.tape.borrow_mut().push(Call { action: super::game::applied(&answer), draws });
+        self.tape.borrow_mut().push(Call { action: super::engine::applied(&answer), draws });
         answer
     }
 

@@ -11,7 +11,7 @@
 //! of that generator, in call order, as the engine would have: the bot sees exactly
 //! what it would see in the referee's process.
 //!
-//! This module is not the engine (`game`) nor the program protocol (`program`), which
+//! This module is not the engine (`engine`) nor the program protocol (`program`), which
 //! writes a call as text for a bot in another language.
 
 use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
@@ -168,7 +168,7 @@ pub(super) fn serve(batch: &[u8], names: &[String], bot: &mut dyn Bot<Zombies>) 
 mod tests {
     use super::*;
     use crate::bot::BotError;
-    use crate::games::zombies::game::{Game, GameConfig};
+    use crate::games::zombies::engine::{Config, Engine};
     use zombies_plugin_abi::Action;
 
     /// What a bot can see of a call, and the first random numbers it would draw.
@@ -208,10 +208,10 @@ mod tests {
     fn a_served_call_sees_what_the_engine_shows_and_draws_the_same_numbers() {
         let checked = std::rc::Rc::new(std::cell::Cell::new(0));
         let names = vec!["A".to_owned(), "B".to_owned()];
-        let config = GameConfig { players_per_entry: 20, max_turns: Some(30) };
+        let config = Config { players_per_entry: 20, max_turns: Some(30) };
         let mut bots: Vec<Box<dyn Bot<Zombies>>> =
             (0..2).map(|_| Box::new(Echo { checked: std::rc::Rc::clone(&checked) }) as Box<dyn Bot<Zombies>>).collect();
-        Game::new(names, 11, config).play(&mut bots);
+        Engine::new(names, 11, config).play(&mut bots);
         assert!(checked.get() > 100, "only {} calls checked", checked.get());
     }
 

@@ -29,14 +29,14 @@ use std::rc::Rc;
 
 use serde_json::{Value, json};
 
-use super::{EntityInfo, Game, Kind, Zombies};
+use super::{Engine, EntityInfo, Kind, Zombies};
 use crate::bot::Bot;
 use crate::game::{Outcome, Recorded as _};
 use crate::replay::{Replay, ReplayError};
 
 /// Plays a replay again turn by turn, calling `each_turn` with the game before the
 /// first turn and after every turn, and checks that it ends as recorded.
-pub fn replay_turns(replay: &Replay<Zombies>, mut each_turn: impl FnMut(&Game)) -> Result<Outcome, ReplayError> {
+pub fn replay_turns(replay: &Replay<Zombies>, mut each_turn: impl FnMut(&Engine)) -> Result<Outcome, ReplayError> {
     let h = &replay.header;
     if h.scores.len() != h.names.len() || h.names.is_empty() {
         return Err(ReplayError::Corrupt("the header's names and scores do not match".into()));
@@ -48,7 +48,7 @@ pub fn replay_turns(replay: &Replay<Zombies>, mut each_turn: impl FnMut(&Game)) 
     }
     let tape = Rc::new(RefCell::new((0, replay.calls.clone())));
     let mut bots: Vec<Box<dyn Bot<Zombies>>> = h.names.iter().map(|_| Zombies::playback(Rc::clone(&tape))).collect();
-    let mut game = Game::new(h.names.clone(), h.seed, config);
+    let mut game = Engine::new(h.names.clone(), h.seed, config);
     each_turn(&game);
     while !game.is_over() && config.max_turns.is_none_or(|m| game.clock() < m) {
         if game.clock() > h.turns {
@@ -79,7 +79,7 @@ fn entity_json(e: &EntityInfo) -> Value {
 }
 
 /// One state of the board, by entity number.
-fn snapshot(game: &Game) -> BTreeMap<u32, EntityInfo> {
+fn snapshot(game: &Engine) -> BTreeMap<u32, EntityInfo> {
     game.entities().map(|e| (e.id.number, e)).collect()
 }
 

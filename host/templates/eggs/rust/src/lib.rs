@@ -13,7 +13,7 @@
 //! on, turning at random when a wall or the edge is ahead. The memory holds the
 //! direction it walks. Change anything below.
 
-use zombies_plugin_abi::eggs::{EggBot, EggsAnswer, EggsContext, NOTHING, OUTSIDE, WALL, dir};
+use zombies_plugin_abi::eggs::{EggsAnswer, EggsContext, EggsPlayer, NOTHING, OUTSIDE, WALL, dir};
 use zombies_plugin_abi::export_eggs_bot;
 
 /// The bot. The arena makes one per game (`new`); its fields last the whole game, so
@@ -21,7 +21,7 @@ use zombies_plugin_abi::export_eggs_bot;
 #[derive(Debug)]
 pub struct MyBot;
 
-impl EggBot for MyBot {
+impl EggsPlayer for MyBot {
     /// The entry's name in the arena (unique).
     const NAME: &'static str = "{{NAME}}";
 

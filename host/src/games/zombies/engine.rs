@@ -1,14 +1,14 @@
 //! One game of "Save the last bullet for yourself", step by step, as
 //! `docs/games/zombies.md` specifies it.
 //!
-//! [`Game::turn`] runs the eight steps of a turn in order; each step is also public so
+//! [`Engine::turn`] runs the eight steps of a turn in order; each step is also public so
 //! that tests can drive a hand-made position one rule at a time. The engine does no IO
 //! and owns no bots: the caller passes one bot per entry, indexed like the entry names.
 //!
 //! **Architecture Invariant:** all randomness of a game (placement, spawns, call order,
-//! zombie walks, bots' random numbers) is drawn from `Game::rng`, seeded once, in an
+//! zombie walks, bots' random numbers) is drawn from `Engine::rng`, seeded once, in an
 //! order fixed by the rules, so a seed fixes the whole game. A bot draws from its
-//! entry's generator of the turn, seeded from `Game::rng` at the start of the decision
+//! entry's generator of the turn, seeded from `Engine::rng` at the start of the decision
 //! step: so no entry's calls change what another entry's calls see, and a turn's calls
 //! may be made entry by entry (a lockstep worker makes its entry's at once).
 //!
@@ -98,8 +98,8 @@ struct Entity {
     bullets: u32,
     /// On the board (false once it changed kind: its number is then retired).
     present: bool,
-    /// Index of its plan in `Game::plans`; meaningful only while that plan carries
-    /// this entity's id (see `Game::plan_of`).
+    /// Index of its plan in `Engine::plans`; meaningful only while that plan carries
+    /// this entity's id (see `Engine::plan_of`).
     plan: u32,
 }
 
@@ -140,7 +140,7 @@ struct Plan {
     tx: u32,
     ty: u32,
     /// The plan listed before it with the same target, when smaller than its own
-    /// index (see `Game::movement`).
+    /// index (see `Engine::movement`).
     next: u32,
     /// Sent back by a conflict: it stays.
     back: bool,
@@ -165,22 +165,22 @@ pub struct ShotRecord {
 
 /// Options of a game beyond the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct GameConfig {
+pub struct Config {
     /// Players per entry (50 in the rules; smaller values help tests).
     pub players_per_entry: u32,
     /// Stop after this many turns even if players live (none in the rules).
     pub max_turns: Option<u32>,
 }
 
-impl Default for GameConfig {
+impl Default for Config {
     fn default() -> Self {
-        GameConfig { players_per_entry: PLAYERS_PER_ENTRY, max_turns: None }
+        Config { players_per_entry: PLAYERS_PER_ENTRY, max_turns: None }
     }
 }
 
 /// A game in progress.
 #[derive(Debug)]
-pub struct Game {
+pub struct Engine {
     seed: u64,
     board: Board,
     /// Every entity ever, indexed by number (index 0 is unused: number 0 means empty).
@@ -207,7 +207,7 @@ pub struct Game {
     claims: Vec<u8>,
     /// The last plan listed with each cell (`y * side + x`) as its target, linking the
     /// others through `Plan::next`; written by the movement step and never cleared (a
-    /// stale index fails the check in `Game::movement`).
+    /// stale index fails the check in `Engine::movement`).
     heads: Vec<u32>,
     /// This turn's plans of those that move, in decision order; valid while `planning`.
     plans: Vec<Plan>,
@@ -230,12 +230,12 @@ pub struct Game {
     player_movers: Vec<u32>,
 }
 
-impl Game {
+impl Engine {
     /// A new game with the rules' set-up: each entry's players placed one by one on
     /// uniformly random empty cells, entry by entry, with 3 bullets each.
-    pub fn new(names: Vec<String>, seed: u64, config: GameConfig) -> Game {
+    pub fn new(names: Vec<String>, seed: u64, config: Config) -> Engine {
         let side = board_side(names.len(), config.players_per_entry);
-        let mut game = Game::empty(names, side, seed);
+        let mut game = Engine::empty(names, side, seed);
         game.max_turns = config.max_turns;
         for owner in 0..game.names.len() as u32 {
             for _ in 0..config.players_per_entry {
@@ -252,9 +252,9 @@ impl Game {
     }
 
     /// A game on an empty board of the given side, for hand-made positions.
-    pub fn empty(names: Vec<String>, side: u32, seed: u64) -> Game {
+    pub fn empty(names: Vec<String>, side: u32, seed: u64) -> Engine {
         let n = names.len();
-        Game {
+        Engine {
             seed,
             board: Board::new(side),
             entities: vec![Entity { id: Id::EMPTY, x: 0, y: 0, bullets: 0, present: false, plan: NO_PLAN }],
@@ -476,7 +476,7 @@ impl Game {
         self.turn_observed(bots, |_| {});
     }
 
-    /// [`Game::turn`], calling `after(i)` once step `i` of [`STEPS`] is done (for
+    /// [`Engine::turn`], calling `after(i)` once step `i` of [`STEPS`] is done (for
     /// timing each step).
     pub fn turn_observed(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>], mut after: impl FnMut(usize)) {
         self.spawn();
