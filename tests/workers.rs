@@ -117,7 +117,7 @@ fn a_script_that_drains_its_bank_costs_one_game_not_two() {
     // turn) runs out between calls, which the worker sees itself ("at turn", where the
     // watchdog would say "in a call"): no kill, no second game. The work is counted,
     // not timed, so the verdict is the same on a loaded machine.
-    let slow = "fn do_turn(ctx) {\n  let n = 0;\n  while n < 20000 { n += 1; }\n  \"STAY\"\n}\n";
+    let slow = "fn do_turn(ctx) {\n  let n = 0;\n  while n < 200000 { n += 1; }\n  \"STAY\"\n}\n";
     let dir = tempfile::tempdir().unwrap();
     let scripts = scripts(dir.path(), &[("slow.rhai", slow)]);
     let json = dir.path().join("r.json");
