@@ -531,17 +531,9 @@ struct Counted<'a, G: Game> {
 
 impl<G: Game> Bot<G> for Counted<'_, G> {
     fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
-        self.stats.calls += 1;
         crate::debug::open_call();
-        let answer = if self.stats.calls % crate::bot::CallStats::TIMING_PERIOD == 0 {
-            let start = std::time::Instant::now();
-            let answer = self.inner.turn(ctx);
-            self.stats.timed_calls += 1;
-            self.stats.timed_nanos += start.elapsed().as_nanos() as u64;
-            answer
-        } else {
-            self.inner.turn(ctx)
-        };
+        let inner = &mut self.inner;
+        let answer = self.stats.count(|| inner.turn(ctx));
         self.said.push(crate::debug::close_call());
         if let Err(e) = &answer {
             self.stats.record_error(e);

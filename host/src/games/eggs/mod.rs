@@ -14,8 +14,6 @@ pub mod replay;
 mod rhai;
 pub mod viewer;
 
-use std::time::Instant;
-
 use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, MEMORY_CAP, NOTHING};
 
@@ -112,17 +110,7 @@ pub fn play(
                 memory: RSlice::from_slice(memories[p].memory()),
                 random: random_source(game.rng()),
             };
-            let s = &mut stats[p];
-            s.calls += 1;
-            let result = if s.calls % CallStats::TIMING_PERIOD == 0 {
-                let start = Instant::now();
-                let result = bots[p].turn(&ctx);
-                s.timed_calls += 1;
-                s.timed_nanos += start.elapsed().as_nanos() as u64;
-                result
-            } else {
-                bots[p].turn(&ctx)
-            };
+            let result = stats[p].count(|| bots[p].turn(&ctx));
             *answer = match result.and_then(|a| validate(&a).map(|v| (v, a))) {
                 Ok((valid, given)) => {
                     memories[p].set_memory(given.memory());

@@ -30,7 +30,7 @@ pub mod view;
 pub mod viewer;
 
 use std::cell::Cell;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::SeedableRng;
 use zombies_plugin_abi::Random;
@@ -868,16 +868,7 @@ enum Called {
 
 /// Calls `bot`, counting the call and timing one in [`CallStats::TIMING_PERIOD`].
 fn timed(stats: &mut CallStats, bot: &mut (dyn Bot<HexGame> + '_), call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
-    stats.calls += 1;
-    if stats.calls % CallStats::TIMING_PERIOD == 0 {
-        let start = Instant::now();
-        let result = bot.turn(call);
-        stats.timed_calls += 1;
-        stats.timed_nanos += start.elapsed().as_nanos() as u64;
-        result
-    } else {
-        bot.turn(call)
-    }
+    stats.count(|| bot.turn(call))
 }
 
 /// The engine's commands of an answer: the first ones up to the call's cap, those of a

@@ -15,8 +15,6 @@ pub mod replay;
 mod rhai;
 pub mod viewer;
 
-use std::time::Instant;
-
 use zombies_plugin_abi::abi_stable::std_types::RSlice;
 use zombies_plugin_abi::target::TargetContext;
 
@@ -159,17 +157,7 @@ pub fn play(
             others: RSlice::from_slice(&view.others),
             random: random_source(game.rng()),
         };
-        let s = &mut stats[e];
-        s.calls += 1;
-        let result = if s.calls % CallStats::TIMING_PERIOD == 0 {
-            let start = Instant::now();
-            let result = bots[e].turn(&ctx);
-            s.timed_calls += 1;
-            s.timed_nanos += start.elapsed().as_nanos() as u64;
-            result
-        } else {
-            bots[e].turn(&ctx)
-        };
+        let result = stats[e].count(|| bots[e].turn(&ctx));
         let mv = match result.and_then(validate) {
             Ok(m) => Some(m),
             Err(err) => {

@@ -17,7 +17,6 @@
 //! record is marked absent (numbers index `entities` and are never reused).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use rand::{Rng, RngExt, SeedableRng, seq::SliceRandom};
 use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
@@ -709,18 +708,7 @@ impl Engine {
     ) -> Answered {
         let e = self.entities[number as usize];
         let ctx = player_context(&e, self.clock, &self.board, names, &mut self.entry_rngs[owner]);
-        let stats = &mut self.stats[owner];
-        stats.calls += 1;
-        let answer = if stats.calls % CallStats::TIMING_PERIOD == 0 {
-            let start = Instant::now();
-            let answer = bots[owner].turn(&ctx);
-            let stats = &mut self.stats[owner];
-            stats.timed_calls += 1;
-            stats.timed_nanos += start.elapsed().as_nanos() as u64;
-            answer
-        } else {
-            bots[owner].turn(&ctx)
-        };
+        let answer = self.stats[owner].count(|| bots[owner].turn(&ctx));
         match answer.and_then(validate) {
             Ok(Decision::Move(d)) => {
                 let (dx, dy) = d.delta();
