@@ -350,10 +350,7 @@ impl<G: Game> Bot<G> for Remote<'_, '_, '_, '_, G> {
         let (bytes, said) = match next {
             Next::Calls(Received::Call(bytes, said)) => (bytes, said),
             Next::Calls(Received::Batch(..)) => return self.fail("sent a batch of calls unasked".to_owned()),
-            Next::Out(reason) => {
-                self.out = Some(reason.clone());
-                return Err(BotError::Disqualified(reason));
-            }
+            Next::Out(reason) => return self.fail(reason),
         };
         match G::read_calls(&bytes) {
             Ok(calls) if calls.len() == 1 => {
@@ -389,10 +386,7 @@ impl<G: Game> Remote<'_, '_, '_, '_, G> {
             let (bytes, n, said) = match next {
                 Next::Calls(Received::Batch(bytes, n, said)) => (bytes, n, said),
                 Next::Calls(Received::Call(..)) => return self.fail("sent a call unasked".to_owned()),
-                Next::Out(reason) => {
-                    self.out = Some(reason.clone());
-                    return Err(BotError::Disqualified(reason));
-                }
+                Next::Out(reason) => return self.fail(reason),
             };
             match G::read_calls(&bytes) {
                 Ok(calls) if calls.len() as u64 == n && n > 0 && self.received + n <= self.asked => {
