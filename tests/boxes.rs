@@ -395,7 +395,7 @@ fn attack_test(attack: Attack, mode: Mode, check: impl FnOnce(&Outcome)) {
     }
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } == 0 && !trust {
-        // The box uids' range (host/src/process/uids.rs, docs/hardening.md).
+        // The box uids' range (system/src/process/uids.rs, docs/hardening.md).
         let range = 0x7000_0000..0x7000_0000 + (1 << 16);
         assert!(uids.iter().all(|u| range.contains(u)), "attackers ran outside the box uids: {uids:?}\n{ctx}");
     }

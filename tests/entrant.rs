@@ -312,8 +312,8 @@ fn hex_zombies_stacked_on_one_cell_are_drawn_with_their_count() {
     use arena::games::hex::{self, HexGame};
     use serde_json::{Value, json};
     let hex = [
-        Entry::builtin("A", arena::games::hex::bench::baseline),
-        Entry::builtin("B", arena::games::hex::bench::baseline),
+        Entry::<arena::games::hex::HexGame>::builtin("A", arena::games::hex::bench::baseline),
+        Entry::<arena::games::hex::HexGame>::builtin("B", arena::games::hex::bench::baseline),
     ];
     let (_, replay) = arena::play::play_recorded(&hex, 4, &hex::Config { max_turns: Some(12) });
     let page = HexGame::viewer_page(&replay).unwrap();

@@ -262,7 +262,7 @@ fn compare(game: &str, expected: &Value, played: &Value) -> Vec<String> {
     out
 }
 
-/// A replay file as `host/src/replay/` writes it: `ZRPL`, the format (u16 LE), the
+/// A replay file as `core/src/replay/` writes it: `ZRPL`, the format (u16 LE), the
 /// game's rules version (u16 LE), the header's length (u32 LE), the header (JSON), then
 /// the deflated calls (and, in format 2, what the bots said).
 struct ReplayFile {

@@ -146,7 +146,7 @@ fn an_entry_that_spends_its_time_bank_is_out_of_the_game_and_says_so() {
 
     let invoked = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let counter = invoked.clone();
-    let slow = Entry::builtin("Slow", move || {
+    let slow = Entry::<arena::games::zombies::Zombies>::builtin("Slow", move || {
         let counter = counter.clone();
         move |_: &Context<'_>| {
             counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

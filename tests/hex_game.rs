@@ -18,7 +18,7 @@ use crate::util::{plugin_lib, root};
 
 /// The baseline (as plugins/hex-basic) compiled in.
 fn basic(name: &str) -> Entry<HexGame> {
-    Entry::builtin(name, arena::games::hex::bench::baseline)
+    Entry::<HexGame>::builtin(name, arena::games::hex::bench::baseline)
 }
 
 /// A bot that answers nothing: as humans it places nobody (result 1), as zombies it

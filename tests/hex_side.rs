@@ -34,7 +34,7 @@ fn python() -> bool {
 
 /// The baseline (as plugins/hex-basic) compiled in.
 fn basic(name: &str) -> Entry<HexGame> {
-    Entry::builtin(name, arena::games::hex::bench::baseline)
+    Entry::<HexGame>::builtin(name, arena::games::hex::bench::baseline)
 }
 
 /// The entries of these files (written into a fresh directory, programs made executable).

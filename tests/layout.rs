@@ -1,17 +1,19 @@
 //! The layout of the host's code (ARCHITECTURE.md, "Bird's eye view"): nothing outside
-//! `host/src/games/` names a particular game, except the registry (`games/mod.rs`, which
-//! is inside it). A game is named by its type (`Zombies`, `EggHunt`, ...) or by its
-//! module's path (`games::zombies`, `games::{eggs, ...}`), in code or in comments.
+//! the games' crate (`games/src/`) names a particular game. A game is named by its type
+//! (`Zombies`, `EggHunt`, ...) or by its module's path (`games::zombies`,
+//! `games::{eggs, ...}`), in code or in comments.
 //!
 //! The games are not listed here: they are read from the registry's `with_game!` (each
-//! game's module and type) and checked against the directories under `games/`, so a
-//! new game is checked as soon as it is registered.
+//! game's module and type, in `games/src/lib.rs`) and checked against the directories
+//! under `games/src/`, so a new game is checked as soon as it is registered.
 //!
-//! And the library's modules are layered (ARCHITECTURE.md, "Layers"): each module uses
-//! only modules of its own layer or of lower ones, and those of one layer form no cycle.
-//! The layers are [`LAYERS`] below; the check reads every path to another module in the
-//! code of every file under `host/src` (comments and strings skipped, unit tests
-//! included) and names the file, the line and the use that climbs.
+//! And the modules inside each crate are layered (ARCHITECTURE.md, "Layers"): cargo
+//! checks the layers between crates (a crate cannot name one above it), this file the
+//! layers inside one: each module uses only modules of its own layer or of lower ones,
+//! and those of one layer form no cycle; no game uses another. The layers are each
+//! crate's [`Layout`] below; the check reads every path to another module in the code of
+//! every file of the crate (comments and strings skipped, unit tests included) and names
+//! the file, the line and the use that climbs.
 
 use std::path::{Path, PathBuf};
 
@@ -25,21 +27,22 @@ struct GameName {
     ty: String,
 }
 
-/// The games of the registry: from each `type $g = $crate::games::<module>::<Type>;` of
-/// `with_game!`, checked against the directories under `games/` and `arena::games::NAMES`.
+/// The games of the registry: from each `type $g = $crate::<module>::<Type>;` of
+/// `with_game!`, checked against the directories under `games/src/` and
+/// `arena::games::NAMES`.
 fn registered_games() -> Vec<GameName> {
-    let games_dir = root().join("host/src/games");
-    let registry = std::fs::read_to_string(games_dir.join("mod.rs")).unwrap();
+    let games_dir = root().join(GAMES.dir);
+    let registry = std::fs::read_to_string(games_dir.join("lib.rs")).unwrap();
     let mut games: Vec<GameName> = registry
         .lines()
-        .filter_map(|l| l.trim().strip_prefix("type $g = $crate::games::"))
+        .filter_map(|l| l.trim().strip_prefix("type $g = $crate::"))
         .map(|path| {
             let (module, ty) = path.trim_end_matches(';').split_once("::").unwrap_or_else(|| panic!("{path}"));
             GameName { module: module.to_owned(), ty: ty.to_owned() }
         })
         .collect();
     games.sort();
-    assert!(!games.is_empty(), "no game found in the registry's with_game! (games/mod.rs)");
+    assert!(!games.is_empty(), "no game found in the registry's with_game! (games/src/lib.rs)");
     assert_eq!(games.len(), arena::games::NAMES.len(), "with_game! and NAMES list different games: {games:?}");
     let mut dirs: Vec<String> = std::fs::read_dir(&games_dir)
         .unwrap()
@@ -49,7 +52,7 @@ fn registered_games() -> Vec<GameName> {
         .collect();
     dirs.sort();
     let modules: Vec<String> = games.iter().map(|g| g.module.clone()).collect();
-    assert_eq!(modules, dirs, "every directory under host/src/games/ is a game of the registry, and only those");
+    assert_eq!(modules, dirs, "every directory under games/src/ is a game of the registry, and only those");
     games
 }
 
@@ -162,12 +165,14 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 fn the_check_finds_a_game_named_by_its_type_its_module_or_in_a_group() {
     let games = registered_games();
     // The registry names every game, by type and by module path: the check sees them.
-    let registry = std::fs::read_to_string(root().join("host/src/games/mod.rs")).unwrap();
+    let registry = std::fs::read_to_string(root().join(GAMES.dir).join("lib.rs")).unwrap();
     let found = names_of_games(&registry, &games);
     for g in &games {
         assert!(found.iter().any(|(_, what)| what.contains(&format!("the type {} ", g.ty))), "{g:?}: {found:?}");
-        assert!(found.iter().any(|(_, what)| what == &format!("the module games::{}", g.module)), "{g:?}: {found:?}");
     }
+    // And by module path, as the crates above it write them.
+    let facade = format!("use arena::games::{}::X;\n", games[0].module);
+    assert_eq!(names_of_games(&facade, &games).len(), 1, "{facade}");
     let (a, b) = (&games[0], &games[1]);
     let group = format!("use crate::games::{{\n    {},\n    {}::X,\n}};\nfn f() {{}}\n", a.module, b.module);
     let found = names_of_games(&group, &games);
@@ -181,12 +186,11 @@ fn the_check_finds_a_game_named_by_its_type_its_module_or_in_a_group() {
 }
 
 #[test]
-fn nothing_outside_the_games_directory_names_a_game_but_the_registry() {
+fn nothing_outside_the_games_crate_names_a_game() {
     let games = registered_games();
-    let src = root().join("host/src");
-    let outside: Vec<PathBuf> = rust_files(&src).into_iter().filter(|f| !f.starts_with(src.join("games"))).collect();
-    // The binary's commands and the library's modules: far more than a handful.
-    assert!(outside.len() > 20, "only {} files found under {}", outside.len(), src.display());
+    let outside: Vec<PathBuf> = [SYSTEM, CORE, HOST].iter().flat_map(|l| rust_files(&root().join(l.dir))).collect();
+    // The binary's commands and the lower crates' modules: far more than a handful.
+    assert!(outside.len() > 20, "only {} files found outside the games' crate", outside.len());
     assert!(outside.iter().any(|f| f.ends_with("main.rs")) && outside.iter().any(|f| f.ends_with("bench.rs")));
     let mut problems = Vec::new();
     for file in &outside {
@@ -198,7 +202,7 @@ fn nothing_outside_the_games_directory_names_a_game_but_the_registry() {
     }
     assert!(
         problems.is_empty(),
-        "only host/src/games/ (and its registry, games/mod.rs) may name a game; move the code to its game, or \
+        "only the games' crate (games/src/, its registry in lib.rs) may name a game; move the code to its game, or \
          dispatch through the registry:\n{}",
         problems.join("\n")
     );
@@ -206,38 +210,103 @@ fn nothing_outside_the_games_directory_names_a_game_but_the_registry() {
 
 // ----- layers ---------------------------------------------------------------------------
 
-/// The library's layers, lowest first (ARCHITECTURE.md, "Layers"): a module may use the
+/// One crate's layers, lowest first (ARCHITECTURE.md, "Layers"): a module may use the
 /// modules of its own layer and of lower ones, never those of a higher layer, and the
-/// modules of one layer form no cycle. A module is a top-level module of `host/src`
-/// (`games` is one, every game in it), except those of [`SPLIT`], whose submodules are
-/// layered each on its own; `lib` is the crate root and `cli` the binary (`main.rs` and
-/// `cli/`, which reach the library as `arena::...`).
-const LAYERS: &[(&str, &[&str])] = &[
-    ("base", &["clock", "alloc_meter", "debug", "process", "decide"]),
-    ("contract", &["bot", "rules"]),
-    (
-        "loaders and replays",
-        &["loaders::log", "loaders::scripts", "loaders::native", "loaders::program", "loaders", "replay"],
-    ),
-    ("the game", &["game"]),
-    ("playing", &["limits", "play"]),
-    ("isolation", &["isolate"]),
-    ("tournaments", &["tournament"]),
-    ("tools", &["plot", "bench", "kit"]),
-    ("games", &["games"]),
-    ("reports", &["report"]),
-    ("crate root", &["lib"]),
-    ("binary", &["cli"]),
-];
+/// modules of one layer form no cycle. A module is a top-level module of the crate's
+/// sources, except those of `split`, whose submodules are layered each on its own; `lib`
+/// is the crate root and `cli` the binary (`main.rs` and `cli/` in `host/src`, which
+/// reach the library as `arena::...`). Between crates, cargo checks the layers: a crate
+/// cannot name a crate above it.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    /// The crate's sources, from the repository's root.
+    dir: &'static str,
+    layers: &'static [(&'static str, &'static [&'static str])],
+    /// Modules whose submodules sit in layers of their own (`loaders::native`, ...); the
+    /// module's own file (`loaders/mod.rs`) is the module itself (`loaders`).
+    split: &'static [&'static str],
+    /// The layer of every module `layers` does not name, whose modules use none of each
+    /// other (the games' crate: each game is one, and no game uses another), if any.
+    others: Option<&'static str>,
+}
 
-/// Modules whose submodules sit in layers of their own (`loaders::native`, ...); the
-/// module's own file (`loaders/mod.rs`) is the module itself (`loaders`).
-const SPLIT: &[&str] = &["loaders"];
+/// `arena-system`: what the host needs from the machine.
+const SYSTEM: Layout = Layout {
+    dir: "system/src",
+    layers: &[("base", &["clock", "alloc_meter", "debug", "process", "decide"]), ("crate root", &["lib"])],
+    split: &[],
+    others: None,
+};
+
+/// `arena-core`: everything written once over every game.
+const CORE: Layout = Layout {
+    dir: "core/src",
+    layers: &[
+        ("contract", &["bot", "rules"]),
+        (
+            "loaders and replays",
+            &["loaders::log", "loaders::scripts", "loaders::native", "loaders::program", "loaders", "replay"],
+        ),
+        ("the game", &["game"]),
+        ("playing", &["limits", "play"]),
+        ("isolation", &["isolate"]),
+        ("tournaments", &["tournament"]),
+        ("tools", &["plot", "bench", "kit"]),
+        ("crate root", &["lib"]),
+    ],
+    split: &["loaders"],
+    others: None,
+};
+
+/// `arena-games`: the games (every module but `turns` and the root), the turn-by-turn
+/// JSON of every game's replays (`turns`), and the registry.
+const GAMES: Layout = Layout {
+    dir: "games/src",
+    layers: &[("games", &[]), ("across the games", &["turns"]), ("crate root", &["lib"])],
+    split: &[],
+    others: Some("games"),
+};
+
+/// `arena`: the reports, the crate root that names the layers' crates, and the binary.
+const HOST: Layout = Layout {
+    dir: "host/src",
+    layers: &[("reports", &["report"]), ("crate root", &["lib"]), ("binary", &["cli"])],
+    split: &[],
+    others: None,
+};
+
+/// The crates of the library, lowest first.
+const CRATES: [Layout; 4] = [SYSTEM, CORE, GAMES, HOST];
+
+/// The library as one crate, laid out as it was before its split: the layer check's
+/// own tests read made-up files in it.
+const WHOLE: Layout = Layout {
+    dir: "host/src",
+    layers: &[
+        ("base", &["clock", "alloc_meter", "debug", "process", "decide"]),
+        ("contract", &["bot", "rules"]),
+        (
+            "loaders and replays",
+            &["loaders::log", "loaders::scripts", "loaders::native", "loaders::program", "loaders", "replay"],
+        ),
+        ("the game", &["game"]),
+        ("playing", &["limits", "play"]),
+        ("isolation", &["isolate"]),
+        ("tournaments", &["tournament"]),
+        ("tools", &["plot", "bench", "kit"]),
+        ("games", &["games"]),
+        ("reports", &["report"]),
+        ("crate root", &["lib"]),
+        ("binary", &["cli"]),
+    ],
+    split: &["loaders"],
+    others: None,
+};
 
 /// One path from a file's code to another module of [`LAYERS`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Use {
-    /// The file, relative to `host/src`.
+    /// The file, relative to its crate's sources.
     file: String,
     line: usize,
     /// The module the file belongs to.
@@ -363,7 +432,7 @@ fn use_tree(toks: &[(usize, Tok<'_>)], at: usize, prefix: &[String], out: &mut V
     }
 }
 
-/// The module path of a file (relative to `host/src`): `loaders/scripts/mod.rs` is
+/// The module path of a file (relative to its crate's sources): `loaders/scripts/mod.rs` is
 /// `["loaders", "scripts"]`; `lib.rs` and `main.rs` are crate roots, `[]`.
 fn module_path(file: &str) -> Vec<String> {
     let mut parts: Vec<String> = file.trim_end_matches(".rs").split('/').map(str::to_owned).collect();
@@ -378,39 +447,41 @@ fn is_binary(file: &str) -> bool {
     file == "main.rs" || file.starts_with("cli/")
 }
 
-/// The module of [`LAYERS`] a file belongs to.
-fn file_module(file: &str) -> String {
+/// The module of the layers a file belongs to.
+fn file_module(layout: &Layout, file: &str) -> String {
     if is_binary(file) {
         return "cli".to_owned();
     }
-    layer_module(&module_path(file))
+    layer_module(layout, &module_path(file))
 }
 
-/// The module of [`LAYERS`] of a module path.
-fn layer_module(path: &[String]) -> String {
+/// The module of the layers of a module path.
+fn layer_module(layout: &Layout, path: &[String]) -> String {
     match path {
         [] => "lib".to_owned(),
-        [first, second, ..] if SPLIT.contains(&first.as_str()) => format!("{first}::{second}"),
+        [first, second, ..] if layout.split.contains(&first.as_str()) => format!("{first}::{second}"),
         [first, ..] => first.clone(),
     }
 }
 
-/// What the library holds, as far as the check needs: its modules, its exported macros
-/// (named at the crate root, defined in a module), and the other crates its root
-/// re-exports (`abi`).
+/// What a crate holds, as far as the check needs: its modules, its exported macros
+/// (named at the crate root, defined in a module), and the names its root brings in
+/// from other crates (`pub use zombies_plugin_abi as abi`, `use arena_system::{clock,
+/// process}`), whose paths lead out of the crate.
 #[derive(Debug, Default)]
 struct Crate {
+    layout: Option<Layout>,
     /// The module path of every library file (`["loaders", "native"]`, `["bot"]`).
     modules: Vec<Vec<String>>,
     /// `#[macro_export]` macros by name, with the module defining each.
     macros: Vec<(String, String)>,
-    /// Names the crate root re-exports from other crates (`pub use zombies_plugin_abi as abi`).
+    /// Names the crate root brings in from other crates.
     external: Vec<String>,
 }
 
 impl Crate {
-    fn read(files: &[(String, String)]) -> Crate {
-        let mut krate = Crate::default();
+    fn read(layout: &Layout, files: &[(String, String)]) -> Crate {
+        let mut krate = Crate { layout: Some(*layout), ..Crate::default() };
         for (file, text) in files.iter().filter(|(f, _)| !is_binary(f)) {
             krate.modules.push(module_path(file));
             let code = code_only(text);
@@ -421,24 +492,17 @@ impl Crate {
                         [(_, Tok::Ident("macro_rules")), (_, Tok::Other), (_, Tok::Ident(name))] => Some(*name),
                         _ => None,
                     });
-                    krate.macros.extend(name.map(|n| (n.to_owned(), file_module(file))));
+                    krate.macros.extend(name.map(|n| (n.to_owned(), file_module(layout, file))));
                 }
             }
             if file == "lib.rs" {
-                for line in code.lines() {
-                    if let Some((source, name)) =
-                        line.trim().strip_prefix("pub use ").and_then(|l| l.trim_end_matches(';').split_once(" as "))
-                        && !source.starts_with("crate::")
-                    {
-                        krate.external.push(name.trim().to_owned());
-                    }
-                }
+                krate.external.extend(code.lines().flat_map(imported_from_other_crates));
             }
         }
         krate
     }
 
-    /// The module of [`LAYERS`] that the crate path `path` names (`None`: another
+    /// The module of the layers that the crate path `path` names (`None`: another
     /// crate), or what is wrong with it (no such module, macro or crate).
     fn target(&self, path: &[String]) -> Result<Option<String>, String> {
         let Some(first) = path.first() else { return Ok(Some("lib".to_owned())) };
@@ -448,12 +512,32 @@ impl Crate {
         if self.external.contains(first) {
             return Ok(None);
         }
+        let layout = self.layout.unwrap_or(WHOLE);
         if !self.modules.iter().any(|m| m.first() == Some(first)) {
-            return Err(format!("crate::{first}, which is no module of host/src"));
+            return Err(format!("crate::{first}, which is no module of {}", layout.dir));
         }
         // `loaders::Skipped` is `loaders` itself; `loaders::native::...` is its submodule.
         let sub = path.len() > 1 && self.modules.iter().any(|m| m[..] == path[..2]);
-        Ok(Some(if sub { layer_module(&path[..2]) } else { first.clone() }))
+        Ok(Some(if sub { layer_module(&layout, &path[..2]) } else { first.clone() }))
+    }
+}
+
+/// The names one line of a crate root's code brings in from another crate: `abi` of
+/// `pub use zombies_plugin_abi as abi;`, `clock` and `process` of
+/// `use arena_system::{clock, process};` (nothing for `use crate::...`).
+fn imported_from_other_crates(line: &str) -> Vec<String> {
+    let line = line.trim();
+    let Some(path) = line.strip_prefix("pub use ").or_else(|| line.strip_prefix("use ")) else { return Vec::new() };
+    let path = path.trim_end_matches(';');
+    if path.starts_with("crate::") || path.starts_with("self::") || path.starts_with("super::") {
+        return Vec::new();
+    }
+    if let Some((_, name)) = path.split_once(" as ") {
+        return vec![name.trim().to_owned()];
+    }
+    match path.split_once('{') {
+        Some((_, group)) => group.trim_end_matches('}').split(',').map(|n| n.trim().to_owned()).collect(),
+        None => path.rsplit("::").next().map(|n| vec![n.trim().to_owned()]).unwrap_or_default(),
     }
 }
 
@@ -465,7 +549,8 @@ impl Crate {
 fn uses_of(krate: &Crate, file: &str, text: &str) -> (Vec<Use>, Vec<String>) {
     let code = code_only(text);
     let toks = code_tokens(&code);
-    let (from, binary, here) = (file_module(file), is_binary(file), module_path(file));
+    let layout = krate.layout.unwrap_or(WHOLE);
+    let (from, binary, here) = (file_module(&layout, file), is_binary(file), module_path(file));
     let (mut uses, mut problems) = (Vec::new(), Vec::new());
     // Inline modules (`mod tests { ... }`) open around the token: name, and the brace
     // depth inside.
@@ -525,16 +610,19 @@ fn uses_of(krate: &Crate, file: &str, text: &str) -> (Vec<Use>, Vec<String>) {
                     uses.push(Use { file: file.to_owned(), line, from: from.clone(), to })
                 }
                 Ok(_) => {}
-                Err(what) => problems.push(format!("host/src/{file}:{line}: names {what}")),
+                Err(what) => problems.push(format!("{}/{file}:{line}: names {what}", layout.dir)),
             }
         }
     }
     (uses, problems)
 }
 
-/// The rank of a module's layer in [`LAYERS`].
-fn rank(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|(_, modules)| modules.contains(&module))
+/// The rank of a module's layer in `layout`.
+fn rank(layout: &Layout, module: &str) -> Option<usize> {
+    layout.layers.iter().position(|(_, modules)| modules.contains(&module)).or_else(|| {
+        let others = layout.others?;
+        layout.layers.iter().position(|(name, _)| *name == others)
+    })
 }
 
 /// A cycle among `uses` (all inside one layer) through `m`, if the search from `m` meets
@@ -562,14 +650,17 @@ fn cycle_from<'a>(
     None
 }
 
-/// What breaks the layering among `uses` of `modules`: a module in no layer, a use of a
-/// higher layer, a cycle inside one layer; each names its files, lines and uses.
-fn layering_problems(modules: &[String], uses: &[Use]) -> Vec<String> {
+/// What breaks the layering among `uses` of `modules` in the crate `layout`: a module in
+/// no layer, a use of a higher layer, a cycle inside one layer, a use between two
+/// modules of its `others` layer; each names its files, lines and uses.
+fn layering_problems(layout: &Layout, modules: &[String], uses: &[Use]) -> Vec<String> {
     let mut problems = Vec::new();
+    let rank = |m: &str| rank(layout, m);
     for m in modules.iter().filter(|m| rank(m).is_none()) {
-        problems.push(format!("the module {m} is in no layer: add it to LAYERS in tests/layout.rs"));
+        problems.push(format!("the module {m} is in no layer: add it to {}'s Layout in tests/layout.rs", layout.dir));
     }
-    let edge = |u: &Use| format!("host/src/{}:{}: {} -> {}", u.file, u.line, u.from, u.to);
+    let edge = |u: &Use| format!("{}/{}:{}: {} -> {}", layout.dir, u.file, u.line, u.from, u.to);
+    let layers = layout.layers;
     for u in uses {
         if let (Some(from), Some(to)) = (rank(&u.from), rank(&u.to))
             && to > from
@@ -577,12 +668,17 @@ fn layering_problems(modules: &[String], uses: &[Use]) -> Vec<String> {
             problems.push(format!(
                 "{}: the layer \"{}\" uses the higher layer \"{}\"",
                 edge(u),
-                LAYERS[from].0,
-                LAYERS[to].0
+                layers[from].0,
+                layers[to].0
             ));
         }
+        if let Some(others) = layout.others
+            && [&u.from, &u.to].iter().all(|m| rank(m) == layers.iter().position(|(n, _)| *n == others))
+        {
+            problems.push(format!("{}: one of the \"{others}\" uses another", edge(u)));
+        }
     }
-    for (r, (layer, _)) in LAYERS.iter().enumerate() {
+    for (r, (layer, _)) in layers.iter().enumerate() {
         let inside: Vec<&Use> = uses.iter().filter(|u| rank(&u.from) == Some(r) && rank(&u.to) == Some(r)).collect();
         let mut done = Vec::new();
         for u in &inside {
@@ -599,9 +695,9 @@ fn layering_problems(modules: &[String], uses: &[Use]) -> Vec<String> {
     problems
 }
 
-/// Every `.rs` file under `host/src`, relative to it, with its text.
-fn host_sources() -> Vec<(String, String)> {
-    let src = root().join("host/src");
+/// Every `.rs` file of the crate `layout`, relative to its sources, with its text.
+fn sources(layout: &Layout) -> Vec<(String, String)> {
+    let src = root().join(layout.dir);
     rust_files(&src)
         .into_iter()
         .map(|f| {
@@ -613,9 +709,9 @@ fn host_sources() -> Vec<(String, String)> {
 
 /// The modules of `files`, every use between them, and the paths the check could not
 /// place.
-fn all_uses(files: &[(String, String)]) -> (Vec<String>, Vec<Use>, Vec<String>) {
-    let krate = Crate::read(files);
-    let mut modules: Vec<String> = files.iter().map(|(f, _)| file_module(f)).collect();
+fn all_uses(layout: &Layout, files: &[(String, String)]) -> (Vec<String>, Vec<Use>, Vec<String>) {
+    let krate = Crate::read(layout, files);
+    let mut modules: Vec<String> = files.iter().map(|(f, _)| file_module(layout, f)).collect();
     modules.sort();
     modules.dedup();
     let (mut uses, mut problems) = (Vec::new(), Vec::new());
@@ -652,7 +748,7 @@ fn the_layer_check_reads_paths_groups_and_super_but_not_comments_or_strings() {
         ),
         file("cli/play.rs", "use crate::outln;\nuse arena::bot::Bot;\n"),
     ];
-    let (modules, uses, problems) = all_uses(&files);
+    let (modules, uses, problems) = all_uses(&WHOLE, &files);
     assert_eq!(problems, Vec::<String>::new());
     let found: Vec<String> = uses.iter().map(|u| format!("{}:{}: {} -> {}", u.file, u.line, u.from, u.to)).collect();
     assert_eq!(
@@ -671,7 +767,7 @@ fn the_layer_check_reads_paths_groups_and_super_but_not_comments_or_strings() {
     );
     // The bots sit below the loaders, the games and the tournaments: four uses climb,
     // and `loaders` and `loaders::native` use each other.
-    let found = layering_problems(&modules, &uses);
+    let found = layering_problems(&WHOLE, &modules, &uses);
     assert_eq!(found.len(), 5, "{found:#?}");
     assert_eq!(
         found[0],
@@ -684,37 +780,61 @@ fn the_layer_check_reads_paths_groups_and_super_but_not_comments_or_strings() {
          host/src/loaders/native.rs:1: loaders::native -> loaders"
     );
     // A name that is no module is reported, not passed over.
-    let (_, _, problems) = all_uses(&[file("bot.rs", "use crate::nowhere::X;\n")]);
+    let (_, _, problems) = all_uses(&WHOLE, &[file("bot.rs", "use crate::nowhere::X;\n")]);
     assert_eq!(problems, ["host/src/bot.rs:1: names crate::nowhere, which is no module of host/src"]);
 }
 
 #[test]
 fn the_layer_check_fails_on_a_use_of_a_higher_layer_in_the_library() {
-    // The library as it is, with one line added to bot.rs.
-    let mut files = host_sources();
-    let bot = files.iter_mut().find(|(f, _)| f == "bot.rs").expect("host/src/bot.rs");
+    // The core as it is, with one line added to bot.rs.
+    let mut files = sources(&CORE);
+    let bot = files.iter_mut().find(|(f, _)| f == "bot.rs").expect("core/src/bot.rs");
     bot.1.push_str("\nuse crate::tournament;\n");
     let line = bot.1.lines().count();
-    let (modules, uses, _) = all_uses(&files);
-    let found = layering_problems(&modules, &uses);
-    assert!(found.iter().any(|p| p.starts_with(&format!("host/src/bot.rs:{line}: bot -> tournament: "))), "{found:#?}");
+    let (modules, uses, _) = all_uses(&CORE, &files);
+    let found = layering_problems(&CORE, &modules, &uses);
+    assert!(found.iter().any(|p| p.starts_with(&format!("core/src/bot.rs:{line}: bot -> tournament: "))), "{found:#?}");
+    // The games as they are, with one game using another.
+    let mut files = sources(&GAMES);
+    let games = registered_games();
+    let (a, b) = (&games[0], &games[1]);
+    let file = files.iter_mut().find(|(f, _)| f == &format!("{}/mod.rs", a.module)).expect("a game's mod.rs");
+    file.1.push_str(&format!("\nuse crate::{}::{};\n", b.module, b.ty));
+    let line = file.1.lines().count();
+    let (modules, uses, _) = all_uses(&GAMES, &files);
+    let found = layering_problems(&GAMES, &modules, &uses);
+    let expected = format!(
+        "games/src/{}/mod.rs:{}: {} -> {}: one of the \"games\" uses another",
+        a.module, line, a.module, b.module
+    );
+    assert!(found.contains(&expected), "{expected}\n{found:#?}");
 }
 
 #[test]
 fn no_module_of_the_library_uses_a_module_of_a_higher_layer() {
-    let files = host_sources();
-    let (modules, uses, mut problems) = all_uses(&files);
-    // Every layer's modules exist, and the scan sees the library's many uses.
-    for m in LAYERS.iter().flat_map(|(_, layer)| layer.iter()) {
-        assert!(modules.iter().any(|f| f == m), "LAYERS names {m}, which is no module of host/src: {modules:?}");
+    let mut problems = Vec::new();
+    for layout in &CRATES {
+        let (modules, uses, found) = all_uses(layout, &sources(layout));
+        // Every layer's modules exist, and the scan sees the crate's uses.
+        for m in layout.layers.iter().flat_map(|(_, layer)| layer.iter()) {
+            assert!(
+                modules.iter().any(|f| f == m),
+                "{} names {m} in its layers, which is no module: {modules:?}",
+                layout.dir
+            );
+        }
+        assert!(!uses.is_empty(), "no use found under {}", layout.dir);
+        if layout.dir == CORE.dir {
+            assert!(uses.len() > 100, "only {} uses found under {}", uses.len(), layout.dir);
+            assert!(uses.iter().any(|u| u.from == "tournament" && u.to == "isolate"), "{uses:#?}");
+        }
+        problems.extend(found);
+        problems.extend(layering_problems(layout, &modules, &uses));
     }
-    assert!(uses.len() > 100, "only {} uses found under host/src", uses.len());
-    assert!(uses.iter().any(|u| u.from == "tournament" && u.to == "isolate"), "{uses:#?}");
-    problems.extend(layering_problems(&modules, &uses));
     assert!(
         problems.is_empty(),
         "a module may use only modules of its own layer or of lower ones (ARCHITECTURE.md, \"Layers\"; the layers \
-         are LAYERS in tests/layout.rs):\n{}",
+         are each crate's Layout in tests/layout.rs):\n{}",
         problems.join("\n")
     );
 }

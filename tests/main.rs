@@ -8,7 +8,7 @@
 //! - `ladder`: `arena ladder` killed with SIGKILL and resumed, stopped by Ctrl-C, read back;
 //! - `postgres`: the ladder on a PostgreSQL server the test starts, and two `ladder work`
 //!   workers, one killed, against one `ladder run` on SQLite;
-//! - `layout`: the host's code names a game only inside `host/src/games/`;
+//! - `layout`: the host's code names a game only inside `games/src/`;
 //! - `archives`: programs with files uploaded to `arena serve` as archives.
 
 mod archives;

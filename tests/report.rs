@@ -207,7 +207,7 @@ fn an_interrupted_tournament_leaves_its_pages_and_an_index_of_the_finished_games
             Action::stay()
         }
     });
-    let entries = vec![Entry::builtin("Random", random_bot), stopper];
+    let entries = vec![Entry::<Zombies>::builtin("Random", random_bot), stopper];
     let dir = tempfile::tempdir().unwrap();
     let mut report = Report::create(&dir.path().join("r")).unwrap();
     let plan = small_plan(6);

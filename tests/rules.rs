@@ -191,7 +191,7 @@ fn score_is_the_last_clock_at_which_the_entry_had_a_living_player() {
 fn an_entry_that_shoots_itself_at_once_scores_0_in_a_full_game() {
     let suicidal = |ctx: &Context<'_>| Action::shoot(ctx.id);
     let entries = vec![
-        arena::bot::Entry::builtin("Emo", move || suicidal),
+        arena::bot::Entry::<Zombies>::builtin("Emo", move || suicidal),
         arena::bot::Entry::builtin("Still", || |_: &Context<'_>| Action::stay()),
     ];
     let out = arena::tournament::play_game(&entries, 9, &zombies::Config::default());

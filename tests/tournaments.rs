@@ -13,7 +13,7 @@ use crate::util::random_bot;
 
 fn entries() -> Vec<Entry<Zombies>> {
     vec![
-        Entry::builtin("Random", random_bot),
+        Entry::<Zombies>::builtin("Random", random_bot),
         Entry::builtin("Still", || |_: &Context<'_>| Action::stay()),
         Entry::builtin("Emo", || |ctx: &Context<'_>| Action::shoot(ctx.id)),
     ]

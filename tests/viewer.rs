@@ -32,7 +32,7 @@ fn entries() -> Vec<Entry<Zombies>> {
         );
         (dir, found.entries)
     };
-    found.push(Entry::builtin("Random", random_bot));
+    found.push(Entry::<Zombies>::builtin("Random", random_bot));
     found.push(Entry::builtin("Still", || |_: &Context<'_>| Action::stay()));
     found
 }
@@ -122,8 +122,10 @@ proptest! {
 fn fuzz_base() -> Vec<u8> {
     static BASE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     BASE.get_or_init(|| {
-        let entries =
-            vec![Entry::builtin("Random", random_bot), Entry::builtin("Emo", || |c: &Context<'_>| Action::shoot(c.id))];
+        let entries = vec![
+            Entry::<Zombies>::builtin("Random", random_bot),
+            Entry::<Zombies>::builtin("Emo", || |c: &Context<'_>| Action::shoot(c.id)),
+        ];
         play_recorded(&entries, 2, &zombies::Config { players_per_entry: 5, max_turns: None }).1.to_bytes()
     })
     .clone()
@@ -224,7 +226,7 @@ fn one_page_per_game() -> Vec<(&'static str, String)> {
     use arena::games::eggs::{self, EggHunt, answer};
     use arena::games::hex::{self, HexGame};
     use arena::games::target::{self, InvisibleTarget};
-    let zombies = [Entry::builtin("Random", random_bot), Entry::builtin("Random 2", random_bot)];
+    let zombies = [Entry::<Zombies>::builtin("Random", random_bot), Entry::<Zombies>::builtin("Random 2", random_bot)];
     let (_, zombies) = play_recorded(&zombies, 4, &zombies::Config { players_per_entry: 5, max_turns: Some(20) });
     let egg = || |c: &EggsContext<'_>| answer(1 + c.random(8), NOTHING, &[]);
     let (_, eggs) =
@@ -233,8 +235,8 @@ fn one_page_per_game() -> Vec<(&'static str, String)> {
     let config = target::Config { max_rounds: Some(10), ..target::Config::default() };
     let (_, target) = play_recorded(&[Entry::builtin("A", seeker), Entry::builtin("B", seeker)], 4, &config);
     let hex = [
-        Entry::builtin("A", arena::games::hex::bench::baseline),
-        Entry::builtin("B", arena::games::hex::bench::baseline),
+        Entry::<arena::games::hex::HexGame>::builtin("A", arena::games::hex::bench::baseline),
+        Entry::<arena::games::hex::HexGame>::builtin("B", arena::games::hex::bench::baseline),
     ];
     let (_, hex) = play_recorded(&hex, 4, &hex::Config { max_turns: Some(12) });
     vec![
@@ -533,7 +535,7 @@ fn shooting_entries() -> Vec<Entry<Zombies>> {
     vec![
         Entry::builtin("Zombie shooter", || zombie_shooter),
         Entry::builtin("Player shooter", || player_shooter),
-        Entry::builtin("Random </script>", random_bot),
+        Entry::<Zombies>::builtin("Random </script>", random_bot),
         Entry::builtin("Still", || |_: &Context<'_>| Action::stay()),
     ]
 }

@@ -117,6 +117,24 @@ pub trait Bot<G: Plays> {
     }
 }
 
+/// A game whose test and benchmark bots may be closures: what a closure bot is handed
+/// of a call. Most games hand it the whole context ([`Plays::Ctx`]); a game whose calls
+/// carry more than the unit's own context hands it that part.
+pub trait ClosureBots: Plays {
+    /// What a closure bot reads of one call.
+    type Seen<'a>;
+
+    /// The part of a call's context a closure bot reads.
+    fn seen<'b, 'a>(ctx: &'b Self::Ctx<'a>) -> &'b Self::Seen<'a>;
+}
+
+/// Test and benchmark bots are closures from what they see of a call to an answer.
+impl<G: ClosureBots, F: FnMut(&G::Seen<'_>) -> G::Answer> Bot<G> for F {
+    fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
+        Ok(self(G::seen(ctx)))
+    }
+}
+
 /// What a bot with limits has left in its game ([`Bot::remaining_time`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TimeLeft {

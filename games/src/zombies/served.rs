@@ -168,7 +168,7 @@ pub(super) fn serve(batch: &[u8], names: &[String], bot: &mut dyn Bot<Zombies>) 
 mod tests {
     use super::*;
     use crate::bot::BotError;
-    use crate::games::zombies::engine::{Config, Engine};
+    use crate::zombies::engine::{Config, Engine};
     use zombies_plugin_abi::Action;
 
     /// What a bot can see of a call, and the first random numbers it would draw.

@@ -1,4 +1,4 @@
-//! The games the arena hosts, one module each, and the registry that maps a game's
+//! The games the arena hosts (crate `arena-games`), one module each, and the registry that maps a game's
 //! name to its type ([`with_game!`](crate::with_game)) and to what is not a method of
 //! [`Game`](crate::game::Game): its performance workloads ([`bench()`]) and the roles of
 //! its seats ([`seat_roles`]). Everything else in the host is written once over
@@ -12,6 +12,12 @@ pub mod turns;
 pub mod zombies;
 
 use std::sync::Arc;
+
+// The lower crates' modules, imported (not re-exported) at the root: a game's module
+// names them as `crate::bot`, `crate::clock`, ..., as it did before the crates were
+// split.
+use arena_core::{bench, bot, game, isolate, limits, loaders, play, plot, replay, tournament};
+use arena_system::{alloc_meter, clock, process};
 
 use crate::bench::{BenchError, BenchOptions};
 use crate::isolate::Isolation;
@@ -30,19 +36,19 @@ macro_rules! with_game {
     ($name:expr, $g:ident => $body:expr, _ => $unknown:expr) => {
         match $name {
             "zombies" => {
-                type $g = $crate::games::zombies::Zombies;
+                type $g = $crate::zombies::Zombies;
                 $body
             }
             "eggs" => {
-                type $g = $crate::games::eggs::EggHunt;
+                type $g = $crate::eggs::EggHunt;
                 $body
             }
             "target" => {
-                type $g = $crate::games::target::InvisibleTarget;
+                type $g = $crate::target::InvisibleTarget;
                 $body
             }
             "hex" => {
-                type $g = $crate::games::hex::HexGame;
+                type $g = $crate::hex::HexGame;
                 $body
             }
             _ => $unknown,

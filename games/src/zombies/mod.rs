@@ -99,9 +99,11 @@ impl crate::game::Game for Zombies {
 }
 
 /// Test and benchmark bots are closures from a context to an action.
-impl<F: FnMut(&Context<'_>) -> Action> Bot<Zombies> for F {
-    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
-        Ok(self(ctx))
+impl crate::bot::ClosureBots for Zombies {
+    type Seen<'a> = Context<'a>;
+
+    fn seen<'b, 'a>(ctx: &'b Self::Ctx<'a>) -> &'b Self::Seen<'a> {
+        ctx
     }
 }
 

@@ -1,7 +1,7 @@
 //! The entrant's kit: `arena new-bot NAME --lang LANG [--game GAME]` writes a complete,
 //! commented starting bot into `./NAME/` that builds and plays as it is written.
 //!
-//! The templates are files under `host/templates/`, built into the binary:
+//! The templates are files under `core/templates/`, built into the binary:
 //! `<game>/<lang>/...` holds each game's bot, `common/<lang>/...` what every game's bot
 //! in that language shares (a README, Rust's `Cargo.toml`, C's `Makefile`); C bots get
 //! copies of the ABI headers (`plugin-abi/include/`), so their directory builds alone.

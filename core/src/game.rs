@@ -21,9 +21,9 @@
 //! above the contract) finds the whole contract here; it has no rules, and the modules
 //! below it never name it.
 //!
-//! **Architecture Invariant:** nothing outside `games/` names a particular game, except
-//! the registry in `games/mod.rs` that maps a name to its type and its workloads (the
-//! CLI dispatches through it; `tests/layout.rs` checks this).
+//! **Architecture Invariant:** nothing outside the games' crate (`arena-games`) names a
+//! particular game; its registry (`games/src/lib.rs`) maps a name to its type and its
+//! workloads (the CLI dispatches through it; `tests/layout.rs` checks this).
 
 pub use crate::bot::Plays;
 pub use crate::loaders::native::NativeBots;
@@ -117,6 +117,7 @@ pub trait Game: Rules + Recorded + NativeBots + ScriptBots + ProgramBots {
 ///
 /// Every game of the arena is laid out so (one module per kind of bot, one for its
 /// replays, one for its viewer); a game laid out otherwise writes these impls by hand.
+#[macro_export]
 macro_rules! parts_from_modules {
     ($game:ty) => {
         impl $crate::game::Recorded for $game {
@@ -177,4 +178,4 @@ macro_rules! parts_from_modules {
         }
     };
 }
-pub(crate) use parts_from_modules;
+pub use crate::parts_from_modules;

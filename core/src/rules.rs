@@ -79,7 +79,7 @@ pub fn random_source(rng: &mut GameRng) -> Random<'_> {
 /// The function of every [`Random`] that [`random_source`] makes, taken from this one
 /// place, so that `crate::replay::generator_of` recognises it by its value (the address
 /// of a function named in two places may differ).
-pub(crate) static NEXT_U64: extern "C" fn(*mut c_void) -> u64 = next_u64;
+pub static NEXT_U64: extern "C" fn(*mut c_void) -> u64 = next_u64;
 
 extern "C" fn next_u64(state: *mut c_void) -> u64 {
     // SAFETY: `state` is the `GameRng` a `Random` was made from (see `random_source`).

@@ -176,10 +176,13 @@ impl<'a> std::ops::Deref for HexCall<'a> {
     }
 }
 
-/// Test and benchmark bots are closures from a context to an answer (they play per unit).
-impl<F: FnMut(&HexContext<'_>) -> HexAnswer> Bot<HexGame> for F {
-    fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
-        Ok(self(&call.ctx))
+/// Test and benchmark bots are closures from a unit's context to an answer (they play
+/// per unit).
+impl crate::bot::ClosureBots for HexGame {
+    type Seen<'a> = HexContext<'a>;
+
+    fn seen<'b, 'a>(call: &'b Self::Ctx<'a>) -> &'b Self::Seen<'a> {
+        &call.ctx
     }
 }
 

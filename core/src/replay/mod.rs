@@ -143,28 +143,28 @@ const MAGIC: &[u8; 4] = b"ZRPL";
 /// The playback script of the zombies, eggs and target replay pages (`player.js`: play,
 /// pause, seek, keys, the `#t=` address, resizing), which each game's `viewer.rs` puts in
 /// place of [`PLAYER_MARK`] inside its page's script.
-pub(crate) const PLAYER_JS: &str = include_str!("player.js");
+pub const PLAYER_JS: &str = include_str!("player.js");
 /// Where a page template wants [`PLAYER_JS`]: a line inside its script.
-pub(crate) const PLAYER_MARK: &str = "/*PLAYER_JS*/\n";
+pub const PLAYER_MARK: &str = "/*PLAYER_JS*/\n";
 /// The style every replay page shares (`page.css`), put in place of [`PAGE_CSS_MARK`] at
 /// the top of the page's style.
-pub(crate) const PAGE_CSS: &str = include_str!("page.css");
+pub const PAGE_CSS: &str = include_str!("page.css");
 /// Where a page template wants [`PAGE_CSS`]: the first line of its style.
-pub(crate) const PAGE_CSS_MARK: &str = "/*PAGE_CSS*/\n";
+pub const PAGE_CSS_MARK: &str = "/*PAGE_CSS*/\n";
 /// Where a page template wants its replay's data (a JSON value; `null` keeps the bare
 /// template valid).
-pub(crate) const DATA_MARK: &str = "/*REPLAY_DATA*/null";
+pub const DATA_MARK: &str = "/*REPLAY_DATA*/null";
 /// The panel of what the bots said (`debug.js`), which every game's page puts beside its
 /// board, in place of [`DEBUG_MARK`] inside its script.
-pub(crate) const DEBUG_JS: &str = include_str!("debug.js");
+pub const DEBUG_JS: &str = include_str!("debug.js");
 /// Where a page template wants [`DEBUG_JS`]: a line inside its script.
-pub(crate) const DEBUG_MARK: &str = "/*DEBUG_JS*/\n";
+pub const DEBUG_MARK: &str = "/*DEBUG_JS*/\n";
 
 /// A game's replay page: its `template` with the shared style, player and debug panel,
 /// the replay's `data` (whose `debug` is [`notes_rows`]), a title naming the game and
 /// the seed (the template's title is `<title>{game} replay</title>`), and at its foot the
 /// command that plays the game again ([`play_again`]).
-pub(crate) fn fill_page(template: &str, header: &Header, data: &serde_json::Value) -> String {
+pub fn fill_page(template: &str, header: &Header, data: &serde_json::Value) -> String {
     let (game, seed) = (header.game.as_str(), header.seed);
     let data = serde_json::to_string(data).expect("JSON values serialise");
     // Inside <script>, "</" could end the element early; JSON allows "<\/" instead.
@@ -220,7 +220,7 @@ fn html_escape(s: &str) -> String {
 
 /// What the bots said, as a page's data holds it (`debug.js`): rows `[call, entry, turn,
 /// unit, text]`, in call order.
-pub(crate) fn notes_rows(notes: &[Note]) -> serde_json::Value {
+pub fn notes_rows(notes: &[Note]) -> serde_json::Value {
     notes.iter().map(|n| serde_json::json!([n.call, n.entry, n.turn, n.unit, n.text])).collect()
 }
 

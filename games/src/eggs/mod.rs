@@ -65,9 +65,11 @@ impl crate::game::Game for EggHunt {
 }
 
 /// Test and benchmark bots are closures from a context to an answer.
-impl<F: FnMut(&EggsContext<'_>) -> EggsAnswer> Bot<EggHunt> for F {
-    fn turn(&mut self, ctx: &EggsContext<'_>) -> Result<EggsAnswer, BotError> {
-        Ok(self(ctx))
+impl crate::bot::ClosureBots for EggHunt {
+    type Seen<'a> = EggsContext<'a>;
+
+    fn seen<'b, 'a>(ctx: &'b Self::Ctx<'a>) -> &'b Self::Seen<'a> {
+        ctx
     }
 }
 

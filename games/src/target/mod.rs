@@ -91,9 +91,11 @@ impl crate::game::Game for InvisibleTarget {
 }
 
 /// Test and benchmark bots are closures from a context to a move.
-impl<F: FnMut(&TargetContext<'_>) -> u32> Bot<InvisibleTarget> for F {
-    fn turn(&mut self, ctx: &TargetContext<'_>) -> Result<u32, BotError> {
-        Ok(self(ctx))
+impl crate::bot::ClosureBots for InvisibleTarget {
+    type Seen<'a> = TargetContext<'a>;
+
+    fn seen<'b, 'a>(ctx: &'b Self::Ctx<'a>) -> &'b Self::Seen<'a> {
+        ctx
     }
 }
 

@@ -75,7 +75,7 @@ pub use once::{run_once, run_once_timed};
 pub use persistent::Process;
 pub use rlimits::default_run_as;
 pub use sandbox::{Sandbox, bwrap_available, helper_command};
-pub(crate) use spawn::signal_name;
+pub use spawn::signal_name;
 pub use spawn::{
     HOST_NICE, confine_helper, describe_status, has_ended, ignore_sigpipe, kill_group, no_inherited_descriptors,
     raise_host_priority,

@@ -196,7 +196,7 @@ pub fn describe_status(status: ExitStatus) -> String {
     }
 }
 
-pub(crate) fn signal_name(sig: i32) -> &'static str {
+pub fn signal_name(sig: i32) -> &'static str {
     match sig {
         libc::SIGHUP => "SIGHUP",
         libc::SIGINT => "SIGINT",
