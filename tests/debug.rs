@@ -8,7 +8,7 @@ use std::process::Command;
 
 use arena::bot::Entry;
 use arena::debug::{CALL_CAP, CUT_MARK, ENTRY_CAP, ENTRY_CUT_MARK};
-use arena::games::eggs::{self, EggHunt};
+use arena::games::eggs::{self, Eggs};
 use arena::games::zombies::{self, Zombies};
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::play::play_recorded;
@@ -148,7 +148,7 @@ fn programs_say_something_with_hash_lines_and_standard_error() {
     for n in &replay.notes {
         assert_eq!(n.text, format!("turn {}, player {}\nsecond line", n.turn, n.unit.unwrap()));
     }
-    let (_dir, entries) = entries_of::<EggHunt>(&[("egg.sh", egg)]);
+    let (_dir, entries) = entries_of::<Eggs>(&[("egg.sh", egg)]);
     let (outcome, replay) = play_recorded(&entries, 5, &eggs::Config { max_turns: Some(4) });
     assert_eq!(outcome.stats[0].errors, 0, "{:?}", outcome.stats[0].messages);
     assert_eq!(replay.notes.len() as u64, outcome.stats[0].calls);
@@ -157,10 +157,10 @@ fn programs_say_something_with_hash_lines_and_standard_error() {
 
 #[test]
 fn a_target_program_says_something_with_hash_lines_at_each_copys_call() {
-    use arena::games::target::{self, InvisibleTarget};
+    use arena::games::invisible_target::{self, InvisibleTarget};
     let copy = "#!/bin/sh\n# arena: target\nwhile read -r line; do\n  echo \"# copy $ARENA_COPY sees $line\" | cut -c1-40\n  echo 2\ndone\n";
     let (_dir, entries) = entries_of::<InvisibleTarget>(&[("copy.sh", copy)]);
-    let config = target::Config { max_rounds: Some(2), ..target::Config::default() };
+    let config = invisible_target::Config { max_rounds: Some(2), ..invisible_target::Config::default() };
     let (outcome, replay) = play_recorded(&entries, 5, &config);
     assert_eq!(outcome.stats[0].errors, 0, "{:?}", outcome.stats[0].messages);
     assert_eq!(replay.notes.len() as u64, outcome.stats[0].calls);

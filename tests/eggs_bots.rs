@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use arena::bot::Entry;
-use arena::games::eggs::{self, EggHunt};
+use arena::games::eggs::{self, Eggs};
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::tournament::play_game;
 
@@ -26,8 +26,8 @@ fn dir_of(files: &[(&Path, &str)]) -> tempfile::TempDir {
 }
 
 /// The eggs entries found in `plugins` and `scripts`; fails on any skipped file.
-fn entries(plugins: &[PathBuf], scripts: &[PathBuf]) -> Vec<Entry<EggHunt>> {
-    let found = discover::<EggHunt>(
+fn entries(plugins: &[PathBuf], scripts: &[PathBuf]) -> Vec<Entry<Eggs>> {
+    let found = discover::<Eggs>(
         &SearchPaths { plugins: plugins.to_vec(), scripts: scripts.to_vec() },
         &ScriptLimits::default(),
     );
@@ -36,7 +36,7 @@ fn entries(plugins: &[PathBuf], scripts: &[PathBuf]) -> Vec<Entry<EggHunt>> {
 }
 
 /// The one entry of a directory.
-fn entry(plugins: &[PathBuf], scripts: &[PathBuf]) -> Entry<EggHunt> {
+fn entry(plugins: &[PathBuf], scripts: &[PathBuf]) -> Entry<Eggs> {
     let mut all = entries(plugins, scripts);
     assert_eq!(all.len(), 1, "{:?}", all.iter().map(|e| &e.name).collect::<Vec<_>>());
     all.pop().unwrap()
@@ -44,11 +44,11 @@ fn entry(plugins: &[PathBuf], scripts: &[PathBuf]) -> Entry<EggHunt> {
 
 /// Plays `games` games of `entries` and returns each entry's total eggs; every call
 /// must have answered validly.
-fn play(entries: &[Entry<EggHunt>], games: impl Iterator<Item = u64>) -> Vec<u64> {
+fn play(entries: &[Entry<Eggs>], games: impl Iterator<Item = u64>) -> Vec<u64> {
     play_with(entries, games, &eggs::Config::default())
 }
 
-fn play_with(entries: &[Entry<EggHunt>], games: impl Iterator<Item = u64>, config: &eggs::Config) -> Vec<u64> {
+fn play_with(entries: &[Entry<Eggs>], games: impl Iterator<Item = u64>, config: &eggs::Config) -> Vec<u64> {
     let mut totals = vec![0u64; entries.len()];
     for seed in games {
         let outcome = play_game(entries, seed, config);
@@ -64,19 +64,18 @@ fn play_with(entries: &[Entry<EggHunt>], games: impl Iterator<Item = u64>, confi
 }
 
 /// The entry of a plugin crate built as a dev-dependency, loaded as discovery does.
-fn native(crate_name: &str) -> Entry<EggHunt> {
+fn native(crate_name: &str) -> Entry<Eggs> {
     let lib = plugin_lib(crate_name);
-    arena::loaders::native::load::<EggHunt>(&lib, &Default::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
+    arena::loaders::native::load::<Eggs>(&lib, &Default::default()).unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
 }
 
-fn random_entry() -> Entry<EggHunt> {
+fn random_entry() -> Entry<Eggs> {
     native("egg-random")
 }
 
 /// `smart` against the random baseline over [`GAMES`] games, two entries a game: the
 /// smart bot's mean eggs must be at least `factor` times random's, plus a margin.
-fn beats_random(smart: Entry<EggHunt>, factor: f64) {
+fn beats_random(smart: Entry<Eggs>, factor: f64) {
     let name = smart.name.clone();
     let both = [smart, random_entry()];
     let totals = play(&both, seeds());
@@ -122,7 +121,7 @@ fn rhai_hunter_loads_plays_and_beats_random() {
 fn bundled_scripts_all_load_for_eggs() {
     // The scripts directory as the CLI sees it (`--scripts scripts`): every eggs bot in
     // scripts/eggs loads (zombies scripts are skipped as another game's).
-    let found = discover::<EggHunt>(
+    let found = discover::<Eggs>(
         &SearchPaths { plugins: vec![], scripts: vec![root().join("scripts")] },
         &ScriptLimits::default(),
     );

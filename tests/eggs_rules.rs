@@ -1,7 +1,7 @@
 //! One test per rule of `docs/games/eggs.md`, through the public API only, then
 //! property tests over random games.
 
-use arena::games::eggs::engine::{Act, Answer, Cell, Eggs, Event, GameRng, Reason, parse_answer};
+use arena::games::eggs::engine::{Act, Answer, Cell, Engine, Event, GameRng, Reason, parse_answer};
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 
@@ -16,17 +16,17 @@ fn ans(dir: u8, act: Act) -> Answer {
 /// A 7x7 walled board with one egg far in the south-east corner, so that the game is not over.
 const OPEN: [&str; 7] = ["#######", "#     #", "#     #", "#     #", "#     #", "#    o#", "#######"];
 
-fn open(players: &[(u32, u32)]) -> Eggs {
-    Eggs::from_rows(&OPEN, players, 100)
+fn open(players: &[(u32, u32)]) -> Engine {
+    Engine::from_rows(&OPEN, players, 100)
 }
 
-fn turn(game: &mut Eggs, answers: &[Answer]) {
+fn turn(game: &mut Engine, answers: &[Answer]) {
     game.play_turn(answers);
     game.check_invariants().unwrap();
 }
 
 /// Player 0 at (1,1) moves E with `a`, player 1 at (3,1) moves W with `b`: both land on (2,1).
-fn two_way_fight(a: Act, b: Act) -> Eggs {
+fn two_way_fight(a: Act, b: Act) -> Engine {
     let mut game = open(&[(1, 1), (3, 1)]);
     turn(&mut game, &[ans(4, a), ans(8, b)]);
     game
@@ -60,7 +60,7 @@ fn check_tie(act: Act) {
 }
 
 /// An independent flood fill: are all non-wall cells 8-connected?
-fn all_open_cells_connected(game: &Eggs) -> bool {
+fn all_open_cells_connected(game: &Engine) -> bool {
     let side = game.side() as i64;
     let open = |x: i64, y: i64| {
         (0..side).contains(&x) && (0..side).contains(&y) && game.cell(x as u32, y as u32) != Cell::Wall
@@ -81,10 +81,10 @@ fn all_open_cells_connected(game: &Eggs) -> bool {
     seen.len() == cells.len()
 }
 
-fn generated_games() -> impl Iterator<Item = (usize, Eggs)> {
+fn generated_games() -> impl Iterator<Item = (usize, Engine)> {
     [1, 2, 7, 8, 13, 50]
         .into_iter()
-        .flat_map(|entries| (0..20).map(move |seed| (entries, Eggs::new(entries, seed).unwrap())))
+        .flat_map(|entries| (0..20).map(move |seed| (entries, Engine::new(entries, seed).unwrap())))
 }
 
 // ---------------------------------------------------------------- generation
@@ -92,7 +92,7 @@ fn generated_games() -> impl Iterator<Item = (usize, Eggs)> {
 #[test]
 fn generation_board_side_is_3n_with_n_at_least_7() {
     for (entries, side, turns) in [(1, 21, 175), (2, 21, 175), (7, 21, 175), (8, 24, 200), (50, 150, 1250)] {
-        let game = Eggs::new(entries, 1).unwrap();
+        let game = Engine::new(entries, 1).unwrap();
         assert_eq!((game.side(), game.max_turns()), (side, turns), "{entries} entries");
         assert_eq!(game.players().len(), entries);
         assert_eq!(game.scores(), vec![0; entries].as_slice());
@@ -175,9 +175,9 @@ fn generation_open_cells_form_one_8_connected_region() {
 
 #[test]
 fn reachability_allows_a_diagonal_step_between_two_walls() {
-    let squeezed = Eggs::from_rows(&["#####", "# # #", "## ##", "# o #", "#####"], &[], 10);
+    let squeezed = Engine::from_rows(&["#####", "# # #", "## ##", "# o #", "#####"], &[], 10);
     assert!(squeezed.is_connected());
-    let split = Eggs::from_rows(&["#####", "# # #", "#####", "# o #", "#####"], &[], 10);
+    let split = Engine::from_rows(&["#####", "# # #", "#####", "# o #", "#####"], &[], 10);
     assert!(!split.is_connected());
 }
 
@@ -192,28 +192,28 @@ fn generation_places_players_on_distinct_empty_cells_in_entry_order() {
         }
     }
     // Entry order, after the board: with the same n, one more entry adds a player at the end.
-    let five = Eggs::new(5, 3).unwrap();
-    let six = Eggs::new(6, 3).unwrap();
+    let five = Engine::new(5, 3).unwrap();
+    let six = Engine::new(6, 3).unwrap();
     assert_eq!(five.to_string().replace('*', " "), six.to_string().replace('*', " "));
     assert_eq!(&six.players()[..5], five.players());
 }
 
 #[test]
 fn generation_same_seed_same_board() {
-    let show = |g: &Eggs| g.to_string();
+    let show = |g: &Engine| g.to_string();
     for seed in [0, 1, 42, u64::MAX] {
-        let (a, b) = (Eggs::new(9, seed).unwrap(), Eggs::new(9, seed).unwrap());
+        let (a, b) = (Engine::new(9, seed).unwrap(), Engine::new(9, seed).unwrap());
         assert_eq!(show(&a), show(&b));
         assert_eq!(a.players(), b.players());
         assert_eq!(a.walls(), b.walls());
     }
-    assert_ne!(show(&Eggs::new(9, 1).unwrap()), show(&Eggs::new(9, 2).unwrap()));
+    assert_ne!(show(&Engine::new(9, 1).unwrap()), show(&Engine::new(9, 2).unwrap()));
 }
 
 #[test]
 fn setup_rejects_no_entries_and_too_many() {
     for entries in [0, arena::games::eggs::engine::MAX_ENTRIES + 1] {
-        let err = Eggs::new(entries, 0).unwrap_err().to_string();
+        let err = Engine::new(entries, 0).unwrap_err().to_string();
         assert!(!err.is_empty() && !err.contains('\n'), "{err}");
     }
 }
@@ -250,7 +250,7 @@ fn directions_1_to_9_move_as_the_compass_says() {
 
 #[test]
 fn diagonal_move_between_two_walls_is_allowed() {
-    let mut game = Eggs::from_rows(&["#####", "# # #", "## ##", "# o #", "#####"], &[(1, 1)], 10);
+    let mut game = Engine::from_rows(&["#####", "# # #", "## ##", "# o #", "#####"], &[(1, 1)], 10);
     turn(&mut game, &[ans(5, N)]);
     assert_eq!(game.players(), &[(2, 2)]);
 }
@@ -345,7 +345,7 @@ fn fight_loser_going_back_sends_back_the_player_on_its_start_cell() {
 #[test]
 fn attack_destroys_an_egg() {
     let rows = ["######", "#    #", "# oo #", "#    #", "######", "######"];
-    let mut game = Eggs::from_rows(&rows, &[(2, 1)], 10);
+    let mut game = Engine::from_rows(&rows, &[(2, 1)], 10);
     turn(&mut game, &[ans(6, A)]);
     assert_eq!(game.players(), &[(2, 2)]);
     assert_eq!(game.cell(2, 2), Cell::Empty);
@@ -356,7 +356,7 @@ fn attack_destroys_an_egg() {
 #[test]
 fn nothing_picks_an_egg_up_and_scores() {
     let rows = ["######", "#    #", "# oo #", "#    #", "######", "######"];
-    let mut game = Eggs::from_rows(&rows, &[(2, 1), (4, 1)], 10);
+    let mut game = Engine::from_rows(&rows, &[(2, 1), (4, 1)], 10);
     turn(&mut game, &[ans(6, N), ans(9, N)]);
     assert_eq!(game.players(), &[(2, 2), (4, 1)]);
     assert_eq!(game.cell(2, 2), Cell::Empty);
@@ -368,7 +368,7 @@ fn nothing_picks_an_egg_up_and_scores() {
 fn counter_on_an_egg_goes_back_and_starts_a_cascade() {
     // A steps E onto the egg with Counter; B takes A's start, C takes B's start.
     let rows = ["#######", "# o   #", "#     #", "#     #", "#     #", "#######", "#######"];
-    let mut game = Eggs::from_rows(&rows, &[(1, 1), (1, 2), (1, 3)], 10);
+    let mut game = Engine::from_rows(&rows, &[(1, 1), (1, 2), (1, 3)], 10);
     turn(&mut game, &[ans(4, C), ans(2, N), ans(2, A)]);
     assert_eq!(game.players(), &[(1, 1), (1, 2), (1, 3)]);
     assert_eq!(game.cell(2, 1), Cell::Egg);
@@ -387,7 +387,7 @@ fn counter_on_an_egg_goes_back_and_starts_a_cascade() {
 #[test]
 fn fight_winner_on_an_egg_cell_then_acts_on_the_egg() {
     let rows = ["#######", "#  o  #", "#     #", "#     #", "#     #", "#   o #", "#######"];
-    let mut game = Eggs::from_rows(&rows, &[(2, 1), (4, 1)], 10);
+    let mut game = Engine::from_rows(&rows, &[(2, 1), (4, 1)], 10);
     turn(&mut game, &[ans(4, A), ans(8, N)]);
     assert_eq!(game.players(), &[(3, 1), (4, 1)]);
     assert_eq!((game.eggs_destroyed(), game.scores()), (1, &[0, 0][..]));
@@ -404,14 +404,14 @@ fn view_at_the_border_shows_x_outside_the_board() {
 
 #[test]
 fn view_in_a_corner_of_a_board_without_border() {
-    let game = Eggs::from_rows(&["  o", "   ", "#  "], &[(2, 2)], 10);
+    let game = Engine::from_rows(&["  o", "   ", "#  "], &[(2, 2)], 10);
     assert_eq!(game.view(0), [*b"  oXX", *b"   XX", *b"# *XX", *b"XXXXX", *b"XXXXX"]);
 }
 
 #[test]
 fn view_shows_eggs_walls_and_other_players_as_stars() {
     let rows = ["#######", "#  o  #", "# #   #", "#     #", "#     #", "#    o#", "#######"];
-    let game = Eggs::from_rows(&rows, &[(3, 3), (4, 2), (4, 5)], 10);
+    let game = Engine::from_rows(&rows, &[(3, 3), (4, 2), (4, 5)], 10);
     assert_eq!(game.view(0), [*b"  o  ", *b" # * ", *b"  *  ", *b"     ", *b"   *o"]);
 }
 
@@ -419,7 +419,7 @@ fn view_shows_eggs_walls_and_other_players_as_stars() {
 
 #[test]
 fn game_ends_after_25n_turns() {
-    let mut game = Eggs::new(2, 5).unwrap();
+    let mut game = Engine::new(2, 5).unwrap();
     assert_eq!(game.max_turns(), 175);
     while !game.is_over() {
         turn(&mut game, &[Answer::STAY, Answer::STAY]);
@@ -430,7 +430,7 @@ fn game_ends_after_25n_turns() {
 #[test]
 fn game_ends_when_no_egg_is_left() {
     let rows = ["#####", "# o #", "#   #", "#####", "#####"];
-    let mut game = Eggs::from_rows(&rows, &[(2, 2)], 100);
+    let mut game = Engine::from_rows(&rows, &[(2, 2)], 100);
     assert!(!game.is_over());
     turn(&mut game, &[ans(2, N)]);
     assert!(game.is_over());
@@ -440,7 +440,7 @@ fn game_ends_when_no_egg_is_left() {
 #[test]
 #[should_panic(expected = "finished game")]
 fn playing_a_finished_game_panics() {
-    let mut game = Eggs::from_rows(&["###", "# #", "###"], &[(1, 1)], 5);
+    let mut game = Engine::from_rows(&["###", "# #", "###"], &[(1, 1)], 5);
     game.play_turn(&[Answer::STAY]);
 }
 
@@ -500,8 +500,8 @@ fn random_answer(rng: &mut GameRng) -> Answer {
 
 /// Plays a whole game with random answers, calling `each` after every turn with the
 /// game before and after and the answers.
-fn random_game(entries: usize, seed: u64, answer_seed: u64, mut each: impl FnMut(&Eggs, &Eggs, &[Answer])) {
-    let mut game = Eggs::new(entries, seed).unwrap();
+fn random_game(entries: usize, seed: u64, answer_seed: u64, mut each: impl FnMut(&Engine, &Engine, &[Answer])) {
+    let mut game = Engine::new(entries, seed).unwrap();
     let mut answer_rng = GameRng::seed_from_u64(answer_seed);
     let mut answers = vec![Answer::STAY; entries];
     while !game.is_over() {
@@ -566,7 +566,7 @@ proptest! {
 
     #[test]
     fn prop_invariants_hold_after_every_turn(entries in 1usize..=20, seed: u64, answer_seed: u64) {
-        Eggs::new(entries, seed).unwrap().check_invariants().unwrap();
+        Engine::new(entries, seed).unwrap().check_invariants().unwrap();
         random_game(entries, seed, answer_seed, |_, game, _| game.check_invariants().unwrap());
     }
 

@@ -4,12 +4,12 @@ use arena::abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, NOTHING, dir};
 use arena::bot::Entry;
 use arena::games::eggs::engine::Event;
 use arena::games::eggs::viewer as html;
-use arena::games::eggs::{self, EggHunt, answer};
+use arena::games::eggs::{self, Eggs, answer};
 use arena::play::play_recorded;
 use arena::replay::ReplayError;
 use serde_json::Value;
 
-type Replay = arena::replay::Replay<EggHunt>;
+type Replay = arena::replay::Replay<Eggs>;
 
 /// Goes for an egg it sees next to it (picking it up), else wanders at random.
 fn picker(ctx: &EggsContext<'_>) -> EggsAnswer {
@@ -45,7 +45,7 @@ fn hunter(ctx: &EggsContext<'_>) -> EggsAnswer {
     }
 }
 
-fn entries() -> Vec<Entry<EggHunt>> {
+fn entries() -> Vec<Entry<Eggs>> {
     vec![
         Entry::builtin("Picker", || picker),
         Entry::builtin("Hunter", || hunter),

@@ -100,7 +100,7 @@ fn every_game_of_a_hex_report_names_a_command_that_plays_that_very_game_again() 
         let (stdout, _) = ok(&arena(dir.path(), &args));
         assert!(stdout.contains(&format!("game seed {}: {} half-turns", g["seed"], g["turns"])), "{command}: {stdout}");
         let replay = std::fs::read(dir.path().join("again.zrpl")).unwrap();
-        let replay = arena::replay::Replay::<arena::games::hex::HexGame>::from_bytes(&replay).unwrap();
+        let replay = arena::replay::Replay::<arena::games::hex::Hex>::from_bytes(&replay).unwrap();
         assert_eq!(replay.header.names, seats, "{command}");
         let scores: Vec<u64> = seats.iter().map(|n| g["scores"][n].as_u64().unwrap()).collect();
         assert_eq!(replay.header.scores.iter().map(|&s| u64::from(s)).collect::<Vec<_>>(), scores, "{command}");
@@ -272,12 +272,15 @@ fn target_copy_numbers_are_readable_on_every_dot_and_the_legend_says_what_its_nu
     use arena::abi::target::TargetContext;
     use arena::bot::Entry;
     use arena::game::Recorded as _;
-    use arena::games::target::{self, InvisibleTarget};
+    use arena::games::invisible_target::{self, InvisibleTarget};
     use serde_json::json;
     let seeker = || |c: &TargetContext<'_>| c.random(5);
     let entries: Vec<_> = (0..17).map(|i| Entry::builtin(format!("E{i}"), seeker)).collect();
-    let (_, target) =
-        arena::play::play_recorded(&entries, 4, &target::Config { max_rounds: Some(2), ..target::Config::default() });
+    let (_, target) = arena::play::play_recorded(
+        &entries,
+        4,
+        &invisible_target::Config { max_rounds: Some(2), ..invisible_target::Config::default() },
+    );
     let page = InvisibleTarget::viewer_page(&target).unwrap();
     let Some(driver) = crate::util::Driver::start() else { return };
     let dir = tempfile::tempdir().unwrap();
@@ -309,14 +312,14 @@ fn target_copy_numbers_are_readable_on_every_dot_and_the_legend_says_what_its_nu
 fn hex_zombies_stacked_on_one_cell_are_drawn_with_their_count() {
     use arena::bot::Entry;
     use arena::game::Recorded as _;
-    use arena::games::hex::{self, HexGame};
+    use arena::games::hex::{self, Hex};
     use serde_json::{Value, json};
     let hex = [
-        Entry::<arena::games::hex::HexGame>::builtin("A", arena::games::hex::bench::baseline),
-        Entry::<arena::games::hex::HexGame>::builtin("B", arena::games::hex::bench::baseline),
+        Entry::<arena::games::hex::Hex>::builtin("A", arena::games::hex::bench::baseline),
+        Entry::<arena::games::hex::Hex>::builtin("B", arena::games::hex::bench::baseline),
     ];
     let (_, replay) = arena::play::play_recorded(&hex, 4, &hex::Config { max_turns: Some(12) });
-    let page = HexGame::viewer_page(&replay).unwrap();
+    let page = Hex::viewer_page(&replay).unwrap();
     // The page's data with a frame whose first two zombies share a cell.
     let open = r#"<script id="data" type="application/json">"#;
     let start = page.find(open).unwrap() + open.len();

@@ -8,7 +8,7 @@ use std::time::Duration;
 use arena::abi::hex::{CALL_SPAWN_HUMANS, HexAnswer, HexCommand, HexContext};
 use arena::bot::{Entry, EntryKind};
 use arena::game::{Game, Ranking, Recorded};
-use arena::games::hex::{self, HexCall, HexGame};
+use arena::games::hex::{self, Hex, HexCall};
 use arena::limits::TimeBank;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::replay::Replay;
@@ -17,18 +17,18 @@ use arena::tournament::{GameRecord, Plan, Shard, TournamentResult, merge, play_g
 use crate::util::{plugin_lib, root};
 
 /// The baseline (as plugins/hex-basic) compiled in.
-fn basic(name: &str) -> Entry<HexGame> {
-    Entry::<HexGame>::builtin(name, arena::games::hex::bench::baseline)
+fn basic(name: &str) -> Entry<Hex> {
+    Entry::<Hex>::builtin(name, arena::games::hex::bench::baseline)
 }
 
 /// A bot that answers nothing: as humans it places nobody (result 1), as zombies it
 /// never spawns (the humans live to 1000).
-fn null(name: &str) -> Entry<HexGame> {
+fn null(name: &str) -> Entry<Hex> {
     Entry::builtin(name, || |_: &HexContext<'_>| HexAnswer::default())
 }
 
 /// A bot that sleeps `ms` in every call, else plays the baseline.
-fn slow(name: &str, ms: u64) -> Entry<HexGame> {
+fn slow(name: &str, ms: u64) -> Entry<Hex> {
     Entry::builtin(name, move || {
         let mut inner = arena::games::hex::bench::baseline();
         move |ctx: &HexContext<'_>| {
@@ -50,19 +50,19 @@ fn untimed(mut r: TournamentResult) -> TournamentResult {
     r
 }
 
-fn tournament(entries: &[Entry<HexGame>], rounds: u64, shard: Shard, jobs: usize) -> TournamentResult {
-    let games = rounds * HexGame::games_per_round(entries.len());
+fn tournament(entries: &[Entry<Hex>], rounds: u64, shard: Shard, jobs: usize) -> TournamentResult {
+    let games = rounds * Hex::games_per_round(entries.len());
     let plan = Plan { shard, jobs, ..Plan::new(5, games) };
     untimed(run(entries, &plan, &AtomicBool::new(false), |_, _| {}))
 }
 
 #[test]
 fn the_lineup_is_every_ordered_pair_once_per_round() {
-    assert_eq!(HexGame::games_per_round(1), 0);
-    assert_eq!(HexGame::games_per_round(4), 12);
+    assert_eq!(Hex::games_per_round(1), 0);
+    assert_eq!(Hex::games_per_round(4), 12);
     let mut seen = std::collections::BTreeMap::new();
     for i in 0..36 {
-        let l = HexGame::lineup(4, i);
+        let l = Hex::lineup(4, i);
         assert_eq!(l.len(), 2);
         assert_ne!(l[0], l[1], "game {i} seats an entry against itself");
         *seen.entry((l[0], l[1])).or_insert(0) += 1;
@@ -70,7 +70,7 @@ fn the_lineup_is_every_ordered_pair_once_per_round() {
     assert_eq!(seen.len(), 12);
     assert!(seen.values().all(|&n| n == 3), "{seen:?}");
     // Other games seat everyone.
-    assert_eq!(arena::games::eggs::EggHunt::lineup(3, 7), vec![0, 1, 2]);
+    assert_eq!(arena::games::eggs::Eggs::lineup(3, 7), vec![0, 1, 2]);
 }
 
 #[test]
@@ -172,7 +172,7 @@ fn shards_merge_into_the_one_machine_result() {
 }
 
 /// Plays `entries` (humans, zombies) once and checks that both were called without errors.
-fn plays_cleanly(entries: &[Entry<HexGame>], config: &hex::Config) -> u32 {
+fn plays_cleanly(entries: &[Entry<Hex>], config: &hex::Config) -> u32 {
     let outcome = play_game(entries, 7, config);
     for (i, e) in entries.iter().enumerate() {
         let s = &outcome.stats[i];
@@ -183,7 +183,7 @@ fn plays_cleanly(entries: &[Entry<HexGame>], config: &hex::Config) -> u32 {
     outcome.turns
 }
 
-fn scripts_in(files: &[&str]) -> (tempfile::TempDir, Vec<Entry<HexGame>>) {
+fn scripts_in(files: &[&str]) -> (tempfile::TempDir, Vec<Entry<Hex>>) {
     let dir = tempfile::tempdir().unwrap();
     for f in files {
         let to = dir.path().join(Path::new(f).file_name().unwrap());
@@ -195,7 +195,7 @@ fn scripts_in(files: &[&str]) -> (tempfile::TempDir, Vec<Entry<HexGame>>) {
             std::fs::set_permissions(&to, std::fs::Permissions::from_mode(mode | 0o100)).unwrap();
         }
     }
-    let found = discover::<HexGame>(
+    let found = discover::<Hex>(
         &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
         &ScriptLimits::default(),
     );
@@ -203,10 +203,9 @@ fn scripts_in(files: &[&str]) -> (tempfile::TempDir, Vec<Entry<HexGame>>) {
     (dir, found.entries)
 }
 
-fn native(crate_name: &str) -> Entry<HexGame> {
+fn native(crate_name: &str) -> Entry<Hex> {
     let lib = plugin_lib(crate_name);
-    arena::loaders::native::load::<HexGame>(&lib, &Default::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
+    arena::loaders::native::load::<Hex>(&lib, &Default::default()).unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
 }
 
 #[test]
@@ -245,7 +244,7 @@ fn do_turn(ctx) {
 "#,
     )
     .unwrap();
-    let found = discover::<HexGame>(
+    let found = discover::<Hex>(
         &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
         &ScriptLimits::default(),
     );
@@ -340,7 +339,7 @@ fn the_command_cap_runs_the_first_commands_and_counts_one_error_for_every_kind()
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
     }
-    let found = discover::<HexGame>(
+    let found = discover::<Hex>(
         &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
         &ScriptLimits::default(),
     );
@@ -357,7 +356,7 @@ fn the_command_cap_runs_the_first_commands_and_counts_one_error_for_every_kind()
     }
 }
 
-fn banked(entries: &[Entry<HexGame>], ms: u64) -> (arena::game::Outcome, Option<Replay<HexGame>>) {
+fn banked(entries: &[Entry<Hex>], ms: u64) -> (arena::game::Outcome, Option<Replay<Hex>>) {
     let plan = Plan {
         bank: Some(TimeBank { initial: Duration::from_millis(ms), per_turn: Duration::ZERO }),
         record: true,
@@ -388,11 +387,11 @@ fn replays_round_trip_and_the_page_is_self_contained() {
     let (outcome, replay) = arena::play::play_recorded(&entries, 11, &hex::Config::default());
     assert!(outcome.turns > 10);
     let bytes = replay.to_bytes();
-    let back = Replay::<HexGame>::from_bytes(&bytes).unwrap();
+    let back = Replay::<Hex>::from_bytes(&bytes).unwrap();
     assert_eq!(back, replay);
     assert_eq!(back.verify().unwrap().scores, outcome.scores);
     assert_eq!(arena::replay::game_of(&bytes).unwrap(), "hex");
-    let page = HexGame::viewer_page(&back).unwrap();
+    let page = Hex::viewer_page(&back).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>"));
     assert!(page.contains("<title>hex replay, seed 11</title>"));
     for outside in ["http://", "https://", "<link", "src="] {
@@ -400,12 +399,12 @@ fn replays_round_trip_and_the_page_is_self_contained() {
     }
     // A damaged replay is one error, never a panic.
     for cut in [bytes.len() / 2, bytes.len() - 3] {
-        assert!(Replay::<HexGame>::from_bytes(&bytes[..cut]).and_then(|r| r.verify()).is_err());
+        assert!(Replay::<Hex>::from_bytes(&bytes[..cut]).and_then(|r| r.verify()).is_err());
     }
     // A replay of one entry playing itself (arena play with one entry).
     let (_, solo) = arena::play::play_recorded(&[basic("Solo")], 2, &hex::Config { max_turns: Some(50) });
     solo.verify().unwrap();
-    HexGame::viewer_page(&solo).unwrap();
+    Hex::viewer_page(&solo).unwrap();
 }
 
 #[test]
@@ -460,9 +459,8 @@ ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }
     )
     .unwrap();
     crate::util::compile_c(&src, &dir.path().join(crate::util::lib_name("chex")), &["-Wextra"]);
-    let c =
-        arena::loaders::native::load::<HexGame>(&dir.path().join(crate::util::lib_name("chex")), &Default::default())
-            .unwrap();
+    let c = arena::loaders::native::load::<Hex>(&dir.path().join(crate::util::lib_name("chex")), &Default::default())
+        .unwrap();
     assert_eq!((c.name.as_str(), c.kind), ("CHex", EntryKind::NativeC));
     let short = hex::Config { max_turns: Some(300) };
     plays_cleanly(&[c.clone(), basic("Basic")], &short);
@@ -514,7 +512,7 @@ fn spawn_after_eat_in_the_same_half_turn() {
         }
         a
     };
-    let mut bots: Vec<Box<dyn Bot<HexGame> + '_>> = vec![Box::new(humans), Box::new(zombies)];
+    let mut bots: Vec<Box<dyn Bot<Hex> + '_>> = vec![Box::new(humans), Box::new(zombies)];
     // (half-turn, accepted) of every eat and spawn outside the spawn calls' half-turns' starts.
     let mut eaten_at = None;
     let mut respawned = None;
@@ -661,7 +659,7 @@ test_main()
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let found = discover::<HexGame>(
+    let found = discover::<Hex>(
         &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
         &ScriptLimits::default(),
     );
@@ -670,10 +668,10 @@ test_main()
 
     /// Checks the digest the program answered against the host's sight, and takes it out.
     struct Checked {
-        inner: Box<dyn Bot<HexGame>>,
+        inner: Box<dyn Bot<Hex>>,
         calls: std::rc::Rc<std::cell::Cell<u64>>,
     }
-    impl Bot<HexGame> for Checked {
+    impl Bot<Hex> for Checked {
         fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
             let a = self.inner.turn(call)?;
             let ctx = &call.ctx;
@@ -696,9 +694,8 @@ test_main()
     }
     for program_side in [HUMANS, 1 - HUMANS] {
         let calls = std::rc::Rc::new(std::cell::Cell::new(0));
-        let checked: Box<dyn Bot<HexGame>> =
-            Box::new(Checked { inner: entry.create_bot().unwrap(), calls: calls.clone() });
-        let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::games::hex::bench::baseline());
+        let checked: Box<dyn Bot<Hex>> = Box::new(Checked { inner: entry.create_bot().unwrap(), calls: calls.clone() });
+        let baseline: Box<dyn Bot<Hex>> = Box::new(arena::games::hex::bench::baseline());
         let (mut bots, at) =
             if program_side == HUMANS { (vec![checked, baseline], 0) } else { (vec![baseline, checked], 1) };
         // 300 half-turns: thousands of calls, spawns, deaths, crates, walls and airdrops
@@ -818,7 +815,7 @@ while True:
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
     }
-    let found = discover::<HexGame>(
+    let found = discover::<Hex>(
         &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
         &ScriptLimits::default(),
     );
@@ -876,7 +873,7 @@ fn do_turn(ctx) {
 "#,
     )
     .unwrap();
-    let found = discover::<HexGame>(
+    let found = discover::<Hex>(
         &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
         &ScriptLimits::default(),
     );
@@ -908,7 +905,7 @@ fn do_turn(ctx) {
 "#,
     )
     .unwrap();
-    let found = discover::<HexGame>(
+    let found = discover::<Hex>(
         &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
         &ScriptLimits::default(),
     );

@@ -1,16 +1,16 @@
 //! Rule tests with the spec's own worked numbers (`docs/games/hex.md`, sections 1–10), one test per rule.
 //!
-//! What this is: small hand-built games driven through the public API only (`Hex::new`, `apply`,
+//! What this is: small hand-built games driven through the public API only (`Engine::new`, `apply`,
 //! `end_half_turn`, read access), checking cadences, splash, spawn pattern, supply, cap, facing
 //! geometry, airdrops, clocks, eating, stacking and hp caps. What it is not: the golden-trace replay
 //! (see `traces.rs`).
 
 use arena::games::hex::board::{self, DIRS};
 use arena::games::hex::data::{self, CHAINSAW, FLAMETHROWER, GRENADE_LAUNCHER, MEDICAL_KIT, PISTOL, SHOTGUN};
-use arena::games::hex::{Command, Contents, Hex, Side};
+use arena::games::hex::{Command, Contents, Engine, Side};
 
 /// End half-turns until the game is at half-turn `t`.
-fn to_turn(g: &mut Hex, t: u32) {
+fn to_turn(g: &mut Engine, t: u32) {
     while g.t() < t {
         g.end_half_turn();
         assert!(!g.is_over(), "game ended at {:?}", g.result());
@@ -18,20 +18,20 @@ fn to_turn(g: &mut Hex, t: u32) {
     assert_eq!(g.t(), t);
 }
 
-fn spawn(g: &mut Hex, x: i32, y: i32, weapon: u32) -> u32 {
+fn spawn(g: &mut Engine, x: i32, y: i32, weapon: u32) -> u32 {
     let id = g.next_id();
     assert!(g.apply(Side::Humans, &Command::SpawnHuman { x, y, weapon }), "spawn at ({x},{y})");
     id
 }
 
-fn spawn_zombie(g: &mut Hex, zone: u32, facing: u32) -> u32 {
+fn spawn_zombie(g: &mut Engine, zone: u32, facing: u32) -> u32 {
     let id = g.next_id();
     assert!(g.apply(Side::Zombies, &Command::SpawnZombie { zone, facing }), "zombie spawn at t={}", g.t());
     id
 }
 
 /// Fire at the ground as often as the rules allow in this half-turn; the number of shots.
-fn fire_all(g: &mut Hex, unit: u32, x: i32, y: i32) -> u32 {
+fn fire_all(g: &mut Engine, unit: u32, x: i32, y: i32) -> u32 {
     let mut n = 0;
     while n < 10 && g.apply(Side::Humans, &Command::AttackGround { unit, x, y }) {
         n += 1;
@@ -41,7 +41,7 @@ fn fire_all(g: &mut Hex, unit: u32, x: i32, y: i32) -> u32 {
 
 #[test]
 fn flamethrower_cadence_1_then_3_with_a_4th_first_at_t35() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     // The shooter on the empty south rows, five givers around it hand over their ammo (750 in all).
     let s = spawn(&mut g, 0, -12, FLAMETHROWER);
     for (x, y) in [(1, -12), (0, -11), (-1, -11), (-1, -12), (0, -13)] {
@@ -65,7 +65,7 @@ fn flamethrower_cadence_1_then_3_with_a_4th_first_at_t35() {
 
 #[test]
 fn pistol_fires_twice_per_half_turn_from_t3() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     let p = spawn(&mut g, 0, -12, PISTOL);
     assert_eq!(fire_all(&mut g, p, 1, -13), 0, "turn 1: 0.5 < 0.5 fails");
     for t in (3..=41).step_by(2) {
@@ -78,7 +78,7 @@ fn pistol_fires_twice_per_half_turn_from_t3() {
 fn idle_time_caps_at_1_after_a_long_wait() {
     // Spec 7.4: a Pistol that waited fires once at once and is then capped: two shots in all.
     // (Unfired since t = 1, its idle on t = 23 is 0.5 + 22 · 0.5 = 11.5: 11 → capped to 1, then 0.5.)
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     let p = spawn(&mut g, 0, -12, PISTOL);
     to_turn(&mut g, 23);
     assert_eq!(g.human(p).unwrap().idle, 11.5);
@@ -88,7 +88,7 @@ fn idle_time_caps_at_1_after_a_long_wait() {
 
 #[test]
 fn grenade_at_range_1_hits_its_own_thrower_for_45() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     let gr = spawn(&mut g, 0, -12, GRENADE_LAUNCHER);
     let other = spawn(&mut g, 1, -13, PISTOL);
     // Idle reaches 3.5 > 3 on t = 7: one shot at the neighbour's hex.
@@ -103,7 +103,7 @@ fn grenade_at_range_1_hits_its_own_thrower_for_45() {
 
 #[test]
 fn shotgun_kill_drops_crates_that_take_the_vertical_splash() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     let sg = spawn(&mut g, 0, -12, SHOTGUN);
     let victim = spawn(&mut g, 2, -12, PISTOL);
     for (t, hp) in [(3, 60), (5, 20)] {
@@ -123,7 +123,7 @@ fn shotgun_kill_drops_crates_that_take_the_vertical_splash() {
 
 #[test]
 fn zone_7_spawn_pattern_for_28_spawns() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     spawn(&mut g, 0, 0 - 12, PISTOL);
     let mut ys = Vec::new();
     for t in (2..=56).step_by(2) {
@@ -140,7 +140,7 @@ fn zone_7_spawn_pattern_for_28_spawns() {
 
 #[test]
 fn zombie_supply_is_1_on_t2_to_16_and_2_on_t18_and_matches_the_closed_form() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     spawn(&mut g, 0, -12, PISTOL);
     for t in (2..=1000).step_by(2) {
         to_turn(&mut g, t);
@@ -162,7 +162,7 @@ fn zombie_cap_at_t_2_4_100_1000() {
     for t in (2..=1000).step_by(2) {
         assert_eq!(data::zombie_cap(t), 20 + 4 * (t / 2) / 5, "integer form, t = {t}");
     }
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     spawn(&mut g, 0, -12, PISTOL);
     to_turn(&mut g, 2);
     assert_eq!(g.zombie_cap(), 20);
@@ -193,7 +193,7 @@ fn in_front_table_matches_the_wedge_geometry_for_every_facing() {
 
 #[test]
 fn airdrop_called_on_t19_lands_at_the_boundary_before_t23() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     spawn(&mut g, 0, -12, PISTOL);
     to_turn(&mut g, 17);
     assert!(!g.apply(Side::Humans, &Command::CallDrop { x: -9, y: -9, contents: Contents::Ammo }));
@@ -218,7 +218,7 @@ fn airdrop_called_on_t19_lands_at_the_boundary_before_t23() {
 
 #[test]
 fn airdrop_off_the_board_leaves_no_crate_but_uses_an_id() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     spawn(&mut g, 0, -12, PISTOL);
     to_turn(&mut g, 19);
     let strike = g.next_id();
@@ -230,7 +230,7 @@ fn airdrop_off_the_board_leaves_no_crate_but_uses_an_id() {
 
 #[test]
 fn zombie_clock_running_out_sets_t_to_1000_and_humans_win() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     spawn(&mut g, 0, -12, PISTOL);
     to_turn(&mut g, 40);
     g.time_out(Side::Zombies);
@@ -242,7 +242,7 @@ fn zombie_clock_running_out_sets_t_to_1000_and_humans_win() {
 
 #[test]
 fn human_clock_running_out_kills_every_human_with_drops() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     for x in 0..4 {
         spawn(&mut g, x, -12, PISTOL);
     }
@@ -257,19 +257,19 @@ fn human_clock_running_out_kills_every_human_with_drops() {
 
 #[test]
 fn game_ends_at_1000_with_a_human_win_and_with_no_humans_on_turn_1() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     spawn(&mut g, 0, -12, PISTOL);
     to_turn(&mut g, 1000);
     g.end_half_turn();
     assert_eq!(g.result(), Some((Side::Humans, 1000)));
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     g.end_half_turn();
     assert_eq!(g.result(), Some((Side::Zombies, 1)));
 }
 
 #[test]
 fn eat_needs_no_move_and_drives_moves_negative() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     spawn(&mut g, 0, -12, PISTOL);
     to_turn(&mut g, 2);
     let z0 = spawn_zombie(&mut g, 7, 4); // (-13, 0)
@@ -292,7 +292,7 @@ fn eat_needs_no_move_and_drives_moves_negative() {
 
 #[test]
 fn zombie_attack_refused_for_lack_of_moves_still_spends_idle() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     let h = spawn(&mut g, -12, 0, PISTOL);
     to_turn(&mut g, 2);
     let z = spawn_zombie(&mut g, 7, 0); // (-13, 0), next to the human
@@ -330,7 +330,7 @@ fn axial_distance_adjacency_and_disk_order() {
 
 #[test]
 fn stacking_rules_for_moves_builds_and_spawns() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     // Human spawn: not on a wall or a human; on a crate it is fine ((-7,-11) holds a map crate).
     assert!(!g.apply(Side::Humans, &Command::SpawnHuman { x: -9, y: -9, weapon: PISTOL }));
     let a = spawn(&mut g, -7, -11, PISTOL);
@@ -377,7 +377,7 @@ fn stacking_rules_for_moves_builds_and_spawns() {
 
 #[test]
 fn hp_caps_human_150_zombie_105_crate_its_initial_hp() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     let m = spawn(&mut g, 0, -12, MEDICAL_KIT);
     let p = spawn(&mut g, 1, -12, PISTOL);
     // Medical Kit: 1 every 2nd human half-turn from t = 5.
@@ -410,7 +410,7 @@ fn hp_caps_human_150_zombie_105_crate_its_initial_hp() {
 
 #[test]
 fn sight_is_the_union_of_disks_and_zombies_never_see_crates() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     let h = spawn(&mut g, 0, -12, PISTOL);
     let seen = g.visible_cells(Side::Humans);
     for x in -13..=13 {
@@ -434,7 +434,7 @@ fn sight_is_the_union_of_disks_and_zombies_never_see_crates() {
 
 #[test]
 fn extreme_coordinates_are_rejected_or_harmless() {
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     let p = spawn(&mut g, 0, -12, PISTOL);
     assert!(!g.apply(Side::Humans, &Command::SpawnHuman { x: i32::MIN, y: i32::MAX, weapon: PISTOL }));
     assert!(!g.apply(Side::Humans, &Command::AttackGround { unit: p, x: i32::MIN, y: i32::MAX }));

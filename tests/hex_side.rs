@@ -19,7 +19,7 @@ use arena::abi::hex::{
 use arena::bot::{Bot, BotError, Entry, EntryKind, TimeLeft};
 use arena::game::{Outcome, Recorded};
 use arena::games::hex::{
-    self, Contents, Event, Hex, HexCall, HexGame, Refusal, Side, SideChannel, SideInfo, Verdict, play,
+    self, Contents, Engine, Event, Hex, HexCall, Refusal, Side, SideChannel, SideInfo, Verdict, play,
 };
 use arena::limits::TimeBank;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
@@ -33,12 +33,12 @@ fn python() -> bool {
 }
 
 /// The baseline (as plugins/hex-basic) compiled in.
-fn basic(name: &str) -> Entry<HexGame> {
-    Entry::<HexGame>::builtin(name, arena::games::hex::bench::baseline)
+fn basic(name: &str) -> Entry<Hex> {
+    Entry::<Hex>::builtin(name, arena::games::hex::bench::baseline)
 }
 
 /// The entries of these files (written into a fresh directory, programs made executable).
-fn entries_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<Entry<HexGame>>) {
+fn entries_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<Entry<Hex>>) {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in files {
         let path = dir.path().join(name);
@@ -49,7 +49,7 @@ fn entries_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<Entry<HexGame>>
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
     }
-    let found = discover::<HexGame>(
+    let found = discover::<Hex>(
         &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
         &ScriptLimits::default(),
     );
@@ -59,7 +59,7 @@ fn entries_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<Entry<HexGame>>
 }
 
 /// The bundled bots of these files.
-fn bundled(files: &[&str]) -> (tempfile::TempDir, Vec<Entry<HexGame>>) {
+fn bundled(files: &[&str]) -> (tempfile::TempDir, Vec<Entry<Hex>>) {
     let texts: Vec<(String, String)> = files
         .iter()
         .map(|f| {
@@ -71,10 +71,9 @@ fn bundled(files: &[&str]) -> (tempfile::TempDir, Vec<Entry<HexGame>>) {
     entries_of(&refs)
 }
 
-fn native(crate_name: &str) -> Entry<HexGame> {
+fn native(crate_name: &str) -> Entry<Hex> {
     let lib = plugin_lib(crate_name);
-    arena::loaders::native::load::<HexGame>(&lib, &Default::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
+    arena::loaders::native::load::<Hex>(&lib, &Default::default()).unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
 }
 
 /// A digest of a context's five lists (the same in every test bot's language): per list
@@ -178,12 +177,12 @@ impl SideChannel for Checking<'_> {
 
 /// A bot whose side calls go through [`Checking`].
 struct Checked {
-    inner: Box<dyn Bot<HexGame>>,
+    inner: Box<dyn Bot<Hex>>,
     floats: bool,
     checks: Rc<RefCell<Checks>>,
 }
 
-impl Bot<HexGame> for Checked {
+impl Bot<Hex> for Checked {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         match call.take_side() {
             Some(inner) => {
@@ -196,22 +195,22 @@ impl Bot<HexGame> for Checked {
 }
 
 /// The same entry, its bots' check commands answered beside the host.
-fn checked_entry(e: &Entry<HexGame>) -> Entry<HexGame> {
+fn checked_entry(e: &Entry<Hex>) -> Entry<Hex> {
     let inner = e.clone();
     let factory = move || {
         let bot = inner.create_bot()?;
-        Ok(Box::new(Checked { inner: bot, floats: true, checks: Rc::default() }) as Box<dyn Bot<HexGame>>)
+        Ok(Box::new(Checked { inner: bot, floats: true, checks: Rc::default() }) as Box<dyn Bot<Hex>>)
     };
     Entry::new(e.name.clone(), e.kind, e.source.clone(), std::sync::Arc::new(factory))
 }
 
 /// Plays `entry` on `side` against the baseline for `turns` half-turns, its side calls
 /// checked: the outcome and the checks.
-fn checked_game(entry: &Entry<HexGame>, side: u32, floats: bool, turns: u32) -> (Outcome, Checks) {
+fn checked_game(entry: &Entry<Hex>, side: u32, floats: bool, turns: u32) -> (Outcome, Checks) {
     let checks = Rc::new(RefCell::new(Checks::default()));
-    let checked: Box<dyn Bot<HexGame>> =
+    let checked: Box<dyn Bot<Hex>> =
         Box::new(Checked { inner: entry.create_bot().unwrap(), floats, checks: Rc::clone(&checks) });
-    let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::games::hex::bench::baseline());
+    let baseline: Box<dyn Bot<Hex>> = Box::new(arena::games::hex::bench::baseline());
     let mut bots = if side == HUMANS { vec![checked, baseline] } else { vec![baseline, checked] };
     let outcome = play(2, 3, &hex::Config { max_turns: Some(turns) }, &mut bots, |_| {});
     drop(bots);
@@ -539,7 +538,7 @@ fn a_side_bot_of_every_kind_plays_each_half_turn_in_one_call() {
     let src = dir.path().join("cside.c");
     std::fs::write(&src, C_SIDE).unwrap();
     let lib = crate::util::compile_c(&src, &dir.path().join(crate::util::lib_name("cside")), &["-Wextra"]);
-    let c = arena::loaders::native::load::<HexGame>(&lib, &Default::default()).unwrap();
+    let c = arena::loaders::native::load::<Hex>(&lib, &Default::default()).unwrap();
     assert_eq!((c.name.as_str(), c.kind), ("CSide", EntryKind::NativeC));
     entries.push(c);
     let rust = native("hex-legion");
@@ -569,8 +568,8 @@ fn a_side_bot_of_every_kind_plays_each_half_turn_in_one_call() {
 type Sight = (Vec<HexHuman>, Vec<HexZombie>, Vec<HexWall>, Vec<HexCrate>, Vec<HexAirstrike>);
 
 /// What the engine shows `side` now, as the ABI lists it (the host's sight, built here
-/// from the engine's objects and `Hex::view`).
-fn engine_sight(g: &Hex, side: Side) -> Sight {
+/// from the engine's objects and `Engine::view`).
+fn engine_sight(g: &Engine, side: Side) -> Sight {
     let v = g.view(side);
     let first = g.t() <= 2;
     let code = |c: Contents| match c {
@@ -689,7 +688,7 @@ impl Prober {
     }
 }
 
-impl Bot<HexGame> for Prober {
+impl Bot<Hex> for Prober {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         let side = call.take_side().expect("the first call of a half-turn is offered the side");
         side.claim();
@@ -786,8 +785,8 @@ fn a_refused_command_says_why_and_changes_nothing_and_the_sight_follows_each_com
     for prober_side in [HUMANS, ZOMBIES] {
         let seen = Rc::new(RefCell::new(Seen::default()));
         let counts = Rc::new(RefCell::new(std::collections::BTreeMap::new()));
-        let prober: Box<dyn Bot<HexGame>> = Box::new(Prober { seen: Rc::clone(&seen), counts: Rc::clone(&counts) });
-        let baseline: Box<dyn Bot<HexGame>> = Box::new(arena::games::hex::bench::baseline());
+        let prober: Box<dyn Bot<Hex>> = Box::new(Prober { seen: Rc::clone(&seen), counts: Rc::clone(&counts) });
+        let baseline: Box<dyn Bot<Hex>> = Box::new(arena::games::hex::bench::baseline());
         let mut bots = if prober_side == HUMANS { vec![prober, baseline] } else { vec![baseline, prober] };
         let observer = Rc::clone(&seen);
         play(2, 11, &hex::Config { max_turns: Some(160) }, &mut bots, move |e| {
@@ -824,7 +823,7 @@ fn every_kind_of_side_bot_sees_the_hosts_sight_after_each_command() {
     std::fs::write(&src, C_SIDE).unwrap();
     let lib =
         crate::util::compile_c(&src, &dir.path().join(crate::util::lib_name("cside")), &["-Wextra", "-DNO_CLOCKS"]);
-    entries.push(arena::loaders::native::load::<HexGame>(&lib, &Default::default()).unwrap());
+    entries.push(arena::loaders::native::load::<Hex>(&lib, &Default::default()).unwrap());
     for e in &entries {
         for side in [HUMANS, ZOMBIES] {
             let floats = e.kind != EntryKind::Rhai;
@@ -847,7 +846,7 @@ fn a_side_call_past_the_half_turns_cap_runs_the_first_commands_and_counts_one_er
     let noted = std::sync::Arc::clone(&verdicts);
     let greedy = Entry::builtin("Greedy", move || {
         struct Greedy(Noted);
-        impl Bot<HexGame> for Greedy {
+        impl Bot<Hex> for Greedy {
             fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
                 let side = call.take_side().unwrap();
                 side.claim();
@@ -901,15 +900,15 @@ fn side_games_replay_exactly_and_the_page_shows_the_side_turns() {
             let sides = replay.calls.iter().filter(|c| c.side.is_some()).count();
             assert_eq!(sides, 75, "{}: {sides} side calls recorded", e.name);
             let bytes = replay.to_bytes();
-            let back = Replay::<HexGame>::from_bytes(&bytes).unwrap();
+            let back = Replay::<Hex>::from_bytes(&bytes).unwrap();
             assert_eq!(back, replay);
             let again = back.verify().unwrap();
             assert_eq!((again.turns, &again.scores), (outcome.turns, &outcome.scores));
-            let page = HexGame::viewer_page(&back).unwrap();
+            let page = Hex::viewer_page(&back).unwrap();
             assert!(page.contains("\"sc\":[[\""), "{}: no side turn on the page", e.name);
             // A damaged replay is one error, never a panic.
             for cut in [bytes.len() / 2, bytes.len() - 3] {
-                assert!(Replay::<HexGame>::from_bytes(&bytes[..cut]).and_then(|r| r.verify()).is_err());
+                assert!(Replay::<Hex>::from_bytes(&bytes[..cut]).and_then(|r| r.verify()).is_err());
             }
         }
     }
@@ -1034,7 +1033,7 @@ fn a_rhai_script_with_both_do_turn_and_play_side_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("both.rhai"), "// arena: hex\nfn do_turn(ctx) { [] }\nfn play_side(side) { }\n")
         .unwrap();
-    let found = discover::<HexGame>(
+    let found = discover::<Hex>(
         &SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] },
         &ScriptLimits::default(),
     );
@@ -1073,7 +1072,7 @@ for line in sys.stdin:
 fn a_side_call_giving_a_per_unit_bots_commands_plays_the_same_game() {
     /// The baseline's answers, given as a side call: each unit's commands in id order.
     struct AsSide(Box<dyn FnMut(&HexContext<'_>) -> HexAnswer>);
-    impl Bot<HexGame> for AsSide {
+    impl Bot<Hex> for AsSide {
         fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
             let side = call.take_side().unwrap();
             side.claim();
@@ -1106,7 +1105,7 @@ fn a_side_call_giving_a_per_unit_bots_commands_plays_the_same_game() {
         }
     }
     let per_unit = play_game(&[basic("A"), basic("B")], 21, &hex::Config { max_turns: Some(300) });
-    let mut bots: Vec<Box<dyn Bot<HexGame>>> = vec![
+    let mut bots: Vec<Box<dyn Bot<Hex>>> = vec![
         Box::new(AsSide(Box::new(arena::games::hex::bench::baseline()))),
         Box::new(AsSide(Box::new(arena::games::hex::bench::baseline()))),
     ];

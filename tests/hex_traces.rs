@@ -1,7 +1,7 @@
 //! Golden-trace replay: the 20 games recorded from the original 2009 server's game logic
 //! (`tests/data/hex-traces/`, format in its README) must replay exactly.
 //!
-//! What this is: for every trace, start `Hex::new()`, compare with `initial_state`, then per
+//! What this is: for every trace, start `Engine::new()`, compare with `initial_state`, then per
 //! half-turn feed the commands in order (each accept/reject must match), end the half-turn and
 //! compare the whole world (floats exactly). The first difference is printed with trace, t, object
 //! and field. What it is not: no rule reasoning here; it uses the public API only.
@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use arena::games::hex::{Command, Contents, Hex, Side, State};
+use arena::games::hex::{Command, Contents, Engine, Side, State};
 use serde_json::Value;
 
 /// `HEX_TRACES_DIR`, else the repository's `tests/data/hex-traces` (beside this file).
@@ -201,7 +201,7 @@ fn diff_state(theirs: &Value, ours: &State) -> Option<String> {
 /// Replay one trace; `Err` holds the first difference. Returns the number of half-turns checked.
 fn replay(num: u32) -> Result<usize, String> {
     let tr = load(num);
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     if let Some(d) = diff_state(&tr["initial_state"], &g.snapshot()) {
         return Err(format!("trace_{num:02} initial state: {d}"));
     }

@@ -1,6 +1,6 @@
 //! The layout of the host's code (ARCHITECTURE.md, "Bird's eye view"): nothing outside
 //! the games' crate (`games/src/`) names a particular game. A game is named by its type
-//! (`Zombies`, `EggHunt`, ...) or by its module's path (`games::zombies`,
+//! (`Zombies`, `Eggs`, ...) or by its module's path (`games::zombies`,
 //! `games::{eggs, ...}`), in code or in comments.
 //!
 //! The games are not listed here: they are read from the registry's `with_game!` (each

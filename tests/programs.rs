@@ -10,7 +10,7 @@ use std::path::Path;
 
 use arena::abi::eggs::EggsAnswer;
 use arena::bot::EntryKind;
-use arena::games::eggs::{self, EggHunt};
+use arena::games::eggs::{self, Eggs};
 use arena::games::zombies::{self, Zombies};
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::tournament::play_game;
@@ -47,8 +47,7 @@ fn an_eggs_program_plays_the_seed_protocol_once_per_turn_and_keeps_its_memory() 
     let Some(py) = python() else { return crate::util::skip("skipped: no python3") };
     let dir = tempfile::tempdir().unwrap();
     program(dir.path(), "counter.py", &format!("#!{py}\n# arena: eggs\n{SEED_BOT}"));
-    let found =
-        discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(2000));
+    let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(2000));
     assert!(found.skipped.is_empty(), "{:?}", found.skipped);
     assert_eq!(found.entries[0].kind, EntryKind::Program);
     let out = play_game(&found.entries, 5, &eggs::Config { max_turns: Some(6) });
@@ -68,8 +67,7 @@ while True:
     print("9"); print("C"); print(rows[5].strip() + "x")
 "#;
     program(dir.path(), "steady.py", &format!("#!{py}\n# arena: eggs persistent\n{body}"));
-    let found =
-        discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(2000));
+    let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(2000));
     let out = play_game(&found.entries, 1, &eggs::Config { max_turns: Some(20) });
     assert_eq!((out.stats[0].calls, out.stats[0].errors), (20, 0), "{:?}", out.stats[0].messages);
 }
@@ -81,8 +79,7 @@ fn eggs_programs_that_hang_crash_or_print_garbage_cost_one_error_per_call() {
     program(dir.path(), "sleepy.py", &format!("#!{py}\n# arena: eggs\nimport time\ntime.sleep(5)\n"));
     program(dir.path(), "crashy.py", &format!("#!{py}\n# arena: eggs\nraise SystemExit(3)\n"));
     program(dir.path(), "garbage.py", &format!("#!{py}\n# arena: eggs\nprint('hello')\n"));
-    let found =
-        discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(300));
+    let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(300));
     assert_eq!(found.entries.len(), 3, "{:?}", found.skipped);
     let started = std::time::Instant::now();
     let out = play_game(&found.entries, 2, &eggs::Config { max_turns: Some(3) });
@@ -251,7 +248,7 @@ fn a_fork_bomb_in_a_python_bot_costs_that_bot_only_and_leaves_nothing_behind() {
     program(dir.path(), "bomb.py", &format!("#!{py}\n# arena: eggs\n{bomb}"));
     program(dir.path(), "calm.py", &format!("#!{py}\n# arena: eggs\n{SEED_BOT}"));
     let limits = ScriptLimits { program_user: Some((UID, UID)), ..limits(2000) };
-    let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
+    let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
     assert_eq!(found.entries.len(), 2, "{:?}", found.skipped);
     let out = play_game(&found.entries, 4, &eggs::Config { max_turns: Some(3) });
     let calm = found.entries.iter().position(|e| e.name == "calm").unwrap();
@@ -271,8 +268,7 @@ fn a_memory_bomb_in_a_python_bot_costs_that_call_only() {
     let bomb = "import sys\nrows = [sys.stdin.readline() for _ in range(6)]\nx = []\nwhile True:\n    x.append(bytearray(1 << 30))\n";
     program(dir.path(), "hog.py", &format!("#!{py}\n# arena: eggs\n{bomb}"));
     program(dir.path(), "calm.py", &format!("#!{py}\n# arena: eggs\n{SEED_BOT}"));
-    let found =
-        discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(3000));
+    let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(3000));
     let out = play_game(&found.entries, 4, &eggs::Config { max_turns: Some(2) });
     let (hog, calm) = if found.entries[0].name == "hog" { (0, 1) } else { (1, 0) };
     // Each call fails: the bomb ends its process (an error), or, on a loaded machine,
@@ -308,7 +304,7 @@ print(9); print("N"); print("escaped:" + ",".join(tries) if tries else "containe
     program(dir.path(), "nosy.py", &format!("#!{py}\n# arena: eggs\n{nosy}"));
     let limits =
         ScriptLimits { sandbox: arena::process::Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..limits(3000) };
-    let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
+    let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
     let bot = &found.entries[0];
     let mut b = bot.create_bot().unwrap();
     let view = [*b"#####", *b"#   #", *b"# * #", *b"#   #", *b"#####"];
@@ -330,7 +326,7 @@ print(9); print("N"); print("escaped:" + ",".join(tries) if tries else "containe
 /// (`ARENA_COPY`), a program started once per call the call's number (`ARENA_CALL`).
 #[test]
 fn programs_get_the_games_seed_and_their_copy_or_call_in_their_environment() {
-    use arena::games::target::{self, InvisibleTarget};
+    use arena::games::invisible_target::{self, InvisibleTarget};
     let dir = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
     program(
@@ -347,12 +343,16 @@ fn programs_get_the_games_seed_and_their_copy_or_call_in_their_environment() {
     let paths = SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] };
     let target = discover::<InvisibleTarget>(&paths, &limits);
     assert_eq!(target.entries.len(), 1, "{:?}", target.skipped);
-    play_game(&target.entries, 77, &target::Config { max_rounds: Some(2), ..target::Config::default() });
+    play_game(
+        &target.entries,
+        77,
+        &invisible_target::Config { max_rounds: Some(2), ..invisible_target::Config::default() },
+    );
     let log = log_once(&logs.path().join("envtarget.log"), |log| log.matches("seed=77 ").count() >= 16);
     for copy in 0..16 {
         assert!(log.contains(&format!("seed=77 copy={copy}\n")), "copy {copy}: {log}");
     }
-    let eggs = discover::<EggHunt>(&paths, &limits);
+    let eggs = discover::<Eggs>(&paths, &limits);
     assert_eq!(eggs.entries.len(), 1, "{:?}", eggs.skipped);
     play_game(&eggs.entries, 78, &eggs::Config { max_turns: Some(3) });
     let log = log_once(&logs.path().join("envegg.log"), |log| log.matches("seed=78 ").count() >= 3);
@@ -374,7 +374,7 @@ fn a_persistent_program_that_ends_is_not_restarted_and_each_later_call_says_so()
          for i in 1 2 3 4 5 6; do read line; done\n  echo 9; echo N; echo m\n  n=$((n+1))\ndone\nexit 1\n",
     );
     let limits = ScriptLimits { log_dir: Some(logs.path().to_owned()), ..limits(5000) };
-    let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
+    let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
     assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
     let out = play_game(&found.entries, 3, &eggs::Config { max_turns: Some(6) });
     let s = &out.stats[0];
@@ -430,7 +430,7 @@ fn a_program_with_files_runs_among_them_and_its_box_shows_it_nothing_else() {
     std::fs::write(files.join("answer.txt"), "mine\n").unwrap();
     std::fs::write(dir.path().join("secret.txt"), "theirs\n").unwrap();
     let play = |limits: &ScriptLimits| {
-        let found = discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, limits);
+        let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, limits);
         assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
         let mut b = found.entries[0].create_bot().unwrap();
         let mut rng = arena::game::GameRng::seed_from_u64(1);
@@ -461,8 +461,8 @@ fn a_program_with_files_runs_among_them_and_its_box_shows_it_nothing_else() {
 /// hex, whose first line states `"protocol": 1` to every program, sends it no such line.
 #[test]
 fn a_program_that_declares_its_protocol_gets_the_version_line_first() {
-    use arena::games::hex::{self, HexGame};
-    use arena::games::target::{self, InvisibleTarget};
+    use arena::games::hex::{self, Hex};
+    use arena::games::invisible_target::{self, InvisibleTarget};
     let dir = tempfile::tempdir().unwrap();
     let hello = |game: &str| {
         format!(
@@ -484,12 +484,19 @@ fn a_program_that_declares_its_protocol_gets_the_version_line_first() {
     let zombies = discover::<Zombies>(&paths, &limits(5000));
     assert_eq!(zombies.entries.len(), 1, "{:?}", zombies.skipped);
     clean(&play_game(&zombies.entries, 3, &zombies::Config { players_per_entry: 3, max_turns: Some(5) }).stats);
-    let eggs = discover::<EggHunt>(&paths, &limits(5000));
+    let eggs = discover::<Eggs>(&paths, &limits(5000));
     assert_eq!(eggs.entries.len(), 1, "{:?}", eggs.skipped);
     clean(&play_game(&eggs.entries, 3, &eggs::Config { max_turns: Some(4) }).stats);
     let target = discover::<InvisibleTarget>(&paths, &limits(5000));
     assert_eq!(target.entries.len(), 1, "{:?}", target.skipped);
-    clean(&play_game(&target.entries, 3, &target::Config { max_rounds: Some(2), ..target::Config::default() }).stats);
+    clean(
+        &play_game(
+            &target.entries,
+            3,
+            &invisible_target::Config { max_rounds: Some(2), ..invisible_target::Config::default() },
+        )
+        .stats,
+    );
     let Some(py) = python() else { return crate::util::skip("skipped the hex half: no python3") };
     let hex = tempfile::tempdir().unwrap();
     let body = "import json, sys\nfirst = json.loads(sys.stdin.readline())\n\
@@ -497,8 +504,7 @@ fn a_program_that_declares_its_protocol_gets_the_version_line_first() {
                 print('[]', flush=True)\nfor line in sys.stdin:\n    \
                 assert 'protocol' not in json.loads(line)\n    print('[]', flush=True)\n";
     program(hex.path(), "hgreeted.py", &format!("#!{py}\n# arena: hex protocol 1\n{body}"));
-    let found =
-        discover::<HexGame>(&SearchPaths { plugins: vec![], scripts: vec![hex.path().to_owned()] }, &limits(5000));
+    let found = discover::<Hex>(&SearchPaths { plugins: vec![], scripts: vec![hex.path().to_owned()] }, &limits(5000));
     assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
     clean(&play_game(&found.entries, 3, &hex::Config { max_turns: Some(4) }).stats);
 }
@@ -523,7 +529,7 @@ fn an_old_program_that_declares_no_version_gets_no_version_line() {
     assert_eq!(zombies.entries.len(), 1, "{:?}", zombies.skipped);
     let out = play_game(&zombies.entries, 4, &zombies::Config { players_per_entry: 3, max_turns: Some(5) });
     assert!(out.stats[0].calls > 0 && out.stats[0].errors == 0, "{:?}", out.stats[0]);
-    let eggs = discover::<EggHunt>(&paths, &limits(5000));
+    let eggs = discover::<Eggs>(&paths, &limits(5000));
     assert_eq!(eggs.entries.len(), 1, "{:?}", eggs.skipped);
     let out = play_game(&eggs.entries, 4, &eggs::Config { max_turns: Some(4) });
     assert_eq!((out.stats[0].calls, out.stats[0].errors), (4, 0), "{:?}", out.stats[0].messages);
@@ -536,8 +542,7 @@ fn a_program_asking_for_an_unknown_protocol_version_is_skipped_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     program(dir.path(), "future.sh", "#!/bin/sh\n# arena: eggs persistent protocol 7\necho 9\n");
     program(dir.path(), "vague.sh", "#!/bin/sh\n# arena: eggs protocol two\necho 9\n");
-    let found =
-        discover::<EggHunt>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(500));
+    let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits(500));
     assert!(found.entries.is_empty(), "{:?}", found.entries.iter().map(|e| &e.name).collect::<Vec<_>>());
     let lines: Vec<String> = found.skipped.iter().map(ToString::to_string).collect();
     assert_eq!(lines.len(), 2, "{lines:?}");

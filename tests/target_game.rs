@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use arena::abi::target::{NO_WALL, TargetContext};
 use arena::bot::{Entry, EntryKind};
 use arena::game::Recorded;
-use arena::games::target::engine::Target;
-use arena::games::target::{self, InvisibleTarget, play, viewer};
+use arena::games::invisible_target::engine::Engine;
+use arena::games::invisible_target::{self, InvisibleTarget, play, viewer};
 use arena::games::zombies::Zombies;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 use arena::play::play_recorded;
@@ -19,8 +19,8 @@ use arena::tournament::play_game;
 
 use crate::util::{compile_c, lib_name, plugin_lib, root};
 
-fn config(max_rounds: u32) -> target::Config {
-    target::Config { max_rounds: Some(max_rounds), ..target::Config::default() }
+fn config(max_rounds: u32) -> invisible_target::Config {
+    invisible_target::Config { max_rounds: Some(max_rounds), ..invisible_target::Config::default() }
 }
 
 /// A bot answering uniformly at random from the game's generator.
@@ -59,7 +59,7 @@ fn native(crate_name: &str) -> Entry<InvisibleTarget> {
 }
 
 /// Plays one game of `entries` and checks that every entry was called, without errors.
-fn assert_plays_cleanly(entries: &[Entry<InvisibleTarget>], seed: u64, config: &target::Config) -> Vec<u32> {
+fn assert_plays_cleanly(entries: &[Entry<InvisibleTarget>], seed: u64, config: &invisible_target::Config) -> Vec<u32> {
     let outcome = play_game(entries, seed, config);
     assert!(outcome.turns > 0);
     for (e, s) in entries.iter().zip(&outcome.stats) {
@@ -72,7 +72,7 @@ fn assert_plays_cleanly(entries: &[Entry<InvisibleTarget>], seed: u64, config: &
 #[test]
 fn copies_per_entry_for_1_5_16_and_17_entries_and_each_copy_is_called_in_turn() {
     for (entries, k) in [(1usize, 16u32), (5, 4), (16, 1), (17, 1)] {
-        assert_eq!(Target::copies(entries), k);
+        assert_eq!(Engine::copies(entries), k);
         // Each entry's bot checks what it is told: its copies count, copy indices, the
         // others' count, and that it is called once per copy per round.
         let mut bots: Vec<Box<dyn arena::bot::Bot<InvisibleTarget>>> = (0..entries)
@@ -108,7 +108,7 @@ fn every_player_keeps_a_route_to_the_target_and_walls_obey_the_rules_in_whole_ga
     let mut bots: Vec<Box<dyn arena::bot::Bot<InvisibleTarget>>> = (0..4)
         .map(|_| Box::new(|ctx: &TargetContext<'_>| ctx.random(5)) as Box<dyn arena::bot::Bot<InvisibleTarget>>)
         .collect();
-    let cfg = target::Config { q: 0.5, max_rounds: Some(400) };
+    let cfg = invisible_target::Config { q: 0.5, max_rounds: Some(400) };
     let (mut walls, mut last_wall_turn, mut turn) = (0usize, None::<u64>, 0u64);
     let mut players = 0u64;
     let outcome = play(4, 77, &cfg, &mut bots, |game, step| {
@@ -144,22 +144,22 @@ fn a_bad_answer_or_a_failing_bot_stays_and_counts_one_error() {
 #[test]
 fn a_game_is_a_function_of_its_seed_and_ends_by_itself() {
     let entries: Vec<_> = (0..3).map(|i| random_entry(&format!("R{i}"))).collect();
-    let a = play_game(&entries, 1234, &target::Config::default());
-    let b = play_game(&entries, 1234, &target::Config::default());
+    let a = play_game(&entries, 1234, &invisible_target::Config::default());
+    let b = play_game(&entries, 1234, &invisible_target::Config::default());
     let key =
         |o: &arena::game::Outcome| (o.turns, o.scores.clone(), o.stats.iter().map(|s| s.calls).collect::<Vec<_>>());
     assert_eq!(key(&a), key(&b));
     assert!(a.turns < 10_000, "a random game ends before the cap: {} rounds", a.turns);
-    let c = play_game(&entries, 1235, &target::Config::default());
+    let c = play_game(&entries, 1235, &invisible_target::Config::default());
     assert_ne!((a.turns, &a.scores), (c.turns, &c.scores));
     // q = 0: no wall ever; the round cap ends it.
-    let none = play_game(&entries, 1, &target::Config { q: 0.0, max_rounds: Some(40) });
+    let none = play_game(&entries, 1, &invisible_target::Config { q: 0.0, max_rounds: Some(40) });
     assert_eq!(none.turns, 40);
 }
 
 #[test]
 fn an_impossible_game_is_refused_in_one_message() {
-    let bad_q = play_game(&[random_entry("R")], 1, &target::Config { q: 1.5, max_rounds: None });
+    let bad_q = play_game(&[random_entry("R")], 1, &invisible_target::Config { q: 1.5, max_rounds: None });
     assert_eq!(bad_q.turns, 0);
     assert!(bad_q.stats[0].messages.iter().any(|m| m.contains("not a probability")), "{:?}", bad_q.stats);
 }
@@ -173,7 +173,7 @@ fn the_bundled_native_bots_play_and_the_seeker_beats_random() {
     let both = [seeker, random];
     let mut totals = [0u32; 2];
     for seed in 0..24 {
-        let scores = assert_plays_cleanly(&both, seed, &target::Config::default());
+        let scores = assert_plays_cleanly(&both, seed, &invisible_target::Config::default());
         totals[0] += scores[0];
         totals[1] += scores[1];
     }
@@ -413,7 +413,7 @@ fn embedded(page: &str) -> serde_json::Value {
 #[test]
 fn a_replay_round_trips_and_its_page_is_self_contained() {
     let entries = vec![random_entry("Random"), random_entry("Still </script>"), native("target-seeker")];
-    let (outcome, replay) = play_recorded(&entries, 11, &target::Config::default());
+    let (outcome, replay) = play_recorded(&entries, 11, &invisible_target::Config::default());
     assert!(outcome.turns > 20, "{} rounds", outcome.turns);
     let bytes = replay.to_bytes();
     let back = Replay::<InvisibleTarget>::from_bytes(&bytes).unwrap();
@@ -447,7 +447,7 @@ fn a_replay_round_trips_and_its_page_is_self_contained() {
     viewer::replay_turns(&back, |game, step| {
         if step.is_some() {
             let p = order[turn % order.len()];
-            pos[p] = arena::games::target::engine::neighbour(pos[p], mv[turn] - b'0');
+            pos[p] = arena::games::invisible_target::engine::neighbour(pos[p], mv[turn] - b'0');
             turn += 1;
             while nwalls * 2 < walls.len() && walls[nwalls * 2].as_u64().unwrap() as usize <= turn {
                 nwalls += 1;
@@ -458,7 +458,7 @@ fn a_replay_round_trips_and_its_page_is_self_contained() {
         assert_eq!(nwalls, game.walls(), "turn {turn}");
     })
     .unwrap();
-    assert_eq!(data["target"].as_u64().unwrap(), u64::from(Target::new(3, 11, Default::default()).target()));
+    assert_eq!(data["target"].as_u64().unwrap(), u64::from(Engine::new(3, 11, Default::default()).target()));
     assert_eq!(data["scores"], serde_json::json!(outcome.scores));
 }
 
@@ -490,11 +490,11 @@ fn entries_tied_on_points_are_ranked_by_their_best_copys_mean_distance() {
 #[test]
 fn a_games_outcome_carries_each_entrys_best_distance() {
     use arena::game::Rules as _;
-    let entries: Vec<arena::bot::Entry<arena::games::target::InvisibleTarget>> = (0..2)
+    let entries: Vec<arena::bot::Entry<arena::games::invisible_target::InvisibleTarget>> = (0..2)
         .map(|i| arena::bot::Entry::builtin(format!("Still{i}"), || |_: &arena::abi::target::TargetContext<'_>| 2u32))
         .collect();
-    let out = arena::tournament::play_game(&entries, 5, &arena::games::target::Config::default());
+    let out = arena::tournament::play_game(&entries, 5, &arena::games::invisible_target::Config::default());
     assert_eq!(out.tiebreak.len(), 2);
     assert!(out.tiebreak.iter().all(|&d| (0.0..=64.0).contains(&d)), "{:?}", out.tiebreak);
-    let _ = arena::games::target::InvisibleTarget::NAME;
+    let _ = arena::games::invisible_target::InvisibleTarget::NAME;
 }

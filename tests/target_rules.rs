@@ -4,7 +4,9 @@
 
 use std::collections::HashSet;
 
-use arena::games::target::engine::{Config, GameRng, MAX_ROUNDS, NO_WALL, Step, Target, eligible_brute_force};
+use arena::games::invisible_target::engine::{
+    Config, Engine, GameRng, MAX_ROUNDS, NO_WALL, Step, eligible_brute_force,
+};
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 
@@ -32,10 +34,10 @@ fn walls_except(open: &[u16]) -> Vec<u16> {
 }
 
 /// A hand-made game: one entry per player, turn order = player order.
-fn game(target: u16, walls: &[u16], players: &[u16], q: f64) -> Target {
+fn game(target: u16, walls: &[u16], players: &[u16], q: f64) -> Engine {
     let players: Vec<(usize, u16)> = players.iter().copied().enumerate().collect();
     let order: Vec<usize> = (0..players.len()).collect();
-    Target::from_parts(target, walls, &players, &order, Config { q }, 7)
+    Engine::from_parts(target, walls, &players, &order, Config { q }, 7)
 }
 
 /// Torus distance along one axis.
@@ -49,7 +51,7 @@ fn chebyshev(a: u16, b: u16) -> u16 {
 }
 
 /// Cells reached from `from` through non-wall cells (the test's own flood fill).
-fn reached(game: &Target, from: u16) -> HashSet<u16> {
+fn reached(game: &Engine, from: u16) -> HashSet<u16> {
     let mut seen = HashSet::from([from]);
     let mut todo = vec![from];
     while let Some(c) = todo.pop() {
@@ -64,13 +66,13 @@ fn reached(game: &Target, from: u16) -> HashSet<u16> {
 }
 
 /// Plays a random answer drawn from the game's own generator.
-fn random_turn(game: &mut Target) -> Step {
+fn random_turn(game: &mut Engine) -> Step {
     let mv = game.rng().random_range(0..5u8);
     game.play(Some(mv))
 }
 
 /// A random move that is possible (not into a wall or a player), or stay.
-fn legal_move(game: &mut Target) -> u8 {
+fn legal_move(game: &mut Engine) -> u8 {
     let me = game.position(game.current());
     let (x, y) = (me % 64, me / 64);
     let options = [(N, at(x, y + 63)), (W, at(x + 63, y)), (E, at(x + 1, y)), (S, at(x, y + 1))];
@@ -141,7 +143,7 @@ fn stay_no_answer_and_invalid_answers_stay() {
 fn moves_are_applied_at_once_one_player_at_a_time() {
     // Player 1 moves away; player 0, next in the order, can then take its old cell.
     let players = [(0, at(10, 10)), (1, at(11, 10))];
-    let mut g = Target::from_parts(at(40, 40), &[], &players, &[1, 0], Config { q: 0.0 }, 1);
+    let mut g = Engine::from_parts(at(40, 40), &[], &players, &[1, 0], Config { q: 0.0 }, 1);
     assert!(g.play(Some(E)).moved);
     assert!(g.play(Some(E)).moved);
     assert_eq!((g.position(0), g.position(1)), (at(11, 10), at(12, 10)));
@@ -150,7 +152,7 @@ fn moves_are_applied_at_once_one_player_at_a_time() {
 #[test]
 fn no_wall_until_every_player_has_taken_a_turn() {
     // q = 1 on an open board: exactly one wall every N turns, after turns 0, N, 2N, ...
-    let mut g = Target::new(2, 11, Config { q: 1.0 });
+    let mut g = Engine::new(2, 11, Config { q: 1.0 });
     let n = g.players() as u64;
     assert_eq!(n, 16);
     for turn in 0..40 * n {
@@ -158,7 +160,7 @@ fn no_wall_until_every_player_has_taken_a_turn() {
         assert_eq!(step.wall.is_some(), turn % n == 0, "turn {turn}");
     }
     // q < 1: never two walls within N turns.
-    let mut g = Target::new(3, 12, Config { q: 0.4 });
+    let mut g = Engine::new(3, 12, Config { q: 0.4 });
     let n = g.players() as u64;
     let mut last: Option<u64> = None;
     let mut walls = 0;
@@ -184,7 +186,7 @@ fn wall_never_on_the_target() {
     let g = game(t, &walls_except(&open), &[at(20, 19), at(19, 20), at(21, 20), at(20, 21)], 1.0);
     assert_eq!(g.eligible_cells(), [at(21, 21)]);
     for seed in 0..scaled(10) as u64 {
-        let mut g = Target::new(1, seed, Config { q: 1.0 });
+        let mut g = Engine::new(1, seed, Config { q: 1.0 });
         while !g.is_over() {
             if let Some(c) = random_turn(&mut g).wall {
                 assert_ne!(c, g.target());
@@ -201,7 +203,7 @@ fn wall_never_on_a_player() {
     assert_eq!(eligible.len(), 4096 - 3);
     assert!(!eligible.contains(&at(5, 5)) && !eligible.contains(&at(9, 9)));
     for seed in 0..scaled(10) as u64 {
-        let mut g = Target::new(4, seed, Config { q: 1.0 });
+        let mut g = Engine::new(4, seed, Config { q: 1.0 });
         while !g.is_over() {
             if let Some(c) = random_turn(&mut g).wall {
                 assert!((0..g.players()).all(|p| g.position(p) != c), "wall on a player at {c}");
@@ -267,8 +269,8 @@ fn wall_never_cuts_a_player_off() {
 #[test]
 fn copies_per_entry() {
     for (entries, k) in [(1, 16), (2, 8), (3, 6), (5, 4), (15, 2), (16, 1), (17, 1), (40, 1)] {
-        assert_eq!(Target::copies(entries), k, "{entries} entries");
-        let g = Target::new(entries, 3, Config::default());
+        assert_eq!(Engine::copies(entries), k, "{entries} entries");
+        let g = Engine::new(entries, 3, Config::default());
         assert_eq!(g.players(), entries * k as usize);
         for e in 0..entries {
             let copies: Vec<u32> = (0..g.players()).filter(|&p| g.entry_of(p) == e).map(|p| g.copy_of(p)).collect();
@@ -280,7 +282,7 @@ fn copies_per_entry() {
 #[test]
 fn placement_keeps_players_three_apart() {
     for (seed, entries) in (0..40).zip([1, 2, 5, 16, 17, 50, 100, 163].into_iter().cycle()) {
-        let g = Target::new(entries, seed, Config::default());
+        let g = Engine::new(entries, seed, Config::default());
         for a in 0..g.players() {
             for b in 0..a {
                 let d = chebyshev(g.position(a), g.position(b));
@@ -296,7 +298,7 @@ fn placement_keeps_players_three_apart() {
 fn turn_order_is_a_fixed_permutation() {
     let mut identity = 0;
     for seed in 0..20 {
-        let mut g = Target::new(4, seed, Config::default());
+        let mut g = Engine::new(4, seed, Config::default());
         let order = g.order().to_vec();
         let mut sorted = order.clone();
         sorted.sort_unstable();
@@ -317,7 +319,7 @@ fn turn_order_is_a_fixed_permutation() {
 #[test]
 fn view_lists_the_others_in_turn_order_starting_after_the_player() {
     let players = [(0, at(1, 1)), (0, at(2, 2)), (1, at(3, 3)), (1, at(4, 4))];
-    let mut g = Target::from_parts(at(40, 40), &[], &players, &[2, 0, 3, 1], Config { q: 0.0 }, 1);
+    let mut g = Engine::from_parts(at(40, 40), &[], &players, &[2, 0, 3, 1], Config { q: 0.0 }, 1);
     let expected = [(2, [0, 3, 1]), (0, [3, 1, 2]), (3, [1, 2, 0]), (1, [2, 0, 3])];
     for mv in [E, W, S] {
         for (me, others) in expected {
@@ -336,7 +338,7 @@ fn view_new_wall_is_the_wall_added_since_the_players_previous_turn() {
     // Model check on random games: the wall added after turns prev..turn-1, where prev is
     // this player's previous turn (or the start), else NO_WALL.
     for (seed, q) in [(1, 1.0), (2, 0.3), (3, 0.05)] {
-        let mut g = Target::new(2, seed, Config { q });
+        let mut g = Engine::new(2, seed, Config { q });
         let n = g.players() as u64;
         let mut added: Vec<(u64, u16)> = Vec::new();
         for turn in 0..3000u64 {
@@ -407,7 +409,7 @@ fn joint_winners_both_score() {
     // at 3 and (10, 10) at 18; entry 2: (1, 60) at 5 (wrapping north).
     let t = at(1, 1);
     let players = [(0, at(62, 1)), (0, at(1, 4)), (1, at(3, 2)), (1, at(10, 10)), (2, at(1, 60))];
-    let g = Target::from_parts(t, &[], &players, &[0, 1, 2, 3, 4], Config { q: 0.0 }, 1);
+    let g = Engine::from_parts(t, &[], &players, &[0, 1, 2, 3, 4], Config { q: 0.0 }, 1);
     assert_eq!(players.map(|(_, p)| g.distance(p)), [3, 3, 3, 18, 5]);
     assert_eq!(g.points(), [2, 1, 0]);
     assert_eq!(g.best_distance(), [3, 3, 5]);
@@ -417,7 +419,7 @@ fn joint_winners_both_score() {
 #[test]
 fn same_seed_same_game() {
     let run = |seed: u64| {
-        let mut g = Target::new(3, seed, Config { q: 0.2 });
+        let mut g = Engine::new(3, seed, Config { q: 0.2 });
         let mut log =
             vec![(g.target(), g.order().to_vec(), (0..g.players()).map(|p| g.position(p)).collect::<Vec<_>>())];
         let mut steps = Vec::new();
@@ -514,7 +516,7 @@ impl Board {
         Board::from_open(&open, &mut rng, players)
     }
 
-    fn game(&self, q: f64) -> Target {
+    fn game(&self, q: f64) -> Engine {
         game(self.target, &self.walls, &self.players, q)
     }
 }
@@ -554,7 +556,7 @@ proptest! {
         q in prop_oneof![Just(1.0), 0.05..1.0f64],
         maze_seed in any::<u64>(),
     ) {
-        let mut g = Target::new(entries, seed, Config { q });
+        let mut g = Engine::new(entries, seed, Config { q });
         for _ in 0..3000 {
             if g.is_over() {
                 break;

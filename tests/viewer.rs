@@ -223,27 +223,27 @@ fn one_page_per_game() -> Vec<(&'static str, String)> {
     use arena::abi::eggs::{EggsContext, NOTHING};
     use arena::abi::target::TargetContext;
     use arena::game::Recorded as _;
-    use arena::games::eggs::{self, EggHunt, answer};
-    use arena::games::hex::{self, HexGame};
-    use arena::games::target::{self, InvisibleTarget};
+    use arena::games::eggs::{self, Eggs, answer};
+    use arena::games::hex::{self, Hex};
+    use arena::games::invisible_target::{self, InvisibleTarget};
     let zombies = [Entry::<Zombies>::builtin("Random", random_bot), Entry::<Zombies>::builtin("Random 2", random_bot)];
     let (_, zombies) = play_recorded(&zombies, 4, &zombies::Config { players_per_entry: 5, max_turns: Some(20) });
     let egg = || |c: &EggsContext<'_>| answer(1 + c.random(8), NOTHING, &[]);
     let (_, eggs) =
         play_recorded(&[Entry::builtin("A", egg), Entry::builtin("B", egg)], 4, &eggs::Config { max_turns: Some(20) });
     let seeker = || |c: &TargetContext<'_>| c.random(5);
-    let config = target::Config { max_rounds: Some(10), ..target::Config::default() };
+    let config = invisible_target::Config { max_rounds: Some(10), ..invisible_target::Config::default() };
     let (_, target) = play_recorded(&[Entry::builtin("A", seeker), Entry::builtin("B", seeker)], 4, &config);
     let hex = [
-        Entry::<arena::games::hex::HexGame>::builtin("A", arena::games::hex::bench::baseline),
-        Entry::<arena::games::hex::HexGame>::builtin("B", arena::games::hex::bench::baseline),
+        Entry::<arena::games::hex::Hex>::builtin("A", arena::games::hex::bench::baseline),
+        Entry::<arena::games::hex::Hex>::builtin("B", arena::games::hex::bench::baseline),
     ];
     let (_, hex) = play_recorded(&hex, 4, &hex::Config { max_turns: Some(12) });
     vec![
         ("zombies", Zombies::viewer_page(&zombies).unwrap()),
-        ("eggs", EggHunt::viewer_page(&eggs).unwrap()),
+        ("eggs", Eggs::viewer_page(&eggs).unwrap()),
         ("target", InvisibleTarget::viewer_page(&target).unwrap()),
-        ("hex", HexGame::viewer_page(&hex).unwrap()),
+        ("hex", Hex::viewer_page(&hex).unwrap()),
     ]
 }
 
@@ -318,10 +318,14 @@ fn every_games_page_steps_with_the_arrow_key_without_a_script_error_in_headless_
 fn the_target_page_with_seventeen_entries_draws_visible_dots_and_a_readable_chart() {
     use arena::abi::target::TargetContext;
     use arena::game::Recorded as _;
-    use arena::games::target::{self, InvisibleTarget};
+    use arena::games::invisible_target::{self, InvisibleTarget};
     let seeker = || |c: &TargetContext<'_>| c.random(5);
     let entries: Vec<_> = (0..17).map(|i| Entry::builtin(format!("E{i}"), seeker)).collect();
-    let (_, target) = play_recorded(&entries, 4, &target::Config { max_rounds: Some(5), ..target::Config::default() });
+    let (_, target) = play_recorded(
+        &entries,
+        4,
+        &invisible_target::Config { max_rounds: Some(5), ..invisible_target::Config::default() },
+    );
     let page = InvisibleTarget::viewer_page(&target).unwrap();
     let Some(driver) = Driver::start() else { return };
     let dir = tempfile::tempdir().unwrap();
@@ -365,7 +369,7 @@ fn a_replay_written_before_games_had_names_is_read_as_zombies_and_refused_in_one
         refused,
         format!("replay format 1 / rules 2, this program reads format {reads} / rules 3 for this game")
     );
-    let eggs = arena::replay::Replay::<arena::games::eggs::EggHunt>::from_bytes(&bytes).unwrap_err();
+    let eggs = arena::replay::Replay::<arena::games::eggs::Eggs>::from_bytes(&bytes).unwrap_err();
     assert_eq!(eggs.to_string(), "a replay of zombies, not of eggs");
 }
 
@@ -780,9 +784,9 @@ fn one_talking_page_per_game() -> Vec<(&'static str, String, usize)> {
     use arena::abi::target::TargetContext;
     use arena::debug::say;
     use arena::game::Recorded as _;
-    use arena::games::eggs::{self, EggHunt, answer};
-    use arena::games::hex::{self, HexGame};
-    use arena::games::target::{self, InvisibleTarget};
+    use arena::games::eggs::{self, Eggs, answer};
+    use arena::games::hex::{self, Hex};
+    use arena::games::invisible_target::{self, InvisibleTarget};
     let a_notes = |notes: &[arena::replay::Note]| notes.iter().filter(|n| n.entry == 0).count();
     let zombie = |name: &'static str| {
         Entry::builtin(name, move || {
@@ -812,7 +816,7 @@ fn one_talking_page_per_game() -> Vec<(&'static str, String, usize)> {
             }
         })
     };
-    let config = target::Config { max_rounds: Some(4), ..target::Config::default() };
+    let config = invisible_target::Config { max_rounds: Some(4), ..invisible_target::Config::default() };
     let (_, target) = play_recorded(&[seeker("A"), seeker("B")], 4, &config);
     let hexer = |name: &'static str| {
         Entry::builtin(name, move || {
@@ -826,9 +830,9 @@ fn one_talking_page_per_game() -> Vec<(&'static str, String, usize)> {
     let (_, hex) = play_recorded(&[hexer("A"), hexer("B")], 4, &hex::Config { max_turns: Some(8) });
     vec![
         ("zombies", Zombies::viewer_page(&zombies).unwrap(), a_notes(&zombies.notes)),
-        ("eggs", EggHunt::viewer_page(&eggs).unwrap(), a_notes(&eggs.notes)),
+        ("eggs", Eggs::viewer_page(&eggs).unwrap(), a_notes(&eggs.notes)),
         ("target", InvisibleTarget::viewer_page(&target).unwrap(), a_notes(&target.notes)),
-        ("hex", HexGame::viewer_page(&hex).unwrap(), a_notes(&hex.notes)),
+        ("hex", Hex::viewer_page(&hex).unwrap(), a_notes(&hex.notes)),
     ]
 }
 

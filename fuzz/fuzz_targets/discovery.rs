@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use arena::games::eggs::EggHunt;
+use arena::games::eggs::Eggs;
 use arena::games::zombies::Zombies;
 use arena::loaders::{ScriptLimits, SearchPaths, discover};
 
@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     std::fs::write(dir.path().join(name), bytes).unwrap();
     let paths = SearchPaths { plugins: vec![dir.path().to_owned()], scripts: vec![dir.path().to_owned()] };
     let limits = ScriptLimits { op_budget: 10_000, ..ScriptLimits::default() };
-    let skipped = [discover::<Zombies>(&paths, &limits).skipped, discover::<EggHunt>(&paths, &limits).skipped];
+    let skipped = [discover::<Zombies>(&paths, &limits).skipped, discover::<Eggs>(&paths, &limits).skipped];
     for s in skipped.iter().flatten() {
         assert!(!s.to_string().contains('\n'), "one line: {s}");
     }

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use arena::games::eggs::EggHunt;
+use arena::games::eggs::Eggs;
 use arena::games::zombies::{Zombies, viewer::replay_turns};
 use arena::replay::Replay;
 
@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = replay_turns(&replay, |_| {});
         let _ = replay.to_bytes();
     }
-    if let Ok(replay) = Replay::<EggHunt>::from_bytes(data) {
+    if let Ok(replay) = Replay::<Eggs>::from_bytes(data) {
         let _ = replay.verify();
         let _ = replay.to_bytes();
     }

@@ -7,7 +7,7 @@
 
 pub mod eggs;
 pub mod hex;
-pub mod target;
+pub mod invisible_target;
 pub mod turns;
 pub mod zombies;
 
@@ -40,15 +40,15 @@ macro_rules! with_game {
                 $body
             }
             "eggs" => {
-                type $g = $crate::eggs::EggHunt;
+                type $g = $crate::eggs::Eggs;
                 $body
             }
             "target" => {
-                type $g = $crate::target::InvisibleTarget;
+                type $g = $crate::invisible_target::InvisibleTarget;
                 $body
             }
             "hex" => {
-                type $g = $crate::hex::HexGame;
+                type $g = $crate::hex::Hex;
                 $body
             }
             _ => $unknown,
@@ -63,7 +63,7 @@ pub fn bench(name: &str, opts: &BenchOptions, out: &mut dyn FnMut(String)) -> Re
     match name {
         "zombies" => zombies::bench::run(opts, out),
         "eggs" => eggs::bench::run(opts, out),
-        "target" => target::bench::run(opts, out),
+        "target" => invisible_target::bench::run(opts, out),
         "hex" => hex::bench::run(opts, out),
         other => Err(BenchError::NoWorkloads(other.to_owned())),
     }

@@ -110,7 +110,7 @@ fn zombies(replay: &Replay<super::zombies::Zombies>) -> Result<Value, ReplayErro
     Ok(Value::Object(m))
 }
 
-fn eggs(replay: &Replay<super::eggs::EggHunt>) -> Result<Value, ReplayError> {
+fn eggs(replay: &Replay<super::eggs::Eggs>) -> Result<Value, ReplayError> {
     let mut board = Vec::new();
     let mut turns = Vec::new();
     super::eggs::viewer::replay_turns(replay, |game| {
@@ -132,12 +132,12 @@ fn eggs(replay: &Replay<super::eggs::EggHunt>) -> Result<Value, ReplayError> {
     Ok(Value::Object(m))
 }
 
-fn target(replay: &Replay<super::target::InvisibleTarget>) -> Result<Value, ReplayError> {
+fn target(replay: &Replay<super::invisible_target::InvisibleTarget>) -> Result<Value, ReplayError> {
     let mut setup = Map::new();
     let mut moves = Vec::new();
     let mut turn = 0u64;
     let mut players = 1u64;
-    super::target::viewer::replay_turns(replay, |game, step| match step {
+    super::invisible_target::viewer::replay_turns(replay, |game, step| match step {
         None => {
             let n = game.players();
             players = n.max(1) as u64;
@@ -161,21 +161,21 @@ fn target(replay: &Replay<super::target::InvisibleTarget>) -> Result<Value, Repl
             "moves": ["turn", "round", "player", "from", "to", "moved", "wall"],
         }),
     );
-    m.insert("side".into(), json!(super::target::engine::SIDE));
+    m.insert("side".into(), json!(super::invisible_target::engine::SIDE));
     m.extend(setup);
     m.insert("moves".into(), Value::Array(moves));
     Ok(Value::Object(m))
 }
 
-fn hex(replay: &Replay<super::hex::HexGame>) -> Result<Value, ReplayError> {
-    use super::hex::{Contents, Event, Hex};
+fn hex(replay: &Replay<super::hex::Hex>) -> Result<Value, ReplayError> {
+    use super::hex::{Contents, Engine, Event};
     fn contents(c: Contents) -> Value {
         match c {
             Contents::Ammo => json!("ammo"),
             Contents::Weapon(w) => json!(w),
         }
     }
-    fn state(g: &Hex, shots: &mut Vec<Value>) -> Value {
+    fn state(g: &Engine, shots: &mut Vec<Value>) -> Value {
         json!({
             "t": g.t(),
             "humans": g.humans().map(|u| json!([u.id, u.x, u.y, u.hp, u.ammo, u.weapon, u.moves])).collect::<Vec<_>>(),

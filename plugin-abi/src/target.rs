@@ -8,7 +8,7 @@
 //! order starting after it; positions are `p = 64 * y + x` on the 64x64 torus. One
 //! entry fields several copies; its one bot instance is called once per copy, on that
 //! copy's turn, and is told which copy it plays ([`TargetContext::copy`]). Nothing here
-//! knows the rules beyond that (they are the host's `games::target`).
+//! knows the rules beyond that (they are the host's `games::invisible_target`).
 //!
 //! `include/target_bot.h` declares the same layout for C (asserted on both sides).
 #![allow(non_local_definitions)]

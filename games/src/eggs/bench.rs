@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use zombies_plugin_abi::eggs::EggsContext;
 
-use super::{Config, EggHunt, answer};
+use super::{Config, Eggs, answer};
 use crate::bench::{BenchError, BenchOptions, answer_micros, python};
 use crate::bot::{Entry, EntryKind};
 use crate::play::play_game;
@@ -17,7 +17,7 @@ use crate::process::{Limits, ProgramSpec, run_once};
 
 /// Whole games of `entries` (one player each) for at least `min_time`: games,
 /// player-turns, and player-turns per second.
-pub fn player_turns_per_sec(entries: &[Entry<EggHunt>], min_time: Duration) -> (u64, u64, f64) {
+pub fn player_turns_per_sec(entries: &[Entry<Eggs>], min_time: Duration) -> (u64, u64, f64) {
     let (mut games, mut turns) = (0u64, 0u64);
     let started = Instant::now();
     while games == 0 || started.elapsed() < min_time {
@@ -47,11 +47,11 @@ pub fn once_per_turn_millis(command: &[&str], n: usize) -> Result<f64, String> {
 /// The workloads: games of 7 and 50 players of a builtin Rust bot and of a native one,
 /// then program bots' round trips and once-per-turn calls.
 pub fn run(opts: &BenchOptions, out: &mut dyn FnMut(String)) -> Result<(), BenchError> {
-    let discovery = opts.discover::<EggHunt>();
+    let discovery = opts.discover::<Eggs>();
     // The engine's speed with a native bot that costs nearly nothing: the random one.
     let natives = || discovery.entries.iter().filter(|e| e.kind == EntryKind::Native);
     let native = natives().find(|e| e.name.to_lowercase().contains("random")).or_else(|| natives().next()).cloned();
-    let builtin = Entry::<EggHunt>::builtin("RustRandom", || {
+    let builtin = Entry::<Eggs>::builtin("RustRandom", || {
         |ctx: &EggsContext<'_>| answer(1 + ctx.random(9), [65, 67, 78][ctx.random(3) as usize], b"")
     });
     let mut bots = vec![("builtin Rust closure", builtin)];

@@ -4,20 +4,20 @@
 //! This module is a pure, deterministic state machine. It is **not** a host: it does no
 //! IO, runs no bots, keeps no memory strings (the host keeps them and hands them back),
 //! enforces no time limits and knows nothing of tournaments. The caller asks for each
-//! player's [`Eggs::view`], obtains one (already validated) [`Answer`] per player, and
-//! passes them all to [`Eggs::play_turn`]; [`Eggs::last_events`] then says what happened.
+//! player's [`Engine::view`], obtains one (already validated) [`Answer`] per player, and
+//! passes them all to [`Engine::play_turn`]; [`Engine::last_events`] then says what happened.
 //!
-//! The code follows the spec's numbering: generation steps 1-5 in [`Eggs::new`], turn
-//! steps 2-7 in [`Eggs::play_turn`] (step 1, asking the bots, is the caller's).
+//! The code follows the spec's numbering: generation steps 1-5 in [`Engine::new`], turn
+//! steps 2-7 in [`Engine::play_turn`] (step 1, asking the bots, is the caller's).
 //!
 //! **Architecture Invariant:** every random choice of a game is drawn from the one
 //! [`GameRng`] the game owns, seeded once, in an order fixed by the spec (walls, eggs,
-//! reachability retries, players; then whatever the host draws through [`Eggs::rng`]),
+//! reachability retries, players; then whatever the host draws through [`Engine::rng`]),
 //! so a seed and the answers fix the whole game.
 //!
 //! **Architecture Invariant:** between turns there is at most one player per cell, no
 //! player stands on a wall or an egg, and the per-cell `count` array holds exactly the
-//! occupancy; [`Eggs::check_invariants`] checks all of it.
+//! occupancy; [`Engine::check_invariants`] checks all of it.
 //!
 //! Decisions where the spec leaves room (each is repeated where the code makes it):
 //! - a wall's start cell is drawn as `x` then `y`, each uniform over its allowed range;
@@ -26,7 +26,7 @@
 //! - an egg's (and a player's) cell is drawn as an index into the list of empty cells
 //!   in row-major order, the chosen cell being `swap_remove`d from that list;
 //! - all ranges are drawn as `u32`, so the draws do not depend on the platform's `usize`;
-//! - a direction outside `1..=9` reaching [`Eggs::play_turn`] is treated as the spec's
+//! - a direction outside `1..=9` reaching [`Engine::play_turn`] is treated as the spec's
 //!   error rule says: stand still with action `N`;
 //! - moving off the board (only possible on a hand-made board without a border) is
 //!   treated like moving into a wall;
@@ -52,7 +52,7 @@ pub const MAX_ENTRIES: usize = 1_000;
 pub const WALL_MIN_LEN: u32 = 2;
 /// Longest straight wall of generation step 2.
 pub const WALL_MAX_LEN: u32 = 10;
-/// Boards generated before [`Eggs::new`] gives up (generation step 4).
+/// Boards generated before [`Engine::new`] gives up (generation step 4).
 pub const MAX_TRIES: u32 = 1_000;
 /// A game lasts at most this many turns per `n`.
 pub const TURNS_PER_N: u32 = 25;
@@ -101,7 +101,7 @@ impl Answer {
 /// `(dx, dy)` of each direction, indexed by the direction digit; `y` grows southwards.
 const DELTAS: [(i64, i64); 10] = [(0, 0), (-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (0, 0)];
 
-/// What a cell of the board holds. Players are kept apart from cells: see [`Eggs::players`].
+/// What a cell of the board holds. Players are kept apart from cells: see [`Engine::players`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cell {
     /// ` `
@@ -152,7 +152,7 @@ pub enum Reason {
 
 /// Something that happened during the last turn, for the replay viewer. Events come in
 /// the order the steps ran, and within a step in player order. Player numbers index
-/// [`Eggs::players`]; coordinates are `(x, y)`.
+/// [`Engine::players`]; coordinates are `(x, y)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// Step 2: the player's direction pointed at a wall; it stayed where it was.
@@ -173,12 +173,12 @@ pub enum Event {
 
 /// One game of Easter Egg Hunt: the board, the players, the scores and the generator.
 #[derive(Clone, Debug)]
-pub struct Eggs {
+pub struct Engine {
     side: u32,
     /// `side * side` bytes, row-major: `EMPTY`, `WALL` or `EGG` (never a player).
     cells: Vec<u8>,
     rng: GameRng,
-    /// Whether the board came from [`Eggs::new`] (then it has a wall border).
+    /// Whether the board came from [`Engine::new`] (then it has a wall border).
     generated: bool,
     walls: Vec<Wall>,
     tries: u32,
@@ -207,11 +207,11 @@ pub struct Eggs {
     back: Vec<(u32, Reason)>,
 }
 
-impl Eggs {
+impl Engine {
     /// A new game for `entries` entries, its generator seeded with `seed`: generation
     /// steps 1-5 of the spec. Fails with no entries, more than [`MAX_ENTRIES`], or when
     /// [`MAX_TRIES`] boards in a row were not connected.
-    pub fn new(entries: usize, seed: u64) -> Result<Eggs, SetupError> {
+    pub fn new(entries: usize, seed: u64) -> Result<Engine, SetupError> {
         if entries == 0 {
             return Err(SetupError("a game of Easter Egg Hunt needs at least one entry".into()));
         }
@@ -286,7 +286,7 @@ impl Eggs {
         }
 
         let eggs = 4 * n;
-        let mut game = Eggs::assemble(side, cells, pos, eggs, TURNS_PER_N * n, rng);
+        let mut game = Engine::assemble(side, cells, pos, eggs, TURNS_PER_N * n, rng);
         game.generated = true;
         game.walls = walls;
         game.tries = tries;
@@ -301,7 +301,7 @@ impl Eggs {
     /// # Panics
     /// On a board that is not square, an unknown character, or a player off the board,
     /// on a wall, on an egg, or on another player.
-    pub fn from_rows(rows: &[&str], players: &[(u32, u32)], max_turns: u32) -> Eggs {
+    pub fn from_rows(rows: &[&str], players: &[(u32, u32)], max_turns: u32) -> Engine {
         let side = rows.len() as u32;
         assert!(side > 0, "a board needs at least one row");
         assert!(players.len() <= u16::MAX as usize, "too many players");
@@ -322,16 +322,16 @@ impl Eggs {
             pos.push(cell);
         }
         let eggs = cells.iter().filter(|&&c| c == EGG).count() as u32;
-        Eggs::assemble(side, cells, pos, eggs, max_turns, GameRng::seed_from_u64(0))
+        Engine::assemble(side, cells, pos, eggs, max_turns, GameRng::seed_from_u64(0))
     }
 
-    fn assemble(side: u32, cells: Vec<u8>, pos: Vec<u32>, eggs: u32, max_turns: u32, rng: GameRng) -> Eggs {
+    fn assemble(side: u32, cells: Vec<u8>, pos: Vec<u32>, eggs: u32, max_turns: u32, rng: GameRng) -> Engine {
         let players = pos.len();
         let mut count = vec![0u16; cells.len()];
         for &c in &pos {
             count[c as usize] = 1;
         }
-        let mut game = Eggs {
+        let mut game = Engine {
             side,
             first: vec![0; cells.len()],
             count,
@@ -716,7 +716,7 @@ impl Eggs {
 }
 
 /// The board as rows of text north to south, players shown as `*`.
-impl fmt::Display for Eggs {
+impl fmt::Display for Engine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let side = self.side as usize;
         for (cells, count) in self.cells.chunks(side).zip(self.count.chunks(side)) {

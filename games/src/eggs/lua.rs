@@ -11,15 +11,15 @@ use std::sync::Arc;
 use mlua::{Table, Value};
 use zombies_plugin_abi::eggs::{EggsAnswer, EggsContext};
 
-use super::{EggHunt, action_code, answer};
+use super::{Eggs, action_code, answer};
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::loaders::scripts::lua::LuaVm;
 use crate::loaders::scripts::{Script, with_article};
 
 /// Checks the script now (syntax, top-level code, `do_turn`) and makes its bots.
-pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<EggHunt>>, String> {
+pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<Eggs>>, String> {
     LuaBot::new(&script)?;
-    let factory = move || LuaBot::new(&script).map(|b| Box::new(b) as Box<dyn Bot<EggHunt>>).map_err(BotError::Failed);
+    let factory = move || LuaBot::new(&script).map(|b| Box::new(b) as Box<dyn Bot<Eggs>>).map_err(BotError::Failed);
     Ok(Arc::new(factory))
 }
 
@@ -44,7 +44,7 @@ impl LuaBot {
     }
 }
 
-impl Bot<EggHunt> for LuaBot {
+impl Bot<Eggs> for LuaBot {
     fn turn(&mut self, ctx: &EggsContext<'_>) -> Result<EggsAnswer, BotError> {
         let value = self.vm.call(ctx, ctx.random, || {
             for (r, row) in ctx.view.iter().enumerate() {

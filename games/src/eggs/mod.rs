@@ -22,7 +22,7 @@ use crate::game::{Outcome, Plays, Ranking, Rules, random_source};
 
 /// The Easter Egg Hunt, as the host's plumbing sees it.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct EggHunt;
+pub struct Eggs;
 
 /// Options of an eggs game beyond its rules.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -31,7 +31,7 @@ pub struct Config {
     pub max_turns: Option<u32>,
 }
 
-impl Plays for EggHunt {
+impl Plays for Eggs {
     type Ctx<'a> = EggsContext<'a>;
     type Answer = EggsAnswer;
 
@@ -40,7 +40,7 @@ impl Plays for EggHunt {
     }
 }
 
-impl Rules for EggHunt {
+impl Rules for Eggs {
     const NAME: &'static str = "eggs";
     const RULES_VERSION: u16 = 1;
     type Config = Config;
@@ -57,15 +57,15 @@ impl Rules for EggHunt {
     }
 }
 
-crate::game::parts_from_modules!(EggHunt);
+crate::game::parts_from_modules!(Eggs);
 
-impl crate::game::Game for EggHunt {
+impl crate::game::Game for Eggs {
     /// The seed's rule: mean eggs per game, ties by median.
     const RANKING: Ranking = Ranking::Mean;
 }
 
 /// Test and benchmark bots are closures from a context to an answer.
-impl crate::bot::ClosureBots for EggHunt {
+impl crate::bot::ClosureBots for Eggs {
     type Seen<'a> = EggsContext<'a>;
 
     fn seen<'b, 'a>(ctx: &'b Self::Ctx<'a>) -> &'b Self::Seen<'a> {
@@ -82,11 +82,11 @@ pub fn play(
     entries: usize,
     seed: u64,
     config: &Config,
-    bots: &mut [Box<dyn Bot<EggHunt> + '_>],
-    mut each_turn: impl FnMut(&engine::Eggs),
+    bots: &mut [Box<dyn Bot<Eggs> + '_>],
+    mut each_turn: impl FnMut(&engine::Engine),
 ) -> Outcome {
     let mut stats = vec![CallStats::default(); entries];
-    let mut game = match engine::Eggs::new(entries, seed) {
+    let mut game = match engine::Engine::new(entries, seed) {
         Ok(game) => game,
         Err(err) => {
             for s in &mut stats {

@@ -9,12 +9,12 @@ use std::sync::Arc;
 use zombies_plugin_abi::abi_stable::std_types::{RErr, ROk};
 use zombies_plugin_abi::eggs::{EggsAnswer, EggsBotBox, EggsContext};
 
-use super::EggHunt;
+use super::Eggs;
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::loaders::native::{self, NativeModule};
 
 /// The bots of a library that plays eggs.
-pub(super) fn bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<EggHunt>>, String> {
+pub(super) fn bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Eggs>>, String> {
     match *module {
         NativeModule::Rust(m) => {
             let new_bot = m.new_eggs_bot().ok_or_else(|| native::without_bots("eggs"))?;
@@ -36,7 +36,7 @@ fn start(ctx: &EggsContext<'_>) -> EggsAnswer {
 /// A Rust bot behind the abi_stable trait object.
 struct NativeBot(EggsBotBox);
 
-impl Bot<EggHunt> for NativeBot {
+impl Bot<Eggs> for NativeBot {
     fn turn(&mut self, ctx: &EggsContext<'_>) -> Result<EggsAnswer, BotError> {
         let mut answer = start(ctx);
         match self.0.turn(ctx, &mut answer) {
@@ -59,7 +59,7 @@ struct CBot {
     state: *mut c_void,
 }
 
-impl Bot<EggHunt> for CBot {
+impl Bot<Eggs> for CBot {
     fn turn(&mut self, ctx: &EggsContext<'_>) -> Result<EggsAnswer, BotError> {
         let mut answer = start(ctx);
         (self.fns.turn)(self.state, ctx, &mut answer);

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use zombies_plugin_abi::eggs::{EggsAnswer, EggsContext};
 
-use super::{EggHunt, answer, engine};
+use super::{Eggs, answer, engine};
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::game::Rules as _;
 use crate::loaders::program::{Program, Talker};
@@ -29,9 +29,9 @@ use crate::loaders::program::{Program, Talker};
 pub const VERSION: u32 = 1;
 
 /// The bots of a program (refused when it asks for another version of the protocol).
-pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<EggHunt>>, String> {
-    let program = program.speaking(EggHunt::NAME, VERSION)?;
-    let factory = move || Ok(Box::new(ProgramBot(Talker::new(program.clone()))) as Box<dyn Bot<EggHunt>>);
+pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<Eggs>>, String> {
+    let program = program.speaking(Eggs::NAME, VERSION)?;
+    let factory = move || Ok(Box::new(ProgramBot(Talker::new(program.clone()))) as Box<dyn Bot<Eggs>>);
     Ok(Arc::new(factory))
 }
 
@@ -148,7 +148,7 @@ pub fn read_answer(lines: &[String]) -> Result<EggsAnswer, BotError> {
     Answer::read(lines).map(|a| a.to_abi()).map_err(BotError::Invalid)
 }
 
-impl Bot<EggHunt> for ProgramBot {
+impl Bot<Eggs> for ProgramBot {
     fn turn(&mut self, ctx: &EggsContext<'_>) -> Result<EggsAnswer, BotError> {
         let lines = self.0.ask(&request(ctx), 3)?;
         read_answer(&lines)

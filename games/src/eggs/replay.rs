@@ -7,7 +7,7 @@
 
 use zombies_plugin_abi::eggs::{ATTACK, COUNTER, EggsAnswer, EggsContext, NOTHING};
 
-use super::{EggHunt, answer, engine, validate};
+use super::{Eggs, answer, engine, validate};
 use crate::bot::{Bot, BotError};
 use crate::game::{PlaybackTape, Tape, count_draws};
 use crate::replay::{ReplayError, get_varint, put_varint};
@@ -25,11 +25,11 @@ pub struct Call {
 
 /// Wraps a bot and writes each call to the shared tape.
 pub(super) struct Recording<'a> {
-    pub(super) inner: Box<dyn Bot<EggHunt> + 'a>,
+    pub(super) inner: Box<dyn Bot<Eggs> + 'a>,
     pub(super) tape: Tape<Call>,
 }
 
-impl Bot<EggHunt> for Recording<'_> {
+impl Bot<Eggs> for Recording<'_> {
     fn turn(&mut self, ctx: &EggsContext<'_>) -> Result<EggsAnswer, BotError> {
         let (result, draws) = count_draws(ctx.random, |random| self.inner.turn(&EggsContext { random, ..*ctx }));
         let applied = result.as_ref().ok().and_then(|a| validate(a).ok()).unwrap_or(engine::Answer::STAY);
@@ -48,7 +48,7 @@ pub(super) struct Playback {
     pub(super) tape: PlaybackTape<Call>,
 }
 
-impl Bot<EggHunt> for Playback {
+impl Bot<Eggs> for Playback {
     fn turn(&mut self, ctx: &EggsContext<'_>) -> Result<EggsAnswer, BotError> {
         let call = crate::game::next_call(&self.tape, ctx.random, |c| c.draws)?;
         Ok(answer(u32::from(call.direction), u32::from(call.action), &[]))

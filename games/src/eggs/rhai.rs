@@ -10,25 +10,23 @@ use std::sync::Arc;
 use rhai::{Array, Dynamic, ImmutableString, Map};
 use zombies_plugin_abi::eggs::{EggsAnswer, EggsContext};
 
-use super::{EggHunt, action_code, answer};
+use super::{Eggs, action_code, answer};
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::loaders::scripts::Script;
 use crate::loaders::scripts::rhai::RhaiVm;
 
 /// Checks the script now (syntax, top-level code, `do_turn`) and makes its bots.
-pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<EggHunt>>, String> {
+pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<Eggs>>, String> {
     RhaiVm::<EggsContext<'static>>::new(&script, |_, _| {})?;
     let factory = move || {
-        RhaiVm::new(&script, |_, _| {})
-            .map(|vm| Box::new(RhaiBot(vm)) as Box<dyn Bot<EggHunt>>)
-            .map_err(BotError::Failed)
+        RhaiVm::new(&script, |_, _| {}).map(|vm| Box::new(RhaiBot(vm)) as Box<dyn Bot<Eggs>>).map_err(BotError::Failed)
     };
     Ok(Arc::new(factory))
 }
 
 struct RhaiBot(RhaiVm<EggsContext<'static>>);
 
-impl Bot<EggHunt> for RhaiBot {
+impl Bot<Eggs> for RhaiBot {
     fn turn(&mut self, ctx: &EggsContext<'_>) -> Result<EggsAnswer, BotError> {
         let view: Array = (0..5).map(|r| Dynamic::from(ImmutableString::from(ctx.row(r)))).collect();
         let mut map = Map::new();

@@ -25,8 +25,8 @@ use std::rc::Rc;
 
 use serde_json::{Value, json};
 
-use super::engine::{Act, Cell, Eggs, Event, Reason};
-use super::{EggHunt, play};
+use super::engine::{Act, Cell, Engine, Event, Reason};
+use super::{Eggs, play};
 use crate::bot::Bot;
 use crate::game::{Outcome, Recorded as _};
 use crate::replay::{Replay, ReplayError};
@@ -36,7 +36,7 @@ const MAX_ENTRIES: usize = super::engine::MAX_ENTRIES;
 
 /// Plays a replay again turn by turn, calling `each_turn` with the game before the
 /// first turn and after every turn, and checks that it ends as recorded.
-pub fn replay_turns(replay: &Replay<EggHunt>, each_turn: impl FnMut(&Eggs)) -> Result<Outcome, ReplayError> {
+pub fn replay_turns(replay: &Replay<Eggs>, each_turn: impl FnMut(&Engine)) -> Result<Outcome, ReplayError> {
     let h = &replay.header;
     if h.scores.len() != h.names.len() || h.names.is_empty() {
         return Err(ReplayError::Corrupt("the header's names and scores do not match".into()));
@@ -44,9 +44,9 @@ pub fn replay_turns(replay: &Replay<EggHunt>, each_turn: impl FnMut(&Eggs)) -> R
     if h.names.len() > MAX_ENTRIES {
         return Err(ReplayError::Corrupt(format!("implausible game size in the header: {} entries", h.names.len())));
     }
-    let config = h.config::<EggHunt>()?;
+    let config = h.config::<Eggs>()?;
     let tape = Rc::new(RefCell::new((0, replay.calls.clone())));
-    let mut bots: Vec<Box<dyn Bot<EggHunt>>> = h.names.iter().map(|_| EggHunt::playback(Rc::clone(&tape))).collect();
+    let mut bots: Vec<Box<dyn Bot<Eggs>>> = h.names.iter().map(|_| Eggs::playback(Rc::clone(&tape))).collect();
     let outcome = play(h.names.len(), h.seed, &config, &mut bots, each_turn);
     let used = tape.borrow().0;
     replay.check(&outcome, used)?;
@@ -107,7 +107,7 @@ fn step_char(before: (u32, u32), after: (u32, u32)) -> char {
 }
 
 /// The board as text rows, north to south: `#` a wall, `o` an egg, `empty` elsewhere.
-pub fn board_rows(game: &Eggs, empty: char) -> Vec<String> {
+pub fn board_rows(game: &Engine, empty: char) -> Vec<String> {
     let side = game.side();
     (0..side)
         .map(|y| {
@@ -123,7 +123,7 @@ pub fn board_rows(game: &Eggs, empty: char) -> Vec<String> {
 }
 
 /// The page's data: the start board, then one frame of changes per turn.
-pub fn viewer_data(replay: &Replay<EggHunt>) -> Result<Value, ReplayError> {
+pub fn viewer_data(replay: &Replay<Eggs>) -> Result<Value, ReplayError> {
     let mut side = 0;
     let mut board = Vec::new();
     let mut start = Vec::new();
@@ -175,6 +175,6 @@ pub fn viewer_data(replay: &Replay<EggHunt>) -> Result<Value, ReplayError> {
 }
 
 /// The self-contained viewer page of a replay.
-pub fn render(replay: &Replay<EggHunt>) -> Result<String, ReplayError> {
+pub fn render(replay: &Replay<Eggs>) -> Result<String, ReplayError> {
     Ok(crate::replay::fill_page(TEMPLATE, &replay.header, &viewer_data(replay)?))
 }

@@ -13,14 +13,14 @@ use zombies_plugin_abi::hex::{
     weapon,
 };
 
-use super::{Config, HexGame};
+use super::{Config, Hex};
 use crate::bench::{BenchError, BenchOptions};
 use crate::bot::{Entry, EntryKind};
 use crate::play::play_game;
 
 /// Whole games of `humans` against `zombies` for at least `min_time` on this thread:
 /// games, half-turns played, and the mean time of one game in milliseconds.
-pub fn game_millis(humans: &Entry<HexGame>, zombies: &Entry<HexGame>, min_time: Duration) -> (u64, u64, f64) {
+pub fn game_millis(humans: &Entry<Hex>, zombies: &Entry<Hex>, min_time: Duration) -> (u64, u64, f64) {
     let entries = [humans.renamed("H".to_owned()), zombies.renamed("Z".to_owned())];
     let (mut games, mut half_turns) = (0u64, 0u64);
     let started = Instant::now();
@@ -89,10 +89,9 @@ pub fn baseline() -> impl FnMut(&HexContext<'_>) -> HexAnswer {
 /// The workloads: the builtin baseline against itself, then every ordered pair of the
 /// native plugins found.
 pub fn run(opts: &BenchOptions, out: &mut dyn FnMut(String)) -> Result<(), BenchError> {
-    let discovery = opts.discover::<HexGame>();
-    let builtin = Entry::<HexGame>::builtin("RustBaseline", baseline);
-    let natives: Vec<Entry<HexGame>> =
-        discovery.entries.iter().filter(|e| e.kind == EntryKind::Native).cloned().collect();
+    let discovery = opts.discover::<Hex>();
+    let builtin = Entry::<Hex>::builtin("RustBaseline", baseline);
+    let natives: Vec<Entry<Hex>> = discovery.entries.iter().filter(|e| e.kind == EntryKind::Native).cloned().collect();
     let mut pairs = vec![(builtin.clone(), builtin)];
     for h in &natives {
         for z in &natives {

@@ -1,7 +1,7 @@
 //! The rules engine of hex humans vs zombies: the world, the commands of both sides and the
 //! boundary between half-turns (spec sections 3 and 6 to 8).
 //!
-//! What this is: a deterministic state machine. `Hex::new` sets the game up and runs the first
+//! What this is: a deterministic state machine. `Engine::new` sets the game up and runs the first
 //! boundary; `apply` checks and resolves one command at once (accepted or not, a rejected command
 //! changes nothing except the two quirks of 8.3 and 8.5); `end_half_turn` runs the boundary of
 //! spec 6. What it is not: no clocks (the host owns them and reports a timeout with `time_out`),
@@ -27,7 +27,7 @@ enum Slot {
 
 /// One game of hex humans vs zombies.
 #[derive(Clone, Debug)]
-pub struct Hex {
+pub struct Engine {
     t: u32,
     airdrops_held: f64,
     zombies_ready: f64,
@@ -49,17 +49,17 @@ pub struct Hex {
     result: Option<(Side, u32)>,
 }
 
-impl Default for Hex {
+impl Default for Engine {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Hex {
+impl Engine {
     /// Spec 6, start of game: weapons 0–6, zones 7–10, the office map from 11, t = 0, nothing held,
     /// then the first boundary. The result equals a trace's `initial_state`.
-    pub fn new() -> Hex {
-        let mut g = Hex {
+    pub fn new() -> Engine {
+        let mut g = Engine {
             t: 0,
             airdrops_held: 0.0,
             zombies_ready: 0.0,
@@ -368,7 +368,7 @@ impl Hex {
         self.try_apply(side, cmd).is_ok()
     }
 
-    /// [`Hex::apply`], saying why a refused command was refused (the first check it failed,
+    /// [`Engine::apply`], saying why a refused command was refused (the first check it failed,
     /// in the order of the rules). A refused command changes nothing, but for the two quirks
     /// of spec 8.3 and 8.5.
     pub fn try_apply(&mut self, side: Side, cmd: &Command) -> Result<(), Refusal> {
@@ -872,7 +872,7 @@ enum Target {
     Ground(i32, i32),
 }
 
-/// Why the rules refused a command ([`Hex::try_apply`]): the first check it failed.
+/// Why the rules refused a command ([`Engine::try_apply`]): the first check it failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Refusal {
     /// The game is over.

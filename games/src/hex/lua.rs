@@ -30,7 +30,7 @@ use zombies_plugin_abi::hex::{
 
 use super::protocol::{Listed, answer_from_json, side_command_from_json};
 use super::side::{SideLink, Verdict};
-use super::{HexCall, HexGame};
+use super::{Hex, HexCall};
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::clock::Stopwatch;
 use crate::loaders::scripts::Script;
@@ -43,13 +43,13 @@ pub const SIDE_BUDGET: u64 = 421;
 
 /// Checks the script now (syntax, top-level code, `do_turn` or `play_side`) and makes its
 /// bots. A script that plays whole sides gets VMs with [`SIDE_BUDGET`] per-call budgets.
-pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<HexGame>>, String> {
+pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<Hex>>, String> {
     let sides = LuaBot::new(&script)?.play_side.is_some();
     let mut script = script;
     if sides {
         script.limits.op_budget = script.limits.op_budget.saturating_mul(SIDE_BUDGET);
     }
-    let factory = move || LuaBot::new(&script).map(|b| Box::new(b) as Box<dyn Bot<HexGame>>).map_err(BotError::Failed);
+    let factory = move || LuaBot::new(&script).map(|b| Box::new(b) as Box<dyn Bot<Hex>>).map_err(BotError::Failed);
     Ok(Arc::new(factory))
 }
 
@@ -345,7 +345,7 @@ fn to_json(v: &Value, depth: u32) -> Result<Json, BotError> {
     })
 }
 
-impl Bot<HexGame> for LuaBot {
+impl Bot<Hex> for LuaBot {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         if self.play_side.is_some() {
             return self.side_call(call);

@@ -39,7 +39,7 @@ use zombies_plugin_abi::hex::{
     self as abi, HexAirstrike, HexAnswer, HexCommand, HexContext, HexCrate, HexHuman, HexWall, HexZombie, cmd,
 };
 
-pub use engine::{Hex, Refusal};
+pub use engine::{Engine, Refusal};
 pub use side::{SideChannel, SideInfo, Verdict};
 pub use state::{Airstrike, Command, Contents, Crate, Human, Side, State, Wall, Zombie};
 pub use view::View;
@@ -49,7 +49,7 @@ use crate::game::{Game, GameRng, Outcome, Plays, Ranking, Rules, random_source};
 
 /// Hex humans vs zombies, as the host's plumbing sees it.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct HexGame;
+pub struct Hex;
 
 /// Options of a hex game beyond its rules.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -59,7 +59,7 @@ pub struct Config {
     pub max_turns: Option<u32>,
 }
 
-impl Plays for HexGame {
+impl Plays for Hex {
     type Ctx<'a> = HexCall<'a>;
     type Answer = HexAnswer;
 
@@ -75,7 +75,7 @@ impl Plays for HexGame {
     }
 }
 
-impl Rules for HexGame {
+impl Rules for Hex {
     const NAME: &'static str = "hex";
 
     /// 2: spawning is a side command of the whole half-turn (a `spawn_zombie` in a unit
@@ -96,9 +96,9 @@ impl Rules for HexGame {
     }
 }
 
-crate::game::parts_from_modules!(HexGame);
+crate::game::parts_from_modules!(Hex);
 
-impl Game for HexGame {
+impl Game for Hex {
     /// hex.md, "Pairs, sides and ranking": match points per ordered pair, then survival
     /// margin, then survival.
     const RANKING: Ranking = Ranking::Pairs;
@@ -178,7 +178,7 @@ impl<'a> std::ops::Deref for HexCall<'a> {
 
 /// Test and benchmark bots are closures from a unit's context to an answer (they play
 /// per unit).
-impl crate::bot::ClosureBots for HexGame {
+impl crate::bot::ClosureBots for Hex {
     type Seen<'a> = HexContext<'a>;
 
     fn seen<'b, 'a>(call: &'b Self::Ctx<'a>) -> &'b Self::Seen<'a> {
@@ -190,12 +190,12 @@ impl crate::bot::ClosureBots for HexGame {
 #[derive(Debug, Clone, Copy)]
 pub enum Event<'a> {
     /// The game after set-up, before any call.
-    Start(&'a Hex),
+    Start(&'a Engine),
     /// A command of `side` was executed (`accepted`: it changed the game); for an attack,
     /// `shot` is where from, where to and with which weapon, as it was fired.
-    Command { game: &'a Hex, side: Side, command: Command, accepted: bool, shot: Option<Shot> },
+    Command { game: &'a Engine, side: Side, command: Command, accepted: bool, shot: Option<Shot> },
     /// A half-turn ended (the game is at the next half-turn, or over).
-    Boundary(&'a Hex),
+    Boundary(&'a Engine),
 }
 
 /// An attack as fired: the attacker's hex, the target hex, the weapon.
@@ -207,7 +207,7 @@ pub struct Shot {
 }
 
 /// The shot an attack command would fire now (before it is executed).
-fn shot_of(g: &Hex, command: &Command) -> Option<Shot> {
+fn shot_of(g: &Engine, command: &Command) -> Option<Shot> {
     let (unit, to) = match *command {
         Command::Attack { unit, target } => (unit, g.position(target)?),
         Command::AttackGround { unit, x, y } => (unit, (x, y)),
@@ -369,7 +369,7 @@ impl World {
     /// true if a hex came into sight or went out of it.
     fn look(&mut self, side: Side, x: i32, y: i32, by: i32) -> bool {
         let mut toggled = false;
-        let r = Hex::sight(side);
+        let r = Engine::sight(side);
         for dx in -r..=r {
             let cx = x + dx;
             if cx.abs() > board::BOUND {
@@ -391,7 +391,7 @@ impl World {
     }
 
     /// The context of a call of `kind` for `unit` over these lists.
-    fn context<'w>(&'w self, g: &Hex, side: Side, kind: u32, unit: u32, random: Random<'w>) -> HexContext<'w> {
+    fn context<'w>(&'w self, g: &Engine, side: Side, kind: u32, unit: u32, random: Random<'w>) -> HexContext<'w> {
         let unit_index = match side {
             Side::Humans => self.humans.binary_search_by_key(&unit, |o| o.id),
             Side::Zombies => self.zombies.binary_search_by_key(&unit, |o| o.id),
@@ -428,7 +428,7 @@ impl World {
 
     /// Panics if the lists are not what a rebuild gives (debug builds' check of the
     /// refreshes).
-    fn check(&self, g: &Hex, side: Side) {
+    fn check(&self, g: &Engine, side: Side) {
         let mut fresh = World::default();
         fresh.build(g, side);
         assert!(
@@ -444,7 +444,7 @@ impl World {
     }
 
     /// Everything from scratch.
-    fn build(&mut self, g: &Hex, side: Side) {
+    fn build(&mut self, g: &Engine, side: Side) {
         self.eyes.clear();
         self.eyes.resize(board::CELLS, 0);
         let eyes: Vec<(i32, i32)> = match side {
@@ -478,7 +478,7 @@ impl World {
         self.valid = true;
     }
 
-    fn list_humans(&mut self, g: &Hex) {
+    fn list_humans(&mut self, g: &Engine) {
         self.humans.clear();
         for h in g.humans() {
             if self.seen(h.x, h.y) {
@@ -487,7 +487,7 @@ impl World {
         }
     }
 
-    fn list_zombies(&mut self, g: &Hex) {
+    fn list_zombies(&mut self, g: &Engine) {
         self.zombies.clear();
         for z in g.zombies() {
             if self.seen(z.x, z.y) {
@@ -497,7 +497,7 @@ impl World {
     }
 
     /// The walls in sight (every wall on each side's first half-turn, spec 9).
-    fn list_walls(&mut self, g: &Hex) {
+    fn list_walls(&mut self, g: &Engine) {
         self.walls.clear();
         let first = g.t() <= 2;
         for w in g.walls() {
@@ -508,7 +508,7 @@ impl World {
     }
 
     /// Rewrites the entry of object `id`, wherever it is listed.
-    fn refresh(&mut self, g: &Hex, id: u32) {
+    fn refresh(&mut self, g: &Engine, id: u32) {
         if let Some(h) = g.human(id) {
             if let Ok(i) = self.humans.binary_search_by_key(&id, |o| o.id) {
                 self.humans[i] = abi_human(h);
@@ -526,7 +526,7 @@ impl World {
 
     /// After `unit`'s call executed `applied` (with `before`, its hex before the call):
     /// refresh what changed, or mark the lists for a rebuild.
-    fn after_call(&mut self, g: &Hex, side: Side, unit: u32, before: Option<(i32, i32)>, applied: &[Command]) {
+    fn after_call(&mut self, g: &Engine, side: Side, unit: u32, before: Option<(i32, i32)>, applied: &[Command]) {
         if !self.valid {
             return;
         }
@@ -586,7 +586,7 @@ impl World {
 }
 
 /// Whole zombies the zombie side can spawn now: ⌊ready⌋, at most cap − living.
-pub fn zombies_to_spawn(g: &Hex) -> u32 {
+pub fn zombies_to_spawn(g: &Engine) -> u32 {
     let living = g.unit_ids(Side::Zombies).len() as u32;
     let ready = g.zombies_ready().floor().max(0.0).min(f64::from(u32::MAX)) as u32;
     ready.min(g.zombie_cap().saturating_sub(living))
@@ -611,12 +611,12 @@ pub fn play(
     entries: usize,
     seed: u64,
     config: &Config,
-    bots: &mut [Box<dyn Bot<HexGame> + '_>],
+    bots: &mut [Box<dyn Bot<Hex> + '_>],
     mut observe: impl FnMut(Event<'_>),
 ) -> Outcome {
     let mut stats = vec![CallStats::default(); entries];
     let mut scores = vec![0; entries];
-    let mut g = Hex::new();
+    let mut g = Engine::new();
     if entries == 0 {
         return Outcome { seed, turns: 0, scores, stats, tiebreak: Vec::new() };
     }
@@ -670,13 +670,13 @@ pub fn play(
 
 /// One seat's half-turn: what the play loop lends it.
 struct HalfTurn<'a, 'b, F: FnMut(Event<'_>)> {
-    g: &'a mut Hex,
+    g: &'a mut Engine,
     world: &'a mut World,
     /// The first call's copy of the sight (the side channel holds the live one).
     first: &'a mut World,
     rng: &'a mut GameRng,
     stats: &'a mut CallStats,
-    bot: &'a mut (dyn Bot<HexGame> + 'b),
+    bot: &'a mut (dyn Bot<Hex> + 'b),
     observe: &'a mut F,
     side: Side,
     clocks: [Option<Duration>; 2],
@@ -870,7 +870,7 @@ enum Called {
 }
 
 /// Calls `bot`, counting the call and timing one in [`CallStats::TIMING_PERIOD`].
-fn timed(stats: &mut CallStats, bot: &mut (dyn Bot<HexGame> + '_), call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
+fn timed(stats: &mut CallStats, bot: &mut (dyn Bot<Hex> + '_), call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
     stats.count(|| bot.turn(call))
 }
 

@@ -20,14 +20,14 @@ use zombies_plugin_abi::hex::{
 };
 
 use super::side::{SideChannel, Verdict};
-use super::{HexCall, HexGame};
+use super::{Hex, HexCall};
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::clock::{OwnDeadline, Stopwatch};
 use crate::loaders::native::{self, NativeModule};
 
 /// The bots of a library that plays hex: by whole sides if it exports that constructor
 /// (the Rust root module's `new_hex_side_bot`, the C table's `hex_side`), else per unit.
-pub(super) fn bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<HexGame>>, String> {
+pub(super) fn bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<Hex>>, String> {
     match *module {
         NativeModule::Rust(m) => {
             if let Some(new_bot) = m.new_hex_side_bot() {
@@ -53,7 +53,7 @@ pub(super) fn bots(module: &NativeModule) -> Result<Arc<dyn BotFactory<HexGame>>
 /// A Rust bot behind the abi_stable trait object.
 struct NativeBot(HexBotBox);
 
-impl Bot<HexGame> for NativeBot {
+impl Bot<Hex> for NativeBot {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         let mut answer = HexAnswer::default();
         match self.0.turn(&call.ctx, &mut answer) {
@@ -76,7 +76,7 @@ struct CBot {
     state: *mut c_void,
 }
 
-impl Bot<HexGame> for CBot {
+impl Bot<Hex> for CBot {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         let mut answer = HexAnswer::default();
         (self.fns.turn)(self.state, &call.ctx, &mut answer);
@@ -97,7 +97,7 @@ struct NativeSideBot {
     spent: Option<Duration>,
 }
 
-impl Bot<HexGame> for NativeSideBot {
+impl Bot<Hex> for NativeSideBot {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         let bot = &mut self.bot;
         let (result, spent) = play_side(call, |turn| match bot.play(turn) {
@@ -125,7 +125,7 @@ struct CSideBot {
     spent: Option<Duration>,
 }
 
-impl Bot<HexGame> for CSideBot {
+impl Bot<Hex> for CSideBot {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         let (side, state) = (self.side, self.state);
         let (result, spent) = play_side(call, |turn| {

@@ -57,7 +57,7 @@ use super::protocol::{
     VERSION, VerdictLine, World, write_line,
 };
 use super::side::{SideChannel, Verdict};
-use super::{HexCall, HexGame};
+use super::{Hex, HexCall};
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::game::Rules as _;
 use crate::loaders::program::{Heard, LogSink, Marker, Program, game_marker};
@@ -66,9 +66,9 @@ use crate::process::{CallError, Process};
 /// The bots of a program (always one persistent process per game; refused when it asks
 /// for another version of the protocol than [`VERSION`], which every game's first line
 /// states: a hex program gets no [`Hello`](crate::loaders::program::Hello) line).
-pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<HexGame>>, String> {
-    let program = Program { persistent: true, hello: None, ..program.speaking(HexGame::NAME, VERSION)? };
-    let factory = move || Ok(Box::new(ProgramBot::new(Link::new(program.clone()))) as Box<dyn Bot<HexGame>>);
+pub(super) fn bots(program: Program) -> Result<Arc<dyn BotFactory<Hex>>, String> {
+    let program = Program { persistent: true, hello: None, ..program.speaking(Hex::NAME, VERSION)? };
+    let factory = move || Ok(Box::new(ProgramBot::new(Link::new(program.clone()))) as Box<dyn Bot<Hex>>);
     Ok(Arc::new(factory))
 }
 
@@ -256,7 +256,7 @@ impl ProgramBot {
     }
 }
 
-impl Bot<HexGame> for ProgramBot {
+impl Bot<Hex> for ProgramBot {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         self.spent = Duration::ZERO;
         let offered = call.take_side();

@@ -17,7 +17,7 @@ use std::time::Duration;
 use zombies_plugin_abi::hex::{HexAnswer, HexCommand, HexContext, MAX_COMMANDS};
 
 use super::side::{SideChannel, SideInfo, Verdict};
-use super::{HexCall, HexGame, command_limit};
+use super::{Hex, HexCall, command_limit};
 use crate::bot::{Bot, BotError, TimeLeft};
 use crate::game::{PlaybackTape, Tape, count_draws};
 use crate::replay::{ReplayError, get_varint, put_varint};
@@ -52,7 +52,7 @@ pub struct Call {
 
 /// Wraps a bot and writes each call to the shared tape.
 pub(super) struct Recording<'a> {
-    pub(super) inner: Box<dyn Bot<HexGame> + 'a>,
+    pub(super) inner: Box<dyn Bot<Hex> + 'a>,
     pub(super) tape: Tape<Call>,
 }
 
@@ -88,7 +88,7 @@ impl SideChannel for Noting<'_, '_> {
     }
 }
 
-impl Bot<HexGame> for Recording<'_> {
+impl Bot<Hex> for Recording<'_> {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         let offered = call.take_side();
         let ((result, side), draws) = count_draws(call.ctx.random, |random| {
@@ -129,7 +129,7 @@ pub(super) struct Playback {
     pub(super) tape: PlaybackTape<Call>,
 }
 
-impl Bot<HexGame> for Playback {
+impl Bot<Hex> for Playback {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         let recorded = crate::game::next_call(&self.tape, call.ctx.random, |c| c.draws)?;
         if let Some(commands) = &recorded.side {

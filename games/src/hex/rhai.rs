@@ -36,7 +36,7 @@ use zombies_plugin_abi::hex::{
 use super::lua::SIDE_BUDGET;
 use super::protocol::{Listed, answer_from_json, side_command_from_json};
 use super::side::{SideLink, Verdict};
-use super::{HexCall, HexGame};
+use super::{Hex, HexCall};
 use crate::bot::{Bot, BotError, BotFactory};
 use crate::clock::Stopwatch;
 use crate::loaders::scripts::Script;
@@ -44,11 +44,11 @@ use crate::loaders::scripts::rhai::{Fallible, RhaiVm};
 
 /// Checks the script now (syntax, top-level code, `do_turn` or `play_side`) and makes its
 /// bots.
-pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<HexGame>>, String> {
+pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<Hex>>, String> {
     let (script, sides) = side_script(script)?;
     RhaiBot::new(&script, sides)?;
     let factory =
-        move || RhaiBot::new(&script, sides).map(|b| Box::new(b) as Box<dyn Bot<HexGame>>).map_err(BotError::Failed);
+        move || RhaiBot::new(&script, sides).map(|b| Box::new(b) as Box<dyn Bot<Hex>>).map_err(BotError::Failed);
     Ok(Arc::new(factory))
 }
 
@@ -435,7 +435,7 @@ fn to_json(v: &Dynamic, depth: u32) -> Result<Json, BotError> {
     Err(BotError::Invalid(format!("a {} in the answer", v.type_name())))
 }
 
-impl Bot<HexGame> for RhaiBot {
+impl Bot<Hex> for RhaiBot {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         if self.sides {
             return self.side_call(call);

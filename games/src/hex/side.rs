@@ -21,7 +21,7 @@ use zombies_plugin_abi::Random;
 use zombies_plugin_abi::hex::{self as abi, HexCommand, HexContext, HexVerdict};
 
 use super::engine::Refusal;
-use super::{Event, Hex, Side, World, command_of, shot_of, side_code, zombies_to_spawn};
+use super::{Engine, Event, Side, World, command_of, shot_of, side_code, zombies_to_spawn};
 use crate::bot::TimeLeft;
 
 /// What became of one command of a side call.
@@ -149,7 +149,7 @@ pub trait SideChannel {
 
 /// The host's side of a side call: the game, the side's sight, the cap.
 pub(super) struct Table<'a, F: FnMut(Event<'_>)> {
-    pub(super) g: &'a mut Hex,
+    pub(super) g: &'a mut Engine,
     pub(super) world: &'a mut World,
     pub(super) side: Side,
     pub(super) observe: &'a mut F,

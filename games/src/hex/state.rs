@@ -87,7 +87,7 @@ pub struct Airstrike {
 }
 
 /// One command, as the traces record them (README) and hex.md's commands table lists them. Which side sends it is
-/// an argument of `Hex::apply`; `Attack` and `AttackGround` serve both sides.
+/// an argument of `Engine::apply`; `Attack` and `AttackGround` serve both sides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
     /// Humans, half-turn 1 only (7.1).

@@ -6,7 +6,7 @@
 
 use super::board::{self, CELLS};
 use super::data;
-use super::engine::Hex;
+use super::engine::Engine;
 use super::state::Side;
 
 /// The objects a side sees, by kind, each list in id order.
@@ -19,7 +19,7 @@ pub struct View {
     pub airstrikes: Vec<u32>,
 }
 
-impl Hex {
+impl Engine {
     /// Sight radius of a side's units.
     pub fn sight(side: Side) -> i32 {
         match side {

@@ -33,7 +33,7 @@ use serde_json::{Value, json};
 use zombies_plugin_abi::hex::{self as abi, HexAnswer, cmd};
 
 use super::replay::{Call, SideCommand};
-use super::{Event, Hex, HexCall, HexGame, Verdict, play};
+use super::{Engine, Event, Hex, HexCall, Verdict, play};
 use crate::bot::{Bot, BotError};
 use crate::game::{Outcome, PlaybackTape, Recorded as _};
 use crate::replay::{Replay, ReplayError};
@@ -42,14 +42,14 @@ const TEMPLATE: &str = include_str!("viewer.html");
 
 /// Plays a replay again, handing every event of the play loop to `observe`, and checks
 /// that it ends as recorded.
-pub fn replay_events(replay: &Replay<HexGame>, observe: impl FnMut(Event<'_>)) -> Result<Outcome, ReplayError> {
+pub fn replay_events(replay: &Replay<Hex>, observe: impl FnMut(Event<'_>)) -> Result<Outcome, ReplayError> {
     replay_calls(replay, observe, |_| {})
 }
 
 /// [`replay_events`], also handing `on_side` each whole-side call's commands as it is
 /// re-played (between the events of its half-turn).
 fn replay_calls(
-    replay: &Replay<HexGame>,
+    replay: &Replay<Hex>,
     observe: impl FnMut(Event<'_>),
     on_side: impl FnMut(&[SideCommand]) + 'static,
 ) -> Result<Outcome, ReplayError> {
@@ -60,18 +60,18 @@ fn replay_calls(
     if h.names.len() > 2 {
         return Err(ReplayError::Corrupt(format!("a hex game seats two entries, not {}", h.names.len())));
     }
-    let config = h.config::<HexGame>()?;
+    let config = h.config::<Hex>()?;
     let tape = Rc::new(RefCell::new((0, replay.calls.clone())));
     let on_side: OnSide = Rc::new(RefCell::new(on_side));
-    let mut bots: Vec<Box<dyn Bot<HexGame>>> = h
+    let mut bots: Vec<Box<dyn Bot<Hex>>> = h
         .names
         .iter()
         .map(|_| {
             Box::new(Noticed {
-                inner: HexGame::playback(Rc::clone(&tape)),
+                inner: Hex::playback(Rc::clone(&tape)),
                 tape: Rc::clone(&tape),
                 on_side: Rc::clone(&on_side),
-            }) as Box<dyn Bot<HexGame>>
+            }) as Box<dyn Bot<Hex>>
         })
         .collect();
     let outcome = play(h.names.len(), h.seed, &config, &mut bots, observe);
@@ -82,7 +82,7 @@ fn replay_calls(
 
 /// A playback bot that hands on each side call it re-plays.
 struct Noticed {
-    inner: Box<dyn Bot<HexGame>>,
+    inner: Box<dyn Bot<Hex>>,
     tape: PlaybackTape<Call>,
     on_side: OnSide,
 }
@@ -90,7 +90,7 @@ struct Noticed {
 /// What is told of each side call re-played.
 type OnSide = Rc<RefCell<dyn FnMut(&[SideCommand])>>;
 
-impl Bot<HexGame> for Noticed {
+impl Bot<Hex> for Noticed {
     fn turn(&mut self, call: &HexCall<'_>) -> Result<HexAnswer, BotError> {
         let result = self.inner.turn(call);
         let tape = self.tape.borrow();
@@ -140,7 +140,7 @@ fn contents(c: super::Contents) -> u32 {
     super::contents_code(c)
 }
 
-fn frame(g: &Hex, shots: &mut Vec<Value>, walls_prev: &mut Vec<Value>, crates_prev: &mut Vec<Value>) -> Value {
+fn frame(g: &Engine, shots: &mut Vec<Value>, walls_prev: &mut Vec<Value>, crates_prev: &mut Vec<Value>) -> Value {
     let h: Vec<Value> = g.humans().map(|u| json!([u.id, u.x, u.y, u.hp, u.weapon, u.ammo])).collect();
     let z: Vec<Value> = g.zombies().map(|u| json!([u.id, u.x, u.y, u.hp, u.facing])).collect();
     let w: Vec<Value> = g.walls().map(|o| json!([o.x, o.y, o.hp])).collect();
@@ -162,7 +162,7 @@ fn frame(g: &Hex, shots: &mut Vec<Value>, walls_prev: &mut Vec<Value>, crates_pr
 }
 
 /// The page's data: the entries, the result, and the frames.
-pub fn viewer_data(replay: &Replay<HexGame>) -> Result<Value, ReplayError> {
+pub fn viewer_data(replay: &Replay<Hex>) -> Result<Value, ReplayError> {
     let mut frames = Vec::new();
     let mut shots = Vec::new();
     let (mut walls, mut crates) = (Vec::new(), Vec::new());
@@ -201,6 +201,6 @@ pub fn viewer_data(replay: &Replay<HexGame>) -> Result<Value, ReplayError> {
 }
 
 /// The self-contained viewer page of a replay.
-pub fn render(replay: &Replay<HexGame>) -> Result<String, ReplayError> {
+pub fn render(replay: &Replay<Hex>) -> Result<String, ReplayError> {
     Ok(crate::replay::fill_page(TEMPLATE, &replay.header, &viewer_data(replay)?))
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use rand::RngExt;
 use zombies_plugin_abi::target::TargetContext;
 
-use super::engine::{self, Target};
+use super::engine::{self, Engine};
 use super::{Config, InvisibleTarget};
 use crate::bench::{BenchError, BenchOptions, answer_micros, python, thread_cpu_millis};
 use crate::bot::{Entry, EntryKind};
@@ -58,8 +58,8 @@ pub fn games(entries: &[Entry<InvisibleTarget>], min_time: Duration) -> Games {
 
 /// Snapshots of a 16-player game of random movers (drawn from the game's own
 /// generator), taken every `every` walls until it ends: one board per stage.
-pub fn snapshots(seed: u64, every: usize) -> Vec<Target> {
-    let mut game = Target::new(16, seed, engine::Config::default());
+pub fn snapshots(seed: u64, every: usize) -> Vec<Engine> {
+    let mut game = Engine::new(16, seed, engine::Config::default());
     let mut out = vec![game.clone()];
     while !game.is_over() {
         let mv = game.rng().random_range(0..5u8);
@@ -75,7 +75,7 @@ pub fn snapshots(seed: u64, every: usize) -> Vec<Target> {
 /// Microseconds of one eligibility search (the DFS a wall placement runs, with the
 /// listing of the eligible cells) on `game`'s board: the eligible cells, and the
 /// median and largest of `n` (thread CPU time).
-pub fn wall_placement_micros(game: &Target, n: usize) -> (usize, f64, f64) {
+pub fn wall_placement_micros(game: &Engine, n: usize) -> (usize, f64, f64) {
     let mut eligible = 0;
     let mut times: Vec<f64> = (0..n)
         .map(|_| {

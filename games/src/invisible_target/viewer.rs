@@ -24,7 +24,7 @@ use std::rc::Rc;
 
 use serde_json::{Value, json};
 
-use super::engine::{self, Step, Target};
+use super::engine::{self, Engine, Step};
 use super::{InvisibleTarget, check_game, play};
 use crate::bot::Bot;
 use crate::game::{Outcome, Recorded as _};
@@ -34,7 +34,7 @@ use crate::replay::{Replay, ReplayError};
 /// that it ends as recorded.
 pub fn replay_turns(
     replay: &Replay<InvisibleTarget>,
-    each_turn: impl FnMut(&Target, Option<&Step>),
+    each_turn: impl FnMut(&Engine, Option<&Step>),
 ) -> Result<Outcome, ReplayError> {
     let h = &replay.header;
     if h.scores.len() != h.names.len() || h.names.is_empty() {

@@ -112,7 +112,7 @@ pub fn check_game(entries: usize, config: &Config) -> Result<(), String> {
     if entries == 0 {
         return Err("a game needs at least one entry".into());
     }
-    let players = entries * engine::Target::copies(entries) as usize;
+    let players = entries * engine::Engine::copies(entries) as usize;
     if players > engine::MAX_PLAYERS {
         return Err(format!("{entries} entries make {players} players; at most {} fit", engine::MAX_PLAYERS));
     }
@@ -122,7 +122,7 @@ pub fn check_game(entries: usize, config: &Config) -> Result<(), String> {
     Ok(())
 }
 
-/// Plays a game of `entries` entries (each with `Target::copies(entries)` players) to
+/// Plays a game of `entries` entries (each with `Engine::copies(entries)` players) to
 /// its end, calling `each_turn` with the game before the first turn (no step) and after
 /// every turn (with that turn's step). Each turn, the bot of the player's entry is
 /// called once with that player's view; an answer outside `0..=4` (or a failed call)
@@ -132,7 +132,7 @@ pub fn play(
     seed: u64,
     config: &Config,
     bots: &mut [Box<dyn Bot<InvisibleTarget> + '_>],
-    mut each_turn: impl FnMut(&engine::Target, Option<&engine::Step>),
+    mut each_turn: impl FnMut(&engine::Engine, Option<&engine::Step>),
 ) -> Outcome {
     let mut stats = vec![CallStats::default(); entries];
     if let Err(err) = check_game(entries, config) {
@@ -141,8 +141,8 @@ pub fn play(
         }
         return Outcome { seed, turns: 0, scores: vec![0; entries], stats, tiebreak: Vec::new() };
     }
-    let mut game = engine::Target::new(entries, seed, engine::Config { q: config.q });
-    let copies = engine::Target::copies(entries);
+    let mut game = engine::Engine::new(entries, seed, engine::Config { q: config.q });
+    let copies = engine::Engine::copies(entries);
     let max_rounds = config.max_rounds.unwrap_or(engine::MAX_ROUNDS).min(engine::MAX_ROUNDS);
     let mut view = engine::View::default();
     each_turn(&game, None);

@@ -1,9 +1,9 @@
 //! The rules engine of "Invisible target", as `docs/games/target.md` tells it.
 //!
 //! What it is: the pure game state and its rules — set-up (target, copies, spaced
-//! placement, turn order), one player's turn at a time ([`Target::play`]: the move, then the
-//! wall rule, then the end-of-round check), what the player to move sees ([`Target::view`]),
-//! and the result ([`Target::points`], [`Target::best_distance`]).
+//! placement, turn order), one player's turn at a time ([`Engine::play`]: the move, then the
+//! wall rule, then the end-of-round check), what the player to move sees ([`Engine::view`]),
+//! and the result ([`Engine::points`], [`Engine::best_distance`]).
 //!
 //! What it is not: it runs no bots, does no IO, keeps no time (a bot that fails or is late
 //! is simply passed as `None`), and knows nothing of tournaments or the text protocol.
@@ -13,7 +13,7 @@
 //! order, copy order), then the turn order; then, during play, the wall draws (one
 //! `random_bool(q)` after each turn where a wall is allowed, and one `random_range` over the
 //! eligible cells when it succeeds and some cell is eligible). Bots that need random numbers
-//! draw them from [`Target::rng`] too, so a seed fixes the game given the same answers.
+//! draw them from [`Engine::rng`] too, so a seed fixes the game given the same answers.
 //!
 //! **Invariant:** every player always has a route to the target through non-wall cells;
 //! one player per cell; no player on a wall; the target is never a wall.
@@ -80,7 +80,7 @@ pub struct View {
     pub copy: u32,
 }
 
-/// What one call of [`Target::play`] did.
+/// What one call of [`Engine::play`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {
     /// The player who had the turn.
@@ -321,7 +321,7 @@ fn flood(from: u16, wall: &[bool]) -> Vec<bool> {
 
 /// One game of "Invisible target".
 #[derive(Debug, Clone)]
-pub struct Target {
+pub struct Engine {
     rng: GameRng,
     q: f64,
     target: u16,
@@ -349,7 +349,7 @@ pub struct Target {
     scratch: Scratch,
 }
 
-impl Target {
+impl Engine {
     /// Copies per entry: `max(1, ceil(16 / entries))` (`16` for `0` entries).
     pub fn copies(entries: usize) -> u32 {
         (MIN_PLAYERS as usize).div_ceil(entries.max(1)).max(1) as u32
@@ -366,9 +366,9 @@ impl Target {
     /// # Panics
     /// If `entries` is 0, the game would have more than [`MAX_PLAYERS`] players, or `q` is
     /// not within `0..=1`.
-    pub fn new(entries: usize, seed: u64, config: Config) -> Target {
+    pub fn new(entries: usize, seed: u64, config: Config) -> Engine {
         assert!(entries >= 1, "a game needs at least one entry");
-        let k = Target::copies(entries);
+        let k = Engine::copies(entries);
         let n = entries * k as usize;
         assert!(n <= MAX_PLAYERS, "{n} players cannot always be placed (at most {MAX_PLAYERS})");
         let mut rng = GameRng::seed_from_u64(seed);
@@ -393,14 +393,14 @@ impl Target {
         // 3. The turn order.
         let mut order: Vec<usize> = (0..n).collect();
         order.shuffle(&mut rng);
-        Target::assemble(rng, config, target, &[], &players, order)
+        Engine::assemble(rng, config, target, &[], &players, order)
     }
 
     /// A hand-made position, for tests: the target, the walls, each player's `(entry,
     /// position)` (players numbered in this order; an entry's copies numbered in this
     /// order too), the turn order, the options, and the seed of the wall draws. Nothing
     /// is drawn at set-up; no wall counts as "new". Connectivity is not checked here (see
-    /// [`Target::check_invariants`]).
+    /// [`Engine::check_invariants`]).
     ///
     /// # Panics
     /// If a position is out of range, the target is a wall, two players share a cell, a
@@ -413,8 +413,8 @@ impl Target {
         order: &[usize],
         config: Config,
         seed: u64,
-    ) -> Target {
-        Target::assemble(GameRng::seed_from_u64(seed), config, target, walls, players, order.to_vec())
+    ) -> Engine {
+        Engine::assemble(GameRng::seed_from_u64(seed), config, target, walls, players, order.to_vec())
     }
 
     fn assemble(
@@ -424,7 +424,7 @@ impl Target {
         walls: &[u16],
         players: &[(usize, u16)],
         order: Vec<usize>,
-    ) -> Target {
+    ) -> Engine {
         assert!((0.0..=1.0).contains(&config.q), "q = {} is not a probability", config.q);
         assert!(!players.is_empty() && players.len() < NOBODY as usize, "bad number of players");
         assert!((target as usize) < CELLS, "target {target} out of range");
@@ -452,7 +452,7 @@ impl Target {
             assert!(o < players.len() && !seen[o], "the turn order must be a permutation");
             seen[o] = true;
         }
-        Target {
+        Engine {
             rng,
             q: config.q,
             target,
@@ -566,7 +566,7 @@ impl Target {
         view
     }
 
-    /// [`Target::view`] into a reusable buffer.
+    /// [`Engine::view`] into a reusable buffer.
     pub fn view_into(&self, view: &mut View) {
         let n = self.order.len();
         let me = self.current();
@@ -626,7 +626,7 @@ impl Target {
         Step { player, from, to, moved, wall, over: self.over }
     }
 
-    /// Step 2 of [`Target::play`], after turn number `self.turn`.
+    /// Step 2 of [`Engine::play`], after turn number `self.turn`.
     fn wall_rule(&mut self) -> Option<u16> {
         let n = self.order.len() as u64;
         let allowed = self.last_wall.is_none_or(|(t, _)| self.turn - t >= n);
