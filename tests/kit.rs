@@ -10,10 +10,7 @@ use crate::util::{root, stdout};
 
 /// The games with a starting bot in `lang` that this arena hosts.
 fn games(lang: &str) -> Vec<&'static str> {
-    arena::kit::GAMES
-        .into_iter()
-        .filter(|g| arena::games::NAMES.contains(g) && arena::kit::available(g, lang))
-        .collect()
+    arena::games::NAMES.into_iter().filter(|g| arena::games::starter(g, lang).is_some()).collect()
 }
 
 /// Runs the arena in `dir`.

@@ -208,6 +208,100 @@ fn nothing_outside_the_games_crate_names_a_game() {
     );
 }
 
+/// The string literals in `text`'s code (comments skipped), each with its line: what
+/// is between the quotes, as written (escapes not decoded).
+fn string_literals(text: &str) -> Vec<(usize, String)> {
+    let chars: Vec<char> = text.chars().collect();
+    let (mut out, mut line, mut i) = (Vec::new(), 1, 0);
+    let lines_in = |from: usize, to: usize| chars[from..to.min(chars.len())].iter().filter(|&&c| c == '\n').count();
+    while i < chars.len() {
+        let (c, next) = (chars[i], chars.get(i + 1).copied());
+        let end = if c == '/' && next == Some('/') {
+            chars[i..].iter().position(|&d| d == '\n').map_or(chars.len(), |at| i + at)
+        } else if c == '/' && next == Some('*') {
+            let (mut j, mut depth) = (i, 0);
+            while j < chars.len() {
+                match (chars[j], chars.get(j + 1)) {
+                    ('/', Some('*')) => (depth, j) = (depth + 1, j + 2),
+                    ('*', Some('/')) => (depth, j) = (depth - 1, j + 2),
+                    _ => j += 1,
+                }
+                if depth == 0 {
+                    break;
+                }
+            }
+            j
+        } else if let Some((quote, hashes)) = raw_string_at(&chars, i) {
+            let close: Vec<char> = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+            let at = chars[quote + 1..]
+                .windows(close.len())
+                .position(|w| w == close)
+                .map_or(chars.len(), |at| quote + 1 + at);
+            out.push((line, chars[quote + 1..at.min(chars.len())].iter().collect()));
+            at + close.len()
+        } else if c == '"' {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != '"' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            out.push((line, chars[i + 1..j.min(chars.len())].iter().collect()));
+            j + 1
+        } else if c == '\'' && next == Some('\\') {
+            chars[i + 3..].iter().position(|&d| d == '\'').map_or(chars.len(), |at| i + 3 + at + 1)
+        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            i + 3
+        } else {
+            line += usize::from(c == '\n');
+            i += 1;
+            continue;
+        };
+        line += lines_in(i, end);
+        i = end;
+    }
+    out
+}
+
+/// Where `text` names a game in a string: a literal that is a game's name (`"eggs" =>`)
+/// or a path into its files (`"eggs/rust/..."`).
+fn games_in_strings(text: &str) -> Vec<(usize, String)> {
+    let names = arena::games::NAMES;
+    string_literals(text)
+        .into_iter()
+        .filter(|(_, s)| names.iter().any(|g| s == g || s.starts_with(&format!("{g}/"))))
+        .map(|(line, s)| (line, format!("the game {s:?} in a string")))
+        .collect()
+}
+
+#[test]
+fn the_string_check_finds_a_games_name_or_path_in_code_not_in_comments() {
+    let [a, b, ..] = arena::games::NAMES;
+    let text = format!(
+        "// \"{a}\" in a comment\nmatch g {{\n    \"{a}\" => 1,\n    _ => f(r#\"{b}/rust/lib.rs\"#, '\"'),\n}}\nlet s = \"a {a} game\";\n"
+    );
+    let found = games_in_strings(&text);
+    assert_eq!(found.iter().map(|(l, _)| *l).collect::<Vec<_>>(), [3, 4], "{text}\n{found:?}");
+}
+
+#[test]
+fn no_code_outside_the_games_crate_names_a_game_in_a_string() {
+    let mut problems = Vec::new();
+    for dir in ["system/src", "core/src", "host/src", "ladder/src", "server/src"] {
+        for file in rust_files(&root().join(dir)) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (line, what) in games_in_strings(&text) {
+                let file = file.strip_prefix(root()).unwrap_or(&file).display().to_string();
+                problems.push(format!("{file}:{line}: names {what}"));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "only the games' crate (games/src/) may name a game, in strings too: ask the game (a `Game` constant), the \
+         registry (`games::...` by name) or the plugin ABI's list:\n{}",
+        problems.join("\n")
+    );
+}
+
 // ----- layers ---------------------------------------------------------------------------
 
 /// One crate's layers, lowest first (ARCHITECTURE.md, "Layers"): a module may use the

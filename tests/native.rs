@@ -88,7 +88,7 @@ fn broken_libraries_are_skipped_with_one_line_naming_the_reason() {
     }
     assert_eq!(found.skipped.len(), 8, "{:#?}", found.skipped);
     assert!(reason_for(&found, &lib_name("not_a_library")).starts_with("not a loadable library"));
-    assert!(reason_for(&found, &lib_name("no_entry")).contains("not a zombies bot"));
+    assert!(reason_for(&found, &lib_name("no_entry")).contains("not an arena bot"));
     assert!(reason_for(&found, &lib_name("wrong_version")).contains("ABI version 999"));
     assert!(reason_for(&found, &lib_name("unresolved")).contains("no_such_function_anywhere"));
     assert!(reason_for(&found, &lib_name("reserved")).contains("reserved"));

@@ -451,7 +451,8 @@ fn the_box_plot_ends_whiskers_at_scores_and_draws_outliers_on_an_axis_near_the_d
     let e = box_stats(&even.iter().map(|&s| f64::from(s)).collect::<Vec<_>>()).unwrap();
     assert_eq!((e.low, e.high, e.outliers.len()), (300.0, 380.0, 0));
 
-    let svg = score_boxplot_svg(&result).unwrap();
+    let svg = score_boxplot_svg(&result, "turns survived").unwrap();
+    assert!(svg.contains("score (turns survived)"), "the axis says what a score counts");
     // Pixels to scores, from the axis' own tick labels.
     let ticks = svg_ticks(&svg);
     assert!(ticks.len() >= 3, "{ticks:?}");
@@ -501,7 +502,7 @@ fn thirteen_entries_get_thirteen_distinct_colours_none_the_hit_colour() {
     let names: Vec<String> = (0..13).map(|i| format!("Entry{i}")).collect();
     let names: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
     let scores: Vec<Vec<u32>> = (0..13).map(|i| (0..5).map(|g| 100 * i + 7 * g).collect()).collect();
-    let svg = score_boxplot_svg(&made_up_results(&names, &scores)).unwrap().to_lowercase();
+    let svg = score_boxplot_svg(&made_up_results(&names, &scores), "points").unwrap().to_lowercase();
     let boxes: std::collections::BTreeSet<&str> = svg
         .split("<rect ")
         .skip(2)

@@ -58,6 +58,9 @@ pub trait Game: Rules + Recorded + NativeBots + ScriptBots + ProgramBots {
     /// since its turn is one player's move).
     const TURNS: &'static str = "turns";
 
+    /// What a score counts, for the plot's axis ("points"; zombies: "turns survived").
+    const SCORES: &'static str = "points";
+
     /// True when the game's rules say a tournament plays until it is decided (target:
     /// "until one player is the clear winner, or until it is clear there should be joint
     /// winners"): `arena tournament` without `--rounds` then plays as with

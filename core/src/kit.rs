@@ -1,113 +1,74 @@
 //! The entrant's kit: `arena new-bot NAME --lang LANG [--game GAME]` writes a complete,
 //! commented starting bot into `./NAME/` that builds and plays as it is written.
 //!
-//! The templates are files under `core/templates/`, built into the binary:
-//! `<game>/<lang>/...` holds each game's bot, `common/<lang>/...` what every game's bot
-//! in that language shares (a README, Rust's `Cargo.toml`, C's `Makefile`); C bots get
-//! copies of the ABI headers (`plugin-abi/include/`), so their directory builds alone.
-//! Placeholders `{{NAME}}`, `{{GAME}}`, `{{CRATE}}`, `{{LIB}}`, `{{ABI_PATH}}` and
-//! `{{ARENA}}` are filled in when the files are written.
+//! Each game holds its own starting bots (its `kit.rs`, from `games/templates/<game>/`;
+//! the registry's `games::starter` finds them by name); this module holds what every
+//! game's bot in a language shares, under `core/templates/common/<lang>/` (a README,
+//! Rust's `Cargo.toml`, C's `Makefile`, the ABI's base header), and writes them all.
+//! C bots get copies of the ABI headers (`plugin-abi/include/`), so their directory
+//! builds alone. Placeholders `{{NAME}}`, `{{GAME}}`, `{{CRATE}}`, `{{LIB}}`,
+//! `{{ABI_PATH}}` and `{{ARENA}}` are filled in when the files are written.
 //!
 //! A Rust bot is a cargo crate of its own (its own `[workspace]`), depending on the
 //! arena's `plugin-abi` crate by absolute path, so it builds wherever it is put: the
 //! ABI crate inherits nothing from the arena's workspace.
+//!
+//! Not here: any game's bots (this module names no game).
 
 use std::path::{Path, PathBuf};
 
 /// The languages `new-bot` writes.
 pub const LANGS: [&str; 5] = ["rust", "c", "rhai", "lua", "python"];
 
-/// The games `new-bot` has starting bots for (each in every language): every game of
-/// the one list, the plugin ABI's (`games::NAMES` is the same list).
-pub const GAMES: [&str; 4] = zombies_plugin_abi::GAMES;
+/// Names a bot may not take in any game: crates Rust already has (a game's own reserved
+/// names come with the request).
+const RESERVED: [&str; 5] = ["test", "std", "core", "alloc", "proc_macro"];
 
-/// Names a bot may not take: the zombies game's reserved names, and crates Rust
-/// already has.
-const RESERVED: [&str; 7] = ["Zombie", "DeadBody", "test", "std", "core", "alloc", "proc_macro"];
-
-/// One file of a template.
-struct File {
+/// One file of a starting bot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct File {
     /// Its path in the bot's directory; `NAME` is replaced by the bot's name.
-    path: &'static str,
+    pub path: &'static str,
     /// Its text, with placeholders.
-    text: &'static str,
+    pub text: &'static str,
     /// Whether it is made executable (program bots).
-    executable: bool,
+    pub executable: bool,
 }
 
-const fn file(path: &'static str, text: &'static str) -> File {
+/// A file of a starting bot.
+pub const fn file(path: &'static str, text: &'static str) -> File {
     File { path, text, executable: false }
 }
 
+/// An executable file of a starting bot (a program bot).
+pub const fn program(path: &'static str, text: &'static str) -> File {
+    File { path, text, executable: true }
+}
+
+/// The ABI's base header, which every game's C bot includes.
+pub const BASE_HEADER: File = file("zombies_bot.h", include_str!("../../plugin-abi/include/zombies_bot.h"));
+
 macro_rules! template {
     ($path:literal) => {
-        include_str!(concat!("../templates/", $path))
+        include_str!(concat!("../templates/common/", $path))
     };
 }
 
-const ZOMBIES_H: &str = include_str!("../../plugin-abi/include/zombies_bot.h");
-const EGGS_H: &str = include_str!("../../plugin-abi/include/eggs_bot.h");
-const TARGET_H: &str = include_str!("../../plugin-abi/include/target_bot.h");
-const HEX_H: &str = include_str!("../../plugin-abi/include/hex_bot.h");
-
-/// The files of the bot of `game` in `lang`, if there is one.
-fn files(game: &str, lang: &str) -> Option<Vec<File>> {
+/// What every bot in `lang` shares, whatever its game.
+fn common(lang: &str) -> Option<Vec<File>> {
     let readme = |text| file("README.md", text);
-    let files = match (game, lang) {
-        ("zombies", "rust") => vec![file("src/lib.rs", template!("zombies/rust/src/lib.rs"))],
-        ("eggs", "rust") => vec![file("src/lib.rs", template!("eggs/rust/src/lib.rs"))],
-        ("zombies", "c") => vec![file("NAME.c", template!("zombies/c/bot.c")), file("zombies_bot.h", ZOMBIES_H)],
-        ("eggs", "c") => vec![
-            file("NAME.c", template!("eggs/c/bot.c")),
-            file("zombies_bot.h", ZOMBIES_H),
-            file("eggs_bot.h", EGGS_H),
-        ],
-        ("target", "rust") => vec![file("src/lib.rs", template!("target/rust/src/lib.rs"))],
-        ("target", "c") => vec![
-            file("NAME.c", template!("target/c/bot.c")),
-            file("zombies_bot.h", ZOMBIES_H),
-            file("target_bot.h", TARGET_H),
-        ],
-        ("target", "rhai") => vec![file("NAME.rhai", template!("target/rhai/bot.rhai"))],
-        ("target", "lua") => vec![file("NAME.lua", template!("target/lua/bot.lua"))],
-        ("target", "python") => {
-            vec![File { path: "NAME.py", text: template!("target/python/bot.py"), executable: true }]
-        }
-        ("hex", "rust") => vec![file("src/lib.rs", template!("hex/rust/src/lib.rs"))],
-        ("hex", "c") => {
-            vec![file("NAME.c", template!("hex/c/bot.c")), file("zombies_bot.h", ZOMBIES_H), file("hex_bot.h", HEX_H)]
-        }
-        ("hex", "rhai") => vec![file("NAME.rhai", template!("hex/rhai/bot.rhai"))],
-        ("hex", "lua") => vec![file("NAME.lua", template!("hex/lua/bot.lua"))],
-        ("hex", "python") => vec![File { path: "NAME.py", text: template!("hex/python/bot.py"), executable: true }],
-        ("zombies", "rhai") => vec![file("NAME.rhai", template!("zombies/rhai/bot.rhai"))],
-        ("eggs", "rhai") => vec![file("NAME.rhai", template!("eggs/rhai/bot.rhai"))],
-        ("zombies", "lua") => vec![file("NAME.lua", template!("zombies/lua/bot.lua"))],
-        ("eggs", "lua") => vec![file("NAME.lua", template!("eggs/lua/bot.lua"))],
-        ("zombies", "python") => {
-            vec![File { path: "NAME.py", text: template!("zombies/python/bot.py"), executable: true }]
-        }
-        ("eggs", "python") => vec![File { path: "NAME.py", text: template!("eggs/python/bot.py"), executable: true }],
-        _ => return None,
-    };
-    let common = match lang {
+    Some(match lang {
         "rust" => vec![
-            file("Cargo.toml", template!("common/rust/Cargo.toml")),
-            file(".gitignore", template!("common/rust/gitignore")),
-            readme(template!("common/rust/README.md")),
+            file("Cargo.toml", template!("rust/Cargo.toml")),
+            file(".gitignore", template!("rust/gitignore")),
+            readme(template!("rust/README.md")),
         ],
-        "c" => vec![file("Makefile", template!("common/c/Makefile")), readme(template!("common/c/README.md"))],
-        "rhai" => vec![readme(template!("common/rhai/README.md"))],
-        "lua" => vec![readme(template!("common/lua/README.md"))],
-        "python" => vec![readme(template!("common/python/README.md"))],
+        "c" => vec![file("Makefile", template!("c/Makefile")), readme(template!("c/README.md"))],
+        "rhai" => vec![readme(template!("rhai/README.md"))],
+        "lua" => vec![readme(template!("lua/README.md"))],
+        "python" => vec![readme(template!("python/README.md"))],
         _ => return None,
-    };
-    Some(files.into_iter().chain(common).collect())
-}
-
-/// Whether `new-bot` has a starting bot of `game` in `lang`.
-pub fn available(game: &str, lang: &str) -> bool {
-    files(game, lang).is_some()
+    })
 }
 
 /// What to write: a bot named `name` of `game` in `lang`, into `parent/name/`.
@@ -117,8 +78,13 @@ pub struct Request<'a> {
     pub name: &'a str,
     /// One of [`LANGS`].
     pub lang: &'a str,
-    /// One of [`GAMES`].
+    /// The game's name (`Rules::NAME`).
     pub game: &'a str,
+    /// The game's starting bot in `lang` (its `kit::starter`, through the registry's
+    /// `games::starter`), or `None` if it has none.
+    pub starter: Option<Vec<File>>,
+    /// Names the game reserves (`Rules::reserved_names`), which a bot may not take.
+    pub reserved: &'a [&'a str],
     /// The directory the bot's directory is made in.
     pub parent: &'a Path,
     /// (Rust) the arena's `plugin-abi` directory; `None`: this arena's
@@ -151,8 +117,8 @@ pub fn default_abi_path() -> PathBuf {
 }
 
 /// Checks a bot's name: a letter, then letters, digits, `_` or `-` (at most 64), and
-/// not one of the reserved names.
-pub fn check_name(name: &str) -> Result<(), String> {
+/// not one of the reserved names (Rust's crates, and `reserved`: the game's).
+pub fn check_name(name: &str, reserved: &[&str]) -> Result<(), String> {
     let mut chars = name.chars();
     let good = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
@@ -160,7 +126,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
     if !good {
         return Err(format!("{name:?} is not a bot name: use a letter, then letters, digits, '_' or '-' (at most 64)"));
     }
-    if RESERVED.contains(&name) {
+    if RESERVED.contains(&name) || reserved.contains(&name) {
         return Err(format!("{name:?} is reserved; choose another name"));
     }
     Ok(())
@@ -201,13 +167,15 @@ pub fn new_bot(req: &Request<'_>) -> Result<Written, String> {
     if !LANGS.contains(&req.lang) {
         return Err(format!("unknown language {:?}: new-bot writes {}", req.lang, LANGS.join(", ")));
     }
-    let Some(files) = files(req.game, req.lang) else {
-        if GAMES.contains(&req.game) {
+    let games = zombies_plugin_abi::GAMES;
+    let (Some(starter), Some(common)) = (req.starter.clone(), common(req.lang)) else {
+        if games.contains(&req.game) {
             return Err(format!("no starting bot for {} in {} yet", req.game, req.lang));
         }
-        return Err(format!("no starting bot for the game {:?}: new-bot has {}", req.game, GAMES.join(", ")));
+        return Err(format!("no starting bot for the game {:?}: new-bot has {}", req.game, games.join(", ")));
     };
-    check_name(req.name)?;
+    let files: Vec<File> = starter.into_iter().chain(common).collect();
+    check_name(req.name, req.reserved)?;
     let dir = req.parent.join(req.name);
     if dir.symlink_metadata().is_ok() {
         return Err(format!("{}: already exists; choose another name or remove it", dir.display()));

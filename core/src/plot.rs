@@ -120,7 +120,7 @@ pub fn score_axis(result: &TournamentResult) -> (f64, f64) {
 }
 
 /// Draws the score distribution of every entry of `result` into an SVG document.
-pub fn score_boxplot_svg(result: &TournamentResult) -> Result<String, String> {
+pub fn score_boxplot_svg(result: &TournamentResult, unit: &str) -> Result<String, String> {
     // The y axis counts upward: the best entry, drawn last, is on top. Colours follow
     // the leaderboard (the winner has the first).
     let names: Vec<String> = result.leaderboard.iter().rev().map(|s| s.name.clone()).collect();
@@ -143,7 +143,7 @@ pub fn score_boxplot_svg(result: &TournamentResult) -> Result<String, String> {
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
-            .x_desc(format!("score ({})", score_unit(&result.game)))
+            .x_desc(format!("score ({unit})"))
             .x_label_formatter(&|v| if x1 - x0 >= 10.0 { format!("{v:.0}") } else { format!("{v:.1}") })
             .y_labels(names.len())
             .y_label_formatter(&|v| match v {
@@ -198,15 +198,6 @@ pub fn score_boxplot_svg(result: &TournamentResult) -> Result<String, String> {
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
-}
-
-/// What a score counts in `game`, for the axis.
-fn score_unit(game: &str) -> &'static str {
-    match game {
-        "zombies" => "turns survived",
-        "eggs" => "eggs picked up",
-        _ => "points",
-    }
 }
 
 #[cfg(test)]

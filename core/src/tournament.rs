@@ -274,15 +274,16 @@ pub struct Standing {
     pub stats: CallStats,
 }
 
-fn zombies_name() -> String {
-    "zombies".to_owned()
+/// The game of a file written before files named their game: the first.
+fn first_game() -> String {
+    zombies_plugin_abi::FIRST_GAME.to_owned()
 }
 
 /// A tournament's results (possibly of one shard, or interrupted).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TournamentResult {
     /// The game played (results written before games had names are zombies').
-    #[serde(default = "zombies_name")]
+    #[serde(default = "first_game")]
     pub game: String,
     /// How the leaderboard is ranked.
     #[serde(default = "median_ranking")]

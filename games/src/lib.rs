@@ -16,7 +16,7 @@ use std::sync::Arc;
 // The lower crates' modules, imported (not re-exported) at the root: a game's module
 // names them as `crate::bot`, `crate::clock`, ..., as it did before the crates were
 // split.
-use arena_core::{bench, bot, game, isolate, limits, loaders, play, plot, replay, tournament};
+use arena_core::{bench, bot, game, isolate, kit, limits, loaders, play, plot, replay, tournament};
 use arena_system::{alloc_meter, clock, process};
 
 use crate::bench::{BenchError, BenchOptions};
@@ -54,6 +54,18 @@ macro_rules! with_game {
             _ => $unknown,
         }
     };
+}
+
+/// The starting bot of the game `name` in `lang` for `arena new-bot` (each game's is in
+/// its `kit.rs`; `kit` writes it), or `None` for a game or language without one.
+pub fn starter(name: &str, lang: &str) -> Option<Vec<kit::File>> {
+    match name {
+        "zombies" => zombies::kit::starter(lang),
+        "eggs" => eggs::kit::starter(lang),
+        "target" => invisible_target::kit::starter(lang),
+        "hex" => hex::kit::starter(lang),
+        _ => None,
+    }
 }
 
 /// Runs the performance workloads of the game `name` (`arena bench`,

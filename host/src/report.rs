@@ -229,7 +229,8 @@ pub fn index_html(
     }
     leaderboard(&mut h, result);
     h.push_str("<h2>Scores</h2>\n");
-    match crate::plot::score_boxplot_svg(result) {
+    let unit = crate::with_game!(result.game.as_str(), G => G::SCORES, _ => "points");
+    match crate::plot::score_boxplot_svg(result, unit) {
         Ok(svg) if result.played > 0 => {
             h.push_str("<div id=\"plot\">");
             h.push_str(&inline_svg(&svg));

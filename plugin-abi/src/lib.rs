@@ -52,8 +52,13 @@ use abi_stable::{
 pub const ABI_VERSION: u32 = 1;
 
 /// The games a library can play, as named in [`BotModule::game`] and the C table's
-/// `game`: a library without a name (ABI 1.0) plays `zombies`.
+/// `game`: a library without a name (ABI 1.0) plays [`FIRST_GAME`].
 pub const GAMES: [&str; 4] = ["zombies", "eggs", "target", "hex"];
+
+/// The arena's first game, the one everything played before games had names: a library
+/// whose module names no game (ABI 1.0), and a file (results, replays) written before
+/// they named their game.
+pub const FIRST_GAME: &str = GAMES[0];
 
 /// How far a player sees in each direction: the view is `2 * VISION_RANGE + 1` cells wide.
 pub const VISION_RANGE: i32 = 8;

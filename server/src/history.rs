@@ -159,7 +159,7 @@ mod tests {
                 *commits += 1;
                 sqlx::query(
                     "INSERT INTO games (id, game, seed, ladder_seed, rules_version, options, status, turns, committed) \
-                     VALUES ($1, 'zombies', $1, 0, 2, '{}', 'played', 10, $2)",
+                     VALUES ($1, 'chess', $1, 0, 2, '{}', 'played', 10, $2)",
                 )
                 .bind(id)
                 .bind(*commits)
@@ -189,7 +189,7 @@ mod tests {
             for i in 1..=4i64 {
                 sqlx::query("INSERT INTO entrants (id, name) VALUES ($1, 'e' || $1)").bind(i).execute(pool).await.unwrap();
                 sqlx::query(
-                    "INSERT INTO entries (id, entrant_id, game, name, kind, path) VALUES ($1, $1, 'zombies', 'b' || $1, 'lua', 'x')",
+                    "INSERT INTO entries (id, entrant_id, game, name, kind, path) VALUES ($1, $1, 'chess', 'b' || $1, 'lua', 'x')",
                 )
                 .bind(i)
                 .execute(pool)
@@ -207,7 +207,7 @@ mod tests {
 
     /// Each version's last point is its stored rating.
     fn assert_ends_at_the_stored_ratings(store: &Store, plots: &[Vec<Point>]) {
-        let stored = store.ratings("zombies").unwrap();
+        let stored = store.ratings("chess").unwrap();
         for (v, plot) in (1..=4i64).zip(plots) {
             let last = plot.last().unwrap();
             assert!((last.mu - stored[&v].mu).abs() < 1e-9 && (last.sigma - stored[&v].sigma).abs() < 1e-9, "{v}");
@@ -217,11 +217,11 @@ mod tests {
     #[test]
     fn the_history_follows_the_stored_ratings_incrementally_as_a_fold_from_scratch_would() {
         let (_dir, store) = contest();
-        let history = History::new("zombies", false, 60);
+        let history = History::new("chess", false, 60);
         assert!(history.plots(&store, &[1, 2]).unwrap().iter().all(Vec::is_empty), "nothing rated yet");
         let mut commits = 0;
         add_games(&store, &(1..=300).collect::<Vec<_>>(), &mut commits);
-        store.update_ratings("zombies", Ranking::Median, false).unwrap();
+        store.update_ratings("chess", Ranking::Median, false).unwrap();
         let first = history.plots(&store, &[1, 2, 3, 4]).unwrap();
         assert_ends_at_the_stored_ratings(&store, &first);
         assert!(
@@ -232,24 +232,24 @@ mod tests {
         // Games stored but not rated yet are not shown.
         add_games(&store, &(301..=500).collect::<Vec<_>>(), &mut commits);
         assert_eq!(history.plots(&store, &[1, 2, 3, 4]).unwrap(), first);
-        store.update_ratings("zombies", Ranking::Median, false).unwrap();
+        store.update_ratings("chess", Ranking::Median, false).unwrap();
         let later = history.plots(&store, &[1, 2, 3, 4]).unwrap();
         assert_ends_at_the_stored_ratings(&store, &later);
-        assert_eq!(later, History::new("zombies", false, 60).plots(&store, &[1, 2, 3, 4]).unwrap());
+        assert_eq!(later, History::new("chess", false, 60).plots(&store, &[1, 2, 3, 4]).unwrap());
         // A game committed after its id was rated (250, of a batch still in play when
         // the ratings were updated): from scratch, as the ladder does.
         let (_dir, store) = contest();
         let mut commits = 0;
         add_games(&store, &(1..=249).chain(251..=300).collect::<Vec<_>>(), &mut commits);
-        store.update_ratings("zombies", Ranking::Median, false).unwrap();
-        let history = History::new("zombies", false, 60);
+        store.update_ratings("chess", Ranking::Median, false).unwrap();
+        let history = History::new("chess", false, 60);
         let without = history.plots(&store, &[1, 2, 3, 4]).unwrap();
         add_games(&store, &[250], &mut commits);
-        store.update_ratings("zombies", Ranking::Median, false).unwrap();
+        store.update_ratings("chess", Ranking::Median, false).unwrap();
         let with = history.plots(&store, &[1, 2, 3, 4]).unwrap();
         assert_ends_at_the_stored_ratings(&store, &with);
         assert_ne!(with, without);
-        assert_eq!(with, History::new("zombies", false, 60).plots(&store, &[1, 2, 3, 4]).unwrap());
+        assert_eq!(with, History::new("chess", false, 60).plots(&store, &[1, 2, 3, 4]).unwrap());
     }
 
     fn p(game: i64) -> Point {

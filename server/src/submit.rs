@@ -506,16 +506,20 @@ mod tests {
             let file = crate::archive::File { bytes: main.as_bytes().to_vec(), executable: true };
             crate::archive::Tree { files: [("main".to_owned(), file)].into(), dirs: Default::default() }
         };
-        let head = |main: &str| launcher_head(&tree(main), "eggs");
-        assert_eq!(head("#!/bin/sh\necho 9\n"), Ok("#!/bin/sh\n# arena: eggs\n".to_owned()));
+        // Any game of the arena's, and another.
+        let (game, other) = (arena::games::NAMES[1], arena::games::NAMES[0]);
+        let head = |main: &str| launcher_head(&tree(main), game);
+        assert_eq!(head("#!/bin/sh\necho 9\n"), Ok(format!("#!/bin/sh\n# arena: {game}\n")));
         assert_eq!(
-            head("#!/usr/bin/env python3\n# arena: eggs persistent protocol 1\n"),
-            Ok("#!/bin/sh\n# arena: eggs persistent protocol 1\n".to_owned())
+            head(&format!("#!/usr/bin/env python3\n# arena: {game} persistent protocol 1\n")),
+            Ok(format!("#!/bin/sh\n# arena: {game} persistent protocol 1\n"))
         );
         assert!(
-            head("#!/bin/sh\n# arena: eggs protocol one\n").unwrap_err().contains("a protocol version is a number")
+            head(&format!("#!/bin/sh\n# arena: {game} protocol one\n"))
+                .unwrap_err()
+                .contains("a protocol version is a number")
         );
-        assert!(head("#!/bin/sh\n# arena: hex\n").is_err());
+        assert!(head(&format!("#!/bin/sh\n# arena: {other}\n")).unwrap_err().contains("plays"));
     }
 
     #[test]

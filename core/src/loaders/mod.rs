@@ -213,7 +213,7 @@ pub fn declared_game(path: &Path) -> Result<Declaration, String> {
         return Ok(Declaration { game, persistent, protocol });
     }
     let dir = path.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("");
-    let game = if zombies_plugin_abi::GAMES.contains(&dir) { dir } else { "zombies" };
+    let game = if zombies_plugin_abi::GAMES.contains(&dir) { dir } else { zombies_plugin_abi::FIRST_GAME };
     Ok(Declaration { game: game.to_owned(), persistent: false, protocol: None })
 }
 

@@ -265,7 +265,9 @@ fn open(path: &Path) -> Result<(NativeModule, EntryKind, Option<SetLogger>, Opti
 /// The name and the game a module declares.
 fn identify(module: &NativeModule) -> Result<(String, String), String> {
     let (name, game) = match *module {
-        NativeModule::Rust(m) => (m.name().as_str().to_owned(), m.game().map_or("zombies", |g| g.as_str()).to_owned()),
+        NativeModule::Rust(m) => {
+            (m.name().as_str().to_owned(), m.game().map_or(zombies_plugin_abi::FIRST_GAME, |g| g.as_str()).to_owned())
+        }
         NativeModule::C(table) => {
             if table.name().is_null() {
                 return Err("its bot table has no name".to_owned());
@@ -276,7 +278,7 @@ fn identify(module: &NativeModule) -> Result<(String, String), String> {
                 .map_err(|_| "its name is not UTF-8".to_owned())?
                 .to_owned();
             let game = match table.game() {
-                p if p.is_null() => "zombies".to_owned(),
+                p if p.is_null() => zombies_plugin_abi::FIRST_GAME.to_owned(),
                 // SAFETY: as for the name.
                 p => unsafe { CStr::from_ptr(p) }.to_str().map_err(|_| "its game is not UTF-8")?.to_owned(),
             };
@@ -340,7 +342,7 @@ fn describe(err: &LibraryError) -> String {
     match err {
         LibraryError::OpenError { err, .. } => format!("not a loadable library ({})", error_chain(&**err)),
         LibraryError::GetSymbolError { .. } => {
-            format!("not a zombies bot: exports neither `{C_ENTRY_SYMBOL}` nor the abi_stable root module")
+            format!("not an arena bot: exports neither `{C_ENTRY_SYMBOL}` nor the abi_stable root module")
         }
         LibraryError::ParseVersionError(e) => format!("unreadable ABI version ({})", one_line(&e.to_string())),
         LibraryError::IncompatibleVersionNumber { expected_version, actual_version, .. } => format!(

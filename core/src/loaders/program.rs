@@ -535,25 +535,25 @@ mod tests {
 
     #[test]
     fn a_hello_is_one_line_that_reads_back() {
-        let hello = Hello { game: "eggs".into(), version: 1 };
-        assert_eq!(hello.line(), "arena eggs protocol 1\n");
+        let hello = Hello { game: "chess".into(), version: 1 };
+        assert_eq!(hello.line(), "arena chess protocol 1\n");
         assert_eq!(hello.line().trim_end().parse::<Hello>(), Ok(hello.clone()));
         let json = serde_json::to_string(&hello).unwrap();
         assert_eq!(serde_json::from_str::<Hello>(&json).unwrap(), hello);
-        assert!("arena eggs protocol one".parse::<Hello>().is_err());
+        assert!("arena chess protocol one".parse::<Hello>().is_err());
         assert!("5 1 2 3".parse::<Hello>().is_err());
     }
 
     #[test]
     fn a_program_that_declares_its_version_is_greeted_and_one_that_does_not_is_not() {
-        assert_eq!(program(None).speaking("eggs", 1).unwrap().hello, None);
-        let greeted = program(Some(1)).speaking("eggs", 1).unwrap();
-        assert_eq!(greeted.hello, Some(Hello { game: "eggs".into(), version: 1 }));
+        assert_eq!(program(None).speaking("chess", 1).unwrap().hello, None);
+        let greeted = program(Some(1)).speaking("chess", 1).unwrap();
+        assert_eq!(greeted.hello, Some(Hello { game: "chess".into(), version: 1 }));
     }
 
     #[test]
     fn a_version_the_game_does_not_speak_is_refused_naming_both() {
-        let why = program(Some(2)).speaking("target", 1).unwrap_err();
-        assert_eq!(why, "its `arena:` line asks for target protocol 2, and this host speaks target protocol 1 only");
+        let why = program(Some(2)).speaking("chess", 1).unwrap_err();
+        assert_eq!(why, "its `arena:` line asks for chess protocol 2, and this host speaks chess protocol 1 only");
     }
 }

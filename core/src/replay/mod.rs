@@ -247,15 +247,16 @@ pub enum ReplayError {
     Mismatch(String),
 }
 
-fn zombies_name() -> String {
-    "zombies".to_owned()
+/// The game of a file written before files named their game: the first.
+fn first_game() -> String {
+    zombies_plugin_abi::FIRST_GAME.to_owned()
 }
 
 /// The facts of a recorded game.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Header {
     /// The game it is a replay of.
-    #[serde(default = "zombies_name")]
+    #[serde(default = "first_game")]
     pub game: String,
     /// The game's seed.
     pub seed: u64,
@@ -498,14 +499,14 @@ mod tests {
         config.insert("max_turns".into(), serde_json::json!(6));
         config.insert("unset".into(), serde_json::Value::Null);
         let header = Header {
-            game: "hex".into(),
+            game: "chess".into(),
             seed: 42,
             names: vec!["b".into(), "it's a".into()],
             turns: 6,
             scores: vec![6, 994],
             config,
         };
-        assert_eq!(play_again(&header), "arena --game hex play --seed 42 --entries 'b,it'\\''s a' --set max_turns=6");
+        assert_eq!(play_again(&header), "arena --game chess play --seed 42 --entries 'b,it'\\''s a' --set max_turns=6");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod engine;
+pub mod kit;
 mod lua;
 mod native;
 pub mod program;
@@ -62,6 +63,7 @@ crate::game::parts_from_modules!(Eggs);
 impl crate::game::Game for Eggs {
     /// The seed's rule: mean eggs per game, ties by median.
     const RANKING: Ranking = Ranking::Mean;
+    const SCORES: &'static str = "eggs picked up";
 }
 
 /// Test and benchmark bots are closures from a context to an answer.

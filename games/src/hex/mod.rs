@@ -18,6 +18,7 @@ pub mod bench;
 pub mod board;
 pub mod data;
 pub mod engine;
+pub mod kit;
 mod lua;
 mod native;
 pub mod program;

@@ -8,6 +8,7 @@
 
 pub mod bench;
 pub mod engine;
+pub mod kit;
 mod lua;
 mod native;
 pub mod program;

@@ -9,6 +9,7 @@
 pub mod bench;
 pub mod board;
 pub mod engine;
+pub mod kit;
 mod lua;
 mod native;
 pub mod program;
@@ -86,6 +87,7 @@ crate::game::parts_from_modules!(Zombies);
 
 impl crate::game::Game for Zombies {
     const RANKING: Ranking = Ranking::Median;
+    const SCORES: &'static str = "turns survived";
 
     const SERVES_CALLS: bool = true;
 

@@ -115,7 +115,7 @@ pub fn hidden_from_boxes(sources: &Sources) -> Vec<PathBuf> {
 
 /// Where this host's workers keep their scratch directories.
 fn scratch_root() -> PathBuf {
-    std::env::temp_dir().join(format!("zombies-{}", std::process::id()))
+    std::env::temp_dir().join(format!("arena-{}", std::process::id()))
 }
 
 pub fn script_limits(sources: &Sources) -> ScriptLimits {

@@ -30,7 +30,15 @@ pub struct NewBotArgs {
 /// `new-bot`: writes the bot of `game` and says how to build and play it.
 pub fn new_bot(game: &str, args: NewBotArgs) -> Result<()> {
     let NewBotArgs { name, lang, abi_path, .. } = &args;
-    let request = arena::kit::Request { name, lang, game, parent: Path::new("."), abi_path: abi_path.as_deref() };
+    let request = arena::kit::Request {
+        name,
+        lang,
+        game,
+        starter: arena::games::starter(game, lang),
+        reserved: arena::with_game!(game, G => <G as arena::rules::Rules>::reserved_names(), _ => &[]),
+        parent: Path::new("."),
+        abi_path: abi_path.as_deref(),
+    };
     let written = arena::kit::new_bot(&request).map_err(anyhow::Error::msg)?;
     outln!("wrote {name}/ ({lang}, game {game}): {}", written.files.join(", "));
     outln!("next (README.md says more):");

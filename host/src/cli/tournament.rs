@@ -217,7 +217,7 @@ pub fn tournament<G: Game>(args: TournamentArgs, sources: &Sources) -> Result<()
     // Each output is written on its own: one that fails costs only itself.
     let mut failures: Vec<anyhow::Error> = replay_error.into_iter().collect();
     if let Some(path) = plot {
-        let written = arena::plot::score_boxplot_svg(&result)
+        let written = arena::plot::score_boxplot_svg(&result, G::SCORES)
             .map_err(anyhow::Error::msg)
             .and_then(|svg| write_atomically(&path, svg.as_bytes(), "the plot"));
         match written {
