@@ -196,8 +196,9 @@ pub enum CallError {
     Flood,
     /// The answer was not text (a line that is not UTF-8).
     Garbage(String),
-    /// An I/O error on the host's side.
-    Io(String),
+    /// An I/O error on the host's side: what the host was doing (`"read"`, `"poll"`, ...)
+    /// and the error, kept as the error's [`source`](std::error::Error::source).
+    Io(&'static str, HostIo),
     /// The program could not be started.
     Spawn(String),
 }
@@ -209,14 +210,52 @@ impl fmt::Display for CallError {
             CallError::Exited(how) => write!(f, "program ended: {how}"),
             CallError::Flood => f.write_str("answer too long"),
             CallError::Garbage(what) => write!(f, "garbage answer: {what}"),
-            CallError::Io(what) => write!(f, "i/o error: {what}"),
+            CallError::Io(doing, e) => write!(f, "i/o error: {doing}: {}", e.0),
             CallError::Spawn(what) => write!(f, "cannot start program: {what}"),
         }
     }
 }
 
-impl std::error::Error for CallError {}
+impl std::error::Error for CallError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CallError::Io(_, e) => Some(&*e.0),
+            _ => None,
+        }
+    }
+}
 
-fn io_err(context: &str, e: &io::Error) -> CallError {
-    CallError::Io(format!("{context}: {e}"))
+/// An I/O error of the host's, shared so that a [`CallError`] stays `Clone`; two are
+/// equal when their kinds and messages are.
+#[derive(Debug, Clone)]
+pub struct HostIo(pub std::sync::Arc<io::Error>);
+
+impl PartialEq for HostIo {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.kind() == other.0.kind() && self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for HostIo {}
+
+fn io_err(doing: &'static str, e: io::Error) -> CallError {
+    CallError::Io(doing, HostIo(std::sync::Arc::new(e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::{CallError, io_err};
+
+    #[test]
+    fn a_host_io_error_says_what_the_host_was_doing_and_keeps_the_error_as_its_source() {
+        let e = io_err("read", std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert_eq!(e.to_string(), format!("i/o error: read: {}", std::io::Error::from(std::io::ErrorKind::BrokenPipe)));
+        let source = e.source().and_then(|s| s.downcast_ref::<std::io::Error>()).expect("the io::Error as source");
+        assert_eq!(source.kind(), std::io::ErrorKind::BrokenPipe);
+        assert_eq!(e.clone(), e);
+        assert_ne!(e, io_err("poll", std::io::Error::from(std::io::ErrorKind::BrokenPipe)));
+        assert!(CallError::Timeout.source().is_none());
+    }
 }

@@ -168,7 +168,7 @@ fn run_once_loop(
             pollfd(stdin.as_ref().map_or(-1, |s| s.as_raw_fd()), libc::POLLOUT),
         ];
         match poll_timed(&mut fds, timer, Some(tasks), true) {
-            Err(e) => return (Err(io_err("poll", &e)), capper),
+            Err(e) => return (Err(io_err("poll", e)), capper),
             Ok(false) => {
                 return (if lines.is_empty() { Err(CallError::Timeout) } else { Ok(lines) }, capper);
             }
@@ -201,7 +201,7 @@ fn run_once_loop(
                         }
                     }
                     Ok(None) => drain_all = false,
-                    Err(e) => return (Err(io_err("read", &e)), capper),
+                    Err(e) => return (Err(io_err("read", e)), capper),
                 }
                 if !drain_all {
                     break;

@@ -102,7 +102,7 @@ impl Process {
             Ok(handle) => process.stderr_done = Some((rx, handle)),
             Err(e) => {
                 process.kill();
-                return Err(io_err("cannot start the stderr thread", &e));
+                return Err(io_err("cannot start the stderr thread", e));
             }
         }
         Ok(process)
@@ -210,7 +210,7 @@ impl Process {
                 if e.kind() == io::ErrorKind::BrokenPipe {
                     return Err(self.died("closed its stdin"));
                 }
-                return Err(io_err("write", &e));
+                return Err(io_err("write", e));
             }
             if let Err(e) = self.take_lines(&mut answer, &mut answer_bytes, lines) {
                 return Err(self.fail(e, lines, answer.len()));
@@ -233,7 +233,7 @@ impl Process {
                 ),
             ];
             match poll_timed(&mut fds, timer, Some(tasks), false) {
-                Err(e) => return Err(io_err("poll", &e)),
+                Err(e) => return Err(io_err("poll", e)),
                 Ok(false) => return Err(self.fail(CallError::Timeout, lines, answer.len())),
                 Ok(true) => {}
             }
@@ -251,14 +251,14 @@ impl Process {
                                 break;
                             }
                         }
-                        Err(e) => return Err(io_err("read", &e)),
+                        Err(e) => return Err(io_err("read", e)),
                     }
                 }
             } else if fds[0].revents != 0 {
                 match read_some(&mut self.stdout, &mut self.buf, READ_CHUNK) {
                     Ok(Some(0)) => eof = true,
                     Ok(_) => {}
-                    Err(e) => return Err(io_err("read", &e)),
+                    Err(e) => return Err(io_err("read", e)),
                 }
             }
         }
@@ -282,7 +282,7 @@ impl Process {
                         break;
                     }
                 }
-                Err(e) => return Err(io_err("read", &e)),
+                Err(e) => return Err(io_err("read", e)),
             }
         }
         Ok(())

@@ -332,7 +332,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
         if let Err(e) = set_nonblocking(fd) {
             let mut started = started;
             end_group(&mut started.child);
-            return Err(io_err("fcntl", &e));
+            return Err(io_err("fcntl", e));
         }
     }
     Ok(started)
