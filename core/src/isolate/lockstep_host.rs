@@ -155,17 +155,34 @@ impl<G: Game> Worker<G> {
             if game.procs.iter().all(|p| p.ended || p.answer.is_some()) {
                 return Ok(());
             }
-            match events.recv_timeout(Duration::from_millis(5)) {
-                Ok((w, Some(lines))) => game.take_lines(w, lines),
-                Ok((w, None)) if game.procs[w].ended || game.procs[w].answer.is_some() => continue,
-                Ok((w, None)) => {
-                    if let Some(end) = self.lockstep_death(game, w, seats, names) {
-                        return end;
+            let mut event = match events.recv_timeout(Duration::from_millis(5)) {
+                Ok(event) => Some(event),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err("lost every lockstep worker".to_owned()),
+            };
+            // What came meanwhile is taken too, so that the answers for the referee go
+            // out in one write (a bounded number: a flood of lines never holds off the
+            // watchdog's look).
+            let mut taken = 0;
+            while let Some((w, lines)) = event.take() {
+                match lines {
+                    Some(lines) => game.take_lines(w, lines),
+                    None if game.procs[w].ended || game.procs[w].answer.is_some() => {}
+                    None => {
+                        // Answers that came before the death go first: a batch the
+                        // host has read whole counts, whatever the timing.
+                        game.send_to_referee();
+                        if let Some(end) = self.lockstep_death(game, w, seats, names) {
+                            return end;
+                        }
                     }
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => return Err("lost every lockstep worker".to_owned()),
+                taken += 1;
+                if taken < MAX_TAKEN_TOGETHER {
+                    event = events.try_recv().ok();
+                }
             }
+            game.send_to_referee();
             // The watchdog looks every few milliseconds, however many lines come.
             if Instant::now() < next_look {
                 continue;
@@ -266,6 +283,10 @@ impl<G: Game> Worker<G> {
     }
 }
 
+/// The most events the host takes from a lockstep game's channel before it sends what
+/// they hold on and lets the watchdog look.
+const MAX_TAKEN_TOGETHER: usize = 64;
+
 /// A lockstep game's processes started: number 0 the referee, then one per group; the
 /// file the referee records the replay to; the channel of their lines.
 type Started = (Vec<Proc>, Option<PathBuf>, mpsc::Receiver<Event>);
@@ -359,6 +380,9 @@ struct LockstepGame {
     /// Once the referee has answered, the others have until this to answer too (they
     /// only have the game's last calls to play back).
     finish_by: Option<Instant>,
+    /// Served answers taken for the referee and not sent yet: the lines that came
+    /// together go to it in one write ([`LockstepGame::send_to_referee`]).
+    to_referee: String,
 }
 
 impl LockstepGame {
@@ -373,23 +397,31 @@ impl LockstepGame {
             limit,
             served,
             finish_by: None,
+            to_referee: String::new(),
         }
     }
 
     /// Takes the lines that came together from process `w`: a worker's calls that came
     /// together go on together (served mode: the referee's requests to each seat's
-    /// process only, the answers to the referee only).
+    /// process only, the answers to the referee only, held until the host has taken
+    /// what came meanwhile from the other processes: [`LockstepGame::send_to_referee`]).
     fn take_lines(&mut self, w: usize, lines: Vec<String>) {
         let mut relay = String::new();
-        let mut to_referee = String::new();
+        let mut to_referee = std::mem::take(&mut self.to_referee);
         for line in lines {
             self.take_line(w, line, &mut relay, &mut to_referee);
         }
         if !relay.is_empty() {
             pass_on(&mut self.procs, w, &relay);
         }
-        if !to_referee.is_empty() && !self.procs[0].ended && self.procs[0].answer.is_none() {
-            self.procs[0].feed.send(to_referee);
+        self.to_referee = to_referee;
+    }
+
+    /// Sends the referee the served answers taken and not sent yet, in one write.
+    fn send_to_referee(&mut self) {
+        let lines = std::mem::take(&mut self.to_referee);
+        if !lines.is_empty() && !self.procs[0].ended && self.procs[0].answer.is_none() {
+            self.procs[0].feed.send(lines);
         }
     }
 
@@ -492,7 +524,7 @@ impl LockstepGame {
                         crate::clock::backstop(self.limit).as_secs_f64()
                     )),
                 }),
-                _ => proc.stuck(self.limit),
+                _ => proc.stuck(self.limit, self.finish_by.is_some()),
             };
             let Some(blamed) = blamed else { continue };
             proc.ended = true;
@@ -574,10 +606,15 @@ impl Proc {
     /// limit plus a [`grace`](super::grace) of its own time (or reached the wall-clock
     /// backstop); else what its own blame page says (which a bot can write: it can only
     /// frame itself).
-    /// A stopped process is resumed first (only its own box could have stopped it, or
-    /// someone outside every box; the time it stood counts until this look).
-    fn stuck(&mut self, limit: Duration) -> Option<Blamed> {
-        self.running.resume_if_stopped();
+    /// A stopped process is resumed first when something waits for it (a call the
+    /// referee awaits, or its answer at the game's `ending`): only its own box could have
+    /// stopped it, or someone outside every box; the time it stood counts until this
+    /// look. (Reading every process's state at every look cost the host more than any
+    /// other part of its watch.)
+    fn stuck(&mut self, limit: Duration, ending: bool) -> Option<Blamed> {
+        if self.awaited.is_some() || ending {
+            self.running.resume_if_stopped();
+        }
         if let Some(a) = &mut self.awaited
             && let Some(blamed) = a.over(&mut self.running, limit)
         {

@@ -269,7 +269,8 @@ fn send_on(route: &Route, line: Option<Vec<String>>) {
 /// [`MAX_ANSWER_LINE`] is dropped), then `None` once the pipe closes.
 pub(super) fn spawn_reader(out: ChildStdout, lines: Route) {
     std::thread::spawn(move || {
-        let mut out = std::io::BufReader::new(out);
+        // A referee writes a whole turn's requests at once: read them in few reads.
+        let mut out = std::io::BufReader::with_capacity(1 << 16, out);
         // The whole lines that came in one read go on together.
         let mut came = Vec::new();
         loop {

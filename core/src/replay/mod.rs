@@ -476,7 +476,15 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 }
 
 /// Reads a LEB128 varint at `*at`, advancing it.
+#[inline]
 pub fn get_varint(bytes: &[u8], at: &mut usize) -> Result<u64, ReplayError> {
+    // Most numbers take one byte.
+    if let Some(&b) = bytes.get(*at)
+        && b < 0x80
+    {
+        *at += 1;
+        return Ok(u64::from(b));
+    }
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *bytes.get(*at).ok_or(ReplayError::Truncated("in a call"))?;

@@ -25,6 +25,10 @@ use crate::replay::{ReplayError, get_varint, put_varint};
 /// Cells in a view.
 const CELLS: usize = VIEW_WIDTH * VIEW_WIDTH;
 
+/// Added (wrapping) to a cell's owner in a batch, so that a zombie ([`Id::ZOMBIE`],
+/// `u32::MAX`) and a dead body (`u32::MAX - 1`) take one byte, not five.
+const OWNER_SHIFT: u32 = 2;
+
 /// Appends the request of the call `ctx` to `batch` (a batch's first call also writes
 /// the generator's state); `false` when its generator is not one of this host's.
 pub(super) fn request(ctx: &Context<'_>, batch: &mut Vec<u8>) -> bool {
@@ -48,13 +52,18 @@ pub(super) fn request(ctx: &Context<'_>, batch: &mut Vec<u8>) -> bool {
     for y in 0..VIEW_WIDTH {
         // A row of the view is a run of the board's cells (`View::get`, row by row).
         let row = cells.get(y * stride..).unwrap_or(&[]);
-        for (x, id) in row.iter().take(VIEW_WIDTH).enumerate() {
-            if !id.is_empty() {
-                seen += 1;
-                put_varint(batch, (y * VIEW_WIDTH + x) as u64);
-                put_varint(batch, u64::from(id.owner));
-                put_varint(batch, u64::from(id.number));
-            }
+        let row = &row[..row.len().min(VIEW_WIDTH)];
+        // The row's occupied cells as a bit mask, read without a branch per cell (most
+        // cells are empty), then visited bit by bit.
+        let mut occupied = row.iter().enumerate().fold(0u32, |m, (x, id)| m | (u32::from(!id.is_empty()) << x));
+        while occupied != 0 {
+            let x = occupied.trailing_zeros() as usize;
+            occupied &= occupied - 1;
+            let id = row[x];
+            seen += 1;
+            put_varint(batch, (y * VIEW_WIDTH + x) as u64);
+            put_varint(batch, u64::from(id.owner.wrapping_add(OWNER_SHIFT)));
+            put_varint(batch, u64::from(id.number));
         }
     }
     batch[count_at] = (seen as u8 & 0x7f) | 0x80;
@@ -71,6 +80,8 @@ struct Call {
     y: u32,
     side: u32,
     cells: Vec<Id>,
+    /// The cells its read set (indices into `cells`).
+    set: Vec<u16>,
 }
 
 fn read_u32(bytes: &[u8], at: &mut usize) -> Result<u32, ReplayError> {
@@ -92,18 +103,27 @@ fn read_call(bytes: &[u8], at: &mut usize, call: &mut Call) -> Result<(), Replay
     }
     for _ in 0..seen {
         let i = get_varint(bytes, at)? as usize;
-        let id = Id { owner: read_u32(bytes, at)?, number: read_u32(bytes, at)? };
+        let id = Id { owner: read_u32(bytes, at)?.wrapping_sub(OWNER_SHIFT), number: read_u32(bytes, at)? };
         *call
             .cells
             .get_mut(i)
             .ok_or_else(|| ReplayError::Corrupt(format!("a served call's cell {i} is outside the view")))? = id;
+        call.set.push(i as u16);
     }
     Ok(())
 }
 
+/// Empties the cells of `call` that its last read set (the rest are empty already).
+fn clear(call: &mut Call) {
+    for &i in &call.set {
+        call.cells[usize::from(i)] = Id::EMPTY;
+    }
+    call.set.clear();
+}
+
 /// A call with an empty view.
 fn empty_call() -> Call {
-    Call { id: Id::EMPTY, clock: 0, bullets: 0, x: 0, y: 0, side: 0, cells: vec![Id::EMPTY; CELLS] }
+    Call { id: Id::EMPTY, clock: 0, bullets: 0, x: 0, y: 0, side: 0, cells: vec![Id::EMPTY; CELLS], set: Vec::new() }
 }
 
 /// The context of a call read back.
@@ -137,7 +157,7 @@ pub(super) fn serve(batch: &[u8], names: &[String], bot: &mut dyn Bot<Zombies>) 
         // One call at a time, in one view's memory.
         let (mut call, mut calls) = (empty_call(), 0);
         while at < batch.len() {
-            call.cells.fill(Id::EMPTY);
+            clear(&mut call);
             read_call(batch, &mut at, &mut call)?;
             calls += 1;
             // What the bot answers is recorded by the wrapper around it.
@@ -213,6 +233,48 @@ mod tests {
             (0..2).map(|_| Box::new(Echo { checked: std::rc::Rc::clone(&checked) }) as Box<dyn Bot<Zombies>>).collect();
         Engine::new(names, 11, config).play(&mut bots);
         assert!(checked.get() > 100, "only {} calls checked", checked.get());
+    }
+
+    #[test]
+    fn each_call_of_a_batch_sees_its_own_view_and_only_it() {
+        // A crowded view (a player, a zombie and a body: owners of one and five bytes),
+        // then an empty one, in one batch: the second call sees none of the first's.
+        let mut crowded = vec![Id::EMPTY; 20 * 20];
+        crowded[0] = Id { owner: 3, number: 1 };
+        crowded[5 * 20 + 16] = Id { owner: Id::ZOMBIE, number: 200 };
+        crowded[16 * 20 + 16] = Id { owner: Id::DEAD_BODY, number: 70_000 };
+        let empty = vec![Id::EMPTY; 20 * 20];
+        let mut rng: GameRng = rand::SeedableRng::seed_from_u64(5);
+        let names = vec!["A".to_owned(); 4];
+        let rnames: Vec<RStr<'_>> = names.iter().map(|n| n.as_str().into()).collect();
+        fn call<'a>(cells: &'a [Id], number: u32, names: &'a [RStr<'a>], rng: &'a mut GameRng) -> Context<'a> {
+            Context {
+                id: Id { owner: 3, number },
+                bullets: 2,
+                clock: 9,
+                x: 4,
+                y: 7,
+                board_size: 20,
+                view: View::new(cells, 20),
+                names: RSlice::from_slice(names),
+                random: random_source(rng),
+            }
+        }
+        let mut batch = Vec::new();
+        let mut expected = Vec::new();
+        for (cells, number) in [(&crowded, 1), (&empty, 2), (&crowded, 3)] {
+            let ctx = call(cells, number, &rnames, &mut rng);
+            assert!(request(&ctx, &mut batch));
+            expected.push((ctx.id, ctx.visible().collect::<Vec<_>>()));
+        }
+        assert_eq!(expected[0].1.len(), 3);
+        let mut served = Vec::new();
+        let mut probe = |c: &Context<'_>| {
+            served.push((c.id, c.visible().collect::<Vec<_>>()));
+            Action::go(zombies_plugin_abi::Direction::N)
+        };
+        assert_eq!(serve(&batch, &names, &mut probe).unwrap(), 3);
+        assert_eq!(served, expected);
     }
 
     #[test]
