@@ -5,8 +5,9 @@
  * A bot library exports ONE symbol, `zombies_bot_entry`, returning a pointer to a
  * static table that starts with the ABI version and the table's size. The host calls
  * `create` once per game (one bot instance per entry per game, shared by all of the
- * entry's players), `turn` once per living player per turn, and `destroy` at the end
- * of the game. Everything passed to `turn` is valid only during the call.
+ * entry's players), `turn` once per living player per turn (or, for a table with
+ * `turn_all`, ABI 1.6, mostly once per turn for all of them), and `destroy` at the end
+ * of the game. Everything passed to `turn` and `turn_all` is valid only during the call.
  *
  * Layouts here are exactly those of the Rust types `Context`, `Action` and
  * `CBotTable` of the `zombies-plugin-abi` crate (version 1.x).

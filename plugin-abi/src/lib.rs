@@ -18,9 +18,9 @@
 //! `#[sabi(last_prefix_field)]` (1.1: the game and the other games' constructors; 1.2:
 //! the logger; 1.3: hex bots that play whole sides; 1.4: the debug channel, what a bot
 //! says at a call, shown in replays) and to the C table (read up to its `struct_size`);
-//! 1.5 adds no field, only the host's reading of a [`Random`] (`Random::as_raw`); 1.6: zombies
-//! bots that answer all of an entry's players of a turn in one call, [`EntryBot`] and the C
-//! table's `turn_all`). abi_stable accepts a
+//! 1.5 adds no field, only the host's reading of a [`Random`] (`Random::as_raw`); 1.6 appends
+//! `new_entry_bot` (the C table's `turn_all`): zombies bots that answer all of an entry's
+//! players of a turn in one call ([`EntryBot`]). abi_stable accepts a
 //! library only if its root module has at least the fields of the type the host checks
 //! it against, so the host checks against [`any_version::BotModule`] (the 1.0 fields)
 //! and reads through [`BotModuleRef`], whose accessors see the library's own field
