@@ -9,6 +9,9 @@ use arena::loaders::{Discovery, ScriptLimits, SearchPaths, discover};
 use arena::tournament::play_game;
 
 use crate::util::{compile_c, data, lib_name, plugin_lib, root, tournament, untimed};
+use arena::abi::{Action, Context};
+use arena::bot::{Bot, BotError};
+use arena::games::zombies::Engine;
 
 fn discover_plugins(dir: &Path) -> Discovery<Zombies> {
     discover(&SearchPaths { plugins: vec![dir.to_owned()], scripts: vec![] }, &ScriptLimits::default())
@@ -191,4 +194,102 @@ fn the_same_library_file_under_two_names_loads_once_and_the_copy_is_a_duplicate(
     let found = discover_plugins(dir.path());
     assert_eq!(found.entries.len(), 1);
     assert!(reason_for(&found, &lib_name("two")).contains("already loaded"));
+}
+
+/// A bot seen through its per-player calls only: `Bot::turn_all` is the default, one
+/// `turn` per call, whatever the bot inside can do.
+struct PerPlayer(Box<dyn Bot<Zombies>>);
+
+impl Bot<Zombies> for PerPlayer {
+    fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
+        self.0.turn(ctx)
+    }
+}
+
+#[test]
+fn one_call_per_entry_plays_the_same_games_as_one_call_per_player() {
+    // ABI 1.6 libraries (Rust and C, a panicking one among them) beside a 1.0 library,
+    // which gets one call per player either way.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["standstill", "random-walker", "sharpshooter", "phalanx", "panicky-bot", "abi-1-0-bot"] {
+        copy_in(dir.path(), &plugin_lib(name), &lib_name(&name.replace('-', "_")));
+    }
+    compile_c(&root().join("plugins/c-wanderer/wanderer.c"), &dir.path().join(lib_name("wanderer")), &[]);
+    let found = discover_plugins(dir.path());
+    assert_eq!(found.entries.len(), 7, "{:?}", found.skipped);
+    let names: Vec<String> = found.entries.iter().map(|e| e.name.clone()).collect();
+    let per_player: Vec<&str> =
+        found.entries.iter().filter(|e| !e.create_bot().unwrap().whole_entry()).map(|e| e.name.as_str()).collect();
+    assert_eq!(per_player, ["OldTimer"], "the 1.6 libraries answer whole entries");
+    for seed in [3, 17] {
+        let config = zombies::Config { players_per_entry: 20, max_turns: None };
+        let mut whole: Vec<Box<dyn Bot<Zombies>>> = found.entries.iter().map(|e| e.create_bot().unwrap()).collect();
+        let mut single: Vec<Box<dyn Bot<Zombies>>> = found
+            .entries
+            .iter()
+            .map(|e| Box::new(PerPlayer(e.create_bot().unwrap())) as Box<dyn Bot<Zombies>>)
+            .collect();
+        let (mut a, mut b) = (Engine::new(names.clone(), seed, config), Engine::new(names.clone(), seed, config));
+        while !a.is_over() && a.clock() < 200 {
+            a.turn(&mut whole);
+            b.turn(&mut single);
+            let (ea, eb): (Vec<_>, Vec<_>) = (a.entities().collect(), b.entities().collect());
+            assert_eq!(ea, eb, "seed {seed}: the same board after turn {}", a.clock());
+        }
+        assert!(a.clock() > 20, "seed {seed}: a game of {} turns", a.clock());
+        let (oa, ob) = (untimed(a.outcome()), untimed(b.outcome()));
+        assert_eq!(oa, ob, "seed {seed}: the same outcome and call counts");
+        let panicky = names.iter().position(|n| n == "Panicky").unwrap();
+        assert_eq!(oa.stats[panicky].errors, 1, "its one panic is one player's error: {:?}", oa.stats[panicky]);
+        assert!(oa.stats.iter().all(|s| s.calls > 0));
+    }
+}
+
+/// A bot that answers whole entries, spending `spin` of its own time per whole call.
+struct Slow {
+    spin: std::time::Duration,
+}
+
+impl Bot<Zombies> for Slow {
+    fn turn(&mut self, _ctx: &Context<'_>) -> Result<Action, BotError> {
+        Ok(Action::stay())
+    }
+
+    fn whole_entry(&self) -> bool {
+        true
+    }
+
+    fn turn_all(&mut self, calls: &[Context<'_>], answers: &mut Vec<Result<Action, BotError>>) {
+        let start = arena::clock::thread_cpu_nanos();
+        while arena::clock::thread_cpu_nanos() - start < self.spin.as_nanos() as u64 {
+            std::hint::spin_loop();
+        }
+        answers.clear();
+        answers.extend(calls.iter().map(|_| Ok(Action::stay())));
+    }
+}
+
+#[test]
+fn a_whole_entry_call_of_n_players_gets_n_limits_per_call_and_each_call_its_verdict() {
+    use arena::limits::Guarded;
+    use std::time::Duration;
+    let limit = Some(Duration::from_millis(20));
+    arena::games::zombies::bench::with_sample_context(|ctx| {
+        let calls = [*ctx; 3];
+        let mut answers = Vec::new();
+        // 30 ms for 3 calls: over one limit, within three.
+        let mut bot =
+            Guarded::new(Box::new(Slow { spin: Duration::from_millis(30) }), 0, None, None).with_call_limit(limit);
+        assert!(Bot::<Zombies>::whole_entry(&bot));
+        bot.turn_all(&calls, &mut answers);
+        assert_eq!(answers, vec![Ok(Action::stay()); 3]);
+        // 90 ms: over the three limits; each call is an overrun, and three late calls in
+        // a row put the entry out.
+        let mut bot =
+            Guarded::new(Box::new(Slow { spin: Duration::from_millis(90) }), 0, None, None).with_call_limit(limit);
+        bot.turn_all(&calls, &mut answers);
+        assert_eq!(answers, vec![Err(BotError::Timeout); 3]);
+        bot.turn_all(&calls[..1], &mut answers);
+        assert!(matches!(answers[..], [Err(BotError::Disqualified(_))]), "{answers:?}");
+    });
 }

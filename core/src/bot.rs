@@ -101,6 +101,23 @@ pub trait Bot<G: Plays> {
         let _ = ctx;
     }
 
+    /// True for a bot that answers all of its entry's calls of a turn in one call
+    /// ([`Bot::turn_all`]): a native zombies bot of ABI 1.6. An engine whose turn's calls
+    /// do not depend on each other (zombies) then makes one call per entry per turn.
+    fn whole_entry(&self) -> bool {
+        false
+    }
+
+    /// All of the entry's calls of a turn at once, in the order [`Bot::turn`] would get
+    /// them: `answers` is cleared, then holds the answer for each call, as that many
+    /// `turn`s would have given (which is what this does unless the bot is
+    /// [`whole_entry`](Bot::whole_entry)). Each answer is its call's verdict; a wrapper
+    /// with limits gives the batch the time of as many calls (`crate::limits::Guarded`).
+    fn turn_all(&mut self, calls: &[G::Ctx<'_>], answers: &mut Vec<Result<G::Answer, BotError>>) {
+        answers.clear();
+        answers.extend(calls.iter().map(|ctx| self.turn(ctx)));
+    }
+
     /// For a bot that [`times_itself`](Bot::times_itself): the own time its last call
     /// took (`crate::clock`), charged to its time bank instead of the calling thread's.
     fn call_time(&self) -> Option<std::time::Duration> {
@@ -324,6 +341,23 @@ impl CallStats {
         let start = std::time::Instant::now();
         let result = call();
         self.timed_calls += 1;
+        self.timed_nanos += start.elapsed().as_nanos() as u64;
+        result
+    }
+
+    /// Makes one call that stands for `n` bot calls (`call`: [`Bot::turn_all`]) and counts
+    /// them, timing the batch when it holds a call [`CallStats::count`] would have timed
+    /// (its time is then counted for its `n` calls, so that the mean per call stays one).
+    #[inline]
+    pub fn count_all<R>(&mut self, n: u64, call: impl FnOnce() -> R) -> R {
+        let before = self.calls;
+        self.calls += n;
+        if self.calls / Self::TIMING_PERIOD == before / Self::TIMING_PERIOD {
+            return call();
+        }
+        let start = std::time::Instant::now();
+        let result = call();
+        self.timed_calls += n;
         self.timed_nanos += start.elapsed().as_nanos() as u64;
         result
     }

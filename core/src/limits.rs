@@ -7,8 +7,9 @@
 //!
 //! [`Guarded`] wraps any [`Bot`]; once the entry is out (bank spent, or late too often), its
 //! players stay and the bot is not called again in this game. A call that used more
-//! than the limit per call gives no answer ([`BotError::Timeout`], an overrun). This
-//! module limits and reports; it knows nothing of the rules.
+//! than the limit per call gives no answer ([`BotError::Timeout`], an overrun); a call for a
+//! whole entry's turn ([`Bot::turn_all`]), standing for `n` calls, gets `n` limits per call.
+//! This module limits and reports; it knows nothing of the rules.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -199,27 +200,27 @@ impl<'a, G: Plays> Guarded<'a, G> {
     }
 }
 
-impl<G: Plays> Bot<G> for Guarded<'_, G> {
-    fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
-        let clock = G::clock(ctx);
-        if let Some(reason) = &self.out {
-            return Err(BotError::Disqualified(reason.clone()));
-        }
+impl<G: Plays> Guarded<'_, G> {
+    /// What a call standing for `n` calls at turn `clock` may take: what is left of the
+    /// bank, its limit (`n` limits per call) and the smaller of the two (`None`: no limit).
+    fn allowance(&self, clock: u32, n: u32) -> (Option<Duration>, Option<Duration>, Option<Duration>) {
         let left = self.bank.map(|b| b.allowance(clock).saturating_sub(self.used));
-        let allowed = match (left, self.call_limit) {
+        let limit = self.call_limit.map(|c| c.saturating_mul(n));
+        let allowed = match (left, limit) {
             (Some(l), Some(c)) => Some(l.min(c)),
             (l, c) => l.or(c),
         };
-        let Some(allowed) = allowed else {
-            self.calls += 1;
-            return self.inner.turn(ctx);
-        };
-        let watch = Stopwatch::start();
+        (left, limit, allowed)
+    }
+
+    /// Tells the blame page that a call with `limit` (else what is `allowed` of the bank)
+    /// started at `watch`.
+    fn enter(&self, watch: &Stopwatch, limit: Option<Duration>, allowed: Duration) {
         if let Some(blame) = self.blame {
             // A watching process ends a call stuck past its limit per call; a call that
             // only overdraws the bank is left to finish and decided here (ending it
             // would cost the game a replay).
-            let (budget, mut flags) = match self.call_limit {
+            let (budget, mut flags) = match limit {
                 Some(limit) => (limit, 0),
                 None => (allowed, BlamePage::BANK),
             };
@@ -229,8 +230,11 @@ impl<G: Plays> Bot<G> for Guarded<'_, G> {
             let budget = budget.as_nanos().min(u128::from(u64::MAX)) as u64;
             blame.enter(self.entry, self.calls, Some(budget), watch.started(), flags, watch.own_origin().unwrap_or(0));
         }
-        self.calls += 1;
-        let answer = self.inner.turn(ctx);
+    }
+
+    /// Charges a call that ended to the bank: the own time it took, and the reason the
+    /// entry is now out if it spent more than was `left`.
+    fn charge(&mut self, watch: &Stopwatch, clock: u32, left: Option<Duration>) -> (Duration, Option<String>) {
         if let Some(blame) = self.blame {
             blame.leave();
         }
@@ -246,23 +250,99 @@ impl<G: Plays> Bot<G> for Guarded<'_, G> {
                 bank.allowance(clock).as_secs_f64()
             );
             self.out = Some(reason.clone());
-            return Err(BotError::Disqualified(reason));
+            return (spent, Some(reason));
         }
-        let answer = match (answer, self.call_limit) {
-            // A bot that times itself kept its own deadline already.
-            (Ok(_), Some(limit)) if spent > limit && !self.inner.times_itself() => Err(BotError::Timeout),
-            (answer, _) => answer,
-        };
-        // Calls that each used their whole limit per call (not a game's own shorter
-        // deadline, like target's 50 ms): the bank grows by a turn's allowance each
-        // turn, so a bot that times out every call would never spend it; three in a
-        // row put the entry out of the game instead.
-        let late = matches!(answer, Err(BotError::Timeout)) && self.call_limit.is_some_and(|l| spent >= l);
-        self.late_in_a_row = if late { self.late_in_a_row + 1 } else { 0 };
+        (spent, None)
+    }
+
+    /// True when a call that took `spent` went over its `limit` (a bot that times itself
+    /// kept its own deadline already).
+    fn over(&self, spent: Duration, limit: Option<Duration>) -> bool {
+        limit.is_some_and(|l| spent > l) && !self.inner.times_itself()
+    }
+
+    /// Counts `n` calls that each used their whole limit per call (`late`), or none: not
+    /// a game's own shorter deadline, like target's 50 ms. The bank grows by a turn's
+    /// allowance each turn, so a bot that times out every call would never spend it;
+    /// [`LATE_IN_A_ROW`] in a row put the entry out of the game instead.
+    fn count_late(&mut self, late: bool, n: u32, clock: u32) {
+        self.late_in_a_row = if late { self.late_in_a_row.saturating_add(n) } else { 0 };
         if self.late_in_a_row >= LATE_IN_A_ROW {
             self.out = Some(format!("over its time limit in {LATE_IN_A_ROW} calls in a row (turn {clock})"));
         }
+    }
+}
+
+impl<G: Plays> Bot<G> for Guarded<'_, G> {
+    fn turn(&mut self, ctx: &G::Ctx<'_>) -> Result<G::Answer, BotError> {
+        let clock = G::clock(ctx);
+        if let Some(reason) = &self.out {
+            return Err(BotError::Disqualified(reason.clone()));
+        }
+        let (left, limit, allowed) = self.allowance(clock, 1);
+        let Some(allowed) = allowed else {
+            self.calls += 1;
+            return self.inner.turn(ctx);
+        };
+        let watch = Stopwatch::start();
+        self.enter(&watch, limit, allowed);
+        self.calls += 1;
+        let answer = self.inner.turn(ctx);
+        let (spent, out) = self.charge(&watch, clock, left);
+        if let Some(reason) = out {
+            return Err(BotError::Disqualified(reason));
+        }
+        let answer = match answer {
+            Ok(_) if self.over(spent, limit) => Err(BotError::Timeout),
+            answer => answer,
+        };
+        let late = matches!(answer, Err(BotError::Timeout)) && limit.is_some_and(|l| spent >= l);
+        self.count_late(late, 1, clock);
         answer
+    }
+
+    fn whole_entry(&self) -> bool {
+        self.inner.whole_entry()
+    }
+
+    /// A whole entry's calls of a turn in one call: the batch of `n` calls gets `n` limits
+    /// per call (as a served lockstep batch and a hex side call do), and the bank as one
+    /// call does. Verdicts stay per call where this side can know them (the bot's own
+    /// failures, each player's answer); the time is the batch's alone: a batch over its
+    /// `n` limits makes each of its calls an overrun and counts as `n` late calls in a row,
+    /// and one that spends the bank puts the entry out for all of them.
+    fn turn_all(&mut self, calls: &[G::Ctx<'_>], answers: &mut Vec<Result<G::Answer, BotError>>) {
+        let Some(first) = calls.first() else {
+            answers.clear();
+            return;
+        };
+        let clock = G::clock(first);
+        let n = u32::try_from(calls.len()).unwrap_or(u32::MAX);
+        let disqualified = |answers: &mut Vec<Result<G::Answer, BotError>>, reason: &str| {
+            answers.clear();
+            answers.extend(calls.iter().map(|_| Err(BotError::Disqualified(reason.to_owned()))));
+        };
+        if let Some(reason) = &self.out {
+            return disqualified(answers, reason);
+        }
+        let (left, limit, allowed) = self.allowance(clock, n);
+        let Some(allowed) = allowed else {
+            self.calls += u64::from(n);
+            return self.inner.turn_all(calls, answers);
+        };
+        let watch = Stopwatch::start();
+        self.enter(&watch, limit, allowed);
+        self.calls += u64::from(n);
+        self.inner.turn_all(calls, answers);
+        let (spent, out) = self.charge(&watch, clock, left);
+        if let Some(reason) = out {
+            return disqualified(answers, &reason);
+        }
+        let over = self.over(spent, limit);
+        if over {
+            answers.iter_mut().filter(|a| a.is_ok()).for_each(|a| *a = Err(BotError::Timeout));
+        }
+        self.count_late(over, n, clock);
     }
 
     fn prefetches(&self) -> bool {

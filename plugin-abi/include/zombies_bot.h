@@ -5,8 +5,9 @@
  * A bot library exports ONE symbol, `zombies_bot_entry`, returning a pointer to a
  * static table that starts with the ABI version and the table's size. The host calls
  * `create` once per game (one bot instance per entry per game, shared by all of the
- * entry's players), `turn` once per living player per turn, and `destroy` at the end
- * of the game. Everything passed to `turn` is valid only during the call.
+ * entry's players), `turn` once per living player per turn (or, for a table with
+ * `turn_all`, ABI 1.6, mostly once per turn for all of them), and `destroy` at the end
+ * of the game. Everything passed to `turn` and `turn_all` is valid only during the call.
  *
  * Layouts here are exactly those of the Rust types `Context`, `Action` and
  * `CBotTable` of the `zombies-plugin-abi` crate (version 1.x).
@@ -115,7 +116,7 @@ typedef struct zb_logger {
 } zb_logger;
 
 /* The table a library exports. ABI 1.1 appended `game` and the other games' turns,
- * 1.2 `set_logger`, 1.3 `hex_side`, 1.4 `set_debug`: the host reads only the fields that `struct_size` covers, so a 1.0
+ * 1.2 `set_logger`, 1.3 `hex_side`, 1.4 `set_debug`, 1.6 `turn_all`: the host reads only the fields that `struct_size` covers, so a 1.0
  * table (struct_size 40, without them) still loads and plays zombies. A zombies-only C
  * bot built with this header may leave them NULL (zero-initialise the table); an eggs
  * bot sets game = "eggs", turn = NULL and eggs_turn (see eggs_bot.h). */
@@ -151,6 +152,14 @@ typedef struct zb_bot_table {
      * in the replay with that call, shown beside the board); NULL if the bot says
      * nothing (a host older than 1.4 never calls it). */
     void (*set_debug)(zb_logger debugger);
+    /* (1.6) All of the entry's living players of one zombies turn in one call: write
+     * answers[i] for players[i], i < count (answers arrive filled with stays). The
+     * players come in the turn's order, all see the same board and share the entry's
+     * generator of the turn: answering each as `turn` would, in this order, plays the
+     * same game. A table with it gets this call instead of one `turn` per player
+     * wherever the host can make it (`turn` stays required: a recorded game and a
+     * lockstep seat call one player at a time); NULL for one call per player. */
+    void (*turn_all)(void *bot, const zb_context *players, size_t count, zb_action *answers);
 } zb_bot_table;
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void);
@@ -247,6 +256,8 @@ _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, hex_turn) == 64, "z
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, set_logger) == 72, "zb_bot_table set_logger");
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, hex_side) == 80, "zb_bot_table hex_side");
 _Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, set_debug) == 88, "zb_bot_table set_debug");
+_Static_assert(sizeof(void *) != 8 || offsetof(zb_bot_table, turn_all) == 96, "zb_bot_table turn_all");
+_Static_assert(sizeof(void *) != 8 || sizeof(zb_bot_table) == 104, "zb_bot_table size");
 _Static_assert(sizeof(void *) != 8 || sizeof(zb_logger) == 16, "zb_logger layout");
 #endif
 

@@ -18,7 +18,9 @@
 //! `#[sabi(last_prefix_field)]` (1.1: the game and the other games' constructors; 1.2:
 //! the logger; 1.3: hex bots that play whole sides; 1.4: the debug channel, what a bot
 //! says at a call, shown in replays) and to the C table (read up to its `struct_size`);
-//! 1.5 adds no field, only the host's reading of a [`Random`] (`Random::as_raw`). abi_stable accepts a
+//! 1.5 adds no field, only the host's reading of a [`Random`] (`Random::as_raw`); 1.6 appends
+//! `new_entry_bot` (the C table's `turn_all`): zombies bots that answer all of an entry's
+//! players of a turn in one call ([`EntryBot`]). abi_stable accepts a
 //! library only if its root module has at least the fields of the type the host checks
 //! it against, so the host checks against [`any_version::BotModule`] (the 1.0 fields)
 //! and reads through [`BotModuleRef`], whose accessors see the library's own field
@@ -41,14 +43,15 @@ use abi_stable::{
     library::RootModule,
     package_version_strings, sabi_trait,
     sabi_types::VersionStrings,
-    std_types::{RBox, RResult, RSlice, RStr, RString},
+    std_types::{RBox, RResult, RSlice, RSliceMut, RStr, RString, RVec},
 };
 
 /// The version of this contract, checked by the host for both native paths.
 ///
 /// It equals the major version of this crate. Minor versions only append (1.1 added
 /// the game a library plays and the other games' bots, 1.2 the log channel, 1.3 hex bots
-/// that play whole sides, 1.4 the debug channel), so 1.0 plugins still load.
+/// that play whole sides, 1.4 the debug channel, 1.6 zombies bots called once per entry
+/// per turn), so 1.0 plugins still load.
 pub const ABI_VERSION: u32 = 1;
 
 /// The games a library can play, as named in [`BotModule::game`] and the C table's
@@ -443,10 +446,48 @@ mod bot_trait {
         #[sabi(last_prefix_field)]
         fn turn(&mut self, ctx: &Context<'_>) -> RResult<Action, RString>;
     }
+
+    /// (1.6) The bot object of a library that answers all of its entry's players of a
+    /// turn in one call ([`BotModule::new_entry_bot`](crate::BotModule::new_entry_bot)):
+    /// one per entry per game. A new trait rather than a new method of [`Bot`]: a
+    /// `#[sabi_trait]` never grows (see the crate's doc).
+    #[sabi_trait]
+    pub trait EntryBot {
+        /// Decides for one living player, as [`Bot::turn`] does (the host calls it where
+        /// it needs one call at a time: a recorded game, a lockstep seat).
+        fn turn(&mut self, ctx: &Context<'_>) -> RResult<Action, RString>;
+
+        /// Decides for all of the entry's living players of one turn: `answers[i]` is the
+        /// answer for `players[i]` (the two have the same length; `answers` arrives
+        /// filled with [`Action::stay`]). The players come in the turn's order, all see
+        /// the same board, and their contexts share the entry's generator of the turn:
+        /// answering each as `turn` would, in this order, plays the same game as one
+        /// call per player. A player whose decision failed (a caught panic) is listed in
+        /// the returned failures, stays, and counts as an error of the entry; the others
+        /// keep their answers.
+        #[sabi(last_prefix_field)]
+        fn turn_all(&mut self, players: RSlice<'_, Context<'_>>, answers: RSliceMut<'_, Action>) -> RVec<Failure>;
+    }
 }
 
 /// An owned bot object.
 pub type BotBox = Bot_TO<'static, RBox<()>>;
+
+pub use bot_trait::{EntryBot, EntryBot_TO};
+
+/// (1.6) An owned whole-entry bot object.
+pub type EntryBotBox = EntryBot_TO<'static, RBox<()>>;
+
+/// (1.6) A player whose decision failed in a whole-entry call
+/// ([`EntryBot::turn_all`]).
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// Its place in the call's `players`.
+    pub player: u32,
+    /// Why (a panic's message and place).
+    pub message: RString,
+}
 
 /// The root module a Rust bot library exports (see [`export_bot!`]).
 #[repr(C)]
@@ -491,6 +532,12 @@ pub struct BotModule {
     /// in the game's replay with that call. Absent in older libraries.
     #[sabi(missing_field(default))]
     pub set_debugger: Option<extern "C" fn(debugger: Logger)>,
+    /// (1.6) Creates a fresh zombies bot that answers all of its entry's players of a
+    /// turn in one call ([`EntryBot`]); when `Some`, the host makes its bots with this
+    /// instead of `new_bot`. `None` in a library that plays another game; absent in
+    /// older libraries, whose bots get one call per player.
+    #[sabi(missing_field(default))]
+    pub new_entry_bot: Option<extern "C" fn() -> RResult<EntryBotBox, RString>>,
 }
 
 /// (1.2) The host's log channel, handed to a library when it is loaded (`zb_logger` in
@@ -599,6 +646,13 @@ pub struct CBotTable {
     /// its data) through which a bot says something at the call it is in (kept in the
     /// replay with that call); null if the bot says nothing.
     pub set_debug: Option<extern "C" fn(debugger: Logger)>,
+    /// (1.6) All of the entry's living players of one zombies turn in one call:
+    /// `answers[i]` for `players[i]`, `i < count` (`answers` arrives filled with stays;
+    /// see [`EntryBot::turn_all`] for the order and the shared generator). A table with it
+    /// gets this call instead of one `turn` per player wherever the host can make it;
+    /// `turn` stays required (a recorded game, a lockstep seat call one player at a time).
+    pub turn_all:
+        Option<extern "C" fn(bot: *mut c_void, players: *const Context<'_>, count: usize, answers: *mut Action)>,
 }
 
 impl CBotTable {
@@ -610,6 +664,8 @@ impl CBotTable {
     pub const V1_2_SIZE: u32 = 80;
     /// Size of a 1.3 table (without `set_debug`).
     pub const V1_3_SIZE: u32 = 88;
+    /// Size of a 1.4 (and 1.5) table (without `turn_all`).
+    pub const V1_4_SIZE: u32 = 96;
 }
 
 /// The name of the symbol a C bot library exports: `const zb_bot_table *zombies_bot_entry(void)`.
@@ -629,6 +685,8 @@ const _: () = {
     assert!(core::mem::offset_of!(CBotTable, set_logger) == 72);
     assert!(core::mem::offset_of!(CBotTable, hex_side) == 80);
     assert!(core::mem::offset_of!(CBotTable, set_debug) == 88);
+    assert!(core::mem::offset_of!(CBotTable, turn_all) == 96);
+    assert!(core::mem::size_of::<CBotTable>() == 104);
 };
 
 /// Writes one line to the entry's log (`logs/<entry>.log` of a tournament run with
@@ -749,6 +807,46 @@ pub mod __private {
                 Ok(action) => ROk(action),
                 Err(payload) => RErr(describe(payload)),
             }
+        }
+    }
+
+    impl<B: ZombieBot> EntryBot for Guarded<B> {
+        fn turn(&mut self, ctx: &Context<'_>) -> RResult<Action, RString> {
+            Bot::turn(self, ctx)
+        }
+
+        fn turn_all(&mut self, players: RSlice<'_, Context<'_>>, mut answers: RSliceMut<'_, Action>) -> RVec<Failure> {
+            let players = players.as_slice();
+            let answers = answers.as_mut_slice();
+            let mut failures = RVec::new();
+            // One guard around the loop, not one per player: after a panic at player
+            // `next`, the loop goes on from the player after it.
+            let mut next = 0;
+            while next < players.len().min(answers.len()) {
+                let done = catch_unwind(AssertUnwindSafe(|| {
+                    for (ctx, answer) in players[next..].iter().zip(&mut answers[next..]) {
+                        *answer = self.0.turn(ctx);
+                        next += 1;
+                    }
+                }));
+                if let Err(payload) = done {
+                    failures.push(Failure { player: next as u32, message: describe(payload) });
+                    if let Some(answer) = answers.get_mut(next) {
+                        *answer = Action::stay();
+                    }
+                    next += 1;
+                }
+            }
+            failures
+        }
+    }
+
+    /// The `new_entry_bot` of an exported zombies module (ABI 1.6).
+    pub extern "C" fn new_entry_bot<B: ZombieBot>() -> RResult<EntryBotBox, RString> {
+        quiet_panics();
+        match catch_unwind(B::new) {
+            Ok(bot) => ROk(EntryBot_TO::from_value(Guarded(bot), TD_Opaque)),
+            Err(payload) => RErr(describe(payload)),
         }
     }
 
@@ -878,6 +976,18 @@ macro_rules! __export_module {
         $crate::__export_module!($name, $game, $zombies, $eggs, $target, $hex, None);
     };
     ($name:expr, $game:literal, $zombies:expr, $eggs:expr, $target:expr, $hex:expr, $hex_side:expr) => {
+        $crate::__export_module!($name, $game, $zombies, $eggs, $target, $hex, $hex_side, None);
+    };
+    (
+        $name:expr,
+        $game:literal,
+        $zombies:expr,
+        $eggs:expr,
+        $target:expr,
+        $hex:expr,
+        $hex_side:expr,
+        $zombies_entry:expr
+    ) => {
         /// The plugin's root module, read by the arena host.
         #[$crate::abi_stable::export_root_module]
         pub fn zombies_bot_root_module() -> $crate::BotModuleRef {
@@ -893,6 +1003,7 @@ macro_rules! __export_module {
                 set_logger: Some($crate::__private::set_logger),
                 new_hex_side_bot: $hex_side,
                 set_debugger: Some($crate::__private::set_debugger),
+                new_entry_bot: $zombies_entry,
             }
             .leak_into_prefix()
         }
@@ -905,8 +1016,11 @@ macro_rules! __export_module {
 /// module's export code names `::abi_stable` directly.
 ///
 /// The library then holds the root module the host looks for, with the bot's name, the
-/// ABI version and a constructor. A panic inside the bot never crosses into the host:
-/// it makes that player stay for that call and counts as an error of the entry.
+/// ABI version and two constructors: the per-player one every 1.x host reads, and (1.6)
+/// the whole-entry one ([`EntryBot`]), through which a 1.6 host asks for all of the
+/// entry's players of a turn in one call, the bot's [`ZombieBot::turn`] then called for
+/// each in a loop inside the library. A panic inside the bot never crosses into the
+/// host: it makes that player stay for that call and counts as an error of the entry.
 #[macro_export]
 macro_rules! export_bot {
     ($bot:ty) => {
@@ -916,7 +1030,9 @@ macro_rules! export_bot {
             $crate::__private::new_bot::<$bot>,
             None,
             None,
-            None
+            None,
+            None,
+            Some($crate::__private::new_entry_bot::<$bot>)
         );
     };
 }

@@ -6,6 +6,7 @@
  * using the game's seeded generator (never rand(): games must replay exactly).
  * The bot instance counts the turns it played, to show per-game state. Each call says
  * why it moved as it did (zb_debugf, ABI 1.4): the replay viewer shows it beside the board.
+ * It answers all of its players of a turn in one call (turn_all, ABI 1.6).
  *
  * Build: cc -O2 -shared -fPIC -I plugin-abi/include -o libwanderer.so plugins/c-wanderer/wanderer.c
  */
@@ -65,6 +66,12 @@ static zb_action turn(void *bot, const zb_context *ctx) {
     return zb_move(zb_random_below(ctx, 9));
 }
 
+/* (1.6) All of the entry's players of a turn in one call: the same answers as `turn`,
+ * in the same order, without a call from the host per player. */
+static void turn_all(void *bot, const zb_context *players, size_t count, zb_action *answers) {
+    for (size_t i = 0; i < count; i++) answers[i] = turn(bot, &players[i]);
+}
+
 static const zb_bot_table TABLE = {
     .abi_version = ZOMBIES_BOT_ABI_VERSION,
     .struct_size = sizeof(zb_bot_table),
@@ -73,6 +80,7 @@ static const zb_bot_table TABLE = {
     .turn = turn,
     .destroy = destroy,
     .set_debug = zb_set_debug,
+    .turn_all = turn_all,
 };
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }

@@ -137,6 +137,21 @@ impl CTable {
         self.field(std::mem::offset_of!(CBotTable, hex_turn), |t| unsafe { &raw const (*t).hex_turn }).flatten()
     }
 
+    /// The zombies whole-entry call (1.6).
+    #[allow(clippy::type_complexity)]
+    pub fn turn_all(
+        &self,
+    ) -> Option<
+        extern "C" fn(
+            *mut std::ffi::c_void,
+            *const zombies_plugin_abi::Context<'_>,
+            usize,
+            *mut zombies_plugin_abi::Action,
+        ),
+    > {
+        self.field(std::mem::offset_of!(CBotTable, turn_all), |t| unsafe { &raw const (*t).turn_all }).flatten()
+    }
+
     /// The hex side call (1.3).
     pub fn hex_side(
         &self,

@@ -219,14 +219,18 @@ pub struct Engine {
     view_columns: Vec<u64>,
     /// Each entry's generator of this turn's decision step, seeded from `rng`.
     entry_rngs: Vec<GameRng>,
-    /// Scratch of the decision step: what each mover's call asked for (by place in
-    /// `movers`), and the places of each entry's living players.
+    /// Scratch of the decision step: what each player's call asked for (by place in
+    /// `player_movers`), and those places of each entry's players.
     answered: Vec<Answered>,
     by_owner: Vec<Vec<u32>>,
     /// Scratch of the decision step: the turn's zombies (id and cell) and its players
-    /// (place in `movers`), each in the turn's order.
+    /// (their records as the step began), each in the turn's order.
     zombie_movers: Vec<(Id, u32, u32)>,
-    player_movers: Vec<u32>,
+    player_movers: Vec<Entity>,
+    /// Scratch of a whole-entry call (`Engine::entry_call`): its contexts (empty between
+    /// calls, hence `'static`) and its answers.
+    entry_calls: Vec<Context<'static>>,
+    entry_answers: Vec<Result<Action, BotError>>,
 }
 
 impl Engine {
@@ -281,6 +285,8 @@ impl Engine {
             by_owner: Vec::new(),
             zombie_movers: Vec::new(),
             player_movers: Vec::new(),
+            entry_calls: Vec::new(),
+            entry_answers: Vec::new(),
         }
     }
 
@@ -572,35 +578,38 @@ impl Engine {
         // No call changes what another sees (the snapshot, its entry's own generator), and
         // each entry's bot is called for its players in the turn's order either way: so
         // which entry's calls come first changes nothing. Where some are played elsewhere
-        // (a lockstep game), the calls are made first, entry by entry, those played here
-        // first, so that a process makes all of its entry's calls of the turn at once;
-        // else each player's call is made in the pass below, in the turn's order.
+        // (a lockstep game) or answer a whole entry in one call (`Bot::whole_entry`), the
+        // calls are made first, entry by entry, those played here first, so that a
+        // process makes all of its entry's calls of the turn at once and a whole-entry
+        // bot gets them in one call; else each player's call is made in the pass below,
+        // in the turn's order.
         let owned = Arc::clone(&self.names);
         let names: Vec<RStr<'_>> = owned.iter().map(|n| RStr::from_str(n)).collect();
-        let in_advance = bots.iter().any(|b| b.played_elsewhere());
+        let in_advance = bots.iter().any(|b| b.played_elsewhere() || b.whole_entry());
         if bots.iter().any(|b| b.prefetches()) {
             self.prefetch_calls(bots, &names);
         }
-        if in_advance {
-            self.call_in_advance(bots, &names);
-        }
         // The turn's order split by kind, without a branch on it (the kinds come in
-        // random order): the zombies (where they stand) and the players (their place in
-        // `movers`). The two passes below draw from different generators (zombies from
-        // the game's, players from their entry's) and each keeps the turn's order, so
-        // playing the zombies first changes nothing but the order of the plans, which
-        // the movement step does not depend on.
+        // random order): the zombies (where they stand) and the players (their records
+        // as the step began: a call changes no player's record but by its own shot, after
+        // it). The two passes below draw from different generators (zombies from the
+        // game's, players from their entry's) and each keeps the turn's order, so playing
+        // the zombies first changes nothing but the order of the plans, which the
+        // movement step does not depend on.
         let n = self.movers.len();
         self.zombie_movers.resize(n, (Id::EMPTY, 0, 0));
-        self.player_movers.resize(n, 0);
+        self.player_movers.resize(n, NO_ENTITY);
         let (mut zombies, mut players) = (0, 0);
-        for (i, &number) in self.movers.iter().enumerate() {
+        for &number in &self.movers {
             let e = &self.entities[number as usize];
             let zombie = e.id.is_zombie();
             self.zombie_movers[zombies] = (e.id, e.x, e.y);
-            self.player_movers[players] = i as u32;
+            self.player_movers[players] = *e;
             zombies += usize::from(zombie);
             players += usize::from(!zombie);
+        }
+        if in_advance {
+            self.call_in_advance(bots, &names, players);
         }
         // Every mover's plan is written at the next free place, which only those that
         // move take (no branch on a random choice); stale ones are cut off at the end.
@@ -613,19 +622,12 @@ impl Engine {
             planned = self.plan(planned, id, x, y, dx, dy);
         }
         for p in 0..players {
-            let i = self.player_movers[p] as usize;
-            let number = self.movers[i];
-            let e = self.entities[number as usize];
-            let answered =
-                if in_advance { self.answered[i] } else { self.player_call(bots, &names, e.id.owner as usize, number) };
-            let (dx, dy) = match answered {
-                Answered::Stay => (0, 0),
-                Answered::Step(dx, dy) => (dx, dy),
-                Answered::Shoot(target) => {
-                    self.fire(number, target);
-                    (0, 0)
-                }
-            };
+            let e = self.player_movers[p];
+            let answered = if in_advance { self.answered[p] } else { self.player_call(bots, &names, &e) };
+            let (dx, dy) = Answered::STEPS[answered.code as usize];
+            if answered.code == Answered::SHOOT {
+                self.fire(e.id.number, answered.target);
+            }
             planned = self.plan(planned, e.id, e.x, e.y, dx, dy);
         }
         self.plans.truncate(planned);
@@ -652,34 +654,88 @@ impl Engine {
         }
     }
 
-    /// The decision step's calls made before its moves (some bots are played elsewhere):
-    /// entry by entry, each for its living players in the turn's order, the bots played
-    /// here first; what each asks for is kept in `answered`, by place in `movers`.
-    fn call_in_advance(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>], names: &[RStr<'_>]) {
+    /// The decision step's calls made before its moves (some bots are played elsewhere or
+    /// answer a whole entry in one call), for the turn's first `players` players of
+    /// `player_movers`: entry by entry, each for its living players in the turn's order,
+    /// the bots played here first; what each asks for is kept in `answered`, by place
+    /// among the turn's players.
+    fn call_in_advance(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>], names: &[RStr<'_>], players: usize) {
         self.answered.clear();
-        self.answered.resize(self.movers.len(), Answered::Stay);
+        self.answered.resize(players, Answered::STAY);
         // (The lists are kept from turn to turn: no allocation once they have grown.)
         self.by_owner.resize_with(self.names.len(), Vec::new);
         self.by_owner.iter_mut().for_each(Vec::clear);
-        for (i, &number) in self.movers.iter().enumerate() {
-            let id = self.entities[number as usize].id;
-            if !id.is_zombie() {
-                self.by_owner[id.owner as usize].push(i as u32);
-            }
+        for (p, e) in self.player_movers[..players].iter().enumerate() {
+            self.by_owner[e.id.owner as usize].push(p as u32);
         }
         let by_owner = std::mem::take(&mut self.by_owner);
         for elsewhere in [false, true] {
-            for (owner, movers) in by_owner.iter().enumerate() {
+            for (owner, places) in by_owner.iter().enumerate() {
                 if bots[owner].played_elsewhere() != elsewhere {
                     continue;
                 }
-                for &i in movers {
-                    let number = self.movers[i as usize];
-                    self.answered[i as usize] = self.player_call(bots, names, owner, number);
+                if bots[owner].whole_entry() {
+                    self.entry_call(bots, names, owner, places);
+                    continue;
+                }
+                for &p in places {
+                    let e = self.player_movers[p as usize];
+                    self.answered[p as usize] = self.player_call(bots, names, &e);
                 }
             }
         }
         self.by_owner = by_owner;
+    }
+
+    /// Calls the bot of entry `owner` once for all of its living players (`places` in
+    /// `player_movers`, in the turn's order) with [`Bot::turn_all`]: the contexts the calls
+    /// one per player would have had, all drawing from the entry's generator of the turn,
+    /// so the bot draws the same numbers in the same order. What each asks for is kept
+    /// in `answered`; each answer is counted and judged as its own call.
+    fn entry_call(
+        &mut self,
+        bots: &mut [Box<dyn Bot<Zombies> + '_>],
+        names: &[RStr<'_>],
+        owner: usize,
+        places: &[u32],
+    ) {
+        if places.is_empty() {
+            return;
+        }
+        // (The scratch lists are kept from turn to turn: no allocation once they have grown.)
+        let mut calls: Vec<Context<'_>> = std::mem::take(&mut self.entry_calls);
+        let mut answers = std::mem::take(&mut self.entry_answers);
+        let random = random_source(&mut self.entry_rngs[owner]);
+        let (clock, board_size) = (self.clock, self.board.side());
+        calls.clear();
+        calls.extend(places.iter().map(|&p| {
+            let e = &self.player_movers[p as usize];
+            Context {
+                id: e.id,
+                bullets: e.bullets,
+                clock,
+                x: e.x,
+                y: e.y,
+                board_size,
+                view: self.board.view(e.x, e.y),
+                names: RSlice::from_slice(names),
+                random,
+            }
+        }));
+        self.stats[owner].count_all(calls.len() as u64, || bots[owner].turn_all(&calls, &mut answers));
+        // Back to a list of no borrowed contexts, keeping its allocation (the list is empty,
+        // and the element types differ only in their lifetime).
+        calls.clear();
+        #[allow(clippy::unnecessary_filter_map, reason = "it changes the element type, not the elements")]
+        let calls: Vec<Context<'static>> = calls.into_iter().filter_map(|_| None).collect();
+        self.entry_calls = calls;
+        // (Read in place: moving each answer out costs more than the call did.)
+        answers.resize_with(places.len(), || Err(BotError::Failed("no answer for this player".to_owned())));
+        for (&p, answer) in places.iter().zip(&answers) {
+            self.answered[p as usize] = answered(&mut self.stats[owner], answer);
+        }
+        answers.clear();
+        self.entry_answers = answers;
     }
 
     /// Tells each bot that wants it ([`Bot::prefetch`]) the calls it will get in this
@@ -697,29 +753,14 @@ impl Engine {
         }
     }
 
-    /// Calls the bot of entry `owner` for its player `number`, drawing from the entry's
-    /// generator of this turn; returns what the engine will apply.
-    fn player_call(
-        &mut self,
-        bots: &mut [Box<dyn Bot<Zombies> + '_>],
-        names: &[RStr<'_>],
-        owner: usize,
-        number: u32,
-    ) -> Answered {
-        let e = self.entities[number as usize];
-        let ctx = player_context(&e, self.clock, &self.board, names, &mut self.entry_rngs[owner]);
+    /// Calls the bot of the entry of player `e` (its record as the decision step began)
+    /// for it, drawing from the entry's generator of this turn; returns what the engine
+    /// will apply.
+    fn player_call(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>], names: &[RStr<'_>], e: &Entity) -> Answered {
+        let owner = e.id.owner as usize;
+        let ctx = player_context(e, self.clock, &self.board, names, &mut self.entry_rngs[owner]);
         let answer = self.stats[owner].count(|| bots[owner].turn(&ctx));
-        match answer.and_then(validate) {
-            Ok(Decision::Move(d)) => {
-                let (dx, dy) = d.delta();
-                Answered::Step(dx, dy)
-            }
-            Ok(Decision::Shoot(target)) => Answered::Shoot(target),
-            Err(err) => {
-                self.stats[owner].record_error(&err);
-                Answered::Stay
-            }
-        }
+        answered(&mut self.stats[owner], &answer)
     }
 
     /// A shot by `shooter` at `target`: ignored without bullets; otherwise one bullet
@@ -859,6 +900,9 @@ impl Engine {
 /// `Entity::plan` of an entity that never had one.
 const NO_PLAN: u32 = u32::MAX;
 
+/// The filler of the decision step's scratch lists of records.
+const NO_ENTITY: Entity = Entity { id: Id::EMPTY, x: 0, y: 0, bullets: 0, present: false, plan: NO_PLAN };
+
 /// The offset of the living player a zombie at `(x, y)` walks to: the nearest in its
 /// 17x17 view by Chebyshev distance, ties to the smallest dx, then the smallest dy (the
 /// first met scanning columns x = -8..8 and rows y = -8..8 in each); `None` if it sees
@@ -899,13 +943,61 @@ pub fn nearest_player(board: &Board, x: u32, y: u32) -> Option<(i32, i32)> {
     Some((dx, dy))
 }
 
-/// What the engine applies for a player's call in the decision step.
+/// What the engine applies for a player's call in the decision step: a move (a
+/// [`Direction`] code; staying for a call that failed or answered nonsense) or a shot at
+/// `target`. Plain numbers rather than an enum with data, so that reading one back from
+/// the decision step's list is two loads (an enum went through a stack copy that cost
+/// about a tenth of the step).
 #[derive(Debug, Clone, Copy)]
-enum Answered {
-    /// It failed or answered nonsense.
-    Stay,
-    Step(i32, i32),
-    Shoot(Id),
+struct Answered {
+    /// A [`Direction`] code, or [`Answered::SHOOT`].
+    code: u32,
+    /// The shot's target (read only for a shot).
+    target: Id,
+}
+
+impl Answered {
+    /// `code` of a shot.
+    const SHOOT: u32 = 9;
+    /// What a failed or nonsensical call amounts to.
+    const STAY: Answered = Answered { code: Direction::Stay as u32, target: Id::EMPTY };
+    /// The step `(dx, dy)` of each code, a shot's being none.
+    const STEPS: [(i32, i32); 10] = [
+        Direction::N.delta(),
+        Direction::NE.delta(),
+        Direction::E.delta(),
+        Direction::SE.delta(),
+        Direction::S.delta(),
+        Direction::SW.delta(),
+        Direction::W.delta(),
+        Direction::NW.delta(),
+        Direction::Stay.delta(),
+        (0, 0),
+    ];
+}
+
+/// What the engine applies for a call's `answer`, counting a failed or invalid one in the
+/// entry's `stats`.
+#[inline]
+fn answered(stats: &mut CallStats, answer: &Result<Action, BotError>) -> Answered {
+    // The valid answers checked in place (what `validate` accepts), without building its
+    // `Result` (a tenth of the decision step when it was built for every answer).
+    match answer {
+        Ok(Action { kind: Action::MOVE, direction, .. }) if *direction <= Direction::Stay as u32 => {
+            Answered { code: *direction, target: Id::EMPTY }
+        }
+        Ok(Action { kind: Action::SHOOT, target, .. }) => Answered { code: Answered::SHOOT, target: *target },
+        Ok(action) => {
+            if let Err(err) = validate(*action) {
+                stats.record_error(&err);
+            }
+            Answered::STAY
+        }
+        Err(err) => {
+            stats.record_error(err);
+            Answered::STAY
+        }
+    }
 }
 
 /// What a valid answer asks for.

@@ -23,6 +23,7 @@ pub fn root() -> BotModuleRef {
         set_logger: None,
         new_hex_side_bot: None,
         set_debugger: None,
+        new_entry_bot: None,
     }
     .leak_into_prefix()
 }
