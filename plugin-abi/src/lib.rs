@@ -744,7 +744,7 @@ static LOGGER: std::sync::Mutex<Option<(extern "C" fn(*const c_void, *const u8, 
     std::sync::Mutex::new(None);
 
 /// What a Rust bot implements; [`export_bot!`] turns it into a plugin.
-pub trait ZombieBot: 'static {
+pub trait ZombiesPlayer: 'static {
     /// The entry's name.
     const NAME: &'static str;
     /// A fresh bot, made at the start of every game.
@@ -752,6 +752,27 @@ pub trait ZombieBot: 'static {
     /// Decides for one of the entry's living players (called once per player per turn).
     fn turn(&mut self, ctx: &Context<'_>) -> Action;
 }
+
+/// The former name of [`ZombiesPlayer`] (the same trait), kept so that the bots written
+/// against it still build.
+///
+/// ```
+/// use zombies_plugin_abi::{Action, Context, ZombieBot, ZombiesPlayer};
+///
+/// struct Stay;
+/// impl ZombieBot for Stay {
+///     const NAME: &'static str = "stay";
+///     fn new() -> Self {
+///         Stay
+///     }
+///     fn turn(&mut self, _: &Context<'_>) -> Action {
+///         Action::stay()
+///     }
+/// }
+/// fn is_a_player<B: ZombiesPlayer>() {}
+/// is_a_player::<Stay>();
+/// ```
+pub use ZombiesPlayer as ZombieBot;
 
 #[doc(hidden)]
 pub mod __private {
@@ -801,7 +822,7 @@ pub mod __private {
     #[derive(Debug)]
     pub struct Guarded<B>(pub B);
 
-    impl<B: ZombieBot> Bot for Guarded<B> {
+    impl<B: ZombiesPlayer> Bot for Guarded<B> {
         fn turn(&mut self, ctx: &Context<'_>) -> RResult<Action, RString> {
             match catch_unwind(AssertUnwindSafe(|| self.0.turn(ctx))) {
                 Ok(action) => ROk(action),
@@ -810,7 +831,7 @@ pub mod __private {
         }
     }
 
-    impl<B: ZombieBot> EntryBot for Guarded<B> {
+    impl<B: ZombiesPlayer> EntryBot for Guarded<B> {
         fn turn(&mut self, ctx: &Context<'_>) -> RResult<Action, RString> {
             Bot::turn(self, ctx)
         }
@@ -842,7 +863,7 @@ pub mod __private {
     }
 
     /// The `new_entry_bot` of an exported zombies module (ABI 1.6).
-    pub extern "C" fn new_entry_bot<B: ZombieBot>() -> RResult<EntryBotBox, RString> {
+    pub extern "C" fn new_entry_bot<B: ZombiesPlayer>() -> RResult<EntryBotBox, RString> {
         quiet_panics();
         match catch_unwind(B::new) {
             Ok(bot) => ROk(EntryBot_TO::from_value(Guarded(bot), TD_Opaque)),
@@ -957,7 +978,7 @@ pub mod __private {
     }
 
     /// The `new_bot` of an exported module.
-    pub extern "C" fn new_bot<B: ZombieBot>() -> RResult<BotBox, RString> {
+    pub extern "C" fn new_bot<B: ZombiesPlayer>() -> RResult<BotBox, RString> {
         quiet_panics();
         match catch_unwind(B::new) {
             Ok(bot) => ROk(Bot_TO::from_value(Guarded(bot), TD_Opaque)),
@@ -1010,7 +1031,7 @@ macro_rules! __export_module {
     };
 }
 
-/// Exports a [`ZombieBot`] as a plugin: `export_bot!(MyBot);` in a `cdylib` crate.
+/// Exports a [`ZombiesPlayer`] as a plugin: `export_bot!(MyBot);` in a `cdylib` crate.
 ///
 /// The crate must depend on `abi_stable` (0.11) as well as on this crate: the root
 /// module's export code names `::abi_stable` directly.
@@ -1018,14 +1039,14 @@ macro_rules! __export_module {
 /// The library then holds the root module the host looks for, with the bot's name, the
 /// ABI version and two constructors: the per-player one every 1.x host reads, and (1.6)
 /// the whole-entry one ([`EntryBot`]), through which a 1.6 host asks for all of the
-/// entry's players of a turn in one call, the bot's [`ZombieBot::turn`] then called for
+/// entry's players of a turn in one call, the bot's [`ZombiesPlayer::turn`] then called for
 /// each in a loop inside the library. A panic inside the bot never crosses into the
 /// host: it makes that player stay for that call and counts as an error of the entry.
 #[macro_export]
 macro_rules! export_bot {
     ($bot:ty) => {
         $crate::__export_module!(
-            <$bot as $crate::ZombieBot>::NAME,
+            <$bot as $crate::ZombiesPlayer>::NAME,
             "zombies",
             $crate::__private::new_bot::<$bot>,
             None,

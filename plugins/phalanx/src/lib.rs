@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use zombies_plugin_abi::{Action, Context, Direction, ZombieBot, export_bot};
+use zombies_plugin_abi::{Action, Context, Direction, ZombiesPlayer, export_bot};
 
 /// The entry's shared mind.
 #[derive(Debug, Default)]
@@ -33,7 +33,7 @@ fn wrap_delta(a: u32, b: u32, side: u32) -> i32 {
     if d > side as i32 / 2 { d - side as i32 } else { d }
 }
 
-impl ZombieBot for Phalanx {
+impl ZombiesPlayer for Phalanx {
     const NAME: &'static str = "Phalanx";
 
     fn new() -> Self {

@@ -4,13 +4,13 @@
 //! The randomness comes from `ctx.random_move()`, the game's seeded generator, never
 //! from a generator of the bot's own: that is what lets a game replay from its seed.
 
-use zombies_plugin_abi::{Action, Context, ZombieBot, export_bot};
+use zombies_plugin_abi::{Action, Context, ZombiesPlayer, export_bot};
 
 /// The bot; it keeps no state.
 #[derive(Debug)]
 pub struct RandomWalker;
 
-impl ZombieBot for RandomWalker {
+impl ZombiesPlayer for RandomWalker {
     const NAME: &'static str = "RandomWalker";
 
     fn new() -> Self {

@@ -11,7 +11,7 @@
 
 use std::collections::HashSet;
 
-use zombies_plugin_abi::{Action, Context, Direction, Id, ZombieBot, export_bot};
+use zombies_plugin_abi::{Action, Context, Direction, Id, ZombiesPlayer, export_bot};
 
 /// One instance per game, shared by all 50 players of the entry.
 #[derive(Debug, Default)]
@@ -51,7 +51,7 @@ fn flee(ctx: &Context<'_>, zombies: &[(i32, i32, Id)]) -> Direction {
         .unwrap_or(Direction::Stay)
 }
 
-impl ZombieBot for Sharpshooter {
+impl ZombiesPlayer for Sharpshooter {
     const NAME: &'static str = "Sharpshooter";
 
     fn new() -> Self {

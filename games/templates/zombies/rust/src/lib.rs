@@ -11,7 +11,7 @@
 //! This starting strategy: shoot a zombie that could bite next turn, else step away
 //! from the nearest zombie in sight, else wander at random. Change anything below.
 
-use zombies_plugin_abi::{Action, Context, Direction, Id, ZombieBot, export_bot};
+use zombies_plugin_abi::{Action, Context, Direction, Id, ZombiesPlayer, export_bot};
 
 /// The bot. The arena makes one per game (`new`), shared by all of your players, so
 /// its fields are how your players coordinate.
@@ -28,7 +28,7 @@ fn distance(dx: i32, dy: i32) -> i32 {
     dx.abs().max(dy.abs())
 }
 
-impl ZombieBot for MyBot {
+impl ZombiesPlayer for MyBot {
     /// The entry's name in the arena: unique; not "Zombie" nor "DeadBody".
     const NAME: &'static str = "{{NAME}}";
 

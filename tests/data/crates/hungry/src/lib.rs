@@ -1,7 +1,7 @@
 //! Test fixture: on its third call of each game it allocates (and touches) 8 GiB, more
 //! than a worker may have: Rust's allocation error handler says so and aborts.
 
-use zombies_plugin_abi::{Action, Context, ZombieBot, export_bot};
+use zombies_plugin_abi::{Action, Context, ZombiesPlayer, export_bot};
 
 /// Counts its calls; keeps what it allocated.
 #[derive(Debug)]
@@ -10,7 +10,7 @@ pub struct Hungry {
     hoard: Vec<u8>,
 }
 
-impl ZombieBot for Hungry {
+impl ZombiesPlayer for Hungry {
     const NAME: &'static str = "Hungry";
     fn new() -> Self {
         Hungry { calls: 0, hoard: Vec::new() }

@@ -1,7 +1,7 @@
 //! Test fixture: panics on the first call of each game (after a line to its log), then
 //! stays. A fresh instance per game means exactly one panic per game.
 
-use zombies_plugin_abi::{Action, Context, ZombieBot, export_bot};
+use zombies_plugin_abi::{Action, Context, ZombiesPlayer, export_bot};
 
 /// Counts its calls.
 #[derive(Debug)]
@@ -9,7 +9,7 @@ pub struct Panicky {
     calls: u64,
 }
 
-impl ZombieBot for Panicky {
+impl ZombiesPlayer for Panicky {
     const NAME: &'static str = "Panicky";
     fn new() -> Self {
         Panicky { calls: 0 }
