@@ -208,64 +208,12 @@ fn nothing_outside_the_games_crate_names_a_game() {
     );
 }
 
-/// The string literals in `text`'s code (comments skipped), each with its line: what
-/// is between the quotes, as written (escapes not decoded).
-fn string_literals(text: &str) -> Vec<(usize, String)> {
-    let chars: Vec<char> = text.chars().collect();
-    let (mut out, mut line, mut i) = (Vec::new(), 1, 0);
-    let lines_in = |from: usize, to: usize| chars[from..to.min(chars.len())].iter().filter(|&&c| c == '\n').count();
-    while i < chars.len() {
-        let (c, next) = (chars[i], chars.get(i + 1).copied());
-        let end = if c == '/' && next == Some('/') {
-            chars[i..].iter().position(|&d| d == '\n').map_or(chars.len(), |at| i + at)
-        } else if c == '/' && next == Some('*') {
-            let (mut j, mut depth) = (i, 0);
-            while j < chars.len() {
-                match (chars[j], chars.get(j + 1)) {
-                    ('/', Some('*')) => (depth, j) = (depth + 1, j + 2),
-                    ('*', Some('/')) => (depth, j) = (depth - 1, j + 2),
-                    _ => j += 1,
-                }
-                if depth == 0 {
-                    break;
-                }
-            }
-            j
-        } else if let Some((quote, hashes)) = raw_string_at(&chars, i) {
-            let close: Vec<char> = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
-            let at = chars[quote + 1..]
-                .windows(close.len())
-                .position(|w| w == close)
-                .map_or(chars.len(), |at| quote + 1 + at);
-            out.push((line, chars[quote + 1..at.min(chars.len())].iter().collect()));
-            at + close.len()
-        } else if c == '"' {
-            let mut j = i + 1;
-            while j < chars.len() && chars[j] != '"' {
-                j += if chars[j] == '\\' { 2 } else { 1 };
-            }
-            out.push((line, chars[i + 1..j.min(chars.len())].iter().collect()));
-            j + 1
-        } else if c == '\'' && next == Some('\\') {
-            chars[i + 3..].iter().position(|&d| d == '\'').map_or(chars.len(), |at| i + 3 + at + 1)
-        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
-            i + 3
-        } else {
-            line += usize::from(c == '\n');
-            i += 1;
-            continue;
-        };
-        line += lines_in(i, end);
-        i = end;
-    }
-    out
-}
-
 /// Where `text` names a game in a string: a literal that is a game's name (`"eggs" =>`)
 /// or a path into its files (`"eggs/rust/..."`).
 fn games_in_strings(text: &str) -> Vec<(usize, String)> {
     let names = arena::games::NAMES;
-    string_literals(text)
+    code_and_strings(text)
+        .1
         .into_iter()
         .filter(|(_, s)| names.iter().any(|g| s == g || s.starts_with(&format!("{g}/"))))
         .map(|(line, s)| (line, format!("the game {s:?} in a string")))
@@ -431,8 +379,16 @@ fn raw_string_at(chars: &[char], i: usize) -> Option<(usize, usize)> {
 /// `text` with every comment, string and character literal blanked out (newlines kept,
 /// so lines still count): only code is left to read paths from.
 fn code_only(text: &str) -> String {
+    code_and_strings(text).0
+}
+
+/// [`code_only`]'s text, and the string literals it blanked out, each with its line: what
+/// is between the quotes, as written (escapes not decoded).
+fn code_and_strings(text: &str) -> (String, Vec<(usize, String)>) {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
+    let mut strings = Vec::new();
+    let line = |out: &String| out.matches('\n').count() + 1;
     // Blanks `chars[from..to]` (clamped to the end).
     let blank = |out: &mut String, from: usize, to: usize| {
         for &c in &chars[from..to.min(chars.len())] {
@@ -460,15 +416,18 @@ fn code_only(text: &str) -> String {
             j
         } else if let Some((quote, hashes)) = raw_string_at(&chars, i) {
             let close: Vec<char> = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
-            chars[quote + 1..]
+            let at = chars[quote + 1..]
                 .windows(close.len())
                 .position(|w| w == close)
-                .map_or(chars.len(), |at| quote + 1 + at + close.len())
+                .map_or(chars.len(), |at| quote + 1 + at);
+            strings.push((line(&out), chars[quote + 1..at].iter().collect()));
+            (at + close.len()).min(chars.len())
         } else if c == '"' {
             let mut j = i + 1;
             while j < chars.len() && chars[j] != '"' {
                 j += if chars[j] == '\\' { 2 } else { 1 };
             }
+            strings.push((line(&out), chars[i + 1..j.min(chars.len())].iter().collect()));
             j + 1
         } else if c == '\'' && next == Some('\\') {
             // An escaped character ('\n', '\'', '\u{..}').
@@ -484,7 +443,7 @@ fn code_only(text: &str) -> String {
         blank(&mut out, i, end);
         i = end;
     }
-    out
+    (out, strings)
 }
 
 /// The paths of the use tree at `toks[at]` (a path, or a `{...}` group of them, nested
