@@ -100,6 +100,13 @@ static zb_action turn(void *self, const zb_context *ctx) {
     return zb_move(zb_random_below(ctx, 9));
 }
 
+/* All of your living players of a turn in one call (ABI 1.6), in the turn's order: the
+ * same answers as calling `turn` for each, without a call from the arena per player
+ * (faster; leave `.turn_all` out of the table and `turn` is called per player). */
+static void turn_all(void *self, const zb_context *players, size_t count, zb_action *answers) {
+    for (size_t i = 0; i < count; i++) answers[i] = turn(self, &players[i]);
+}
+
 static const zb_bot_table TABLE = {
     .abi_version = ZOMBIES_BOT_ABI_VERSION,
     .struct_size = sizeof(zb_bot_table),
@@ -109,6 +116,7 @@ static const zb_bot_table TABLE = {
     .destroy = destroy,
     .game = "zombies", /* the game this library plays */
     .set_logger = zb_set_logger, /* zb_log / zb_logf: one line in the entry's log */
+    .turn_all = turn_all,
 };
 
 ZB_EXPORT const zb_bot_table *zombies_bot_entry(void) { return &TABLE; }
