@@ -45,6 +45,41 @@ pub const fn program(path: &'static str, text: &'static str) -> File {
     File { path, text, executable: true }
 }
 
+/// A game's starting bot in every language: the text of each (with placeholders), and
+/// the game's own ABI header, which its C bot includes beside [`BASE_HEADER`] (none for
+/// the game whose types the base header holds). A game's `kit.rs` gives its texts; how
+/// they are laid out in the bot's directory is the same for every game ([`Starters::files`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Starters {
+    /// The Rust bot's `src/lib.rs`.
+    pub rust: &'static str,
+    /// The C bot's `NAME.c`.
+    pub c: &'static str,
+    /// The game's ABI header beside the C bot, if it has one of its own.
+    pub c_header: Option<File>,
+    /// The Rhai bot's `NAME.rhai`.
+    pub rhai: &'static str,
+    /// The Lua bot's `NAME.lua`.
+    pub lua: &'static str,
+    /// The Python program's `NAME.py` (made executable).
+    pub python: &'static str,
+}
+
+impl Starters {
+    /// The starting bot's own files in `lang` (one of [`LANGS`]), or `None` for another
+    /// language.
+    pub fn files(&self, lang: &str) -> Option<Vec<File>> {
+        Some(match lang {
+            "rust" => vec![file("src/lib.rs", self.rust)],
+            "c" => [file("NAME.c", self.c), BASE_HEADER].into_iter().chain(self.c_header).collect(),
+            "rhai" => vec![file("NAME.rhai", self.rhai)],
+            "lua" => vec![file("NAME.lua", self.lua)],
+            "python" => vec![program("NAME.py", self.python)],
+            _ => return None,
+        })
+    }
+}
+
 /// The ABI's base header, which every game's C bot includes.
 pub const BASE_HEADER: File = file("zombies_bot.h", include_str!("../../plugin-abi/include/zombies_bot.h"));
 

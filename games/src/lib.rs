@@ -60,10 +60,10 @@ macro_rules! with_game {
 /// its `kit.rs`; `kit` writes it), or `None` for a game or language without one.
 pub fn starter(name: &str, lang: &str) -> Option<Vec<kit::File>> {
     match name {
-        "zombies" => zombies::kit::starter(lang),
-        "eggs" => eggs::kit::starter(lang),
-        "target" => invisible_target::kit::starter(lang),
-        "hex" => hex::kit::starter(lang),
+        "zombies" => zombies::kit::STARTERS.files(lang),
+        "eggs" => eggs::kit::STARTERS.files(lang),
+        "target" => invisible_target::kit::STARTERS.files(lang),
+        "hex" => hex::kit::STARTERS.files(lang),
         _ => None,
     }
 }

@@ -1,21 +1,15 @@
 //! This game's starting bots for `arena new-bot --game eggs`, one per language, from
-//! `games/templates/eggs/`. Not here: what every game's bot in a language shares, and
-//! the writing (`crate::kit`).
+//! `games/templates/eggs/` (`kit::Starters` lays them out). Not here: what every
+//! game's bot in a language shares, and the writing (`crate::kit`).
 
-use crate::kit::{self, File};
+use crate::kit::{self, Starters};
 
-/// This game's starting bot in `lang` (one of `kit::LANGS`), if there is one.
-pub fn starter(lang: &str) -> Option<Vec<File>> {
-    Some(match lang {
-        "rust" => vec![kit::file("src/lib.rs", include_str!("../../templates/eggs/rust/src/lib.rs"))],
-        "c" => vec![
-            kit::file("NAME.c", include_str!("../../templates/eggs/c/bot.c")),
-            kit::BASE_HEADER,
-            kit::file("eggs_bot.h", include_str!("../../../plugin-abi/include/eggs_bot.h")),
-        ],
-        "rhai" => vec![kit::file("NAME.rhai", include_str!("../../templates/eggs/rhai/bot.rhai"))],
-        "lua" => vec![kit::file("NAME.lua", include_str!("../../templates/eggs/lua/bot.lua"))],
-        "python" => vec![kit::program("NAME.py", include_str!("../../templates/eggs/python/bot.py"))],
-        _ => return None,
-    })
-}
+/// This game's starting bot in every language.
+pub const STARTERS: Starters = Starters {
+    rust: include_str!("../../templates/eggs/rust/src/lib.rs"),
+    c: include_str!("../../templates/eggs/c/bot.c"),
+    c_header: Some(kit::file("eggs_bot.h", include_str!("../../../plugin-abi/include/eggs_bot.h"))),
+    rhai: include_str!("../../templates/eggs/rhai/bot.rhai"),
+    lua: include_str!("../../templates/eggs/lua/bot.lua"),
+    python: include_str!("../../templates/eggs/python/bot.py"),
+};
