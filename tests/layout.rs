@@ -521,9 +521,9 @@ fn layer_module(layout: &Layout, path: &[String]) -> String {
 /// (named at the crate root, defined in a module), and the names its root brings in
 /// from other crates (`pub use zombies_plugin_abi as abi`, `use arena_system::{clock,
 /// process}`), whose paths lead out of the crate.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Crate {
-    layout: Option<Layout>,
+    layout: Layout,
     /// The module path of every library file (`["loaders", "native"]`, `["bot"]`).
     modules: Vec<Vec<String>>,
     /// `#[macro_export]` macros by name, with the module defining each.
@@ -534,7 +534,7 @@ struct Crate {
 
 impl Crate {
     fn read(layout: &Layout, files: &[(String, String)]) -> Crate {
-        let mut krate = Crate { layout: Some(*layout), ..Crate::default() };
+        let mut krate = Crate { layout: *layout, modules: Vec::new(), macros: Vec::new(), external: Vec::new() };
         for (file, text) in files.iter().filter(|(f, _)| !is_binary(f)) {
             krate.modules.push(module_path(file));
             let code = code_only(text);
@@ -565,13 +565,12 @@ impl Crate {
         if self.external.contains(first) {
             return Ok(None);
         }
-        let layout = self.layout.unwrap_or(WHOLE);
         if !self.modules.iter().any(|m| m.first() == Some(first)) {
-            return Err(format!("crate::{first}, which is no module of {}", layout.dir));
+            return Err(format!("crate::{first}, which is no module of {}", self.layout.dir));
         }
         // `loaders::Skipped` is `loaders` itself; `loaders::native::...` is its submodule.
         let sub = path.len() > 1 && self.modules.iter().any(|m| m[..] == path[..2]);
-        Ok(Some(if sub { layer_module(&layout, &path[..2]) } else { first.clone() }))
+        Ok(Some(if sub { layer_module(&self.layout, &path[..2]) } else { first.clone() }))
     }
 }
 
@@ -602,7 +601,7 @@ fn imported_from_other_crates(line: &str) -> Vec<String> {
 fn uses_of(krate: &Crate, file: &str, text: &str) -> (Vec<Use>, Vec<String>) {
     let code = code_only(text);
     let toks = code_tokens(&code);
-    let layout = krate.layout.unwrap_or(WHOLE);
+    let layout = krate.layout;
     let (from, binary, here) = (file_module(&layout, file), is_binary(file), module_path(file));
     let (mut uses, mut problems) = (Vec::new(), Vec::new());
     // Inline modules (`mod tests { ... }`) open around the token: name, and the brace
