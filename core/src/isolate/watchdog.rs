@@ -8,7 +8,7 @@
 
 use std::io::Write;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::clock::TaskProbe;
 
@@ -103,17 +103,24 @@ impl Tasks {
     }
 }
 
-/// The threads and processes of `root` and every process below it (as `/proc` shows
-/// them now; a process that left the tree by losing its parent is not counted, but a
-/// worker's process cap still ends it).
+/// The threads and processes of `root` and every process below it that are alive (as
+/// `/proc` shows them now; a process that left the tree by losing its parent is not
+/// counted, but a worker's process cap still ends it). A process already on its way out
+/// (a zombie, or exiting: the kernel has set `PF_EXITING`, as it does on a SIGKILL or
+/// when its PID namespace is torn down) is not running and is not counted.
 pub(super) fn tree_tasks(root: u32) -> Tasks {
     let mut tasks = Tasks::default();
     let mut todo = vec![root];
     while let Some(pid) = todo.pop() {
         let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
-        tasks.processes += 1;
+        let alive = std::fs::read(format!("/proc/{pid}/stat")).ok().is_some_and(|s| !dying(&s));
+        if alive {
+            tasks.processes += 1;
+        }
         for t in threads.flatten() {
-            tasks.threads += 1;
+            if alive {
+                tasks.threads += 1;
+            }
             let children = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
             todo.extend(children.split_ascii_whitespace().filter_map(|c| c.parse::<u32>().ok()));
         }
@@ -122,6 +129,42 @@ pub(super) fn tree_tasks(root: u32) -> Tasks {
         }
     }
     tasks
+}
+
+/// The kernel's flag of a task that has begun to exit.
+const PF_EXITING: u64 = 0x4;
+
+/// Whether a `/proc/<pid>/stat` line is a process that is dead or dying: state `Z`
+/// (zombie), `X` (dead), or the `PF_EXITING` flag (field 9).
+fn dying(stat: &[u8]) -> bool {
+    // The command name (field 2) is in parentheses and may hold anything: read after the
+    // last `)`.
+    let Some(end) = stat.iter().rposition(|&b| b == b')') else { return false };
+    let Ok(rest) = std::str::from_utf8(&stat[end + 1..]) else { return false };
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields.next().unwrap_or("");
+    // After the state: ppid, pgrp, session, tty_nr, tpgid, flags.
+    let flags = fields.nth(5).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    matches!(state, "Z" | "X" | "x") || flags & PF_EXITING != 0
+}
+
+/// How long what a game's processes hold beyond `base` is given to go before it is
+/// counted as left running: a box that was just ended takes a moment to empty (its
+/// init's death kills the rest of its PID namespace, the kill lands in each of them,
+/// and a loaded machine may take its time to run them to their end).
+pub(super) const SETTLE: Duration = Duration::from_millis(300);
+
+/// [`tree_tasks`] of `root`; while it holds more than `base`, looked at again until
+/// [`SETTLE`] has passed: what a game really left running stays, what was dying goes.
+pub(super) fn settled_tree_tasks(root: u32, base: Tasks) -> Tasks {
+    let until = Instant::now() + SETTLE;
+    loop {
+        let tasks = tree_tasks(root);
+        if !tasks.more_than(base) || Instant::now() >= until {
+            return tasks;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// A call of a seat that the referee waits for: timed by the host from the moment the
@@ -235,5 +278,35 @@ impl Awaited {
             return Some(Blamed { verdict: "hung in a call past its time limit".to_owned(), measured: Some(measured) });
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zombie_or_an_exiting_process_is_dying_and_a_running_one_is_not() {
+        assert!(!dying(b"21059 (cat) R 21055 21055 3362 0 -1 4194304 123 0 0"));
+        assert!(!dying(b"7 (sleep) S 1 7 7 0 -1 4194560 80 0 0"));
+        assert!(dying(b"21059 (cat) Z 21055 21055 3362 0 -1 4194304 123 0 0"));
+        // Running its exit (PF_EXITING, 0x4, beside PF_FORKNOEXEC 0x40).
+        assert!(dying(b"21059 (cat) R 21055 21055 3362 0 -1 4194372 123 0 0"));
+        // A name that holds ") Z " does not fool it.
+        assert!(!dying(b"99 (a) Z 1 2 3 0 -1 4 (x) S 1 99 99 0 -1 4194560 0"));
+        assert!(!dying(b"garbage"));
+    }
+
+    #[test]
+    fn a_killed_process_not_yet_reaped_is_not_counted_and_a_settled_tree_is_empty() {
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().expect("sleep starts");
+        let pid = child.id();
+        let alive = tree_tasks(pid);
+        assert_eq!((alive.processes, alive.threads), (1, 1));
+        child.kill().expect("kill");
+        // Not reaped yet: a zombie, or still exiting, until `settled_tree_tasks` sees it go.
+        let settled = settled_tree_tasks(pid, Tasks::default());
+        assert_eq!(settled, Tasks::default());
+        let _ = child.wait();
     }
 }

@@ -21,7 +21,7 @@ use super::lockstep_host::Lockstepped;
 use super::probe::PROBE_TIME;
 use super::running::{Event, Route, Running, StderrTail, spawn_reader};
 use super::scratch::{box_user, make_home, scratch_file, take_file};
-use super::watchdog::{Tasks, Watched, tree_tasks, watch};
+use super::watchdog::{Tasks, Watched, settled_tree_tasks, tree_tasks, watch};
 use super::wire::{GameRequest, GameResponse, READY, fresh_nonce};
 
 /// A long-lived worker process for one tournament thread, started at its first game
@@ -293,7 +293,7 @@ impl<G: Game> Worker<G> {
                 // Threads or processes left running by a bot of this game: the worker
                 // is replaced (ending them), and its native entries play in lockstep
                 // from then on, where each one's are seen and reported.
-                if tree_tasks(running.child.id()).more_than(running.at_rest) {
+                if settled_tree_tasks(running.child.id(), running.at_rest).more_than(running.at_rest) {
                     running.end();
                     let native = |e: &&usize| crate::loaders::native::is_library_name(&self.files[**e]);
                     for &e in seats.iter().filter(|e| native(e)) {
