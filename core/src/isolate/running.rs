@@ -265,8 +265,9 @@ fn send_on(route: &Route, line: Option<Vec<String>>) {
 }
 
 /// Reads a worker's standard output `out` on a thread of its own: sends along `lines`
-/// the whole lines that came in one read together (a line longer than
-/// [`MAX_ANSWER_LINE`] is dropped), then `None` once the pipe closes.
+/// the whole lines that came in one read together, then `None` once the pipe closes or
+/// a line longer than [`MAX_ANSWER_LINE`] comes (that line is dropped unread and nothing
+/// after it is read: it holds at most that much of a worker's output).
 pub(super) fn spawn_reader(out: ChildStdout, lines: Route) {
     std::thread::spawn(move || {
         // A referee writes a whole turn's requests at once: read them in few reads.
@@ -286,9 +287,16 @@ pub(super) fn spawn_reader(out: ChildStdout, lines: Route) {
                 Ok(_) => {}
             }
             if line.last() != Some(&b'\n') {
-                // Cut off: drop the rest of this line.
-                let mut rest = Vec::new();
-                let _ = out.read_until(b'\n', &mut rest);
+                // Cut off: no line of the protocol is that long, so the process's output
+                // can no longer be trusted (a bot in it writes to the pipe). What came
+                // before goes on; then the pipe counts as closed, which ends the process
+                // now, instead of keeping (or waiting for) the rest of a line that may
+                // never end.
+                if !came.is_empty() {
+                    send_on(&lines, Some(std::mem::take(&mut came)));
+                }
+                send_on(&lines, None);
+                break;
             } else if let Ok(line) = String::from_utf8(line) {
                 came.push(line);
             }
@@ -317,6 +325,34 @@ fn player_task(root: u32) -> Option<(u32, TaskProbe)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_over_the_cap_ends_the_reading_of_a_worker_at_once() {
+        // A line, then 20 MiB with no newline (over the 16 MiB cap), then one more line.
+        let script = "printf 'first\\n'; head -c 20971520 /dev/zero | tr '\\0' x; printf '\\nafter\\n'";
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", script])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh starts");
+        let (send, events) = mpsc::channel();
+        let route: Route = Arc::new(std::sync::Mutex::new((7, Some(send))));
+        spawn_reader(child.stdout.take().expect("piped"), route);
+        let mut got = Vec::new();
+        while let Ok((w, lines)) = events.recv_timeout(std::time::Duration::from_secs(60)) {
+            assert_eq!(w, 7);
+            let end = lines.is_none();
+            got.extend(lines.unwrap_or_default());
+            if end {
+                got.push("(closed)".to_owned());
+                break;
+            }
+        }
+        // The line after the flood is never read: the process's output is done with.
+        assert_eq!(got, ["first\n", "(closed)"]);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 
     #[test]
     fn a_flood_on_stderr_keeps_only_its_last_64_kib() {
