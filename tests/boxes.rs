@@ -36,6 +36,9 @@ use crate::util::{compile_c, data, lib_name, plugin_lib, root};
 
 /// The key of the SysV segment `attack.py`'s `shm_maker` makes.
 const SHM_KEY: u32 = 0x41524E41;
+/// The host's secret, in its environment and its session keyring (`Corpus::play`).
+const SECRET_ENV: &str = "ARENA_BOXES_SECRET";
+const SECRET: &str = "hunter2-token";
 /// The longest a tournament here may take before the test kills it and fails.
 const HOST_DEADLINE: Duration = Duration::from_secs(120);
 
@@ -63,6 +66,19 @@ struct Attack {
     natives: &'static [(&'static str, &'static str)],
     programs: &'static [(&'static str, &'static str)],
     call_timeout_ms: u64,
+    /// How the honest native bot is given to the host.
+    honest: Honest,
+}
+
+/// How the honest native bot's library is given to the host.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Honest {
+    /// A copy in the plugins directory.
+    Copy,
+    /// As a file of its own, `--plugins <base>/honest/libegg_hunter.so`.
+    File,
+    /// A link in the plugins directory to `<base>/honest/libegg_hunter.so`.
+    Link,
 }
 
 impl Attack {
@@ -108,11 +124,17 @@ impl Setup {
     /// The other entries' files and logs the reading attackers try.
     fn read_paths(&self) -> String {
         let base = self.dir.path().join("attack");
-        ["logs/EggHunter.log", "logs/py-hunter.log", "plugins/libegg_hunter.so", "scripts/py-hunter.py"]
-            .iter()
-            .map(|p| base.join(p).display().to_string())
-            .collect::<Vec<_>>()
-            .join(":")
+        [
+            "logs/EggHunter.log",
+            "logs/py-hunter.log",
+            "plugins/libegg_hunter.so",
+            "scripts/py-hunter.py",
+            "honest/libegg_hunter.so",
+        ]
+        .iter()
+        .map(|p| base.join(p).display().to_string())
+        .collect::<Vec<_>>()
+        .join(":")
     }
 
     /// Writes `name/` with the honest bots and `attack`'s attackers (or, `stand_in`,
@@ -132,7 +154,21 @@ impl Setup {
         // A copy, not a link: the file is then only under the plugins directory, which
         // a box hides from the other entries.
         let honest = plugin_lib("egg-hunter");
-        std::fs::copy(&honest, corpus.plugins.join(honest.file_name().unwrap())).unwrap();
+        let name = honest.file_name().unwrap();
+        match attack.honest {
+            Honest::Copy => {
+                std::fs::copy(&honest, corpus.plugins.join(name)).unwrap();
+            }
+            Honest::File | Honest::Link => {
+                let dir = corpus.base.join("honest");
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+                std::fs::copy(&honest, dir.join(name)).unwrap();
+                if attack.honest == Honest::Link {
+                    std::os::unix::fs::symlink(dir.join(name), corpus.plugins.join(name)).unwrap();
+                }
+            }
+        }
         let hunter = std::fs::read_to_string(root().join("scripts/eggs/py-hunter.py")).unwrap();
         write_executable(
             &corpus.scripts.join("py-hunter.py"),
@@ -210,9 +246,32 @@ impl Corpus {
         let json = self.base.join("results.json");
         let (out, err) = (self.base.join("stdout"), self.base.join("stderr"));
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_arena"));
-        cmd.args(["--game", "eggs", "--plugins"])
-            .arg(&self.plugins)
-            .arg("--scripts")
+        cmd.args(["--game", "eggs", "--plugins"]).arg(&self.plugins);
+        if attack.honest == Honest::File {
+            cmd.arg("--plugins").arg(self.base.join("honest/libegg_hunter.so"));
+        }
+        // Secrets a contest host may hold, which no box may see: one in its environment,
+        // one in its session keyring (made for it here, as a login's would be).
+        cmd.env(SECRET_ENV, SECRET);
+        // SAFETY: the closure makes two system calls on data prepared before the fork,
+        // and does not allocate.
+        let (kind, description) = (c"user", c"arena-boxes-secret");
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            cmd.pre_exec(move || {
+                libc::syscall(libc::SYS_keyctl, 1 as libc::c_long, std::ptr::null::<libc::c_char>());
+                libc::syscall(
+                    libc::SYS_add_key,
+                    kind.as_ptr(),
+                    description.as_ptr(),
+                    SECRET.as_ptr(),
+                    SECRET.len(),
+                    -3 as libc::c_long,
+                );
+                Ok(())
+            });
+        }
+        cmd.arg("--scripts")
             .arg(&self.scripts)
             .arg("--logs")
             .arg(&self.logs)
@@ -431,8 +490,10 @@ fn ptrace_counts(log: &str) -> Option<[u32; 4]> {
     (nums.len() == 6).then(|| [nums[1], nums[2], nums[3], nums[5]])
 }
 
-const NATIVE_SIGNALS: Attack = Attack { natives: &[("attacker", "SIGNALS")], programs: &[], call_timeout_ms: 1000 };
-const PROGRAM_SIGNALS: Attack = Attack { natives: &[], programs: &[("py-attacker", "signals")], call_timeout_ms: 1000 };
+const NATIVE_SIGNALS: Attack =
+    Attack { natives: &[("attacker", "SIGNALS")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
+const PROGRAM_SIGNALS: Attack =
+    Attack { natives: &[], programs: &[("py-attacker", "signals")], call_timeout_ms: 1000, honest: Honest::Copy };
 
 fn signals_reach_nobody(o: &Outcome, entry: &str) {
     let log = o.log(entry);
@@ -472,7 +533,8 @@ fn a_program_bot_cannot_signal_another_entrys_processes_in_strict_mode() {
     attack_test(PROGRAM_SIGNALS, Mode::Strict, |o| signals_reach_nobody(o, "py-attacker"));
 }
 
-const PTRACE: Attack = Attack { natives: &[("attacker", "PTRACE")], programs: &[], call_timeout_ms: 1000 };
+const PTRACE: Attack =
+    Attack { natives: &[("attacker", "PTRACE")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
 
 fn nothing_traced(o: &Outcome) {
     let log = o.log("attacker");
@@ -493,8 +555,10 @@ fn a_native_bot_cannot_ptrace_read_the_memory_of_or_write_to_another_process_in_
     attack_test(PTRACE, Mode::Strict, nothing_traced);
 }
 
-const NATIVE_DAEMON: Attack = Attack { natives: &[("attacker", "DAEMON")], programs: &[], call_timeout_ms: 1000 };
-const PROGRAM_DAEMON: Attack = Attack { natives: &[], programs: &[("py-attacker", "daemon")], call_timeout_ms: 1000 };
+const NATIVE_DAEMON: Attack =
+    Attack { natives: &[("attacker", "DAEMON")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
+const PROGRAM_DAEMON: Attack =
+    Attack { natives: &[], programs: &[("py-attacker", "daemon")], call_timeout_ms: 1000, honest: Honest::Copy };
 
 /// The daemon started; a few seconds after the host ended, it has written nothing (the
 /// common checks found no process of it).
@@ -527,7 +591,8 @@ fn a_program_bots_daemon_does_not_outlive_its_box_in_strict_mode() {
     attack_test(PROGRAM_DAEMON, Mode::Strict, |o| daemon_dies_with_its_box(o, "py-attacker"));
 }
 
-const ESCAPE: Attack = Attack { natives: &[("attacker", "ESCAPE")], programs: &[], call_timeout_ms: 1000 };
+const ESCAPE: Attack =
+    Attack { natives: &[("attacker", "ESCAPE")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
 
 fn no_way_out(o: &Outcome) {
     let log = o.log("attacker");
@@ -559,6 +624,7 @@ const SHM: Attack = Attack {
     natives: &[],
     programs: &[("py-shm-maker", "shm_maker"), ("py-shm-seeker", "shm_seeker")],
     call_timeout_ms: 1000,
+    honest: Honest::Copy,
 };
 
 fn no_shared_segment(o: &Outcome) {
@@ -584,8 +650,12 @@ fn two_program_bots_cannot_share_sysv_memory_in_strict_mode() {
     attack_test(SHM, Mode::Strict, no_shared_segment);
 }
 
-const READ: Attack =
-    Attack { natives: &[("attacker", "READ")], programs: &[("py-attacker", "read")], call_timeout_ms: 1000 };
+const READ: Attack = Attack {
+    natives: &[("attacker", "READ")],
+    programs: &[("py-attacker", "read")],
+    call_timeout_ms: 1000,
+    honest: Honest::Copy,
+};
 
 fn nothing_read(o: &Outcome) {
     let mut got = Vec::new();
@@ -610,7 +680,63 @@ fn a_bot_cannot_read_other_entries_logs_or_files_in_strict_mode() {
     attack_test(READ, Mode::Strict, nothing_read);
 }
 
-const BLAME: Attack = Attack { natives: &[("attacker", "BLAME")], programs: &[], call_timeout_ms: 300 };
+const SECRETS: Attack = Attack {
+    natives: &[("attacker", "SECRETS")],
+    programs: &[("py-attacker", "secrets")],
+    call_timeout_ms: 3000,
+    honest: Honest::Copy,
+};
+
+/// Neither attacker saw the host's secret (environment, its init's environment, the
+/// session keyring), and neither could write more than its box's 64 MiB `/dev/shm`
+/// nor anything in `/dev` itself.
+fn no_secret_and_no_room(o: &Outcome) {
+    for entry in ["attacker", "py-attacker"] {
+        let log = o.log(entry);
+        let line = |prefix: &str| {
+            log.lines()
+                .rfind(|l| l.starts_with(prefix))
+                .unwrap_or_else(|| panic!("{entry}: the attack did not run ({prefix}): {log}\n{}", o.context()))
+                .to_owned()
+        };
+        for what in ["env secret: ", "init environ secret: ", "keyring secret: "] {
+            assert!(line(what).ends_with("none"), "{entry}: {}\n{}", line(what), o.context());
+        }
+        let mib: u32 = line("shm fill: ").trim_start_matches("shm fill: ").trim_end_matches(" MiB").parse().unwrap();
+        assert!(mib <= 64, "{entry}: wrote {mib} MiB to /dev/shm\n{}", o.context());
+        assert_eq!(line("dev write: "), "dev write: refused", "{entry}\n{}", o.context());
+    }
+}
+
+// Unboxed (and before the box cleared them): both saw the secret in their environment
+// and in the session keyring they shared with the host, and wrote 256 MiB to /dev/shm.
+#[test]
+fn a_bot_sees_none_of_the_hosts_secrets_and_has_a_bounded_dev_shm() {
+    attack_test(SECRETS, Mode::Default, no_secret_and_no_room);
+}
+
+#[test]
+fn a_bot_sees_none_of_the_hosts_secrets_and_has_a_bounded_dev_shm_in_strict_mode() {
+    attack_test(SECRETS, Mode::Strict, no_secret_and_no_room);
+}
+
+const READ_FILE: Attack = Attack { honest: Honest::File, ..READ };
+const READ_LINK: Attack = Attack { honest: Honest::Link, ..READ };
+
+// The honest library given as a file of its own (`--plugins .../honest/libegg_hunter.so`)
+// or through a link in the plugins directory: before, a box read it where it really is.
+#[test]
+fn a_bot_cannot_read_an_entry_given_as_a_file() {
+    attack_test(READ_FILE, Mode::Default, nothing_read);
+}
+
+#[test]
+fn a_bot_cannot_read_the_file_an_entrys_link_leads_to() {
+    attack_test(READ_LINK, Mode::Strict, nothing_read);
+}
+
+const BLAME: Attack =
+    Attack { natives: &[("attacker", "BLAME")], programs: &[], call_timeout_ms: 300, honest: Honest::Copy };
 
 fn hung_attacker_is_out(o: &Outcome) {
     let log = o.log("attacker");
@@ -642,7 +768,8 @@ fn a_native_bot_that_clears_its_blame_page_and_blocks_is_out() {
     attack_test(BLAME, Mode::Default, hung_attacker_is_out);
 }
 
-const NEIGHBOUR: Attack = Attack { natives: &[("attacker", "NEIGHBOUR")], programs: &[], call_timeout_ms: 1000 };
+const NEIGHBOUR: Attack =
+    Attack { natives: &[("attacker", "NEIGHBOUR")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
 
 fn spun(o: &Outcome) {
     let log = o.log("attacker");
@@ -661,7 +788,8 @@ fn a_native_bot_busy_looping_in_4_threads_costs_its_neighbours_no_time_verdict_i
     attack_test(NEIGHBOUR, Mode::Strict, spun);
 }
 
-const INJECT: Attack = Attack { natives: &[("attacker", "INJECT")], programs: &[], call_timeout_ms: 1000 };
+const INJECT: Attack =
+    Attack { natives: &[("attacker", "INJECT")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
 
 fn injected(o: &Outcome) {
     let log = o.log("attacker");

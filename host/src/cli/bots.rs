@@ -8,7 +8,7 @@
 //! Not here: loading itself (`arena::loaders`), the workers' side (`worker`), printing
 //! the entries (`list`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -102,14 +102,32 @@ fn untrusted_file(paths: &SearchPaths) -> Option<PathBuf> {
 pub fn hidden_from_boxes(sources: &Sources) -> Vec<PathBuf> {
     let paths = search_paths(sources);
     let system = ["/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev", "/run"];
-    paths
-        .plugins
-        .iter()
-        .chain(&paths.scripts)
+    let bots: Vec<&PathBuf> = paths.plugins.iter().chain(&paths.scripts).collect();
+    // An entry that is a link: the directory its file really is in (a build directory,
+    // another entrant's folder) is covered too, or a box would read it there.
+    let linked: Vec<PathBuf> = bots.iter().flat_map(|p| link_targets(p)).collect();
+    bots.into_iter()
         .chain([&sources.logs, &scratch_root()])
         .chain(&sources.hidden)
+        .chain(&linked)
         .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
         .filter(|p| p.components().count() > 1 && !system.iter().any(|s| p.starts_with(s)))
+        .collect()
+}
+
+/// The directories that the links among `path` (a bot file, or a directory of them)
+/// lead to.
+fn link_targets(path: &Path) -> Vec<PathBuf> {
+    let files: Vec<PathBuf> = if path.is_dir() {
+        std::fs::read_dir(path).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default()
+    } else {
+        vec![path.to_owned()]
+    };
+    files
+        .into_iter()
+        .filter(|f| f.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()))
+        .filter_map(|f| std::fs::canonicalize(f).ok())
+        .filter_map(|t| if t.is_dir() { Some(t) } else { t.parent().map(Path::to_owned) })
         .collect()
 }
 

@@ -104,7 +104,23 @@ impl ChildSetup {
         if let Some((uid, gid)) = self.run_as {
             become_user(uid, gid)?;
         }
+        own_session_keyring();
         Ok(())
+    }
+}
+
+/// Gives the calling process (a child between fork and exec, after its uid switch) a
+/// new, empty session keyring of its own, so that it cannot read the keys of the
+/// session it was started from (the host's: a login's keys, tokens) nor leave keys
+/// there for another box to read. Keyrings are not namespaced: bwrap's `--new-session`
+/// is only `setsid`. Async-signal-safe (one system call); where the kernel has no
+/// keyrings there is nothing to leave behind, so a failure is ignored.
+pub(super) fn own_session_keyring() {
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    // SAFETY: keyctl(JOIN_SESSION_KEYRING, NULL) only replaces the calling process's
+    // session keyring with a new anonymous one.
+    unsafe {
+        libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, std::ptr::null::<libc::c_char>());
     }
 }
 

@@ -5,9 +5,12 @@
 //! the host is root, a uid of its own from a reserved range: `uids`), its own PID, IPC,
 //! UTS and network namespaces (it sees and can signal only its own processes, shares no
 //! SysV IPC or socket with anyone, and has no network), its own mount namespace with the
-//! whole file system read-only, a private empty `/tmp`, the directories of the other
-//! entries, the logs and the host's scratch space covered by empty ones, and only its
-//! own files and its scratch directory bound back. It has no capabilities, and it dies
+//! whole file system read-only, a private empty `/tmp` and `/dev/shm` of 64 MiB each, the
+//! directories of the other entries, the logs and the host's scratch space covered by
+//! empty ones (a bot given as a file by an empty file), and only its own files and its
+//! scratch directory bound back. Its environment is cleared but for a few harmless
+//! variables ([`BOX_ENV`]); its session keyring is a new one of its own (`rlimits`, in
+//! the child before bwrap starts). It has no capabilities, and it dies
 //! with the process that started it (`--die-with-parent`): when its first process ends,
 //! the kernel ends every process of its PID namespace.
 //!
@@ -53,12 +56,13 @@ impl Sandbox {
     }
 }
 
-/// The namespaces and mounts every box has: its private `/tmp` holds at most 64 MiB
-/// (a tmpfs takes the machine's memory). `--unshare-user` makes a user namespace
+/// The namespaces and mounts every box has: its private `/tmp` and `/dev/shm` hold at
+/// most 64 MiB each (a tmpfs takes the machine's memory; `/dev` itself is made
+/// read-only once set up, in [`box_command`]). `--unshare-user` makes a user namespace
 /// whatever the uid bwrap starts as (a root host has switched to the box's own uid
 /// before it execs bwrap); the cgroup namespace is kept, so that a worker finds its own
 /// process cap's group by the host's path.
-const BOX_COMMON: [&str; 20] = [
+const BOX_COMMON: [&str; 24] = [
     "--unshare-user",
     "--unshare-ipc",
     "--unshare-pid",
@@ -73,6 +77,10 @@ const BOX_COMMON: [&str; 20] = [
     "/",
     "--dev",
     "/dev",
+    "--size",
+    "67108864",
+    "--tmpfs",
+    "/dev/shm",
     "--proc",
     "/proc",
     "--size",
@@ -101,10 +109,31 @@ fn resolved_file(file: &Path) -> PathBuf {
     }
 }
 
+/// The host's environment variables a box keeps: where programs are found, the
+/// language, the time zone, the temporary directory and Rust's backtraces. Nothing else
+/// of the host's environment (tokens, database addresses, keys a contest host may hold
+/// there) reaches a box, nor bwrap itself, whose environment a box could read as
+/// `/proc/1/environ`.
+const BOX_ENV: [&str; 7] = ["PATH", "LANG", "LANGUAGE", "TZ", "TMPDIR", "RUST_BACKTRACE", "RUST_LIB_BACKTRACE"];
+
+/// Clears `cmd`'s environment but for [`BOX_ENV`] and the locale's `LC_*`, and sets
+/// `HOME` to the box's working directory (or `/tmp`, its own).
+fn box_env(cmd: &mut Command, chdir: Option<&Path>) {
+    cmd.env_clear();
+    for (key, value) in std::env::vars_os() {
+        let keep = key.to_str().is_some_and(|k| BOX_ENV.contains(&k) || k.starts_with("LC_"));
+        if keep {
+            cmd.env(key, value);
+        }
+    }
+    cmd.env("HOME", chdir.map_or_else(|| PathBuf::from("/tmp"), absolute));
+}
+
 /// A box's command line: `hidden` covered, `visible` (files, or directories bound whole)
 /// bound back read-only, `writable` bound read-write, run in `chdir`.
 fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], chdir: Option<&Path>) -> Command {
     let mut cmd = Command::new("bwrap");
+    box_env(&mut cmd, chdir);
     cmd.args(BOX_COMMON);
     let tmp = Path::new("/tmp");
     let mut covered: Vec<PathBuf> = Vec::new();
@@ -114,11 +143,17 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
     for h in hidden {
         // Under /tmp it is hidden already; the root (or an ancestor of the system's
         // directories) is never covered.
-        if h.starts_with(tmp) || h.parent().is_none() || !h.is_dir() || covered.contains(&h) {
+        if h.starts_with(tmp) || h.parent().is_none() || covered.iter().any(|c| h.starts_with(c)) {
             continue;
         }
-        cmd.args(["--size", "65536", "--tmpfs"]).arg(&h);
-        covered.push(h);
+        if h.is_dir() {
+            cmd.args(["--size", "65536", "--tmpfs"]).arg(&h);
+            covered.push(h);
+        } else if h.is_file() {
+            // A bot given as a file (or a file a bot must not read): an empty one over
+            // it, the way a directory gets an empty one.
+            cmd.arg("--ro-bind").arg("/dev/null").arg(&h);
+        }
     }
     let mut shown: Vec<PathBuf> = Vec::new();
     for v in visible {
@@ -131,10 +166,12 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
     for w in writable.iter().map(|w| resolved_dir(w)) {
         cmd.arg("--bind").arg(&w).arg(&w);
     }
-    // The covers hold nothing but mount points: no box writes there.
+    // The covers hold nothing but mount points: no box writes there. Nor in `/dev`,
+    // whose tmpfs has no size of its own (its devices still work).
     for h in &covered {
         cmd.arg("--remount-ro").arg(h);
     }
+    cmd.args(["--remount-ro", "/dev"]);
     if let Some(dir) = chdir {
         cmd.arg("--chdir").arg(absolute(dir));
     }

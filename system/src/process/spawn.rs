@@ -20,7 +20,7 @@ use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitSta
 use std::time::{Duration, Instant};
 
 use super::cap::ProcessCap;
-use super::rlimits::{ChildSetup, become_user, check_access, lower_limit};
+use super::rlimits::{ChildSetup, become_user, check_access, lower_limit, own_session_keyring};
 use super::sandbox::{self, Sandbox};
 use super::uids::BoxUser;
 use super::{CallError, Limits, ProgramSpec, io_err};
@@ -130,6 +130,7 @@ pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32, cap: Optio
             if let Some(uid) = user {
                 become_user(uid, uid)?;
             }
+            own_session_keyring();
             if let Some(n) = nproc {
                 lower_limit(libc::RLIMIT_NPROC, n, n)?;
             }

@@ -21,6 +21,10 @@
  *   -DBLAME     a thread zeroes the worker's blame page (the path after --blame in its
  *               command line) in a loop; the call then blocks for ever
  *   -DNEIGHBOUR 4 threads busy-loop for ever (from its first call), beside the others
+ *   -DSECRETS   looks for the host's secrets (SECRET, the value the test gives the host
+ *               in its environment and session keyring): in its environment, in
+ *               /proc/1/environ, in its session keyring; then fills /dev/shm with up
+ *               to 256 MiB and tries a file in /dev itself; logs what it found and wrote
  *   -DINJECT    writes forged protocol lines (a call of another seat, a verdict, a wait)
  *               into its own worker's standard input (/proc/self/fd/0: the pipe the host
  *               or, in strict mode, the host's relay feeds) and forged lines (the other
@@ -44,6 +48,7 @@
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +66,9 @@
 #endif
 #ifndef READ_PATHS
 #define READ_PATHS ""
+#endif
+#ifndef SECRET
+#define SECRET "hunter2-token"
 #endif
 #define TRIGGER 3
 
@@ -315,6 +323,34 @@ static void attack(void) {
         ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
         zb_logf("read %s: %s", p, n > 0 ? "got bytes" : "refused");
         if (fd >= 0) close(fd);
+    }
+#elif defined(SECRETS)
+    const char *env = getenv("ARENA_BOXES_SECRET");
+    zb_logf("env secret: %s", env ? "seen" : "none");
+    char environ1[65536];
+    int efd = open("/proc/1/environ", O_RDONLY);
+    ssize_t en = efd >= 0 ? read(efd, environ1, sizeof environ1 - 1) : -1;
+    if (efd >= 0) close(efd);
+    int in_init = 0;
+    for (ssize_t i = 0; en > 0 && i + (ssize_t)strlen(SECRET) <= en; i++)
+        if (memcmp(environ1 + i, SECRET, strlen(SECRET)) == 0) in_init = 1;
+    zb_logf("init environ secret: %s", in_init ? "seen" : "none");
+    /* KEYCTL_SEARCH (10) in the session keyring (-3). */
+    long key = syscall(SYS_keyctl, 10L, -3L, "user", "arena-boxes-secret", 0L);
+    zb_logf("keyring secret: %s", key >= 0 ? "seen" : "none");
+    int shm = open("/dev/shm/fill", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    static char chunk[1 << 20];
+    memset(chunk, 'x', sizeof chunk);
+    int mib = 0;
+    while (shm >= 0 && mib < 256 && write(shm, chunk, sizeof chunk) == (ssize_t)sizeof chunk) mib++;
+    if (shm >= 0) close(shm);
+    unlink("/dev/shm/fill");
+    zb_logf("shm fill: %d MiB", mib);
+    int dev = open("/dev/fill-here", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    zb_logf("dev write: %s", dev >= 0 ? "done" : "refused");
+    if (dev >= 0) {
+        close(dev);
+        unlink("/dev/fill-here");
     }
 #elif defined(BLAME)
     blame();

@@ -17,6 +17,9 @@
 #               writes a marker in it (never removed)
 #   shm_seeker  at every call, looks for the segment of key KEY and logs what it found
 #   read        at its call 3, reads every file of READ (':'-separated) and logs which it could
+#   secrets     at its call 3, looks for the host's secret (SECRET) in its environment,
+#               /proc/1/environ and its session keyring, fills /dev/shm with up to
+#               256 MiB and tries a file in /dev itself; logs what it found and wrote
 import ctypes
 import os
 import signal
@@ -29,6 +32,7 @@ MARKER = "@MARKER@"
 TARGET = "@TARGET@"
 READ = "@READ@"
 KEY = 0x41524E41  # "ARNA"
+SECRET = "hunter2-token"
 
 
 def log(*what):
@@ -121,6 +125,41 @@ def read():
             log(f"read {path}: refused")
 
 
+def secrets():
+    log("env secret: " + ("seen" if "ARENA_BOXES_SECRET" in os.environ else "none"))
+    try:
+        with open("/proc/1/environ", "rb") as f:
+            seen = SECRET.encode() in f.read()
+    except OSError:
+        seen = False
+    log("init environ secret: " + ("seen" if seen else "none"))
+    libc.syscall.restype = ctypes.c_long
+    # keyctl(KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user", description, 0)
+    key = libc.syscall(250 if os.uname().machine == "x86_64" else 219, ctypes.c_long(10), ctypes.c_long(-3), b"user", b"arena-boxes-secret", ctypes.c_long(0))
+    log("keyring secret: " + ("seen" if key >= 0 else "none"))
+    mib = 0
+    try:
+        with open("/dev/shm/fill", "wb") as f:
+            while mib < 256:
+                f.write(b"x" * (1 << 20))
+                f.flush()
+                mib += 1
+    except OSError:
+        pass
+    try:
+        os.unlink("/dev/shm/fill")
+    except OSError:
+        pass
+    log(f"shm fill: {mib} MiB")
+    try:
+        with open("/dev/fill-here", "wb"):
+            pass
+        os.unlink("/dev/fill-here")
+        log("dev write: done")
+    except OSError:
+        log("dev write: refused")
+
+
 calls = 0
 while True:
     lines = [sys.stdin.readline() for _ in range(6)]
@@ -141,5 +180,7 @@ while True:
         shm_seek()
     elif BEHAVIOUR == "read" and calls == 3:
         read()
+    elif BEHAVIOUR == "secrets" and calls == 3:
+        secrets()
     sys.stdout.write("9\nN\n\n")
     sys.stdout.flush()
