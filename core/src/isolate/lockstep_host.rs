@@ -48,11 +48,8 @@ impl<G: Game> Worker<G> {
         // What each seat's process has running beyond what the referee (started the
         // same way, with no bot) has: the threads and processes its bot left behind.
         let baseline = game.procs.first().map(|p| tree_tasks(p.running.child.id())).unwrap_or_default();
-        let left: Vec<Option<Tasks>> = game
-            .procs
-            .iter()
-            .map(|p| (!p.ended).then(|| settled_tree_tasks(p.running.child.id(), baseline)))
-            .collect();
+        let left: Vec<Option<Tasks>> =
+            game.procs.iter().map(|p| (!p.ended).then(|| settled_tree_tasks(p.running.child.id(), baseline))).collect();
         let answers = self.keep_or_end(game.procs, &left, baseline, seats, groups, result.is_ok());
         result?;
         if answers.iter().zip(std::iter::once(&Vec::new()).chain(groups)).any(|(a, g)| a.is_none() && g.len() > 1) {
