@@ -130,6 +130,8 @@ impl Setup {
             "plugins/libegg_hunter.so",
             "scripts/py-hunter.py",
             "honest/libegg_hunter.so",
+            "home/.ssh/id_rsa",
+            "home/.pgpass",
         ]
         .iter()
         .map(|p| base.join(p).display().to_string())
@@ -153,6 +155,19 @@ impl Setup {
         std::fs::set_permissions(&corpus.base, std::fs::Permissions::from_mode(0o1777)).unwrap();
         // A copy, not a link: the file is then only under the plugins directory, which
         // a box hides from the other entries.
+        // The host's home directory (`HOME` of the host in `Corpus::play`), with a key and
+        // a password file that every user may read (as a careless user's would be, or as
+        // its own files are to a box of a host that is not root).
+        let home = corpus.base.join("home");
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        for (file, text) in
+            [(".ssh/id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\n"), (".pgpass", "db:5432:*:admin:S3cret\n")]
+        {
+            std::fs::write(home.join(file), text).unwrap();
+        }
+        for d in [&home, &home.join(".ssh")] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
         let honest = plugin_lib("egg-hunter");
         let name = honest.file_name().unwrap();
         match attack.honest {
@@ -252,7 +267,7 @@ impl Corpus {
         }
         // Secrets a contest host may hold, which no box may see: one in its environment,
         // one in its session keyring (made for it here, as a login's would be).
-        cmd.env(SECRET_ENV, SECRET);
+        cmd.env(SECRET_ENV, SECRET).env("HOME", self.base.join("home"));
         // SAFETY: the closure makes two system calls on data prepared before the fork,
         // and does not allocate.
         let (kind, description) = (c"user", c"arena-boxes-secret");

@@ -106,13 +106,52 @@ pub fn hidden_from_boxes(sources: &Sources) -> Vec<PathBuf> {
     // An entry that is a link: the directory its file really is in (a build directory,
     // another entrant's folder) is covered too, or a box would read it there.
     let linked: Vec<PathBuf> = bots.iter().flat_map(|p| link_targets(p)).collect();
+    let secrets = home_secrets();
     bots.into_iter()
         .chain([&sources.logs, &scratch_root()])
         .chain(&sources.hidden)
         .chain(&linked)
+        .chain(&secrets)
         .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
         .filter(|p| p.components().count() > 1 && !system.iter().any(|s| p.starts_with(s)))
         .collect()
+}
+
+/// Where the host's user keeps credentials, under its home directory: covered in every
+/// box (a box runs as the host's own uid when the host is not root, and reads what that
+/// user may read; the rest of the file system stays read-only, not hidden:
+/// docs/hardening.md).
+const HOME_SECRETS: [&str; 22] = [
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config/gcloud",
+    ".config/gh",
+    ".password-store",
+    ".local/share/keyrings",
+    ".netrc",
+    ".pgpass",
+    ".my.cnf",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".bash_history",
+    ".zsh_history",
+    ".python_history",
+    ".psql_history",
+];
+
+/// The [`HOME_SECRETS`] that exist in the host's home directory.
+fn home_secrets() -> Vec<PathBuf> {
+    let Some(home) = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute()) else {
+        return Vec::new();
+    };
+    HOME_SECRETS.iter().map(|s| home.join(s)).filter(|p| p.symlink_metadata().is_ok()).collect()
 }
 
 /// The directories that the links among `path` (a bot file, or a directory of them)
