@@ -146,12 +146,30 @@ const HOME_SECRETS: [&str; 22] = [
     ".psql_history",
 ];
 
-/// The [`HOME_SECRETS`] that exist in the host's home directory.
+/// The [`HOME_SECRETS`] of the host's home directory that a box could read: as root,
+/// those every user may reach (a box has a uid of its own, and one it cannot reach need
+/// not, and cannot, be covered); not as root, every one there is (a box runs as the
+/// host's uid).
 fn home_secrets() -> Vec<PathBuf> {
     let Some(home) = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute()) else {
         return Vec::new();
     };
-    HOME_SECRETS.iter().map(|s| home.join(s)).filter(|p| p.symlink_metadata().is_ok()).collect()
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    HOME_SECRETS
+        .iter()
+        .map(|s| home.join(s))
+        .filter(|p| p.symlink_metadata().is_ok() && (!root || reachable_by_all(p)))
+        .collect()
+}
+
+/// Whether any user may reach `path`: search permission for all on every directory
+/// above it, and read permission for all on it.
+fn reachable_by_all(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode()).ok();
+    path.ancestors().skip(1).all(|a| mode(a).is_some_and(|m| m & 0o001 != 0))
+        && mode(path).is_some_and(|m| m & 0o004 != 0)
 }
 
 /// The directories that the links among `path` (a bot file, or a directory of them)
