@@ -401,7 +401,6 @@ impl Engine {
                     return Err(format!("cell {c} has {claims} claims between turns, {occupied} occupants"));
                 }
             }
-
         }
         let present = (0..self.entities.len() as u32).filter(|&n| self.is_present(n)).count();
         if present != seen.len() {
