@@ -95,11 +95,6 @@ struct Entity {
     x: u32,
     y: u32,
     bullets: u32,
-    /// On the board (false once it changed kind: its number is then retired).
-    present: bool,
-    /// Index of its plan in `Engine::plans`; meaningful only while that plan carries
-    /// this entity's id (see `Engine::plan_of`).
-    plan: u32,
 }
 
 /// What a call for player `e` shows its bot at turn `clock`: the player, the turn's
@@ -184,6 +179,10 @@ pub struct Engine {
     board: Board,
     /// Every entity ever, indexed by number (index 0 is unused: number 0 means empty).
     entities: Vec<Entity>,
+    /// Bit `n` set while entity `n` is on the board (cleared once it changed kind: its
+    /// number is then retired). Apart from the records, so that dropping the absent
+    /// movers at each decision step reads a few cached words, not each mover's record.
+    present: Vec<u64>,
     /// Numbers of players and zombies (absent ones are dropped at each decision step).
     movers: Vec<u32>,
     /// Numbers of dead bodies that may still carry bullets.
@@ -212,6 +211,11 @@ pub struct Engine {
     plans: Vec<Plan>,
     /// True from the decision step until the movement step has used the plans.
     planning: bool,
+    /// True when an entity changed kind while `planning` (it was shot): the movement
+    /// step then cancels the plans of those no longer present. (Found by a pass over the
+    /// plans in the rare turn that needs it, rather than a plan index written to each
+    /// mover's record every turn.)
+    retired_while_planning: bool,
     queue: Vec<(u32, u32)>,
     /// Scratch of the bite step: the cells of the bitten players.
     bitten: Vec<(u32, u32)>,
@@ -260,7 +264,8 @@ impl Engine {
         Engine {
             seed,
             board: Board::new(side),
-            entities: vec![Entity { id: Id::EMPTY, x: 0, y: 0, bullets: 0, present: false, plan: NO_PLAN }],
+            entities: vec![NO_ENTITY],
+            present: vec![0],
             movers: Vec::new(),
             loaded_bodies: Vec::new(),
             names: names.into(),
@@ -277,6 +282,7 @@ impl Engine {
             heads: vec![NO_PLAN; (side as usize) * (side as usize)],
             plans: Vec::new(),
             planning: false,
+            retired_while_planning: false,
             queue: Vec::new(),
             bitten: Vec::new(),
             view_columns: Vec::new(),
@@ -346,7 +352,13 @@ impl Engine {
 
     /// The record of the entity with this id, if it is on the board.
     fn present(&self, id: Id) -> Option<&Entity> {
-        self.entities.get(id.number as usize).filter(|e| e.present && e.id == id)
+        self.entities.get(id.number as usize).filter(|e| self.is_present(id.number) && e.id == id)
+    }
+
+    /// True while entity `number` (a number given out) is on the board.
+    #[inline]
+    fn is_present(&self, number: u32) -> bool {
+        self.present[number as usize / 64] >> (number % 64) & 1 == 1
     }
 
     /// Every present entity, row by row.
@@ -377,7 +389,7 @@ impl Engine {
                 return Err(format!("number {} is on two cells", id.number));
             }
             let e = self.entities.get(id.number as usize).ok_or(format!("unknown number {}", id.number))?;
-            if !e.present || e.id != id || (e.x, e.y) != (x, y) {
+            if !self.is_present(id.number) || e.id != id || (e.x, e.y) != (x, y) {
                 return Err(format!("cell ({x}, {y}) holds {id:?}, which is not there"));
             }
         }
@@ -390,13 +402,15 @@ impl Engine {
                 }
             }
         }
-        let present = self.entities.iter().filter(|e| e.present).count();
+        let present = (0..self.entities.len() as u32).filter(|&n| self.is_present(n)).count();
         if present != seen.len() {
             return Err(format!("{present} present entities but {} occupied cells", seen.len()));
         }
         let mut alive = vec![0u32; self.names.len()];
-        for e in self.entities.iter().filter(|e| e.present && e.id.is_player()) {
-            alive[e.id.owner as usize] += 1;
+        for (n, e) in self.entities.iter().enumerate() {
+            if self.is_present(n as u32) && e.id.is_player() {
+                alive[e.id.owner as usize] += 1;
+            }
         }
         if alive != self.alive || alive.iter().sum::<u32>() != self.living {
             return Err(format!("living counts {:?} / {} but {alive:?} on the board", self.alive, self.living));
@@ -410,7 +424,11 @@ impl Engine {
         let (x, y) = self.board.wrap(x, y, 0, 0);
         assert!(self.board.get(x, y).is_empty(), "cell ({x}, {y}) is occupied");
         let id = Id { owner, number: self.entities.len() as u32 };
-        self.entities.push(Entity { id, x, y, bullets, present: true, plan: NO_PLAN });
+        self.entities.push(Entity { id, x, y, bullets });
+        if id.number as usize / 64 == self.present.len() {
+            self.present.push(0);
+        }
+        self.present[id.number as usize / 64] |= 1 << (id.number % 64);
         self.board.set(x, y, id);
         self.claims[(y * self.board.side() + x) as usize] += 1;
         if id.is_player() {
@@ -443,14 +461,13 @@ impl Engine {
 
     /// Retires entity `number` and puts a new entity of kind `owner` on its cell.
     fn change_kind(&mut self, number: u32, owner: u32, bullets: u32) -> Id {
-        if let Some(plan) = self.plan_of(number) {
-            // Shot between the decision and movement steps: its move is cancelled.
-            self.plans[plan].id = Id::EMPTY;
-        }
-        let old = &mut self.entities[number as usize];
-        debug_assert!(old.present);
-        old.present = false;
+        debug_assert!(self.is_present(number));
+        self.present[number as usize / 64] &= !(1 << (number % 64));
+        let old = &self.entities[number as usize];
         let (old_id, x, y) = (old.id, old.x, old.y);
+        // Between the decision and movement steps (shot): its planned move, if any, is
+        // cancelled (by the movement step).
+        self.retired_while_planning |= self.planning;
         if old_id.is_player() {
             self.alive[old_id.owner as usize] -= 1;
             self.living -= 1;
@@ -458,13 +475,6 @@ impl Engine {
         self.claims[(y * self.board.side() + x) as usize] -= 1;
         self.board.set(x, y, Id::EMPTY);
         self.add(owner, x, y, bullets)
-    }
-
-    /// The index of entity `number`'s plan for this turn, if it has one.
-    fn plan_of(&self, number: u32) -> Option<usize> {
-        let e = &self.entities[number as usize];
-        let plan = e.plan as usize;
-        (self.planning && self.plans.get(plan).is_some_and(|p| p.id == e.id)).then_some(plan)
     }
 
     fn random_cell(&mut self) -> (u32, u32) {
@@ -562,8 +572,8 @@ impl Engine {
     /// bot is called; shots spend bullets and mark their targets. The board is not
     /// changed here, so every decision sees the same snapshot.
     pub fn decide(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>]) {
-        let entities = &mut self.entities;
-        self.movers.retain(|&n| entities[n as usize].present);
+        let present = &self.present;
+        self.movers.retain(|&n| present[n as usize / 64] >> (n % 64) & 1 == 1);
         self.movers.shuffle(&mut self.rng);
         self.marked.clear();
         self.shots.clear();
@@ -638,9 +648,8 @@ impl Engine {
     #[inline]
     fn plan(&mut self, planned: usize, id: Id, x: u32, y: u32, dx: i32, dy: i32) -> usize {
         let (tx, ty) = self.board.step(x, y, dx, dy);
-        self.entities[id.number as usize].plan = planned as u32;
         self.plans[planned] = Plan { id, x, y, tx, ty, next: NO_PLAN, back: false };
-        planned + usize::from((tx, ty) != (x, y))
+        planned + usize::from((dx, dy) != (0, 0))
     }
 
     /// A zombie's step: toward the nearest living player in its view (Chebyshev; ties
@@ -799,6 +808,15 @@ impl Engine {
         if !self.planning {
             return;
         }
+        if std::mem::take(&mut self.retired_while_planning) {
+            // Shot since the decision step: their moves are cancelled.
+            let present = &self.present;
+            for p in &mut self.plans {
+                if present[p.id.number as usize / 64] >> (p.id.number % 64) & 1 == 0 {
+                    p.id = Id::EMPTY;
+                }
+            }
+        }
         let side = self.board.side();
         let cell = |x: u32, y: u32| (y * side + x) as usize;
         // Every occupant claims its cell; a mover moves its claim to its target, and
@@ -864,7 +882,7 @@ impl Engine {
         let mut bodies = std::mem::take(&mut self.loaded_bodies);
         bodies.retain(|&b| {
             let body = self.entities[b as usize];
-            if !body.present || body.bullets == 0 {
+            if !self.is_present(b) || body.bullets == 0 {
                 return false;
             }
             let mut near = [0u32; 8];
@@ -897,16 +915,20 @@ impl Engine {
     }
 }
 
-/// `Entity::plan` of an entity that never had one.
+/// `Plan::next` of a plan that is the first with its target, and `Engine::heads` of a
+/// cell that was never a target.
 const NO_PLAN: u32 = u32::MAX;
 
 /// The filler of the decision step's scratch lists of records.
-const NO_ENTITY: Entity = Entity { id: Id::EMPTY, x: 0, y: 0, bullets: 0, present: false, plan: NO_PLAN };
+const NO_ENTITY: Entity = Entity { id: Id::EMPTY, x: 0, y: 0, bullets: 0 };
 
 /// The offset of the living player a zombie at `(x, y)` walks to: the nearest in its
 /// 17x17 view by Chebyshev distance, ties to the smallest dx, then the smallest dy (the
 /// first met scanning columns x = -8..8 and rows y = -8..8 in each); `None` if it sees
 /// none. Works on the board's player bitmap, one 17-bit row of the view at a time.
+/// (Inlined into the decision step: its answer returned through memory was read back
+/// wider than written, a store-forwarding stall per zombie.)
+#[inline]
 pub fn nearest_player(board: &Board, x: u32, y: u32) -> Option<(i32, i32)> {
     const R: i32 = VISION_RANGE;
     // Bit i of a row is dx = i - 8. `near` is the OR of rows -d..=d; its columns -d..=d
