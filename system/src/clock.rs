@@ -101,23 +101,30 @@ mod tsc {
         })
     }
 
-    /// A thread's anchors and scale.
-    #[derive(Clone, Copy)]
-    struct Anchor {
+    /// A thread's anchors and scale (all zero before its first read).
+    struct Anchors {
         /// The first anchor (monotonic ns, counter), the base of the scale.
-        first: (u64, u64),
+        first: Cell<(u64, u64)>,
         /// The latest anchor.
-        last: (u64, u64),
+        last: Cell<(u64, u64)>,
         /// Nanoseconds per tick.
-        scale: f64,
-        /// Ticks after `last` at which to take a new anchor.
-        age_ticks: u64,
+        scale: Cell<f64>,
+        /// Ticks after `last` at which to take a new anchor (0: none taken yet).
+        age_ticks: Cell<u64>,
         /// The last time returned (reads never go back).
-        returned: u64,
+        returned: Cell<u64>,
     }
 
     thread_local! {
-        static ANCHOR: Cell<Option<Anchor>> = const { Cell::new(None) };
+        static ANCHORS: Anchors = const {
+            Anchors {
+                first: Cell::new((0, 0)),
+                last: Cell::new((0, 0)),
+                scale: Cell::new(0.0),
+                age_ticks: Cell::new(0),
+                returned: Cell::new(0),
+            }
+        };
     }
 
     #[inline]
@@ -126,58 +133,48 @@ mod tsc {
         unsafe { core::arch::x86_64::_rdtsc() }
     }
 
-    /// The first anchor of a thread: the scale from the two clocks read over 20 us.
-    #[cold]
-    fn first() -> Anchor {
-        let (m0, t0) = (super::monotonic_nanos(), ticks());
-        let (mut m1, mut t1) = (m0, t0);
-        while m1.saturating_sub(m0) < 20_000 || t1 <= t0 {
-            (m1, t1) = (super::monotonic_nanos(), ticks());
+    impl Anchors {
+        /// A new anchor now: the monotonic clock's time, returned. The first one
+        /// measures the scale over 20 us; later ones from the first.
+        #[cold]
+        fn anchor(&self) -> u64 {
+            let (mut m, mut t) = (super::monotonic_nanos(), ticks());
+            let first = self.first.get();
+            if first == (0, 0) {
+                self.first.set((m, t));
+                let (m0, t0) = (m, t);
+                while m.saturating_sub(m0) < 20_000 || t <= t0 {
+                    (m, t) = (super::monotonic_nanos(), ticks());
+                }
+                self.set_scale((m - m0) as f64 / (t - t0) as f64);
+            } else if t > first.1 && m > first.0 {
+                self.set_scale((m - first.0) as f64 / (t - first.1) as f64);
+            }
+            self.last.set((m, t));
+            let returned = self.returned.get().max(m);
+            self.returned.set(returned);
+            returned
         }
-        let scale = (m1 - m0) as f64 / (t1 - t0) as f64;
-        Anchor { first: (m0, t0), last: (m1, t1), scale, age_ticks: age_ticks(scale), returned: m1 }
-    }
 
-    fn age_ticks(scale: f64) -> u64 {
-        (super::ANCHOR_AGE.as_nanos() as f64 / scale) as u64
-    }
-
-    /// A new anchor now, and the scale from the first one.
-    #[cold]
-    fn again(mut a: Anchor) -> Anchor {
-        let (m, t) = (super::monotonic_nanos(), ticks());
-        if t > a.first.1 && m > a.first.0 {
-            a.scale = (m - a.first.0) as f64 / (t - a.first.1) as f64;
-            a.age_ticks = age_ticks(a.scale);
+        fn set_scale(&self, scale: f64) {
+            self.scale.set(scale);
+            self.age_ticks.set(((super::ANCHOR_AGE.as_nanos() as f64 / scale) as u64).max(1));
         }
-        a.last = (m, t);
-        a.returned = a.returned.max(m);
-        a
     }
 
     #[inline]
     pub(super) fn nanos() -> u64 {
-        ANCHOR.with(|cell| {
+        ANCHORS.with(|a| {
             let t = ticks();
-            let mut a = match cell.get() {
-                Some(a) if t.wrapping_sub(a.last.1) < a.age_ticks => a,
-                Some(a) => {
-                    let a = again(a);
-                    cell.set(Some(a));
-                    return a.returned;
-                }
-                None => {
-                    let a = first();
-                    cell.set(Some(a));
-                    return a.returned;
-                }
-            };
-            let now = a.last.0 + (t.wrapping_sub(a.last.1) as f64 * a.scale) as u64;
-            if now > a.returned {
-                a.returned = now;
-                cell.set(Some(a));
+            let (m, t0) = a.last.get();
+            // (Also a new anchor when the counter seems to go back, or before the first.)
+            let since = t.wrapping_sub(t0);
+            if since >= a.age_ticks.get() {
+                return a.anchor();
             }
-            a.returned
+            let now = a.returned.get().max(m + (since as f64 * a.scale.get()) as u64);
+            a.returned.set(now);
+            now
         })
     }
 }
