@@ -4,9 +4,10 @@
 //!
 //! A call is the hot path of every script game: `ctx` is one long-lived table per VM
 //! whose fields are written, and `do_turn` called, through the raw Lua C API inside one
-//! protected call (`LuaBot::call`); ids are tables cached per entity number. The view is
-//! read the same way: `ctx:look` is a C closure for the usual case (`quick_look`), and
-//! `ctx:visible()` builds its list with raw table operations.
+//! protected call on a Lua thread of the VM kept for it (`LuaBot::call`,
+//! `fill_and_call`); ids are tables cached per entity number. The view is read the same
+//! way: `ctx:look` is a C closure for the usual case (`quick_look`), `random_move()` too
+//! (`quick_random_move`), and `ctx:visible()` builds its list with raw table operations.
 
 use std::cell::Cell;
 use std::rc::Rc;
