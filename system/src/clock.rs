@@ -22,6 +22,11 @@
 //!   saw them when the call started) and the host's calling thread waited for a CPU
 //!   ([`ProgramTimer`]).
 //!
+//! The wall time of an in-thread call is read with [`call_nanos`]: the monotonic
+//! clock's scale, from the processor's time-stamp counter where the kernel keeps time
+//! with it (a read costs about half a `clock_gettime`; set `ARENA_NO_TSC` to read the
+//! monotonic clock instead).
+//!
 //! Where the counters cannot be read (no `/proc`, or a kernel without scheduler
 //! statistics), in-thread calls are charged the thread's CPU time and programs their
 //! wall time; [`source`] says which.
@@ -49,6 +54,129 @@ pub fn monotonic_nanos() -> u64 {
 pub fn monotonic_nanos() -> u64 {
     static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     START.get_or_init(std::time::Instant::now).elapsed().as_nanos() as u64
+}
+
+/// Nanoseconds on the monotonic clock's scale, for the per-call reads of
+/// [`Stopwatch`] and [`OwnDeadline`]: cheaper than [`monotonic_nanos`] where the
+/// processor's time-stamp counter is the kernel's clock source (then it is read
+/// instead, and scaled), and [`monotonic_nanos`] itself elsewhere.
+///
+/// The counter is turned into nanoseconds from an anchor, a pair of readings of both
+/// clocks that each thread takes again once the last is [`ANCHOR_AGE`] old; the scale
+/// is measured between the thread's first anchor and its latest, so it follows the
+/// monotonic clock's rate (and its adjustments) ever more closely. A time read here is
+/// thus at most a few microseconds from what [`monotonic_nanos`] would have said (the
+/// error of the scale over at most [`ANCHOR_AGE`]): another process can compare it
+/// with its own monotonic clock (a blame page's start of a call, `crate::limits`).
+/// Successive reads in one thread never go back.
+#[inline]
+pub fn call_nanos() -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        if tsc::usable() {
+            return tsc::nanos();
+        }
+    }
+    monotonic_nanos()
+}
+
+/// The most time [`call_nanos`] extrapolates the time-stamp counter from one anchor.
+pub const ANCHOR_AGE: Duration = Duration::from_millis(1);
+
+/// The time-stamp counter behind [`call_nanos`] (x86-64 Linux).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+mod tsc {
+    use std::cell::Cell;
+    use std::sync::OnceLock;
+
+    /// Whether the kernel keeps time with the counter: it then found it constant-rate
+    /// and the same on every CPU (else it would have switched to another source), so
+    /// readings taken on different CPUs compare.
+    pub(super) fn usable() -> bool {
+        static USABLE: OnceLock<bool> = OnceLock::new();
+        *USABLE.get_or_init(|| {
+            std::env::var_os("ARENA_NO_TSC").is_none()
+                && std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+                    .is_ok_and(|s| s.trim() == "tsc")
+        })
+    }
+
+    /// A thread's anchors and scale (all zero before its first read).
+    struct Anchors {
+        /// The first anchor (monotonic ns, counter), the base of the scale.
+        first: Cell<(u64, u64)>,
+        /// The latest anchor.
+        last: Cell<(u64, u64)>,
+        /// Nanoseconds per tick.
+        scale: Cell<f64>,
+        /// Ticks after `last` at which to take a new anchor (0: none taken yet).
+        age_ticks: Cell<u64>,
+        /// The last time returned (reads never go back).
+        returned: Cell<u64>,
+    }
+
+    thread_local! {
+        static ANCHORS: Anchors = const {
+            Anchors {
+                first: Cell::new((0, 0)),
+                last: Cell::new((0, 0)),
+                scale: Cell::new(0.0),
+                age_ticks: Cell::new(0),
+                returned: Cell::new(0),
+            }
+        };
+    }
+
+    #[inline]
+    fn ticks() -> u64 {
+        // SAFETY: RDTSC exists on every x86-64 processor and has no preconditions.
+        unsafe { core::arch::x86_64::_rdtsc() }
+    }
+
+    impl Anchors {
+        /// A new anchor now: the monotonic clock's time, returned. The first one
+        /// measures the scale over 20 us; later ones from the first.
+        #[cold]
+        fn anchor(&self) -> u64 {
+            let (mut m, mut t) = (super::monotonic_nanos(), ticks());
+            let first = self.first.get();
+            if first == (0, 0) {
+                self.first.set((m, t));
+                let (m0, t0) = (m, t);
+                while m.saturating_sub(m0) < 20_000 || t <= t0 {
+                    (m, t) = (super::monotonic_nanos(), ticks());
+                }
+                self.set_scale((m - m0) as f64 / (t - t0) as f64);
+            } else if t > first.1 && m > first.0 {
+                self.set_scale((m - first.0) as f64 / (t - first.1) as f64);
+            }
+            self.last.set((m, t));
+            let returned = self.returned.get().max(m);
+            self.returned.set(returned);
+            returned
+        }
+
+        fn set_scale(&self, scale: f64) {
+            self.scale.set(scale);
+            self.age_ticks.set(((super::ANCHOR_AGE.as_nanos() as f64 / scale) as u64).max(1));
+        }
+    }
+
+    #[inline]
+    pub(super) fn nanos() -> u64 {
+        ANCHORS.with(|a| {
+            let t = ticks();
+            let (m, t0) = a.last.get();
+            // (Also a new anchor when the counter seems to go back, or before the first.)
+            let since = t.wrapping_sub(t0);
+            if since >= a.age_ticks.get() {
+                return a.anchor();
+            }
+            let now = a.returned.get().max(m + (since as f64 * a.scale.get()) as u64);
+            a.returned.set(now);
+            now
+        })
+    }
 }
 
 /// A call shorter than this in wall time is charged its wall time.
@@ -143,9 +271,9 @@ pub fn thread_cpu_nanos() -> u64 {
     monotonic_nanos()
 }
 
-/// The calling thread's own time at wall time `now` (from [`monotonic_nanos`]), on a
-/// scale of its own: only differences mean anything. It never runs faster than wall
-/// time.
+/// The calling thread's own time at wall time `now` (from [`monotonic_nanos`] or
+/// [`call_nanos`]), on a scale of its own: only differences mean anything. It never
+/// runs faster than wall time.
 pub fn thread_own(now: u64) -> u64 {
     let sched = thread_sched();
     SCHEDSTAT_SCALE.with(|c| {
@@ -181,7 +309,7 @@ impl Stopwatch {
     /// [`MARK_AGE`].
     #[inline]
     pub fn start() -> Stopwatch {
-        let now = monotonic_nanos();
+        let now = call_nanos();
         let (wall, own) = MARK.with(Cell::get);
         if wall != 0 && now.saturating_sub(wall) <= MARK_AGE.as_nanos() as u64 {
             Stopwatch { wall0: now, own0: own }
@@ -192,11 +320,11 @@ impl Stopwatch {
 
     /// Starts timing, reading the thread's counters now.
     pub fn start_exact() -> Stopwatch {
-        let now = monotonic_nanos();
+        let now = call_nanos();
         Stopwatch { wall0: now, own0: mark_now(now) }
     }
 
-    /// Wall time at the start ([`monotonic_nanos`]).
+    /// Wall time at the start ([`call_nanos`]: on the monotonic clock's scale).
     pub fn started(&self) -> u64 {
         self.wall0
     }
@@ -210,14 +338,14 @@ impl Stopwatch {
 
     /// Wall time since the start.
     pub fn wall(&self) -> Duration {
-        Duration::from_nanos(monotonic_nanos().saturating_sub(self.wall0))
+        Duration::from_nanos(call_nanos().saturating_sub(self.wall0))
     }
 
     /// Own time since the start: the wall time while it is under [`SHORT`], else read
     /// from the thread's counters (at most the wall time).
     #[inline]
     pub fn own(&self) -> Duration {
-        let now = monotonic_nanos();
+        let now = call_nanos();
         let wall = now.saturating_sub(self.wall0);
         if wall < SHORT.as_nanos() as u64 {
             return Duration::from_nanos(wall);
@@ -227,7 +355,7 @@ impl Stopwatch {
 
     /// Own time since the start, always read from the counters (at most the wall time).
     pub fn own_exact(&self) -> Duration {
-        let now = monotonic_nanos();
+        let now = call_nanos();
         let wall = now.saturating_sub(self.wall0);
         Duration::from_nanos(mark_now(now).saturating_sub(self.own0).min(wall))
     }
@@ -263,7 +391,7 @@ impl OwnDeadline {
     /// True once the call has used its time (or reached the wall-clock backstop).
     #[inline]
     pub fn passed(&mut self) -> bool {
-        let now = monotonic_nanos();
+        let now = call_nanos();
         if now < self.next_check {
             return false;
         }
@@ -580,6 +708,25 @@ mod tests {
         let wall = watch.wall();
         assert!(own >= Duration::from_millis(29), "{own:?}");
         assert!(own <= wall, "{own:?} > {wall:?}");
+    }
+
+    #[test]
+    fn call_nanos_keeps_to_the_monotonic_clock_and_never_goes_back() {
+        let mut last = call_nanos();
+        for round in 0..200 {
+            let before = monotonic_nanos();
+            let fast = call_nanos();
+            let after = monotonic_nanos();
+            assert!(fast >= last, "went back: {fast} < {last}");
+            last = fast;
+            // A few microseconds of scale error (and the reads between), at most.
+            assert!(fast + 50_000 >= before && fast <= after + 50_000, "{before} {fast} {after} (round {round})");
+            if round % 20 == 0 {
+                std::thread::sleep(Duration::from_micros(1500));
+            } else {
+                std::hint::black_box((0..2000).sum::<u64>());
+            }
+        }
     }
 
     #[test]

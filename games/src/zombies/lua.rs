@@ -4,9 +4,10 @@
 //!
 //! A call is the hot path of every script game: `ctx` is one long-lived table per VM
 //! whose fields are written, and `do_turn` called, through the raw Lua C API inside one
-//! protected call (`LuaBot::call`); ids are tables cached per entity number. The view is
-//! read the same way: `ctx:look` is a C closure for the usual case (`quick_look`), and
-//! `ctx:visible()` builds its list with raw table operations.
+//! protected call on a Lua thread of the VM kept for it (`LuaBot::call`,
+//! `fill_and_call`); ids are tables cached per entity number. The view is read the same
+//! way: `ctx:look` is a C closure for the usual case (`quick_look`), `random_move()` too
+//! (`quick_random_move`), and `ctx:visible()` builds its list with raw table operations.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -225,24 +226,119 @@ unsafe extern "C-unwind" fn quick_look(state: *mut mlua::ffi::lua_State) -> std:
     }
 }
 
+/// `random_move()` without leaving C during a call: the answer is one of the nine
+/// strings made once. Outside a call (the slot is empty) it hands over to the full
+/// version, which raises the error. Upvalues: the
+/// slot, the full version, the nine answers in [`Direction::ALL`]'s order.
+unsafe extern "C-unwind" fn quick_random_move(state: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+    use mlua::ffi;
+    // SAFETY: Lua calls this with the upvalues `api` gave it; the slot pointer is valid
+    // while the state lives. Nothing here needs dropping, so an error raised by the full
+    // version may unwind (longjmp) through this frame.
+    unsafe {
+        let slot = &*ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)).cast::<Slot>();
+        if let Ok(ctx) = slot.ctx() {
+            let answer = ctx.random_move() as std::ffi::c_int;
+            ffi::lua_pushvalue(state, ffi::lua_upvalueindex(3 + answer));
+            return 1;
+        }
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(2));
+        ffi::lua_insert(state, 1);
+        ffi::lua_call(state, ffi::lua_gettop(state) - 1, 1);
+        1
+    }
+}
+
 struct LuaBot {
     vm: LuaVm<Context<'static>>,
-    ctx: Table,
     ids: Ids,
+    /// The call thread: a Lua thread of the VM (kept in the registry) whose first stack
+    /// slot holds [`fill_and_call`] over do_turn, ctx, the id cache and ctx's keys. A call
+    /// is one `lua_pcall` on it, without going through mlua's references; only a failure
+    /// or an answer other than a move goes back through mlua.
+    thread: *mut mlua::ffi::lua_State,
     /// The clock of the last call: `ctx.clock` and `ctx.board_size` change only with it.
     clock: u32,
+}
+
+/// The keys of `ctx`'s fields a call sets, in the order of [`fill_and_call`]'s upvalues
+/// from the fourth on.
+const FIELDS: [&std::ffi::CStr; 6] = [c"id", c"bullets", c"x", c"y", c"clock", c"board_size"];
+
+/// What [`fill_and_call`] answers when the player's id is not in the cache yet (a light
+/// userdata no script can make).
+static MISSED: u8 = 0;
+
+/// Sets `ctx`'s fields and calls `do_turn(ctx)`, in the protected call on the call
+/// thread. Arguments: the player's entity number, bullets, x, y, and the clock and the
+/// board's side (nil when the turn did not change); upvalues: do_turn, ctx, the id
+/// cache, the keys of [`FIELDS`]. Answers do_turn's answer, or [`MISSED`] (setting
+/// nothing) when the player's id is not cached. Fields are set raw (ctx is the bot's
+/// own plain table).
+unsafe extern "C-unwind" fn fill_and_call(state: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+    use mlua::ffi;
+    let up = |i: std::ffi::c_int| ffi::lua_upvalueindex(i);
+    // SAFETY: Lua calls this with the six arguments and the upvalues `LuaBot::new` gave
+    // it, with LUA_MINSTACK free slots (it uses four at once); nothing here needs
+    // dropping, so an error raised in do_turn may unwind (longjmp) through this frame.
+    unsafe {
+        ffi::lua_pushvalue(state, up(2));
+        let ctx = ffi::lua_gettop(state);
+        ffi::lua_pushvalue(state, up(4));
+        if ffi::lua_rawgeti(state, up(3), ffi::lua_tointeger(state, 1)) == ffi::LUA_TNIL {
+            ffi::lua_pushlightuserdata(state, (&raw const MISSED).cast_mut().cast());
+            return 1;
+        }
+        ffi::lua_rawset(state, ctx);
+        let fields = if ffi::lua_isnil(state, 5) != 0 { 3 } else { 5 };
+        for k in 0..fields {
+            ffi::lua_pushvalue(state, up(5 + k));
+            ffi::lua_pushvalue(state, 2 + k);
+            ffi::lua_rawset(state, ctx);
+        }
+        ffi::lua_pushvalue(state, up(1));
+        ffi::lua_pushvalue(state, ctx);
+        ffi::lua_call(state, 1, 1);
+        1
+    }
 }
 
 impl LuaBot {
     fn new(script: &Script) -> Result<LuaBot, String> {
         let vm = LuaVm::new(script, api)?;
-        let setup = || -> mlua::Result<(Ids, Table)> {
+        let setup = || -> mlua::Result<(Ids, *mut mlua::ffi::lua_State)> {
             let ids = Ids::new(&vm.lua)?;
             let ctx = make_ctx(&vm.lua, &vm.slot, &ids)?;
-            Ok((ids, ctx))
+            let thread = Cell::new(std::ptr::null_mut());
+            // SAFETY: runs in mlua's protected call with do_turn, ctx and the id cache as
+            // its arguments (1 to 3); it makes the call thread (inheriting the VM's
+            // hook), keeps it in the registry, makes `fill_and_call` over the three and
+            // the keys, moves it to the thread's first slot and leaves its own stack
+            // empty. The thread's stack has room for a call's arguments (checked again
+            // at each call).
+            unsafe {
+                vm.lua.exec_raw::<()>((&vm.do_turn, &ctx, &ids.cache), |state| {
+                    use mlua::ffi;
+                    let t = ffi::lua_newthread(state);
+                    ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX);
+                    for name in FIELDS {
+                        ffi::lua_pushstring(state, name.as_ptr());
+                    }
+                    ffi::lua_pushcclosure(state, fill_and_call, 3 + FIELDS.len() as i32);
+                    if ffi::lua_checkstack(t, 16) != 0 {
+                        ffi::lua_xmove(state, t, 1);
+                        thread.set(t);
+                    }
+                    ffi::lua_settop(state, 0);
+                })?;
+            }
+            if thread.get().is_null() {
+                return Err(mlua::Error::MemoryError("no room for the call thread's stack".to_owned()));
+            }
+            Ok((ids, thread.get()))
         };
-        let (ids, ctx) = setup().map_err(|e| format!("{}: cannot set up Lua: {e}", script.file_name()))?;
-        Ok(LuaBot { vm, ctx, ids, clock: u32::MAX })
+        let (ids, thread) = setup().map_err(|e| format!("{}: cannot set up Lua: {e}", script.file_name()))?;
+        Ok(LuaBot { vm, ids, thread, clock: u32::MAX })
     }
 }
 
@@ -284,59 +380,96 @@ enum Answer {
 }
 
 impl LuaBot {
-    /// Fills `ctx` and calls `do_turn` through the raw Lua API: one protected call, no
-    /// per-field round trips through mlua's references.
+    /// Fills `ctx` and calls `do_turn` on the call thread through the raw Lua API: one
+    /// protected call ([`fill_and_call`]) and a move read in place.
     fn call(&self, ctx: &Context<'_>, new_turn: bool) -> mlua::Result<Answer> {
-        let (number, bullets, x, y) = (ctx.id.number.into(), ctx.bullets.into(), ctx.x.into(), ctx.y.into());
-        let (clock, side) = (ctx.clock.into(), ctx.board_size.into());
+        use mlua::ffi;
+        let t = self.thread;
         loop {
-            let (missed, quick) = (Cell::new(false), Cell::new(None));
-            // SAFETY: the closure runs in mlua's protected call with the three arguments on
-            // the stack (do_turn, ctx, the id cache). It looks the player's id up in the
-            // cache (on a miss it empties the stack and returns: the id is made below and
-            // the call tried again), sets plain fields of ctx (a table without a
-            // metatable), calls do_turn, and reads a string answer in place.
-            let answer = unsafe {
-                self.vm.lua.exec_raw::<Value>((&self.vm.do_turn, &self.ctx, &self.ids.cache), |state| {
-                    use mlua::ffi;
-                    if ffi::lua_rawgeti(state, 3, number) == ffi::LUA_TNIL {
-                        missed.set(true);
-                        ffi::lua_settop(state, 0);
-                        return;
-                    }
-                    ffi::lua_setfield(state, 2, c"id".as_ptr());
-                    ffi::lua_settop(state, 2);
-                    ffi::lua_pushinteger(state, bullets);
-                    ffi::lua_setfield(state, 2, c"bullets".as_ptr());
-                    ffi::lua_pushinteger(state, x);
-                    ffi::lua_setfield(state, 2, c"x".as_ptr());
-                    ffi::lua_pushinteger(state, y);
-                    ffi::lua_setfield(state, 2, c"y".as_ptr());
-                    if new_turn {
-                        ffi::lua_pushinteger(state, clock);
-                        ffi::lua_setfield(state, 2, c"clock".as_ptr());
-                        ffi::lua_pushinteger(state, side);
-                        ffi::lua_setfield(state, 2, c"board_size".as_ptr());
-                    }
-                    ffi::lua_call(state, 1, 1);
-                    if ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
+            // SAFETY: `t` is the VM's call thread, alive while the VM is (the registry
+            // holds it), not running (calls do not nest), with `fill_and_call` alone on
+            // its stack between calls. Pushing integers, nil and a copy of a slot onto
+            // room checked first allocates nothing, so cannot raise an error outside a
+            // protected call; everything else runs inside `lua_pcall`. The stack is left
+            // as it was found on every path.
+            unsafe {
+                if ffi::lua_checkstack(t, 8) == 0 {
+                    return Err(mlua::Error::MemoryError("not enough memory for a call".to_owned()));
+                }
+                ffi::lua_pushvalue(t, 1);
+                for value in [ctx.id.number.into(), ctx.bullets.into(), ctx.x.into(), ctx.y.into()] {
+                    ffi::lua_pushinteger(t, value);
+                }
+                if new_turn {
+                    ffi::lua_pushinteger(t, ctx.clock.into());
+                    ffi::lua_pushinteger(t, ctx.board_size.into());
+                } else {
+                    ffi::lua_pushnil(t);
+                    ffi::lua_pushnil(t);
+                }
+                let status = ffi::lua_pcall(t, 6, 1, 0);
+                if status != ffi::LUA_OK {
+                    return Err(self.failure(status));
+                }
+                match ffi::lua_type(t, -1) {
+                    ffi::LUA_TSTRING => {
                         let mut len = 0;
-                        let text = ffi::lua_tolstring(state, -1, &mut len);
+                        let text = ffi::lua_tolstring(t, -1, &mut len);
                         let text = std::slice::from_raw_parts(text.cast::<u8>(), len);
                         if let Some(d) = Direction::ALL.into_iter().find(|d| d.name().as_bytes() == text) {
-                            quick.set(Some(d));
-                            ffi::lua_settop(state, 0);
+                            ffi::lua_settop(t, 1);
+                            return Ok(Answer::Move(d));
                         }
                     }
-                })
-            }?;
-            if let Some(d) = quick.get() {
-                return Ok(Answer::Move(d));
+                    ffi::LUA_TLIGHTUSERDATA
+                        if ffi::lua_touserdata(t, -1).cast_const() == (&raw const MISSED).cast() =>
+                    {
+                        ffi::lua_settop(t, 1);
+                        self.ids.value(&self.vm.lua, &self.vm.slot, ctx.id)?;
+                        continue;
+                    }
+                    _ => {}
+                }
+                // Any other answer is read by mlua (moved to its stack in a protected call).
+                let answer = self.vm.lua.exec_raw::<Value>((), |state| ffi::lua_xmove(t, state, 1));
+                ffi::lua_settop(t, 1);
+                return answer.map(Answer::Other);
             }
-            if !missed.get() {
-                return Ok(Answer::Other(answer));
+        }
+    }
+
+    /// The error of a failed call (`status`), its object taken off the call thread: an
+    /// allocation failure as such, anything else raised again in mlua's protected call,
+    /// which reads it as it reads any error (a Rust function's error, a panic, a message).
+    fn failure(&self, status: std::ffi::c_int) -> mlua::Error {
+        use mlua::ffi;
+        let t = self.thread;
+        // SAFETY: the error object is on top of the call thread, above `fill_and_call`;
+        // reading a string allocates nothing; the protected call moves the object off
+        // the thread (leaving it as it was before the call) and raises it, which mlua
+        // catches.
+        unsafe {
+            if status == ffi::LUA_ERRMEM {
+                let message = match ffi::lua_type(t, -1) {
+                    ffi::LUA_TSTRING => {
+                        let mut len = 0;
+                        let text = ffi::lua_tolstring(t, -1, &mut len);
+                        String::from_utf8_lossy(std::slice::from_raw_parts(text.cast::<u8>(), len)).into_owned()
+                    }
+                    _ => "not enough memory".to_owned(),
+                };
+                ffi::lua_settop(t, 1);
+                return mlua::Error::MemoryError(message);
             }
-            self.ids.value(&self.vm.lua, &self.vm.slot, ctx.id)?;
+            let raised = self.vm.lua.exec_raw::<()>((), |state| {
+                ffi::lua_xmove(t, state, 1);
+                ffi::lua_error(state);
+            });
+            ffi::lua_settop(t, 1);
+            match raised {
+                Err(e) => e,
+                Ok(()) => mlua::Error::runtime("the call failed"),
+            }
         }
     }
 }
@@ -351,15 +484,34 @@ fn api(lua: &Lua, slot: &Rc<Slot>) -> mlua::Result<()> {
             other => Err(mlua::Error::runtime(format!("shoot(id) needs an id, got a {}", other.type_name()))),
         })?,
     )?;
-    g.raw_set("random_move", {
-        // The nine answers, made once: no string is built per call.
-        let names: Vec<mlua::LuaString> =
-            Direction::ALL.iter().map(|d| lua.create_string(d.name())).collect::<mlua::Result<_>>()?;
-        let s = Rc::clone(slot);
+    // The nine answers, made once: no string is built per call.
+    let names: Vec<mlua::LuaString> =
+        Direction::ALL.iter().map(|d| lua.create_string(d.name())).collect::<mlua::Result<_>>()?;
+    let full_random_move = {
+        let (s, names) = (Rc::clone(slot), names.clone());
         lua.create_function(move |_, ()| {
             let ctx = s.ctx().map_err(mlua::Error::runtime)?;
             Ok(names[ctx.random_move() as usize].clone())
         })?
-    })?;
+    };
+    let answers = lua.create_sequence_from(names)?;
+    // SAFETY: runs in mlua's protected call with the globals, the full version and the
+    // nine answers as its arguments; it sets the global `random_move` to a C closure over
+    // the slot, the full version and the answers (`quick_random_move`), and leaves the
+    // stack empty. The slot outlives the closure: the state holds an `Rc` of it as app
+    // data until it closes.
+    unsafe {
+        lua.exec_raw::<()>((&g, &full_random_move, &answers), |state| {
+            use mlua::ffi;
+            ffi::lua_pushlightuserdata(state, Rc::as_ptr(slot).cast_mut().cast());
+            ffi::lua_pushvalue(state, 2);
+            for i in 1..=Direction::ALL.len() {
+                ffi::lua_rawgeti(state, 3, i as ffi::lua_Integer);
+            }
+            ffi::lua_pushcclosure(state, quick_random_move, 2 + Direction::ALL.len() as i32);
+            ffi::lua_setfield(state, 1, c"random_move".as_ptr());
+            ffi::lua_settop(state, 0);
+        })?;
+    }
     Ok(())
 }

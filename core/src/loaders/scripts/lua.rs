@@ -213,8 +213,11 @@ fn sandbox<T: 'static>(script: &Script, slot: &Rc<Slot<T>>, budget: &Rc<Budget>)
     }
     lua.load(PRELUDE).set_name("=prelude").exec()?;
 
+    // Global: every thread of the state runs it, those a game's bindings make to call
+    // `do_turn` on too (mlua's per-thread hook would drop itself on a thread it did not
+    // make).
     let (b, s) = (Rc::clone(budget), Rc::clone(slot));
-    lua.set_hook(HookTriggers::new().every_nth_instruction(HOOK_STEP), move |_, _| {
+    lua.set_global_hook(HookTriggers::new().every_nth_instruction(HOOK_STEP), move |_, _| {
         let used = b.used.get() + u64::from(HOOK_STEP);
         b.used.set(used);
         if used > b.limit {
