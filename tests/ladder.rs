@@ -1,7 +1,8 @@
 //! `arena ladder` through the binary: a ladder killed with SIGKILL at random moments and
 //! restarted loses only its games in flight and never stores a game twice or half; Ctrl-C
 //! ends it after the games in flight; a second ladder on the same database is refused;
-//! the reading commands answer from the database alone.
+//! the reading commands answer from the database alone; a boxed entry can neither open
+//! nor lock the database's files, and the ladder stores all its games.
 //!
 //! The ladder's own guarantees (schema versions, ratings, matchmaking, versions) are
 //! tested in its crate (`ladder/tests/ladder.rs`).
@@ -153,4 +154,61 @@ fn ctrl_c_ends_the_ladder_after_its_games_in_flight_and_the_commands_read_the_da
     assert!(std::fs::read_to_string(&page).unwrap().contains("<canvas id=\"board\""));
     let missing = ladder(&db, bots.path(), &["replay", "999999"]).output().unwrap();
     assert!(!missing.status.success() && text(&missing).contains("no game 999999"), "{}", text(&missing));
+}
+
+/// Issue #30, the red team's hole 1: a ladder entry, boxed as by default, tries to stop
+/// the ladder through its database: it opens the database, its `-wal` and `-shm` files
+/// and the two lock files read-only and takes the locks that stall SQLite's writers, the
+/// scheduler and a new `ladder run` (`tests/data/boxes/ladderlock.c`). The database lies
+/// in the ladder's working directory beside the bot and log directories (relative paths,
+/// as a contest is laid out), not under `/tmp` (which every box has a private one of).
+/// The box must see none of these files (so the entries' own files are bound back into
+/// the covered directory), and the ladder stores every game and exits 0. Before the fix
+/// the attacker's locks made `ladder run` fail "database is locked", storing nothing.
+#[test]
+fn a_boxed_entry_cannot_open_or_lock_the_ladders_database() {
+    use std::os::unix::fs::PermissionsExt as _;
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+    }
+    let dir = tempfile::Builder::new().prefix("arena-ladderlock-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let base = dir.path();
+    let plugins = base.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    // Readable by every user, as a contest's directory is: only the box keeps the
+    // attacker (a box uid, when the host is root) out of the database.
+    for d in [base, &plugins] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let honest = crate::util::plugin_lib("egg-hunter");
+    std::fs::copy(&honest, plugins.join(honest.file_name().unwrap())).unwrap();
+    let db = base.join("ladder.db");
+    let define = format!("-DDB=\"{}\"", db.display());
+    crate::util::compile_c(
+        &crate::util::data("boxes/ladderlock.c"),
+        &plugins.join(crate::util::lib_name("ladderlock")),
+        &[&define],
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(base)
+        .args(["--game", "eggs", "ladder", "run", "--db", "ladder.db", "--plugins", "plugins", "--logs", "logs"])
+        .args(["--games", "6", "--jobs", "2", "--batch", "3", "--max-turns", "8"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let log = std::fs::read_to_string(base.join("logs/ladderlock.log")).unwrap_or_default();
+    let context = format!("{}\nladderlock's log:\n{log}", text(&out));
+    // The attacker ran, and could open none of the files.
+    for name in ["shm", "db", "wal", "lock", "schedule.lock"] {
+        let line = log.lines().find(|l| l.starts_with(&format!("{name}: "))).unwrap_or("");
+        assert!(line.starts_with(&format!("{name}: open refused")), "{name}: {line:?}\n{context}");
+    }
+    assert!(!log.contains("db header: read"), "{context}");
+    // Every game stored, none lost, exit status 0.
+    assert!(out.status.success(), "{context}");
+    assert!(text(&out).contains("6 games played, 0 lost"), "{context}");
+    let store = Store::open(&db, false).unwrap();
+    let games = store.games("eggs", None, 100).unwrap();
+    assert_eq!(games.len(), 6, "{context}");
+    assert!(games.iter().all(|g| g.status == "played" && g.replay), "{games:?}\n{context}");
 }

@@ -5,7 +5,8 @@
 //!   determinism);
 //! - `cli`: the `zombies` binary end to end;
 //! - `newcomer`: the defects a first-time entrant hit (issue 23), through the binary;
-//! - `ladder`: `arena ladder` killed with SIGKILL and resumed, stopped by Ctrl-C, read back;
+//! - `ladder`: `arena ladder` killed with SIGKILL and resumed, stopped by Ctrl-C, read back,
+//!   and attacked by a boxed entry through its database's files;
 //! - `postgres`: the ladder on a PostgreSQL server the test starts, and two `ladder work`
 //!   workers, one killed, against one `ladder run` on SQLite;
 //! - `layout`: the host's code names a game only inside `games/src/`;

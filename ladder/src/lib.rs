@@ -76,6 +76,24 @@ pub enum LadderError {
     /// A query failed.
     #[error("ladder database: {0}")]
     Db(String),
+    /// A statement found the SQLite database locked (`SQLITE_BUSY`, `SQLITE_LOCKED`) for
+    /// longer than SQLite's own wait: the writes that may be tried again are
+    /// (`Store::retrying`), until [`LadderError::Locked`].
+    #[error("ladder database: {0}")]
+    DbLocked(String),
+    /// A lock on the database, or on its scheduling lock file, could not be had within
+    /// the store's lock wait (`store::LOCK_WAIT`).
+    #[error(
+        "{path}: still locked after {waited} s ({why}); another process holds a lock on it (`fuser -v {path}*` shows which)"
+    )]
+    Locked {
+        /// The database file, or the lock file.
+        path: PathBuf,
+        /// Seconds waited.
+        waited: u64,
+        /// What SQLite (or the lock) said.
+        why: String,
+    },
     /// What was asked for is not in the database.
     #[error("{0}")]
     NotFound(String),
@@ -88,7 +106,21 @@ pub enum LadderError {
 }
 
 impl From<sqlx::Error> for LadderError {
+    /// SQLite's `SQLITE_BUSY` and `SQLITE_LOCKED` (and their extended codes) are
+    /// [`LadderError::DbLocked`]; every other error is [`LadderError::Db`].
     fn from(e: sqlx::Error) -> LadderError {
-        LadderError::Db(e.to_string().replace('\n', " "))
+        let line = e.to_string().replace('\n', " ");
+        let code = match &e {
+            // SQLite's codes only (PostgreSQL's are SQLSTATEs).
+            sqlx::Error::Database(d) if d.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() => {
+                d.code().and_then(|c| c.parse::<i64>().ok())
+            }
+            _ => None,
+        };
+        match code {
+            // The primary code is the low byte of an extended one.
+            Some(c) if matches!(c & 0xff, 5 | 6) => LadderError::DbLocked(line),
+            _ => LadderError::Db(line),
+        }
     }
 }

@@ -86,7 +86,7 @@ fn millis(d: Duration) -> i64 {
 impl Store {
     /// Puts `games` into the queue, in one transaction.
     pub fn enqueue(&self, games: &[Queued]) -> Result<(), LadderError> {
-        self.block_on(async {
+        self.retrying(async || {
             let mut tx = self.begin_write().await?;
             for g in games {
                 sqlx::query(
@@ -129,7 +129,7 @@ impl Store {
             Backend::Sqlite => (true, ""),
             Backend::Postgres => (false, " FOR UPDATE SKIP LOCKED"),
         };
-        self.block_on(async {
+        self.retrying(async || {
             let mut tx = if begin_immediate { self.begin_write().await? } else { self.pool().begin().await? };
             let rows = sqlx::query(&format!(
                 "SELECT {} FROM queue WHERE game = $1 AND rules_version = $2 AND options = $3 \
@@ -165,7 +165,7 @@ impl Store {
     /// held.
     pub fn renew(&self, worker: &str, ids: &[i64], lease: Duration) -> Result<u64, LadderError> {
         let now = self.now_sql();
-        self.block_on(async {
+        self.retrying(async || {
             let mut held = 0;
             for &id in ids {
                 let done =
@@ -184,7 +184,7 @@ impl Store {
     /// Gives up `worker`'s leases of the games `ids` (another worker may lease them at
     /// once).
     pub fn release(&self, worker: &str, ids: &[i64]) -> Result<(), LadderError> {
-        self.block_on(async {
+        self.retrying(async || {
             for &id in ids {
                 sqlx::query("UPDATE queue SET worker = NULL, lease_until = NULL WHERE id = $1 AND worker = $2")
                     .bind(id)
@@ -201,7 +201,7 @@ impl Store {
     /// does not (its lease expired and another worker took it over, or it was committed):
     /// nothing is written.
     pub fn commit_leased(&self, g: &GameRow, worker: &str) -> Result<bool, LadderError> {
-        self.block_on(async {
+        self.retrying(async || {
             let mut tx = self.begin_write().await?;
             let held = sqlx::query("DELETE FROM queue WHERE id = $1 AND worker = $2")
                 .bind(g.id)

@@ -15,13 +15,22 @@
 //! `BIGINT` of the same bits. Calls block: the store owns a small tokio runtime and waits
 //! on sqlx there, so the rest of the arena stays synchronous.
 //!
+//! No wait is without a bound: a write that finds an SQLite database locked (by another
+//! process, or by any process that could open its `-shm` file: a lock through a read-only
+//! descriptor is enough) is tried again for up to [`LOCK_WAIT`] ([`Store::lock_wait`]), and
+//! so is the scheduling lock's file; past it the ladder says, in one line, which file is
+//! held ([`LadderError::Locked`]). The lock files are made readable by their owner only;
+//! the CLI hides the database's directory from every box (`hide_database`).
+//!
 //! Not here: what to play (`schedule`), the ratings' arithmetic (`rating`), playing, the
 //! queue of games that workers lease (`queue`).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::{File, TryLockError};
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{MigrateError, Migration, Migrator};
@@ -67,6 +76,18 @@ const SCHEDULE_LOCK_KEY: i64 = 0x6172_656e_615f_7363; // "arena_sc"
 /// SQLite's `BEGIN IMMEDIATE` does there).
 const WRITE_LOCK_KEY: i64 = 0x6172_656e_615f_7772; // "arena_wr"
 
+/// The longest the ladder waits for a lock on its SQLite database or on its scheduling
+/// lock file before it gives up, naming the file ([`LadderError::Locked`]).
+pub const LOCK_WAIT: Duration = Duration::from_secs(120);
+
+/// SQLite's own wait for a lock, per statement (`PRAGMA busy_timeout`), at most (and at
+/// most a quarter of the store's lock wait): the writes are then tried again up to the
+/// store's lock wait.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The pause between two tries of a lock.
+const RETRY_PAUSE: Duration = Duration::from_millis(50);
+
 /// An open ladder database.
 #[derive(Debug)]
 pub struct Store {
@@ -77,6 +98,8 @@ pub struct Store {
     backend: Backend,
     pool: AnyPool,
     rt: tokio::runtime::Runtime,
+    /// The longest a write waits for SQLite's lock, and the scheduling lock for its file.
+    lock_wait: Duration,
 }
 
 /// The lock a running ladder holds on its database (released when dropped, or when the
@@ -116,15 +139,21 @@ pub fn lock(db: &Path) -> Result<LadderLock, LadderError> {
     lock_file(db, false)
 }
 
-/// The lock file of `db`, exclusive or `shared` (what workers hold together).
-fn lock_file(db: &Path, shared: bool) -> Result<LadderLock, LadderError> {
-    let path = lock_path(db);
-    let file = File::options()
+/// Opens (creating it, readable and writable by its owner only) the lock file `path`.
+fn open_lock_file(path: &Path) -> Result<File, LadderError> {
+    File::options()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(&path)
-        .map_err(|e| LadderError::Open { path: path.clone(), why: e.to_string() })?;
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| LadderError::Open { path: path.to_owned(), why: e.to_string() })
+}
+
+/// The lock file of `db`, exclusive or `shared` (what workers hold together).
+fn lock_file(db: &Path, shared: bool) -> Result<LadderLock, LadderError> {
+    let path = lock_path(db);
+    let file = open_lock_file(&path)?;
     let taken = if shared { file.try_lock_shared() } else { file.try_lock() };
     match taken {
         Ok(()) => Ok(LadderLock { _file: Some(file), session: None }),
@@ -399,6 +428,16 @@ impl Store {
     /// SQLite file or a `postgres://` URL (whose database must exist: `create` makes its
     /// tables, not the database).
     pub fn open_with(path: &Path, create: bool, migrator: &Migrator) -> Result<Store, LadderError> {
+        Store::open_waiting(path, create, migrator, LOCK_WAIT)
+    }
+
+    /// [`Store::open_with`] with `lock_wait` instead of [`LOCK_WAIT`] (tests: a short one).
+    pub fn open_waiting(
+        path: &Path,
+        create: bool,
+        migrator: &Migrator,
+        lock_wait: Duration,
+    ) -> Result<Store, LadderError> {
         let backend = Backend::of(path);
         let shown = match backend {
             Backend::Sqlite => path.to_owned(),
@@ -424,20 +463,26 @@ impl Store {
         sqlx::any::install_default_drivers();
         let options = match backend {
             // One connection: SQLite writes one at a time anyway. WAL with synchronous
-            // writes: a kill -9 loses no committed game.
-            Backend::Sqlite => AnyPoolOptions::new().max_connections(1).after_connect(|conn, _| {
-                Box::pin(async move {
-                    for pragma in [
-                        "PRAGMA busy_timeout = 10000",
-                        "PRAGMA journal_mode = WAL",
-                        "PRAGMA synchronous = FULL",
-                        "PRAGMA foreign_keys = ON",
-                    ] {
-                        sqlx::query(pragma).execute(&mut *conn).await?;
-                    }
-                    Ok(())
+            // writes: a kill -9 loses no committed game. SQLite waits for a lock itself
+            // (10 s, at most a quarter of the store's wait), and the writes are tried
+            // again (`retrying`).
+            Backend::Sqlite => {
+                let busy = format!("PRAGMA busy_timeout = {}", BUSY_TIMEOUT.min(lock_wait / 4).as_millis());
+                AnyPoolOptions::new().max_connections(1).after_connect(move |conn, _| {
+                    let busy = busy.clone();
+                    Box::pin(async move {
+                        for pragma in [
+                            busy.as_str(),
+                            "PRAGMA journal_mode = WAL",
+                            "PRAGMA synchronous = FULL",
+                            "PRAGMA foreign_keys = ON",
+                        ] {
+                            sqlx::query(pragma).execute(&mut *conn).await?;
+                        }
+                        Ok(())
+                    })
                 })
-            }),
+            }
             Backend::Postgres => AnyPoolOptions::new().max_connections(4),
         };
         let options = options.acquire_timeout(std::time::Duration::from_secs(10));
@@ -451,7 +496,7 @@ impl Store {
                 options.connect(&url).await
             })
             .map_err(|e| open_err(e.to_string()))?;
-        let store = Store { path: shown, url, backend, pool, rt };
+        let store = Store { path: shown, url, backend, pool, rt, lock_wait };
         let migrator = dialect(migrator, backend);
         // Two processes opening a new (or old) SQLite database at once would both apply
         // its migrations (sqlx locks them on PostgreSQL only): they take turns, under the
@@ -501,6 +546,38 @@ impl Store {
         self.backend
     }
 
+    /// The longest a write waits for the database's lock, and the scheduling lock for its
+    /// file, before [`LadderError::Locked`].
+    pub fn lock_wait(&self) -> Duration {
+        self.lock_wait
+    }
+
+    /// Runs `attempt` (a whole transaction) on the store's runtime, and again while it
+    /// fails because SQLite found the database locked ([`LadderError::DbLocked`]: the
+    /// transaction was rolled back), for up to the store's lock wait; then says which
+    /// file is held ([`LadderError::Locked`]). Any other outcome is returned as it is.
+    pub(crate) fn retrying<T>(
+        &self,
+        mut attempt: impl AsyncFnMut() -> Result<T, LadderError>,
+    ) -> Result<T, LadderError> {
+        let started = Instant::now();
+        loop {
+            match self.rt.block_on(attempt()) {
+                Err(LadderError::DbLocked(why)) => {
+                    if started.elapsed() >= self.lock_wait {
+                        return Err(LadderError::Locked {
+                            path: self.path.clone(),
+                            waited: started.elapsed().as_secs(),
+                            why,
+                        });
+                    }
+                    std::thread::sleep(RETRY_PAUSE);
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// Takes the ladder lock: exclusive (`ladder run`: no other ladder and no worker on
     /// the database) or `shared` (`ladder work`: workers together, no `ladder run`); or
     /// says that another ladder holds it. SQLite: the lock file beside the database;
@@ -530,14 +607,25 @@ impl Store {
                 let mut name = self.path.as_os_str().to_owned();
                 name.push(".schedule.lock");
                 let path = PathBuf::from(name);
-                let file = File::options()
-                    .create(true)
-                    .truncate(false)
-                    .write(true)
-                    .open(&path)
-                    .map_err(|e| LadderError::Open { path: path.clone(), why: e.to_string() })?;
-                file.lock().map_err(|e| LadderError::Open { path, why: e.to_string() })?;
-                Ok(LadderLock { _file: Some(file), session: None })
+                let file = open_lock_file(&path)?;
+                // Tried until the store's lock wait has passed: never a wait without end.
+                let started = Instant::now();
+                loop {
+                    match file.try_lock() {
+                        Ok(()) => return Ok(LadderLock { _file: Some(file), session: None }),
+                        Err(TryLockError::WouldBlock) if started.elapsed() < self.lock_wait => {
+                            std::thread::sleep(RETRY_PAUSE)
+                        }
+                        Err(TryLockError::WouldBlock) => {
+                            return Err(LadderError::Locked {
+                                path,
+                                waited: started.elapsed().as_secs(),
+                                why: "the scheduling lock is held by another process".to_owned(),
+                            });
+                        }
+                        Err(TryLockError::Error(e)) => return Err(LadderError::Open { path, why: e.to_string() }),
+                    }
+                }
             }
             Backend::Postgres => {
                 // Waits for the lock, then says it has it.
@@ -602,7 +690,7 @@ impl Store {
     /// that did not load replace those of the last scan. An entry not found is retired
     /// with why: its file no longer loads (with the reason), or is gone.
     pub fn sync(&self, game: &str, found: &[Found], failed: &[LoadError]) -> Result<Synced, LadderError> {
-        self.rt.block_on(async {
+        self.retrying(async || {
             let mut tx = self.begin_write().await?;
             let mut synced = Synced::default();
             let entries =
@@ -742,7 +830,7 @@ impl Store {
     /// Commits one game with its result and seats, in one transaction. A game id stored
     /// already is refused (nothing is written twice).
     pub fn commit_game(&self, g: &GameRow) -> Result<(), LadderError> {
-        self.rt.block_on(async {
+        self.retrying(async || {
             let mut tx = self.begin_write().await?;
             insert_game(&mut tx, g).await?;
             tx.commit().await?;
@@ -808,7 +896,7 @@ impl Store {
     /// for the versions that played, and the meetings of their pairs counted.
     pub fn update_ratings(&self, game: &str, ranking: Ranking, from_scratch: bool) -> Result<Rerated, LadderError> {
         let pairs = ranking == Ranking::Pairs;
-        self.rt.block_on(async {
+        self.retrying(async || {
             // Immediate: the write lock first, so that the snapshot read is the one written.
             let mut tx = self.begin_write().await?;
             let last: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(committed), 0) FROM games WHERE game = $1")

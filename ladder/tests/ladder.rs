@@ -1,9 +1,10 @@
 //! The ladder's guarantees, on real databases in temporary directories: the schema's
-//! versions (new, older upgraded, newer refused), the lock against a second ladder,
-//! entries and versions, ratings that depend only on the set of games (shuffled
-//! insertion, 1 job vs 2), bots joining a running ladder, a newcomer settling in a
-//! bounded number of games, and workers on one SQLite file (each game once, the games of
-//! one run; a worker of other game options refused).
+//! versions (new, older upgraded, newer refused), the lock against a second ladder, a
+//! held lock waited for within a bound (then named), entries and versions, ratings that
+//! depend only on the set of games (shuffled insertion, 1 job vs 2), bots joining a
+//! running ladder, a newcomer settling in a bounded number of games, and workers on one
+//! SQLite file (each game once, the games of one run; a worker of other game options
+//! refused).
 //!
 //! The kill -9 test runs the binary and lives with the integration tests
 //! (`tests/ladder.rs` of the workspace).
@@ -532,4 +533,71 @@ fn a_worker_whose_game_options_differ_from_the_queued_games_says_so_in_one_line(
         .to_string();
     assert!(err.contains("scheduled with other game options") && !err.contains('\n'), "{err}");
     assert!(err.contains(r#"{"max_turns":999}"#), "{err}");
+}
+
+/// Issue #30: a lock held on the database or on the scheduling lock file (a bot once took
+/// them through read-only descriptors) is waited for a bounded time, then named in one
+/// line; one released within the bound is taken, the write tried again past SQLite's
+/// own wait. The lock files are their owner's alone.
+#[test]
+fn a_held_lock_is_waited_for_within_a_bound_then_named_and_a_released_one_is_taken() {
+    use std::os::unix::fs::PermissionsExt as _;
+    use std::time::Instant;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.sqlite");
+    let wait = Duration::from_secs(2);
+    let store = Store::open_waiting(&db, true, &MIGRATOR, wait).unwrap();
+    assert_eq!(store.lock_wait(), wait);
+    let versions = store.sync("zombies", &[found("a", "1"), found("b", "2")], &[]).unwrap().versions;
+    // Another connection holds SQLite's write lock for `hold`.
+    let hold_write = |hold: Duration| {
+        let (taken, is_taken) = std::sync::mpsc::channel();
+        let db = db.clone();
+        let holder = std::thread::spawn(move || {
+            let other = Store::open(&db, false).unwrap();
+            other.with_pool(async |pool| {
+                let tx = pool.begin_with("BEGIN IMMEDIATE").await.unwrap();
+                taken.send(()).unwrap();
+                std::thread::sleep(hold);
+                tx.rollback().await.unwrap();
+            });
+        });
+        is_taken.recv().unwrap();
+        holder
+    };
+    // Held past the bound: the commit gives up after about the bound, naming the file.
+    let holder = hold_write(Duration::from_secs(6));
+    let started = Instant::now();
+    let err = store.commit_game(&game_row(1, &versions, &[1, 2])).unwrap_err();
+    let took = started.elapsed();
+    assert!(matches!(err, LadderError::Locked { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.starts_with(&format!("{}: still locked after ", db.display())) && !text.contains('\n'), "{text}");
+    assert!(took >= wait && took < wait * 2, "gave up after {took:?}, the bound is {wait:?}");
+    holder.join().unwrap();
+    // Held past SQLite's own wait (a quarter of the bound) but within the bound: the
+    // commit is tried again, and goes through.
+    let holder = hold_write(Duration::from_millis(1200));
+    store.commit_game(&game_row(1, &versions, &[1, 2])).unwrap();
+    holder.join().unwrap();
+    assert_eq!(store.games("zombies", None, 10).unwrap().len(), 1);
+
+    // The scheduling lock held (shared, as a bot took it): given up after the bound,
+    // naming the lock file; taken once released.
+    let path = dir.path().join("c.sqlite.schedule.lock");
+    let held = std::fs::File::open(&path).unwrap();
+    held.lock_shared().unwrap();
+    let started = Instant::now();
+    let err = store.schedule_lock().unwrap_err();
+    assert!(matches!(err, LadderError::Locked { .. }), "{err:?}");
+    assert!(err.to_string().starts_with(&format!("{}: still locked after ", path.display())), "{err}");
+    assert!(started.elapsed() >= wait && started.elapsed() < wait * 2, "{:?}", started.elapsed());
+    drop(held);
+    drop(store.schedule_lock().unwrap());
+    // The lock files: readable and writable by their owner only.
+    let _ladder = store.ladder_lock(false).unwrap();
+    for file in [path, dir.path().join("c.sqlite.lock")] {
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", file.display());
+    }
 }

@@ -11,7 +11,7 @@
 //! ratings, the loop of batches), bot discovery (`bots`), the replay pages
 //! (`replay`, each game's viewer).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -23,8 +23,8 @@ use arena_ladder::store::{self, Store};
 use arena_ladder::work::{DEFAULT_LEASE, WorkSettings, worker_name};
 use clap::{Args, Subcommand};
 
-use super::bots::{discover, isolation, start_logs};
-use super::options::{GameChoice, GameOptions, Isolate, SourceArgs, Sources};
+use super::bots::{discover, hidden_from_boxes, isolation, start_logs};
+use super::options::{GameChoice, GameOptions, Isolate, SandboxMode, SourceArgs, Sources};
 use super::terminal::stop_on_ctrl_c;
 
 /// The options of `arena ladder`.
@@ -266,6 +266,58 @@ pub fn ladder<G: Game>(args: LadderArgs, sources: &Sources) -> Result<()> {
     }
 }
 
+/// `sources` with the directory of the SQLite database `db` hidden from every box (as
+/// the bot directories are): the database, its `-wal` and `-shm` files and its lock
+/// files, there, are never seen by a bot, which could otherwise read every replay and
+/// token hash, and stop the ladder with a lock taken through a read-only descriptor
+/// (issue #30). The entries' own files under that directory are bound back into their
+/// boxes. When `db` is a link, the directory of every link on the way and of its target
+/// too (SQLite follows links, even to a database it is about to create, and keeps its
+/// `-wal` and `-shm` beside the target). Boxed, a database in a directory no
+/// box can be kept out of (the root, or a system directory such as `/run`) is refused in
+/// one line. A PostgreSQL database keeps no file here.
+pub fn hide_database(sources: &Sources, db: &Path) -> Result<Sources> {
+    let mut sources = sources.clone();
+    if store::Backend::of(db) == store::Backend::Postgres {
+        return Ok(sources);
+    }
+    let given = std::path::absolute(db).with_context(|| format!("{}: cannot resolve", db.display()))?;
+    // The link followed by hand: SQLite follows one whose target does not exist yet
+    // (and makes the database there), which `canonicalize` refuses.
+    let mut files = vec![given.clone()];
+    let mut file = given;
+    while let Ok(target) = std::fs::read_link(&file) {
+        file = match file.parent() {
+            Some(dir) => std::path::absolute(dir.join(target))?,
+            None => break,
+        };
+        if files.contains(&file) {
+            break;
+        }
+        files.push(file.clone());
+    }
+    // Each directory as given and resolved (`..` and links in it: what the box covers).
+    let dirs: Vec<PathBuf> = files
+        .iter()
+        .filter_map(|f| f.parent())
+        .flat_map(|d| [Some(d.to_path_buf()), d.canonicalize().ok()])
+        .flatten()
+        .collect();
+    sources.hidden.extend(dirs.iter().cloned());
+    if sources.sandbox == SandboxMode::Bwrap {
+        let covered = hidden_from_boxes(&sources);
+        if let Some(dir) = dirs.iter().find(|d| !covered.contains(d)) {
+            anyhow::bail!(
+                "{}: the ladder's database is in {}, which boxes cannot be kept out of (the root or a system \
+                 directory): move it to a directory of its own, e.g. /srv/arena/ladder.db",
+                db.display(),
+                dir.display()
+            );
+        }
+    }
+    Ok(sources)
+}
+
 fn run<G: Game>(args: RunArgs, sources: &Sources) -> Result<()> {
     let stop = stop_on_ctrl_c()?;
     play::<G>(args, sources, &stop)
@@ -277,6 +329,7 @@ fn run<G: Game>(args: RunArgs, sources: &Sources) -> Result<()> {
 pub fn play<G: Game>(args: RunArgs, sources: &Sources, stop: &AtomicBool) -> Result<()> {
     let RunArgs { db, games, jobs, seed, batch, seats, no_replays, isolate, game, .. } = args;
     let db = db.db;
+    let sources = &hide_database(sources, &db)?;
     let store = Store::open(&db, true)?;
     // No other ladder and no worker on the database.
     let _lock = store.ladder_lock(false)?;
@@ -364,6 +417,7 @@ pub fn play<G: Game>(args: RunArgs, sources: &Sources, stop: &AtomicBool) -> Res
 fn work<G: Game>(args: WorkArgs, sources: &Sources) -> Result<()> {
     let stop = stop_on_ctrl_c()?;
     let WorkArgs { db, until_games, jobs, lease, seed, batch, seats, no_replays, isolate, game, .. } = args;
+    let sources = &hide_database(sources, &db.db)?;
     let store = Store::open(&db.db, true)?;
     // Workers together, never beside a `ladder run`.
     let _lock = store.ladder_lock(true)?;

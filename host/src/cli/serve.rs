@@ -83,8 +83,10 @@ pub fn serve<G: Game>(args: ServeArgs, sources: &Sources) -> Result<()> {
     sources.plugins = [paths.plugins, vec![live_plugins]].concat();
     sources.scripts = [paths.scripts, vec![live_scripts]].concat();
     // No box sees the submitted bots (their objects, those being checked, the trees of
-    // archives), but for a bot's own files.
+    // archives), but for a bot's own files, nor the database and its lock files (the
+    // checks' boxes included).
     sources.hidden.push(bots.clone());
+    let sources = super::ladder::hide_database(&sources, &db)?;
     let checker = CheckCommand { sources: sources.clone(), scratch: bots.join("check") };
     let shown = arena_ladder::store::redacted(&db.to_string_lossy());
     let app = arena_server::app(config, Arc::new(checker)).with_context(|| shown.clone())?;
