@@ -68,6 +68,8 @@ struct Attack {
     call_timeout_ms: u64,
     /// How the honest native bot is given to the host.
     honest: Honest,
+    /// `--worker-memory-mib`, if not the default.
+    worker_memory_mib: Option<u64>,
 }
 
 /// How the honest native bot's library is given to the host.
@@ -295,6 +297,9 @@ impl Corpus {
             cmd.arg("--trust-bots");
         }
         cmd.args(["tournament", "--seed", "7", "--jobs", "2", "--rounds", "2", "--set", "max_turns=8"]);
+        if let Some(mib) = attack.worker_memory_mib {
+            cmd.args(["--worker-memory-mib", &mib.to_string()]);
+        }
         match mode {
             Mode::Default => {}
             Mode::Strict => {
@@ -505,10 +510,20 @@ fn ptrace_counts(log: &str) -> Option<[u32; 4]> {
     (nums.len() == 6).then(|| [nums[1], nums[2], nums[3], nums[5]])
 }
 
-const NATIVE_SIGNALS: Attack =
-    Attack { natives: &[("attacker", "SIGNALS")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
-const PROGRAM_SIGNALS: Attack =
-    Attack { natives: &[], programs: &[("py-attacker", "signals")], call_timeout_ms: 1000, honest: Honest::Copy };
+const NATIVE_SIGNALS: Attack = Attack {
+    natives: &[("attacker", "SIGNALS")],
+    programs: &[],
+    call_timeout_ms: 1000,
+    honest: Honest::Copy,
+    worker_memory_mib: None,
+};
+const PROGRAM_SIGNALS: Attack = Attack {
+    natives: &[],
+    programs: &[("py-attacker", "signals")],
+    call_timeout_ms: 1000,
+    honest: Honest::Copy,
+    worker_memory_mib: None,
+};
 
 fn signals_reach_nobody(o: &Outcome, entry: &str) {
     let log = o.log(entry);
@@ -548,8 +563,13 @@ fn a_program_bot_cannot_signal_another_entrys_processes_in_strict_mode() {
     attack_test(PROGRAM_SIGNALS, Mode::Strict, |o| signals_reach_nobody(o, "py-attacker"));
 }
 
-const PTRACE: Attack =
-    Attack { natives: &[("attacker", "PTRACE")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
+const PTRACE: Attack = Attack {
+    natives: &[("attacker", "PTRACE")],
+    programs: &[],
+    call_timeout_ms: 1000,
+    honest: Honest::Copy,
+    worker_memory_mib: None,
+};
 
 fn nothing_traced(o: &Outcome) {
     let log = o.log("attacker");
@@ -570,10 +590,20 @@ fn a_native_bot_cannot_ptrace_read_the_memory_of_or_write_to_another_process_in_
     attack_test(PTRACE, Mode::Strict, nothing_traced);
 }
 
-const NATIVE_DAEMON: Attack =
-    Attack { natives: &[("attacker", "DAEMON")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
-const PROGRAM_DAEMON: Attack =
-    Attack { natives: &[], programs: &[("py-attacker", "daemon")], call_timeout_ms: 1000, honest: Honest::Copy };
+const NATIVE_DAEMON: Attack = Attack {
+    natives: &[("attacker", "DAEMON")],
+    programs: &[],
+    call_timeout_ms: 1000,
+    honest: Honest::Copy,
+    worker_memory_mib: None,
+};
+const PROGRAM_DAEMON: Attack = Attack {
+    natives: &[],
+    programs: &[("py-attacker", "daemon")],
+    call_timeout_ms: 1000,
+    honest: Honest::Copy,
+    worker_memory_mib: None,
+};
 
 /// The daemon started; a few seconds after the host ended, it has written nothing (the
 /// common checks found no process of it).
@@ -606,8 +636,13 @@ fn a_program_bots_daemon_does_not_outlive_its_box_in_strict_mode() {
     attack_test(PROGRAM_DAEMON, Mode::Strict, |o| daemon_dies_with_its_box(o, "py-attacker"));
 }
 
-const ESCAPE: Attack =
-    Attack { natives: &[("attacker", "ESCAPE")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
+const ESCAPE: Attack = Attack {
+    natives: &[("attacker", "ESCAPE")],
+    programs: &[],
+    call_timeout_ms: 1000,
+    honest: Honest::Copy,
+    worker_memory_mib: None,
+};
 
 fn no_way_out(o: &Outcome) {
     let log = o.log("attacker");
@@ -640,6 +675,7 @@ const SHM: Attack = Attack {
     programs: &[("py-shm-maker", "shm_maker"), ("py-shm-seeker", "shm_seeker")],
     call_timeout_ms: 1000,
     honest: Honest::Copy,
+    worker_memory_mib: None,
 };
 
 fn no_shared_segment(o: &Outcome) {
@@ -670,6 +706,7 @@ const READ: Attack = Attack {
     programs: &[("py-attacker", "read")],
     call_timeout_ms: 1000,
     honest: Honest::Copy,
+    worker_memory_mib: None,
 };
 
 fn nothing_read(o: &Outcome) {
@@ -700,6 +737,7 @@ const SECRETS: Attack = Attack {
     programs: &[("py-attacker", "secrets")],
     call_timeout_ms: 3000,
     honest: Honest::Copy,
+    worker_memory_mib: None,
 };
 
 /// Neither attacker saw the host's secret (environment, its init's environment, the
@@ -750,8 +788,13 @@ fn a_bot_cannot_read_the_file_an_entrys_link_leads_to() {
     attack_test(READ_LINK, Mode::Strict, nothing_read);
 }
 
-const BLAME: Attack =
-    Attack { natives: &[("attacker", "BLAME")], programs: &[], call_timeout_ms: 300, honest: Honest::Copy };
+const BLAME: Attack = Attack {
+    natives: &[("attacker", "BLAME")],
+    programs: &[],
+    call_timeout_ms: 300,
+    honest: Honest::Copy,
+    worker_memory_mib: None,
+};
 
 fn hung_attacker_is_out(o: &Outcome) {
     let log = o.log("attacker");
@@ -783,8 +826,13 @@ fn a_native_bot_that_clears_its_blame_page_and_blocks_is_out() {
     attack_test(BLAME, Mode::Default, hung_attacker_is_out);
 }
 
-const NEIGHBOUR: Attack =
-    Attack { natives: &[("attacker", "NEIGHBOUR")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
+const NEIGHBOUR: Attack = Attack {
+    natives: &[("attacker", "NEIGHBOUR")],
+    programs: &[],
+    call_timeout_ms: 1000,
+    honest: Honest::Copy,
+    worker_memory_mib: None,
+};
 
 fn spun(o: &Outcome) {
     let log = o.log("attacker");
@@ -803,8 +851,13 @@ fn a_native_bot_busy_looping_in_4_threads_costs_its_neighbours_no_time_verdict_i
     attack_test(NEIGHBOUR, Mode::Strict, spun);
 }
 
-const INJECT: Attack =
-    Attack { natives: &[("attacker", "INJECT")], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy };
+const INJECT: Attack = Attack {
+    natives: &[("attacker", "INJECT")],
+    programs: &[],
+    call_timeout_ms: 1000,
+    honest: Honest::Copy,
+    worker_memory_mib: None,
+};
 
 fn injected(o: &Outcome) {
     let log = o.log("attacker");
@@ -826,4 +879,47 @@ fn forged_lines_in_its_own_workers_input_change_no_other_result() {
 #[test]
 fn forged_lines_in_its_own_workers_input_change_no_other_result_in_strict_mode() {
     attack_test(INJECT, Mode::Strict, injected);
+}
+
+const SHMHOG: Attack = Attack {
+    natives: &[("attacker", "SHMHOG")],
+    programs: &[],
+    call_timeout_ms: 3000,
+    honest: Honest::Copy,
+    worker_memory_mib: Some(128),
+};
+
+/// The attacker touched less than its 300 MiB of shared memory (or was refused the
+/// mapping) and, where it got it, is out of every game "over its memory limit" (its
+/// box's memory group: 128 MiB for its worker, 128 MiB for its /tmp and /dev/shm).
+fn shared_memory_is_capped(o: &Outcome) {
+    let log = o.log("attacker");
+    let refused = log.contains("shm map: refused");
+    let touched: Option<u32> = log
+        .lines()
+        .rfind(|l| l.starts_with("shm touched: "))
+        .and_then(|l| l.trim_start_matches("shm touched: ").trim_end_matches(" MiB").parse().ok());
+    assert!(refused || touched.is_some(), "the attack did not run: {log}\n{}", o.context());
+    eprintln!("{:?}: attacker touched {touched:?} MiB (mapping refused: {refused})", o.mode);
+    assert!(touched.is_none_or(|mib| mib < 300), "it touched 300 MiB of shared memory: {log}\n{}", o.context());
+    let s = standing(&o.played.v, "attacker");
+    if !refused {
+        assert_eq!(s["disqualified"], s["games"], "not out of every game: {s}\n{}", o.context());
+        for m in s["messages"].as_array().unwrap() {
+            assert!(m.as_str().unwrap().contains("over its memory limit"), "{s}\n{}", o.context());
+        }
+    }
+}
+
+// Before the memory groups: RLIMIT_DATA (the worker's 128 MiB) does not count shared
+// mappings, and the attacker touched all 300 MiB (red team, hole 6). In a shared worker
+// (`--isolate on`) its box's group also holds py-hunter's 2 GiB: it gets the 300 MiB.
+#[test]
+fn a_native_bots_shared_memory_counts_against_its_box() {
+    attack_test(SHMHOG, Mode::Default, shared_memory_is_capped);
+}
+
+#[test]
+fn a_native_bots_shared_memory_counts_against_its_box_in_strict_mode() {
+    attack_test(SHMHOG, Mode::Strict, shared_memory_is_capped);
 }

@@ -217,17 +217,35 @@ impl<G: Game> Worker<G> {
         }
         let s = proc.seats[0];
         let words = proc.running.stderr.last_words();
+        // The kernel's OOM killer in the box's own memory group: the box reached its own
+        // limit (its memory, shared mappings, its /tmp and /dev/shm); killed in a
+        // shortage of the machine's, it is not the box's doing.
+        let oom = proc.running.cap.as_ref().map_or(crate::process::OomKills::None, |c| c.oom_kills());
+        let own_oom = oom == crate::process::OomKills::OverItsLimit && killed_by(status) == Some(libc::SIGKILL);
+        let machine_short = oom == crate::process::OomKills::MachineShort;
         // Killed from outside its box: not its fault. The game fails and is played
         // again; an entry is believed once.
-        if self.killed_from_outside(seats[s], status) && !std::mem::replace(&mut self.claimed_outside[seats[s]], true) {
+        if !own_oom
+            && (machine_short || self.killed_from_outside(seats[s], status))
+            && !std::mem::replace(&mut self.claimed_outside[seats[s]], true)
+        {
+            let by = if machine_short { ", by the kernel: the machine was short of memory" } else { "" };
             return Some(Err(format!(
-                "{}'s worker was killed from outside its box ({}): not its fault",
+                "{}'s worker was killed from outside its box ({}{by}): not its fault",
                 names[s],
                 describe_exit(status)
             )));
         }
         let at = call_in_progress(proc, game.calls[s], game.asked[s], game.served);
-        put_out(&mut game.procs, &mut game.out, s, crash_reason(&words, status, at));
+        let reason = match proc.running.cap.as_ref().and_then(|c| c.memory_limit()).filter(|_| own_oom) {
+            Some(limit) => format!(
+                "over its memory limit ({}: the kernel's, at its box's {} MiB, its /tmp and /dev/shm included) at its call {at}",
+                describe_exit(status),
+                limit >> 20
+            ),
+            None => crash_reason(&words, status, at),
+        };
+        put_out(&mut game.procs, &mut game.out, s, reason);
         None
     }
 

@@ -41,7 +41,11 @@ pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> 
     let file = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     let mut cmd =
         crate::process::helper_command(&iso.program, &iso.sandbox, std::slice::from_ref(&file), &[home.as_path()]);
-    let cap = crate::process::ProcessCap::new(iso.processes).ok();
+    let mut cap = crate::process::ProcessCap::new(iso.processes).ok();
+    // A memory group too (its memory and its box's /tmp and /dev/shm), where one can be made.
+    if let Some(cap) = cap.as_mut() {
+        let _ = cap.cap_memory(iso.memory.saturating_add(crate::process::BOX_FILES_MEMORY));
+    }
     crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap.as_ref(), uid);
     let spawned = cmd
         .args(["__probe"])

@@ -131,7 +131,19 @@ impl<G: Game> Worker<G> {
         // program's counts only its own processes, whatever the worker's natives fork);
         // a boxed worker may write that room and nothing else of /sys.
         let programs = crate::loaders::program::PROGRAM_PROCESSES.saturating_mul(files.len() as u32);
-        let cap = crate::process::ProcessCap::with_programs(iso.processes, programs).ok();
+        let mut cap = crate::process::ProcessCap::with_programs(iso.processes, programs).ok();
+        // Its memory group: the worker's memory, each program's it starts (they stay in
+        // the worker's group: a boxed worker cannot make groups of the memory
+        // controller), and its box's /tmp and /dev/shm. Where none can be made, the
+        // worker has its RLIMIT_DATA alone.
+        if let Some(cap) = cap.as_mut() {
+            let programs = files.iter().filter(|f| crate::loaders::program::is_program(f)).count() as u64;
+            let memory = programs
+                .saturating_mul(crate::loaders::program::PROGRAM_MEMORY)
+                .saturating_add(iso.memory)
+                .saturating_add(crate::process::BOX_FILES_MEMORY);
+            let _ = cap.cap_memory(memory);
+        }
         if let (Some(cap), Some(uid)) = (&cap, uid) {
             cap.delegate(uid);
         }

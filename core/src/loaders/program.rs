@@ -109,6 +109,10 @@ impl Hello {
 /// The processes and threads a program bot may have, itself and all it forks.
 pub const PROGRAM_PROCESSES: u32 = 256;
 
+/// The memory a program bot may use (its address space, RLIMIT_AS, per process; its
+/// memory control group counts this plus its box's files, all its processes together).
+pub const PROGRAM_MEMORY: u64 = 2 << 30;
+
 impl Program {
     /// How to start it: the command, in the directory of its own files (else the
     /// file's directory), with the seed of the game
@@ -145,7 +149,7 @@ impl Program {
     pub fn process_limits(&self) -> Limits {
         let cpu = (!self.persistent).then(|| self.limits.call_timeout.as_secs() + 2);
         Limits {
-            address_space: Some(2 << 30),
+            address_space: Some(PROGRAM_MEMORY),
             cpu_seconds: cpu,
             processes: Some(u64::from(PROGRAM_PROCESSES)),
             open_files: Some(64),

@@ -3,6 +3,16 @@
 //! or session they move to; removed, with whatever is left in it killed, when dropped.
 //! Groups that a host quitting at once left behind are swept on the first use.
 //!
+//! A cap may also hold a **memory** control group ([`ProcessCap::cap_memory`]): on cgroup
+//! v1 a group of the `memory` hierarchy beside the `pids` one (made under the host's own
+//! memory group, `memory.limit_in_bytes`), on cgroup v2 the limit of the cap's own group
+//! (`memory.max`, `memory.swap.max` 0). Unlike `RLIMIT_DATA` and `RLIMIT_AS` it counts
+//! everything the box holds: shared mappings, its `/tmp` and `/dev/shm` (tmpfs pages are
+//! charged to the group that wrote them), the page cache it fills. The child joins it
+//! before exec with its `pids` group, it is killed and removed with the cap, and its
+//! OOM-kill counter says whether a process of the box died of its own limit
+//! ([`ProcessCap::oom_kills`]).
+//!
 //! A worker's cap ([`ProcessCap::with_programs`]) is a group of two: the worker's own
 //! group (its cap: the worker, its native bots and all they fork) and, beside it, the
 //! group where the worker makes its program bots' groups (told by [`PROGRAMS_ENV`]), the
@@ -11,7 +21,8 @@
 //! bwrap (whose `/sys` is read-only but for that one directory) still gives its programs
 //! groups of their own.
 //!
-//! Not here: RLIMIT_NPROC, the fallback where no group can be made (`rlimits`, `spawn`).
+//! Not here: RLIMIT_NPROC, the fallback where no group can be made (`rlimits`, `spawn`),
+//! and RLIMIT_DATA / RLIMIT_AS, all a box's memory has where no memory group can be.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -31,8 +42,41 @@ pub struct ProcessCap {
     own: PathBuf,
     /// Where a worker makes its programs' groups, beside `own` inside `dir`.
     programs: Option<PathBuf>,
-    pub(super) procs: std::ffi::CString,
+    procs: std::ffi::CString,
+    /// Its memory group, where one could be made ([`ProcessCap::cap_memory`]).
+    memory: Option<MemoryGroup>,
 }
+
+/// The memory control group of a [`ProcessCap`].
+#[derive(Debug)]
+struct MemoryGroup {
+    /// Its directory: on cgroup v1 a group of the `memory` hierarchy of its own (removed
+    /// with the cap), on v2 the cap's own outer group.
+    dir: PathBuf,
+    /// Its `cgroup.procs`, joined beside the `pids` group's (cgroup v1 only: on v2 it is
+    /// the same group).
+    procs: Option<std::ffi::CString>,
+    /// The limit, in bytes.
+    limit: u64,
+}
+
+/// What the kernel's OOM killer did in a box's memory group ([`ProcessCap::oom_kills`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OomKills {
+    /// It killed nothing there (or the cap has no memory group).
+    None,
+    /// It killed a process of the box because the box reached its own limit: the box's
+    /// doing.
+    OverItsLimit,
+    /// It killed a process of the box while the box was under its own limit: the
+    /// machine (or a group above the host's) was short of memory, not the box's fault.
+    MachineShort,
+}
+
+/// The memory a box's `/tmp` and `/dev/shm` may hold together (64 MiB each, see
+/// `sandbox`): added to a process's own memory limit for its memory group, since tmpfs
+/// pages are charged there.
+pub const BOX_FILES_MEMORY: u64 = 128 << 20;
 
 /// The environment variable that tells a worker the directory in which to make its
 /// program bots' groups ([`ProcessCap::programs_dir`]); without it, a process makes
@@ -44,7 +88,7 @@ impl ProcessCap {
     /// worker), or else under the host's own `pids` group.
     pub fn new(max: u32) -> Result<ProcessCap, String> {
         let dir = new_group(max)?;
-        Ok(ProcessCap { procs: procs_of(&dir), own: dir.clone(), programs: None, dir })
+        Ok(ProcessCap { procs: procs_of(&dir), own: dir.clone(), programs: None, dir, memory: None })
     }
 
     /// A worker's cap: the worker and everything it forks capped at `max` tasks, and
@@ -54,7 +98,8 @@ impl ProcessCap {
     /// sandboxed worker may write).
     pub fn with_programs(max: u32, programs: u32) -> Result<ProcessCap, String> {
         let dir = new_group(max.saturating_add(programs))?;
-        let mut cap = ProcessCap { procs: std::ffi::CString::default(), own: dir.clone(), programs: None, dir };
+        let mut cap =
+            ProcessCap { procs: std::ffi::CString::default(), own: dir.clone(), programs: None, dir, memory: None };
         // cgroup v2 passes a controller down only where the parent enables it.
         let _ = std::fs::write(cap.dir.join("cgroup.subtree_control"), "+pids");
         let (own, programs_dir) = (cap.dir.join("own"), cap.dir.join("programs"));
@@ -68,6 +113,88 @@ impl ProcessCap {
         cap.own = own;
         cap.programs = Some(programs_dir);
         Ok(cap)
+    }
+
+    /// Caps the memory of everything in the cap at `bytes` (give a process's own limit
+    /// plus [`BOX_FILES_MEMORY`] for a box): a memory control group under the host's own
+    /// (cgroup v1), or the cap's own group's `memory.max` (cgroup v2, where the host's
+    /// group passes the `memory` controller down). The child joins it before exec
+    /// ([`ProcessCap::join_files`]). `Err` says why none could be made (no `memory`
+    /// controller, not root, a read-only `/sys` in a box): the cap then goes on
+    /// without, as before.
+    pub fn cap_memory(&mut self, bytes: u64) -> Result<(), String> {
+        let bytes = bytes.max(MIN_MEMORY);
+        if !self.dir.starts_with(V1_PIDS) {
+            // cgroup v2: one group holds every controller.
+            if let Some(parent) = self.dir.parent() {
+                let _ = std::fs::write(parent.join("cgroup.subtree_control"), "+memory");
+            }
+            std::fs::write(self.dir.join("memory.max"), bytes.to_string())
+                .map_err(|e| format!("{}: cannot set memory.max: {e}", self.dir.display()))?;
+            let _ = std::fs::write(self.dir.join("memory.swap.max"), "0");
+            self.memory = Some(MemoryGroup { dir: self.dir.clone(), procs: None, limit: bytes });
+            return Ok(());
+        }
+        static SWEEP: std::sync::Once = std::sync::Once::new();
+        let base = memory_group_of("/proc/self/cgroup").ok_or("no memory control group to create one in")?;
+        SWEEP.call_once(|| sweep_stale_groups(&base));
+        let name = self.dir.file_name().ok_or("a process cap with no name")?;
+        let dir = base.join(name);
+        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        if let Err(e) = std::fs::write(dir.join("memory.limit_in_bytes"), bytes.to_string()) {
+            remove_group_tree(&dir);
+            return Err(format!("{}: cannot set memory.limit_in_bytes: {e}", dir.display()));
+        }
+        // With swap accounting, swap counts too (there is none to write where it is off).
+        let _ = std::fs::write(dir.join("memory.memsw.limit_in_bytes"), bytes.to_string());
+        self.memory = Some(MemoryGroup { procs: Some(procs_of(&dir)), dir, limit: bytes });
+        Ok(())
+    }
+
+    /// The memory limit of the cap's memory group, in bytes, if it has one.
+    pub fn memory_limit(&self) -> Option<u64> {
+        self.memory.as_ref().map(|m| m.limit)
+    }
+
+    /// The `cgroup.procs` files a child writes "0" to between fork and exec, in order:
+    /// its `pids` group's, then (cgroup v1) its memory group's.
+    pub(super) fn join_files(&self) -> Vec<std::ffi::CString> {
+        std::iter::once(self.procs.clone()).chain(self.memory.as_ref().and_then(|m| m.procs.clone())).collect()
+    }
+
+    /// What the kernel's OOM killer did in the cap's memory group so far (read it after
+    /// a process of the box died of SIGKILL, before the cap is dropped). The group is
+    /// new for each box, so any kill there is this box's: [`OomKills::OverItsLimit`]
+    /// when the group also reached its own limit (cgroup v1: a failed charge counted,
+    /// or its highest use within 4 MiB of the limit; v2: an `oom` event), else [`OomKills::MachineShort`] (the kernel counts an OOM kill of
+    /// the machine's, or of a group above, in the victim's group too). On cgroup v1
+    /// a box that once reached its limit and was later killed by the machine's
+    /// shortage is taken for one over its limit.
+    pub fn oom_kills(&self) -> OomKills {
+        let Some(m) = &self.memory else { return OomKills::None };
+        let count = |file: &str, key: &str| -> u64 {
+            let text = std::fs::read_to_string(m.dir.join(file)).unwrap_or_default();
+            text.lines().filter_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok()).next().unwrap_or(0)
+        };
+        let (killed, reached) = if m.procs.is_some() {
+            let number = |file: &str| -> u64 {
+                std::fs::read_to_string(m.dir.join(file)).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0)
+            };
+            // The kernel counts a failed charge only in some counters (not where the
+            // swap counter, of the same limit, failed first): the highest use seen
+            // within a charge batch of the limit says so too (a group above that ran
+            // out leaves it well below).
+            let failed = number("memory.failcnt") + number("memory.memsw.failcnt");
+            let peak = number("memory.max_usage_in_bytes").max(number("memory.memsw.max_usage_in_bytes"));
+            (count("memory.oom_control", "oom_kill"), failed > 0 || peak.saturating_add(LIMIT_SLACK) >= m.limit)
+        } else {
+            (count("memory.events", "oom_kill"), count("memory.events", "oom") > 0)
+        };
+        match (killed, reached) {
+            (0, _) => OomKills::None,
+            (_, true) => OomKills::OverItsLimit,
+            (_, false) => OomKills::MachineShort,
+        }
     }
 
     /// The directory in which a worker makes its programs' groups (pass it to the worker
@@ -107,6 +234,11 @@ impl ProcessCap {
     /// Makes sure the helper `pid` is in this group (moving it there if it did not get
     /// there itself); false if it cannot be, and the helper then runs without the cap.
     pub fn admit(&self, pid: u32) -> bool {
+        if let Some(MemoryGroup { dir, procs: Some(_), .. }) = &self.memory
+            && !members_of(dir).contains(&pid)
+        {
+            let _ = std::fs::write(dir.join("cgroup.procs"), pid.to_string());
+        }
         self.holds(pid) || (std::fs::write(self.own.join("cgroup.procs"), pid.to_string()).is_ok() && self.holds(pid))
     }
 
@@ -156,6 +288,9 @@ fn sweep_stale_groups(base: &Path) {
 impl Drop for ProcessCap {
     fn drop(&mut self) {
         remove_group_tree(&self.dir);
+        if let Some(MemoryGroup { dir, procs: Some(_), .. }) = &self.memory {
+            remove_group_tree(dir);
+        }
     }
 }
 
@@ -193,6 +328,33 @@ fn remove_group_tree(dir: &Path) {
 fn members_of(dir: &Path) -> Vec<u32> {
     let text = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
     text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+/// Where cgroup v1 mounts its `pids` hierarchy (a cap elsewhere is cgroup v2's).
+const V1_PIDS: &str = "/sys/fs/cgroup/pids";
+
+/// How close to its limit a memory group's highest use must have come for the group to
+/// count as having reached it (more than the kernel's charge batches).
+const LIMIT_SLACK: u64 = 4 << 20;
+
+/// The least memory limit a cap's memory group is given, whatever it is asked: below
+/// it a box's processes could not even start.
+const MIN_MEMORY: u64 = 16 << 20;
+
+/// The directory of the host's own `memory` control group of cgroup v1 (named in
+/// `file`), if it has one: the v1 hierarchy only (on v2 the memory controller is the
+/// `pids` group's own, see [`ProcessCap::cap_memory`]).
+fn memory_group_of(file: &str) -> Option<PathBuf> {
+    let own = std::fs::read_to_string(file).ok()?;
+    own.lines().find_map(|line| {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        if !controllers.split(',').any(|c| c == "memory") {
+            return None;
+        }
+        let dir = Path::new("/sys/fs/cgroup/memory").join(path.trim_start_matches('/'));
+        dir.is_dir().then_some(dir)
+    })
 }
 
 /// The directory of the host's own `pids` control group, if the controller is there:
@@ -248,7 +410,7 @@ fn pids_group_of(file: &str) -> Option<PathBuf> {
         let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
         let path = path.trim_start_matches('/');
         if controllers.split(',').any(|c| c == "pids") {
-            let dir = Path::new("/sys/fs/cgroup/pids").join(path);
+            let dir = Path::new(V1_PIDS).join(path);
             return dir.is_dir().then_some(dir);
         }
         if controllers.is_empty() {

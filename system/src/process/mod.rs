@@ -37,8 +37,9 @@
 //!   hung to a persistent [`Process`]; [`run_once`] programs flush at exit anyway.
 //!
 //! Not here: the protocol, time banks, the choice of limits, tournament bookkeeping, and any
-//! security beyond rlimits, a dropped uid, a `pids` control group and (optionally) bwrap:
-//! no seccomp, no memory limit counted across processes (RLIMIT_AS is per process).
+//! security beyond rlimits, a dropped uid, a `pids` control group with a memory control
+//! group (where the host can make them: RLIMIT_AS alone is per process and does not count
+//! shared mappings) and (optionally) bwrap: no seccomp.
 //!
 //! The parts, by what they do (each public item is re-exported here, so callers name
 //! `crate::process::X` whatever part holds it):
@@ -48,7 +49,7 @@
 //! - `rlimits`: what the child applies between fork and exec (rlimits, its cap's group,
 //!   SIGPIPE, another uid) and the checks that the uid can reach the program's files;
 //! - `cap`: [`ProcessCap`], the `pids` control group capping a program's or a helper's
-//!   processes;
+//!   processes, and its memory control group ([`ProcessCap::cap_memory`]);
 //! - `sandbox`: [`Sandbox`] and the `bwrap` command lines (programs, helpers), and whether
 //!   bwrap works here;
 //! - `pipes`: polling on the program's own time, non-blocking reads and writes, lines,
@@ -70,7 +71,7 @@ mod sandbox;
 mod spawn;
 mod uids;
 
-pub use cap::{PROGRAMS_ENV, ProcessCap};
+pub use cap::{BOX_FILES_MEMORY, OomKills, PROGRAMS_ENV, ProcessCap};
 pub use once::{run_once, run_once_timed};
 pub use persistent::Process;
 pub use rlimits::default_run_as;

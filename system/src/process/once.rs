@@ -64,6 +64,7 @@ pub fn run_once_timed(
     // Read before the program is reaped (its first process is still readable then).
     let time = timer.charge(Some(&mut tasks), true);
     let status = end_group(&mut child);
+    let over_memory = super::spawn::over_memory(cap.as_ref());
     drop(cap);
     drop(user);
     // Pass on the rest of stderr; bounded, as a process that left the group may hold it.
@@ -90,6 +91,10 @@ pub fn run_once_timed(
             Err(CallError::Exited(format!("{} without printing a line", describe_status(status))))
         }
         other => other,
+    };
+    let result = match (result, over_memory) {
+        (Err(CallError::Exited(how)), Some(over)) => Err(CallError::Exited(format!("{how}: {over}"))),
+        (result, _) => result,
     };
     (result, time)
 }

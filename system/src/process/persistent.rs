@@ -50,6 +50,9 @@ pub struct Process {
     last_time: Duration,
     /// Its own process cap, if any (dropped after the program is killed).
     cap: Option<ProcessCap>,
+    /// Set when it is killed: its memory group's OOM killer ended a process of it for
+    /// its own memory limit (see [`super::spawn::over_memory`]).
+    over_memory: Option<String>,
     /// The uid its box runs as, if leased (released after the program is killed).
     _user: Option<super::uids::BoxUser>,
 }
@@ -95,6 +98,7 @@ impl Process {
             tasks: ProgramTasks::default(),
             last_time: Duration::ZERO,
             cap: process_cap,
+            over_memory: None,
             _user: user,
         };
         process.tasks = ProgramTasks::new(process.child.id());
@@ -367,7 +371,10 @@ impl Process {
         let exited = wait_exit(self.pid(), Duration::from_millis(100));
         let status = self.kill_inner();
         let how = match status {
-            Some(s) if exited => describe_status(s),
+            Some(s) if exited => match &self.over_memory {
+                Some(over) => format!("{}: {over}", describe_status(s)),
+                None => describe_status(s),
+            },
             _ => what.to_string(),
         };
         self.ended = Some(how.clone());
@@ -390,6 +397,7 @@ impl Process {
         self.stdin = None;
         let status = end_group(&mut self.child);
         self.reaped = true;
+        self.over_memory = super::spawn::over_memory(self.cap.as_ref());
         // What left the process group (a `setsid` daemon) is still in the cap.
         drop(self.cap.take());
         if let Some((rx, handle)) = self.stderr_done.take() {

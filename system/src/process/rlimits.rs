@@ -38,8 +38,9 @@ pub fn default_run_as() -> Option<(u32, u32)> {
 /// closure neither allocates nor locks.
 #[derive(Clone)]
 pub(super) struct ChildSetup {
-    /// The `cgroup.procs` of the program's own process cap, joined before anything else.
-    pub(super) cgroup_procs: Option<std::ffi::CString>,
+    /// The `cgroup.procs` of the program's own process cap (its `pids` group, its memory
+    /// group), joined before anything else.
+    pub(super) cgroups: Vec<std::ffi::CString>,
     pub(super) address_space: Option<u64>,
     pub(super) cpu_seconds: Option<u64>,
     pub(super) processes: Option<u64>,
@@ -69,17 +70,9 @@ impl ChildSetup {
     /// allocation (`io::Error::last_os_error` does not allocate).
     pub(super) fn apply(&self) -> io::Result<()> {
         super::spawn::ordinary_priority();
-        if let Some(procs) = &self.cgroup_procs {
-            // SAFETY: open/write/close are async-signal-safe; "0" moves this process
-            // into the group before it can fork (and before it drops root).
-            unsafe {
-                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                if fd >= 0 {
-                    libc::write(fd, b"0".as_ptr().cast(), 1);
-                    libc::close(fd);
-                }
-            }
-        }
+        // "0" moves this process into its groups before it can fork (and before it
+        // drops root).
+        super::spawn::join_groups(&self.cgroups);
         if let Some(v) = self.address_space {
             lower_limit(libc::RLIMIT_AS, v, v)?;
         }

@@ -95,12 +95,13 @@ pub fn no_inherited_descriptors() {
 /// through `cap` (made with that many beforehand where the host may make one: keep it
 /// as long as the helper runs, and [`ProcessCap::admit`] the helper once started), and,
 /// for a host that is not root, through RLIMIT_NPROC over the user's current count.
-/// As root without a control group there is no such cap. With `user` (a box's uid, for
+/// As root without a control group there is no such cap. A memory group made in `cap`
+/// beforehand ([`ProcessCap::cap_memory`]) is joined with it. With `user` (a box's uid, for
 /// a root host) it runs as that uid, with no supplementary groups; without a control
 /// group, RLIMIT_NPROC then caps that uid's processes: the box's.
 pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32, cap: Option<&ProcessCap>, user: Option<u32>) {
     cmd.process_group(0);
-    let procs = cap.map(|c| c.procs.clone());
+    let joins: Vec<std::ffi::CString> = cap.map(ProcessCap::join_files).unwrap_or_default();
     // SAFETY: geteuid cannot fail.
     // A box's uid has no other process: RLIMIT_NPROC is then its cap, where no control
     // group is (with one, the group caps the worker alone, and its programs, which run as
@@ -117,16 +118,10 @@ pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32, cap: Optio
             ordinary_priority();
             lower_limit(libc::RLIMIT_DATA, memory, memory)?;
             lower_limit(libc::RLIMIT_CORE, 0, 0)?;
-            if let Some(procs) = &procs {
-                // "0" moves the writing process into the group, before it can fork
-                // (bwrap does at once) and while it may still write there as root;
-                // `ProcessCap::admit` checks it worked.
-                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                if fd >= 0 {
-                    libc::write(fd, b"0".as_ptr().cast(), 1);
-                    libc::close(fd);
-                }
-            }
+            // "0" moves the writing process into the groups (its `pids` group, its
+            // memory group), before it can fork (bwrap does at once) and while it may
+            // still write there as root; `ProcessCap::admit` checks it worked.
+            join_groups(&joins);
             if let Some(uid) = user {
                 become_user(uid, uid)?;
             }
@@ -141,6 +136,35 @@ pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32, cap: Optio
             Ok(())
         });
     }
+}
+
+/// In a child between fork and exec: writes "0" to each `cgroup.procs` of `files`, which
+/// moves the calling process into those control groups. Async-signal-safe (open, write,
+/// close); does not allocate. A group that cannot be joined is left: the caller checks.
+pub(super) fn join_groups(files: &[std::ffi::CString]) {
+    for procs in files {
+        // SAFETY: open/write/close on a path prepared before the fork.
+        unsafe {
+            let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            if fd >= 0 {
+                libc::write(fd, b"0".as_ptr().cast(), 1);
+                libc::close(fd);
+            }
+        }
+    }
+}
+
+/// "over its memory limit of N MiB ...", when the memory group of `cap` had a process
+/// of the program killed by the kernel for the group's own limit (read after the
+/// program ended, before the cap is dropped).
+pub(super) fn over_memory(cap: Option<&ProcessCap>) -> Option<String> {
+    let cap = cap?;
+    (cap.oom_kills() == super::cap::OomKills::OverItsLimit).then(|| {
+        format!(
+            "over its memory limit of {} MiB (its processes, its /tmp and /dev/shm together; killed by the kernel)",
+            cap.memory_limit().unwrap_or(0) >> 20
+        )
+    })
 }
 
 /// The processes (threads included, as RLIMIT_NPROC counts them) of this user now.
@@ -286,9 +310,14 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
     // A process cap of the program's own (a pids control group) counts only its own
     // processes, so no other program, and no other process of its user, can starve it;
     // where none can be made, RLIMIT_NPROC counts every process of its user.
-    let cap = limits.processes.and_then(|max| ProcessCap::new(u32::try_from(max).unwrap_or(u32::MAX)).ok());
+    let mut cap = limits.processes.and_then(|max| ProcessCap::new(u32::try_from(max).unwrap_or(u32::MAX)).ok());
+    // And a memory group of its own, which counts what RLIMIT_AS does not (shared
+    // mappings, its box's /tmp and /dev/shm): its address space plus those files.
+    if let (Some(cap), Some(bytes)) = (cap.as_mut(), limits.address_space) {
+        let _ = cap.cap_memory(bytes.saturating_add(super::cap::BOX_FILES_MEMORY));
+    }
     let setup = ChildSetup {
-        cgroup_procs: cap.as_ref().map(|c| c.procs.clone()),
+        cgroups: cap.as_ref().map(ProcessCap::join_files).unwrap_or_default(),
         address_space: limits.address_space,
         cpu_seconds: limits.cpu_seconds,
         // RLIMIT_NPROC counts a user's processes: only for a user of the program's own.

@@ -30,6 +30,10 @@
  *               or, in strict mode, the host's relay feeds) and forged lines (the other
  *               seats' calls, verdicts and waits, a score) to every descriptor from 1 to
  *               1023 (its answer pipe among them), then answers as usual
+ *   -DSHMHOG    maps SHM_MIB (300) MiB of shared anonymous memory (MAP_SHARED |
+ *               MAP_ANONYMOUS, which RLIMIT_DATA does not count) and touches it a MiB
+ *               at a time, logging how far it got every 16 MiB and at the end
+ *               ("shm touched: N MiB"; "shm map: refused" if the mapping is)
  *
  * Every bot logs its uid at its first call ("uid N"), for the test to look for its
  * processes afterwards. With none of them it only stays (the reference's stand-in). */
@@ -71,6 +75,9 @@
 #define SECRET "hunter2-token"
 #endif
 #define TRIGGER 3
+#ifndef SHM_MIB
+#define SHM_MIB 300
+#endif
 
 typedef struct {
     unsigned calls;
@@ -354,6 +361,19 @@ static void attack(void) {
     }
 #elif defined(BLAME)
     blame();
+#elif defined(SHMHOG)
+    size_t mib = SHM_MIB;
+    char *p = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        zb_log("shm map: refused");
+    } else {
+        size_t done = 0;
+        for (; done < mib; done++) {
+            memset(p + (done << 20), 'x', 1 << 20);
+            if ((done + 1) % 16 == 0) zb_logf("shm touched: %zu MiB", done + 1);
+        }
+        zb_logf("shm touched: %zu MiB", done);
+    }
 #elif defined(INJECT)
     int in = open("/proc/self/fd/0", O_WRONLY | O_NONBLOCK);
     static const char forged[] = "C 0 [99]\nO 0 forged by the attacker\nW 1 0\n{\"nonce\":0}\ngarbage\n";
