@@ -83,6 +83,11 @@ enum Honest {
     Link,
 }
 
+/// What an attack is unless it says otherwise: no attacker, a 1 s limit per call, the
+/// honest library copied in, the default memory of a worker.
+const PLAIN: Attack =
+    Attack { natives: &[], programs: &[], call_timeout_ms: 1000, honest: Honest::Copy, worker_memory_mib: None };
+
 impl Attack {
     fn names(&self) -> Vec<&'static str> {
         self.natives.iter().map(|n| n.0).chain(self.programs.iter().map(|p| p.0)).collect()
@@ -510,20 +515,10 @@ fn ptrace_counts(log: &str) -> Option<[u32; 4]> {
     (nums.len() == 6).then(|| [nums[1], nums[2], nums[3], nums[5]])
 }
 
-const NATIVE_SIGNALS: Attack = Attack {
-    natives: &[("attacker", "SIGNALS")],
-    programs: &[],
-    call_timeout_ms: 1000,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
-};
-const PROGRAM_SIGNALS: Attack = Attack {
-    natives: &[],
-    programs: &[("py-attacker", "signals")],
-    call_timeout_ms: 1000,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
-};
+const NATIVE_SIGNALS: Attack =
+    Attack { natives: &[("attacker", "SIGNALS")], programs: &[], call_timeout_ms: 1000, ..PLAIN };
+const PROGRAM_SIGNALS: Attack =
+    Attack { natives: &[], programs: &[("py-attacker", "signals")], call_timeout_ms: 1000, ..PLAIN };
 
 fn signals_reach_nobody(o: &Outcome, entry: &str) {
     let log = o.log(entry);
@@ -563,13 +558,7 @@ fn a_program_bot_cannot_signal_another_entrys_processes_in_strict_mode() {
     attack_test(PROGRAM_SIGNALS, Mode::Strict, |o| signals_reach_nobody(o, "py-attacker"));
 }
 
-const PTRACE: Attack = Attack {
-    natives: &[("attacker", "PTRACE")],
-    programs: &[],
-    call_timeout_ms: 1000,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
-};
+const PTRACE: Attack = Attack { natives: &[("attacker", "PTRACE")], programs: &[], call_timeout_ms: 1000, ..PLAIN };
 
 fn nothing_traced(o: &Outcome) {
     let log = o.log("attacker");
@@ -590,20 +579,10 @@ fn a_native_bot_cannot_ptrace_read_the_memory_of_or_write_to_another_process_in_
     attack_test(PTRACE, Mode::Strict, nothing_traced);
 }
 
-const NATIVE_DAEMON: Attack = Attack {
-    natives: &[("attacker", "DAEMON")],
-    programs: &[],
-    call_timeout_ms: 1000,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
-};
-const PROGRAM_DAEMON: Attack = Attack {
-    natives: &[],
-    programs: &[("py-attacker", "daemon")],
-    call_timeout_ms: 1000,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
-};
+const NATIVE_DAEMON: Attack =
+    Attack { natives: &[("attacker", "DAEMON")], programs: &[], call_timeout_ms: 1000, ..PLAIN };
+const PROGRAM_DAEMON: Attack =
+    Attack { natives: &[], programs: &[("py-attacker", "daemon")], call_timeout_ms: 1000, ..PLAIN };
 
 /// The daemon started; a few seconds after the host ended, it has written nothing (the
 /// common checks found no process of it).
@@ -636,13 +615,7 @@ fn a_program_bots_daemon_does_not_outlive_its_box_in_strict_mode() {
     attack_test(PROGRAM_DAEMON, Mode::Strict, |o| daemon_dies_with_its_box(o, "py-attacker"));
 }
 
-const ESCAPE: Attack = Attack {
-    natives: &[("attacker", "ESCAPE")],
-    programs: &[],
-    call_timeout_ms: 1000,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
-};
+const ESCAPE: Attack = Attack { natives: &[("attacker", "ESCAPE")], programs: &[], call_timeout_ms: 1000, ..PLAIN };
 
 fn no_way_out(o: &Outcome) {
     let log = o.log("attacker");
@@ -674,8 +647,7 @@ const SHM: Attack = Attack {
     natives: &[],
     programs: &[("py-shm-maker", "shm_maker"), ("py-shm-seeker", "shm_seeker")],
     call_timeout_ms: 1000,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
+    ..PLAIN
 };
 
 fn no_shared_segment(o: &Outcome) {
@@ -701,13 +673,8 @@ fn two_program_bots_cannot_share_sysv_memory_in_strict_mode() {
     attack_test(SHM, Mode::Strict, no_shared_segment);
 }
 
-const READ: Attack = Attack {
-    natives: &[("attacker", "READ")],
-    programs: &[("py-attacker", "read")],
-    call_timeout_ms: 1000,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
-};
+const READ: Attack =
+    Attack { natives: &[("attacker", "READ")], programs: &[("py-attacker", "read")], call_timeout_ms: 1000, ..PLAIN };
 
 fn nothing_read(o: &Outcome) {
     let mut got = Vec::new();
@@ -736,8 +703,7 @@ const SECRETS: Attack = Attack {
     natives: &[("attacker", "SECRETS")],
     programs: &[("py-attacker", "secrets")],
     call_timeout_ms: 3000,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
+    ..PLAIN
 };
 
 /// Neither attacker saw the host's secret (environment, its init's environment, the
@@ -788,13 +754,7 @@ fn a_bot_cannot_read_the_file_an_entrys_link_leads_to() {
     attack_test(READ_LINK, Mode::Strict, nothing_read);
 }
 
-const BLAME: Attack = Attack {
-    natives: &[("attacker", "BLAME")],
-    programs: &[],
-    call_timeout_ms: 300,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
-};
+const BLAME: Attack = Attack { natives: &[("attacker", "BLAME")], programs: &[], call_timeout_ms: 300, ..PLAIN };
 
 fn hung_attacker_is_out(o: &Outcome) {
     let log = o.log("attacker");
@@ -826,13 +786,8 @@ fn a_native_bot_that_clears_its_blame_page_and_blocks_is_out() {
     attack_test(BLAME, Mode::Default, hung_attacker_is_out);
 }
 
-const NEIGHBOUR: Attack = Attack {
-    natives: &[("attacker", "NEIGHBOUR")],
-    programs: &[],
-    call_timeout_ms: 1000,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
-};
+const NEIGHBOUR: Attack =
+    Attack { natives: &[("attacker", "NEIGHBOUR")], programs: &[], call_timeout_ms: 1000, ..PLAIN };
 
 fn spun(o: &Outcome) {
     let log = o.log("attacker");
@@ -851,13 +806,7 @@ fn a_native_bot_busy_looping_in_4_threads_costs_its_neighbours_no_time_verdict_i
     attack_test(NEIGHBOUR, Mode::Strict, spun);
 }
 
-const INJECT: Attack = Attack {
-    natives: &[("attacker", "INJECT")],
-    programs: &[],
-    call_timeout_ms: 1000,
-    honest: Honest::Copy,
-    worker_memory_mib: None,
-};
+const INJECT: Attack = Attack { natives: &[("attacker", "INJECT")], programs: &[], call_timeout_ms: 1000, ..PLAIN };
 
 fn injected(o: &Outcome) {
     let log = o.log("attacker");
@@ -885,8 +834,8 @@ const SHMHOG: Attack = Attack {
     natives: &[("attacker", "SHMHOG")],
     programs: &[],
     call_timeout_ms: 3000,
-    honest: Honest::Copy,
     worker_memory_mib: Some(128),
+    ..PLAIN
 };
 
 /// The attacker touched less than its 300 MiB of shared memory (or was refused the
