@@ -471,11 +471,15 @@ fn task_state(file: &File) -> Option<u8> {
     use std::os::unix::fs::FileExt;
     let mut buf = [0u8; 512];
     let n = file.read_at(&mut buf, 0).ok()?;
-    let text = &buf[..n];
-    // The command name is in parentheses and may hold anything: the state follows the
-    // last ')'.
-    let close = text.iter().rposition(|&b| b == b')')?;
-    text.get(close + 2).copied()
+    stat_fields(&buf[..n])?.next()?.bytes().next()
+}
+
+/// The fields of a `/proc/<pid>/stat` line after the command name, from the state (field
+/// 3) on. The name is in parentheses and may hold anything, spaces and `)` included: the
+/// fields follow the last `)`.
+pub fn stat_fields(stat: &[u8]) -> Option<std::str::SplitAsciiWhitespace<'_>> {
+    let close = stat.iter().rposition(|&b| b == b')')?;
+    Some(std::str::from_utf8(&stat[close + 1..]).ok()?.split_ascii_whitespace())
 }
 
 #[cfg(not(unix))]

@@ -137,11 +137,7 @@ const PF_EXITING: u64 = 0x4;
 /// Whether a `/proc/<pid>/stat` line is a process that is dead or dying: state `Z`
 /// (zombie), `X` (dead), or the `PF_EXITING` flag (field 9).
 fn dying(stat: &[u8]) -> bool {
-    // The command name (field 2) is in parentheses and may hold anything: read after the
-    // last `)`.
-    let Some(end) = stat.iter().rposition(|&b| b == b')') else { return false };
-    let Ok(rest) = std::str::from_utf8(&stat[end + 1..]) else { return false };
-    let mut fields = rest.split_ascii_whitespace();
+    let Some(mut fields) = crate::clock::stat_fields(stat) else { return false };
     let state = fields.next().unwrap_or("");
     // After the state: ppid, pgrp, session, tty_nr, tpgid, flags.
     let flags = fields.nth(5).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
