@@ -872,3 +872,100 @@ fn a_native_bots_shared_memory_counts_against_its_box() {
 fn a_native_bots_shared_memory_counts_against_its_box_in_strict_mode() {
     attack_test(SHMHOG, Mode::Strict, shared_memory_is_capped);
 }
+
+/// A program bot that plays the whole game and stays, slowly (30 ms of sleep a call):
+/// the victim of a kill from outside its box.
+const VICTIM: &str = "# arena: eggs persistent\nimport sys, time\nwhile True:\n    lines = [sys.stdin.readline() for _ in range(6)]\n    if not lines[-1]:\n        break\n    time.sleep(0.03)\n    sys.stdout.write(\"5\\nN\\nx\\n\")\n    sys.stdout.flush()\n";
+
+/// Issue #30 Must 3: a signal from outside is not the victim's fault. A tournament of
+/// program bots alone (boxed by the host itself, no workers) where the test, as an
+/// administrator's stray `kill -9` would, kills the victim's program from outside its box
+/// in a game: that game is played again (the results are those of a tournament without
+/// the kill), the victim is not charged, and its log says why. The host believes that
+/// once per entry (a program can fake such a death by exiting with 137): a second kill,
+/// of its bwrap this time, is charged as its crash.
+#[test]
+fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_again() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+    }
+    let setup = Setup::new();
+    let play = |name: &str, kills: usize| {
+        let base = setup.dir.path().join(name);
+        let scripts = base.join("scripts");
+        std::fs::create_dir_all(&scripts).unwrap();
+        for d in [&base, &scripts] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let hunter = std::fs::read_to_string(root().join("scripts/eggs/py-hunter.py")).unwrap();
+        let shebang = format!("#!{python}");
+        write_executable(&scripts.join("py-hunter.py"), &hunter.replacen("#!/usr/bin/env python3", &shebang, 1));
+        let victim = scripts.join("victim.py");
+        write_executable(&victim, &format!("{shebang}\n{VICTIM}"));
+        let json = base.join("results.json");
+        let host = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["--game", "eggs", "--scripts"])
+            .arg(&scripts)
+            .arg("--logs")
+            .arg(base.join("logs"))
+            .args(["tournament", "--seed", "7", "--jobs", "2", "--rounds", "4", "--set", "max_turns=40", "--json"])
+            .arg(&json)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Kill the victim's program, then (a later process) its bwrap: each the first
+        // found alive, at least 0.3 s into its game.
+        let victim_path = victim.display().to_string();
+        let started = Instant::now();
+        let (mut killed, mut done): (Vec<i32>, usize) = (Vec::new(), 0);
+        while done < kills && started.elapsed() < HOST_DEADLINE {
+            let found: Vec<i32> = processes_naming(&victim_path).into_iter().filter(|p| !killed.contains(p)).collect();
+            let bwrap = |p: &i32| std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "bwrap");
+            let target = if done == 0 {
+                found.iter().find(|p| !bwrap(p)).copied()
+            } else {
+                found.iter().find(|p| bwrap(p)).copied()
+            };
+            match target {
+                Some(pid) => {
+                    std::thread::sleep(Duration::from_millis(300));
+                    // SAFETY: a plain syscall, on a process of this test's tournament.
+                    if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                        // Every process of that box is gone before the next is looked for.
+                        killed.extend(found);
+                        done += 1;
+                        std::thread::sleep(Duration::from_millis(300));
+                    }
+                }
+                None => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+        let out = host.wait_with_output().unwrap();
+        let log = std::fs::read_to_string(base.join("logs/victim.log")).unwrap_or_default();
+        let context =
+            format!("{}\n{}\nvictim's log:\n{log}", crate::util::stdout(&out), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{context}");
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (v, log, context)
+    };
+    let (reference, _, _) = play("reference", 0);
+    let (once, log, context) = play("once", 1);
+    assert_eq!(games(&once), games(&reference), "{context}");
+    assert!(
+        log.contains("its program was killed from outside its box") && log.contains("the game is played again"),
+        "{context}"
+    );
+    for s in once["leaderboard"].as_array().unwrap() {
+        let counted = (s["errors"].as_u64(), s["overruns"].as_u64(), s["disqualified"].as_u64(), s["lost"].as_u64());
+        assert_eq!(counted, (Some(0), Some(0), Some(0), Some(0)), "{} was charged: {s}\n{context}", s["name"]);
+    }
+    let (twice, _, context) = play("twice", 2);
+    assert_eq!(twice["played"], reference["played"], "{context}");
+    let victim = twice["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == "victim").unwrap();
+    assert!(victim["errors"].as_u64() > Some(0), "{context}");
+    assert!(victim["messages"].to_string().contains("believed once per entry"), "{victim}\n{context}");
+}

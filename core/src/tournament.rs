@@ -420,7 +420,13 @@ pub fn play_one<G: Game>(
         Some(worker) => worker.play(seats, seed, &plan.config, plan.record),
         None => {
             let seated: Vec<Entry<G>> = seats.iter().map(|&i| entries[i].clone()).collect();
-            Ok(play_here(&seated, plan, seed))
+            crate::play::take_host_fault();
+            let played = play_here(&seated, plan, seed);
+            // A bot's process killed from outside its box: not a game to count.
+            match crate::play::take_host_fault() {
+                Some(reason) => Err(reason),
+                None => Ok(played),
+            }
         }
     }
 }

@@ -259,3 +259,75 @@ fn environment_has_pythonunbuffered_and_extra_vars() {
     let got = p.ask(b"\n", 1, Duration::from_secs(10)).unwrap();
     assert_eq!(got[0], format!("1 7 {}", dir.path().canonicalize().unwrap().display()));
 }
+
+/// A program that signals itself (SIGKILL, SIGTERM, SIGSEGV) and answers with its pid.
+const SELF_SIGNALS: &str = "import os, sys\nfor line in sys.stdin:\n    for s in (9, 15, 11):\n        os.kill(os.getpid(), s)\n    print(os.getpid(), flush=True)\n";
+
+/// The first child of process `pid` (a boxed program: its bwrap's one child).
+fn first_child(pid: u32) -> Option<i32> {
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+    children.split_whitespace().next()?.parse().ok()
+}
+
+/// SIGKILL to `pid`, then waits until it has ended (a kill lands when the process is
+/// next scheduled: until then it may still answer).
+fn kill_and_wait(pid: i32) {
+    // SAFETY: a plain syscall, on a process this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0, "kill {pid}");
+    let ended = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |s| s.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with(['Z', 'X'])))
+    };
+    assert!(eventually(Duration::from_secs(10), ended), "{pid} still runs");
+}
+
+/// Issue #30 Must 3: a boxed program is its box's first process, so nothing in its box
+/// can kill it with a signal it does not handle (the kernel drops them), and its death by
+/// SIGKILL, or its bwrap's death, is the work of something outside its box:
+/// `KilledFromOutside`, which the caller does not charge to the entry. Unboxed, the same
+/// kill is an exit like any other.
+#[test]
+fn a_boxed_program_killed_from_outside_its_box_says_so_and_cannot_kill_itself() {
+    let Some(py) = python() else { return };
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+    }
+    let dir = open_dir();
+    let boxed =
+        Limits { sandbox: arena::process::Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..Limits::default() };
+    let argv = python_bot(&py, dir.path(), "self.py", SELF_SIGNALS);
+    let long = Duration::from_secs(10);
+    let outside = |r: Result<Vec<String>, CallError>| match r {
+        Err(CallError::KilledFromOutside(how)) => how,
+        other => panic!("not killed from outside: {other:?}"),
+    };
+
+    // Its own signals are dropped: it answers, as the box's process 1, twice.
+    let mut p = spawn(argv.clone(), &boxed);
+    assert_eq!(p.ask(b"x\n", 1, long).unwrap(), vec!["1"]);
+    assert_eq!(p.ask(b"x\n", 1, long).unwrap(), vec!["1"]);
+    // The program itself killed from outside.
+    kill_and_wait(first_child(p.pid()).expect("the program under its bwrap"));
+    let how = outside(p.ask(b"x\n", 1, long));
+    assert!(how.contains("SIGKILL"), "{how}");
+    assert!(p.has_ended());
+
+    // Its bwrap killed from outside.
+    let mut q = spawn(argv.clone(), &boxed);
+    assert_eq!(q.ask(b"x\n", 1, long).unwrap(), vec!["1"]);
+    kill_and_wait(q.pid() as i32);
+    assert!(outside(q.ask(b"x\n", 1, long)).contains("SIGKILL"));
+
+    // Unboxed, the same kill is the program's end like any other (its own process
+    // could have sent it).
+    let mut u = spawn(argv, &Limits::default());
+    let own = u.ask(b"x\n", 1, long);
+    // Unboxed, its own SIGKILL is not dropped: it died of it.
+    assert!(matches!(&own, Err(CallError::Exited(how)) if how.contains("SIGKILL")), "{own:?}");
+
+    // A program that ends with 137 by itself looks the same from outside its box: the
+    // caller believes that once per entry (`Program::call_error`).
+    let fake = python_bot(&py, dir.path(), "fake.py", "import os, sys\nsys.stdin.readline()\nos._exit(137)\n");
+    let mut f = spawn(fake, &boxed);
+    outside(f.ask(b"x\n", 1, long));
+}

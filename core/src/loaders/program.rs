@@ -65,6 +65,9 @@ pub struct Program {
     /// The line each of its processes gets first, when it declared a version its game
     /// speaks ([`Program::speaking`]).
     pub hello: Option<Hello>,
+    /// Set once one of its processes was believed killed from outside its box
+    /// ([`Program::call_error`]): shared by every game of the entry.
+    pub claimed_outside: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The first line a program that declared its protocol's version gets, in each of its
@@ -176,10 +179,30 @@ impl Program {
 
     /// A call's failure as the entry's stats count it: a timeout, an invalid answer
     /// (a flood, or bytes that are no line), or a failure, named by the file.
+    ///
+    /// A process killed from outside its box ([`CallError::KilledFromOutside`]) is not
+    /// the entry's fault: the game is the host's to play again
+    /// ([`crate::play::host_fault`], with a line in the entry's log), the first time for
+    /// an entry. A program can fake such a death, so the next ones are its crashes.
     pub fn call_error(&self, err: CallError) -> BotError {
         match err {
             CallError::Timeout => BotError::Timeout,
             CallError::Flood | CallError::Garbage(_) => BotError::Invalid(format!("{}: {err}", self.file_name())),
+            CallError::KilledFromOutside(how) => {
+                let believed = !self.claimed_outside.swap(true, std::sync::atomic::Ordering::SeqCst);
+                let file = self.file_name();
+                if believed {
+                    let why = format!("{file}: its program was killed from outside its box ({how}): not its fault");
+                    self.log.append(&format!("{}{why}; the game is played again\n", super::log::game_marker()));
+                    crate::play::host_fault(why.clone());
+                    BotError::Failed(why)
+                } else {
+                    BotError::Failed(format!(
+                        "{file}: program ended: {how} (a death from outside its box is believed once per entry, and \
+                         it was already)"
+                    ))
+                }
+            }
             _ => BotError::Failed(format!("{}: {err}", self.file_name())),
         }
     }
@@ -253,6 +276,7 @@ pub fn load<G: ProgramBots>(
         log,
         protocol,
         hello: None,
+        claimed_outside: Arc::default(),
     };
     Ok(Entry::new(name, EntryKind::Program, path, G::program_bots(program)?))
 }
@@ -463,7 +487,7 @@ impl Talker {
     /// After a call of a program that plays the whole game: if it ended, why, for every
     /// later call.
     fn ended_by<T>(&mut self, result: &Result<T, CallError>) {
-        if let Err(CallError::Exited(how)) = result {
+        if let Some(how) = result.as_ref().err().and_then(CallError::ended) {
             self.ended = Some(format!(
                 "{}: the program ended during the game ({how}) and is not restarted: its players stay \
                  for the rest of the game (its standard error: {})",
@@ -534,6 +558,7 @@ mod tests {
             log: Arc::new(EntryLog::new(None, "bot", false)),
             protocol,
             hello: None,
+            claimed_outside: Arc::default(),
         }
     }
 

@@ -162,7 +162,7 @@ impl Link {
         };
         let time = process.last_call_time();
         self.heard.said();
-        if let Err(CallError::Exited(how)) = &result {
+        if let Some(how) = result.as_ref().err().and_then(CallError::ended) {
             self.ended = Some(format!(
                 "{}: the program ended during the game ({how}) and is not restarted: its units stay for the \
                  rest of the game (its standard error: {})",

@@ -164,6 +164,7 @@ impl Bot<InvisibleTarget> for ProgramBot {
             Ok(lines) => parse_move(lines.first().map_or("", String::as_str)),
             Err(CallError::Timeout) => Err(BotError::Timeout),
             Err(e @ (CallError::Flood | CallError::Garbage(_))) => Err(BotError::Invalid(format!("{name}: {e}"))),
+            Err(e @ CallError::KilledFromOutside(_)) => Err(self.program.call_error(e)),
             Err(e) => Err(BotError::Failed(format!("{name} (copy {}): {e}", ctx.copy))),
         }
     }

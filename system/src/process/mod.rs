@@ -202,6 +202,25 @@ pub enum CallError {
     Io(&'static str, HostIo),
     /// The program could not be started.
     Spawn(String),
+    /// The program's box was killed from outside it ([`Sandbox::Bwrap`] only): its
+    /// first process died of a SIGKILL that nothing in its box could have sent (the
+    /// kernel drops one sent to a box's first process from inside), with no memory or
+    /// CPU limit of its own reached, or its bwrap died of a signal. The host's fault or
+    /// the machine's, not the program's: how it ended, as [`CallError::Exited`] says it.
+    /// A program can fake it by exiting with status 137; the caller decides how often
+    /// it believes one.
+    KilledFromOutside(String),
+}
+
+impl CallError {
+    /// How the program ended, when it did ([`CallError::Exited`] or
+    /// [`CallError::KilledFromOutside`]): every later call of its process fails so.
+    pub fn ended(&self) -> Option<&str> {
+        match self {
+            CallError::Exited(how) | CallError::KilledFromOutside(how) => Some(how),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for CallError {
@@ -213,6 +232,7 @@ impl fmt::Display for CallError {
             CallError::Garbage(what) => write!(f, "garbage answer: {what}"),
             CallError::Io(doing, e) => write!(f, "i/o error: {doing}: {}", e.0),
             CallError::Spawn(what) => write!(f, "cannot start program: {what}"),
+            CallError::KilledFromOutside(how) => write!(f, "program killed from outside its box ({how})"),
         }
     }
 }

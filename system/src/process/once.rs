@@ -10,7 +10,9 @@ use std::process::{ChildStderr, ChildStdin, ChildStdout};
 use std::time::{Duration, Instant};
 
 use super::pipes::{READ_CHUNK, StderrCap, line_to_string, poll_timed, poll_until, pollfd, read_some, write_some};
-use super::spawn::{Started, describe_status, end_group, set_nonblocking, start};
+use super::spawn::{
+    Started, describe_status, end_group_timed, has_exited, killed_from_outside, set_nonblocking, start,
+};
 use super::{CallError, Limits, ProgramSpec, io_err};
 use crate::clock::{ProgramTasks, ProgramTimer};
 
@@ -63,8 +65,10 @@ pub fn run_once_timed(
     );
     // Read before the program is reaped (its first process is still readable then).
     let time = timer.charge(Some(&mut tasks), true);
-    let status = end_group(&mut child);
+    let by_itself = has_exited(child.id());
+    let (status, cpu) = end_group_timed(&mut child);
     let over_memory = super::spawn::over_memory(cap.as_ref());
+    let outside = by_itself && killed_from_outside(status, cpu, limits, over_memory.is_some());
     drop(cap);
     drop(user);
     // Pass on the rest of stderr; bounded, as a process that left the group may hold it.
@@ -94,6 +98,7 @@ pub fn run_once_timed(
     };
     let result = match (result, over_memory) {
         (Err(CallError::Exited(how)), Some(over)) => Err(CallError::Exited(format!("{how}: {over}"))),
+        (Err(CallError::Exited(how)), None) if outside => Err(CallError::KilledFromOutside(how)),
         (result, _) => result,
     };
     (result, time)

@@ -18,7 +18,7 @@ use std::time::Duration;
 use super::Sandbox;
 use super::cap::ProcessCap;
 use super::pipes::{READ_CHUNK, StderrCap, line_to_string, poll_timed, pollfd, read_some, write_some};
-use super::spawn::{Started, describe_status, end_group, start, wait_exit};
+use super::spawn::{Started, describe_status, end_group_timed, killed_from_outside, start, wait_exit};
 use super::{CallError, Limits, ProgramSpec, io_err};
 use crate::clock::{ProgramTasks, ProgramTimer};
 
@@ -55,6 +55,8 @@ pub struct Process {
     over_memory: Option<String>,
     /// The uid its box runs as, if leased (released after the program is killed).
     _user: Option<super::uids::BoxUser>,
+    /// What it was started under: whether a death was its own ([`killed_from_outside`]).
+    limits: Limits,
 }
 
 impl Process {
@@ -100,6 +102,7 @@ impl Process {
             cap: process_cap,
             over_memory: None,
             _user: user,
+            limits: limits.clone(),
         };
         process.tasks = ProgramTasks::new(process.child.id());
         match thread {
@@ -366,19 +369,20 @@ impl Process {
     }
 
     /// The child closed a pipe or ended: give it a moment to end by itself, then kill the
-    /// group and report how it ended.
+    /// group and report how it ended (killed from outside its box, when only that can
+    /// explain it: [`killed_from_outside`]).
     fn died(&mut self, what: &str) -> CallError {
         let exited = wait_exit(self.pid(), Duration::from_millis(100));
-        let status = self.kill_inner();
-        let how = match status {
-            Some(s) if exited => match &self.over_memory {
-                Some(over) => format!("{}: {over}", describe_status(s)),
-                None => describe_status(s),
+        let ended = self.kill_inner();
+        let (how, outside) = match ended {
+            Some((s, cpu)) if exited => match &self.over_memory {
+                Some(over) => (format!("{}: {over}", describe_status(s)), false),
+                None => (describe_status(s), killed_from_outside(s, cpu, &self.limits, false)),
             },
-            _ => what.to_string(),
+            _ => (what.to_string(), false),
         };
         self.ended = Some(how.clone());
-        CallError::Exited(how)
+        if outside { CallError::KilledFromOutside(how) } else { CallError::Exited(how) }
     }
 
     /// Kills the whole process group with SIGKILL and reaps the child. Idempotent; also
@@ -390,12 +394,12 @@ impl Process {
         }
     }
 
-    fn kill_inner(&mut self) -> Option<ExitStatus> {
+    fn kill_inner(&mut self) -> Option<(ExitStatus, Duration)> {
         if self.reaped {
             return None;
         }
         self.stdin = None;
-        let status = end_group(&mut self.child);
+        let status = end_group_timed(&mut self.child);
         self.reaped = true;
         self.over_memory = super::spawn::over_memory(self.cap.as_ref());
         // What left the process group (a `setsid` daemon) is still in the cap.

@@ -181,7 +181,8 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
 /// The command that runs a program bot as `spec` says in a box: its program and script
 /// files (the files named in its argv) and the directory of its own files (`files`)
 /// bound back over `hidden`, its directory as its working directory, `writable` bound
-/// read-write.
+/// read-write. The program runs as the box's process 1 (`--as-pid-1`: no bwrap init in
+/// between); the children it forks and leaves are reaped by it, or end with the box.
 pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: &[PathBuf]) -> Command {
     let visible: Vec<PathBuf> = spec
         .command
@@ -194,7 +195,10 @@ pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: 
         .chain(spec.files.iter().map(|f| absolute(f)).filter(|f| f.is_dir()))
         .collect();
     let mut cmd = box_command(hidden, &visible, writable, spec.dir.as_deref());
-    cmd.arg("--").args(&spec.command);
+    // The program is its box's first process: the kernel delivers it no signal sent from
+    // inside its box that it has no handler for (SIGKILL and SIGSTOP included), so a
+    // death by SIGKILL came from outside (`spawn::killed_from_outside`).
+    cmd.arg("--as-pid-1").arg("--").args(&spec.command);
     cmd
 }
 

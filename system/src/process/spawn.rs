@@ -372,6 +372,12 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
 /// child's pid, reserved until the child is reaped, so the group is signalled before the
 /// reap; a second signal after the leader has died catches processes forked meanwhile.
 pub(super) fn end_group(child: &mut Child) -> ExitStatus {
+    end_group_timed(child).0
+}
+
+/// [`end_group`], and the CPU time (user and system) of the child and of what it waited
+/// for: a boxed program's own, since its bwrap waits for it.
+pub(super) fn end_group_timed(child: &mut Child) -> (ExitStatus, Duration) {
     let pgid = child.id() as libc::pid_t;
     // SAFETY: killpg only sends a signal; the group is ours (the leader is not yet reaped).
     unsafe {
@@ -388,7 +394,7 @@ pub(super) fn end_group(child: &mut Child) -> ExitStatus {
         }
         libc::killpg(pgid, libc::SIGKILL);
     }
-    let status = child.wait().unwrap_or_else(|_| ExitStatus::from_raw(libc::SIGKILL));
+    let (status, cpu) = reap(pgid);
     // Members still alive keep the pgid reserved; keep signalling until none is left.
     for _ in 0..1000 {
         // SAFETY: as above; signal 0 only checks whether the group has members.
@@ -401,11 +407,48 @@ pub(super) fn end_group(child: &mut Child) -> ExitStatus {
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-    status
+    (status, cpu)
+}
+
+/// Reaps the child `pid` (already ended): its exit status and CPU time. The `Child` it
+/// came from must not be waited for again.
+fn reap(pid: libc::pid_t) -> (ExitStatus, Duration) {
+    let mut raw = 0;
+    // SAFETY: wait4 writes the status and a zeroed rusage we own; `pid` is our unreaped child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: as above.
+        let got = unsafe { libc::wait4(pid, &mut raw, 0, &mut usage) };
+        if got == pid {
+            break;
+        }
+        if got < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+            continue;
+        }
+        return (ExitStatus::from_raw(libc::SIGKILL), Duration::ZERO);
+    }
+    let time = |t: libc::timeval| Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32) * 1000);
+    (ExitStatus::from_raw(raw), time(usage.ru_utime) + time(usage.ru_stime))
+}
+
+/// Whether a program that ended by itself with `status` (reaped after using `cpu`) was
+/// killed from outside its box ([`CallError::KilledFromOutside`]): only under
+/// [`Sandbox::Bwrap`], where the program is its box's first process (`--as-pid-1`), to
+/// which the kernel delivers no signal from inside the box that it has no handler for,
+/// SIGKILL included. Then bwrap's own death by a signal, or a SIGKILL of the program
+/// (bwrap's exit status 128 + 9) that was neither its memory group's OOM killer
+/// (`over_memory`) nor its CPU limit (`limits.cpu_seconds`, which the kernel enforces
+/// with a SIGKILL), came from outside the box.
+pub(super) fn killed_from_outside(status: ExitStatus, cpu: Duration, limits: &Limits, over_memory: bool) -> bool {
+    if !matches!(limits.sandbox, Sandbox::Bwrap { .. }) || over_memory {
+        return false;
+    }
+    let under_cpu_limit = limits.cpu_seconds.is_none_or(|s| cpu < Duration::from_secs(s));
+    status.signal().is_some() || (status.code() == Some(128 + libc::SIGKILL) && under_cpu_limit)
 }
 
 /// Whether the child has ended (without reaping it).
-fn has_exited(pid: u32) -> bool {
+pub(super) fn has_exited(pid: u32) -> bool {
     // SAFETY: waitid writes into a zeroed siginfo_t we own; WNOWAIT leaves it waitable.
     unsafe {
         let mut info: libc::siginfo_t = std::mem::zeroed();
