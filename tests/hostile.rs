@@ -148,9 +148,17 @@ fn a_bot_that_times_out_every_call_is_out_after_three_in_a_row() {
     assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let spin = v["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == "spin").unwrap();
-    assert_eq!(spin["overruns"], 6, "three per game: {spin}");
+    // Out in each game: after three overruns in a row, or (on a loaded machine, where
+    // the worker's watchdog may look before the script's own hook fires) killed as hung
+    // past its limit, with fewer overruns in that game.
     assert_eq!(spin["disqualified"], 2, "{spin}");
-    assert!(spin["messages"].to_string().contains("over its time limit in 3 calls in a row"), "{spin}");
+    let (overruns, messages) = (spin["overruns"].as_u64().unwrap(), spin["messages"].to_string());
+    assert!(overruns <= 6, "at most three per game: {spin}");
+    if overruns == 6 {
+        assert!(messages.contains("over its time limit in 3 calls in a row"), "{spin}");
+    } else {
+        assert!(messages.contains("hung in a call past its time limit"), "{spin}");
+    }
 }
 
 /// An eggs tournament of program bots only (played by the host itself, no worker), in
