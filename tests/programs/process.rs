@@ -283,11 +283,12 @@ fn kill_and_wait(pid: i32) {
 
 /// Issue #30 Must 3: a boxed program is its box's first process, so nothing in its box
 /// can kill it with a signal it does not handle (the kernel drops them), and its death by
-/// SIGKILL, or its bwrap's death, is the work of something outside its box:
-/// `KilledFromOutside`, which the caller does not charge to the entry. Unboxed, the same
-/// kill is an exit like any other.
+/// SIGKILL, its bwrap's death, or its stop (found when its call runs out of time) is the
+/// work of something outside its box: `KilledFromOutside`, which the caller does not
+/// charge to the entry. Unboxed, the same kill is an exit like any other, and the stop
+/// its timeout.
 #[test]
-fn a_boxed_program_killed_from_outside_its_box_says_so_and_cannot_kill_itself() {
+fn a_boxed_program_killed_or_stopped_from_outside_its_box_says_so_and_cannot_kill_itself() {
     let Some(py) = python() else { return };
     if let Err(why) = arena::process::bwrap_available() {
         return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
@@ -324,6 +325,25 @@ fn a_boxed_program_killed_from_outside_its_box_says_so_and_cannot_kill_itself() 
     let own = u.ask(b"x\n", 1, long);
     // Unboxed, its own SIGKILL is not dropped: it died of it.
     assert!(matches!(&own, Err(CallError::Exited(how)) if how.contains("SIGKILL")), "{own:?}");
+
+    // Stopped from outside (which nothing in its box can do to it): its call runs out of
+    // time, and that is not its doing either. Unboxed, a stopped program's call is its
+    // timeout.
+    let mut s = spawn(python_bot(&py, dir.path(), "stopped.py", SELF_SIGNALS), &boxed);
+    assert_eq!(s.ask(b"x\n", 1, long).unwrap(), vec!["1"]);
+    let program = first_child(s.pid()).expect("the program under its bwrap");
+    // SAFETY: a plain syscall, on a process this test started.
+    assert_eq!(unsafe { libc::kill(program, libc::SIGSTOP) }, 0);
+    let how = outside(s.ask(b"x\n", 1, Duration::from_millis(300)));
+    assert!(how.contains("stopped by a signal"), "{how}");
+    assert!(s.has_ended());
+    let unboxed_stop =
+        python_bot(&py, dir.path(), "unboxed.py", "import sys\nfor line in sys.stdin:\n    print(1, flush=True)\n");
+    let mut t = spawn(unboxed_stop, &Limits::default());
+    assert_eq!(t.ask(b"x\n", 1, long).unwrap(), vec!["1"]);
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(t.pid() as i32, libc::SIGSTOP) }, 0);
+    assert_eq!(t.ask(b"x\n", 1, Duration::from_millis(300)), Err(CallError::Timeout));
 
     // A program that ends with 137 by itself looks the same from outside its box: the
     // caller believes that once per entry (`Program::call_error`).

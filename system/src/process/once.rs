@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use super::pipes::{READ_CHUNK, StderrCap, line_to_string, poll_timed, poll_until, pollfd, read_some, write_some};
 use super::spawn::{
-    Started, describe_status, end_group_timed, has_exited, killed_from_outside, set_nonblocking, start,
+    STOPPED_FROM_OUTSIDE, Started, describe_status, end_group_timed, has_exited, killed_from_outside, set_nonblocking,
+    start, stopped_from_outside,
 };
 use super::{CallError, Limits, ProgramSpec, io_err};
 use crate::clock::{ProgramTasks, ProgramTimer};
@@ -65,6 +66,8 @@ pub fn run_once_timed(
     );
     // Read before the program is reaped (its first process is still readable then).
     let time = timer.charge(Some(&mut tasks), true);
+    // Out of time while stopped from outside its box: not its doing.
+    let stopped = matches!(result.0, Err(CallError::Timeout)) && stopped_from_outside(child.id(), limits);
     let by_itself = has_exited(child.id());
     let (status, cpu) = end_group_timed(&mut child);
     let over_memory = super::spawn::over_memory(cap.as_ref());
@@ -99,6 +102,7 @@ pub fn run_once_timed(
     let result = match (result, over_memory) {
         (Err(CallError::Exited(how)), Some(over)) => Err(CallError::Exited(format!("{how}: {over}"))),
         (Err(CallError::Exited(how)), None) if outside => Err(CallError::KilledFromOutside(how)),
+        (Err(CallError::Timeout), _) if stopped => Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned())),
         (result, _) => result,
     };
     (result, time)

@@ -18,7 +18,10 @@ use std::time::Duration;
 use super::Sandbox;
 use super::cap::ProcessCap;
 use super::pipes::{READ_CHUNK, StderrCap, line_to_string, poll_timed, pollfd, read_some, write_some};
-use super::spawn::{Started, describe_status, end_group_timed, killed_from_outside, start, wait_exit};
+use super::spawn::{
+    STOPPED_FROM_OUTSIDE, Started, describe_status, end_group_timed, killed_from_outside, start, stopped_from_outside,
+    wait_exit,
+};
 use super::{CallError, Limits, ProgramSpec, io_err};
 use crate::clock::{ProgramTasks, ProgramTimer};
 
@@ -241,6 +244,12 @@ impl Process {
             ];
             match poll_timed(&mut fds, timer, Some(tasks), false) {
                 Err(e) => return Err(io_err("poll", e)),
+                // Out of time while stopped from outside its box: not its doing.
+                Ok(false) if stopped_from_outside(self.pid(), &self.limits) => {
+                    self.kill_inner();
+                    self.ended = Some(STOPPED_FROM_OUTSIDE.to_owned());
+                    return Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned()));
+                }
                 Ok(false) => return Err(self.fail(CallError::Timeout, lines, answer.len())),
                 Ok(true) => {}
             }

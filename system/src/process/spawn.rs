@@ -431,6 +431,23 @@ fn reap(pid: libc::pid_t) -> (ExitStatus, Duration) {
     (ExitStatus::from_raw(raw), time(usage.ru_utime) + time(usage.ru_stime))
 }
 
+/// Whether a boxed program (`pid` is its bwrap's) is stopped by a signal (state `T`)
+/// now: as its box's first process (see [`killed_from_outside`]) it cannot be stopped
+/// from inside its box (the kernel drops a SIGSTOP, SIGTSTP, ... sent from there, its
+/// own included), so the stop came from outside, and the time it stands is not its own.
+pub(super) fn stopped_from_outside(pid: u32, limits: &Limits) -> bool {
+    if !matches!(limits.sandbox, Sandbox::Bwrap { .. }) {
+        return false;
+    }
+    let Ok(children) = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")) else { return false };
+    let Some(program) = children.split_ascii_whitespace().next() else { return false };
+    let stat = std::fs::read(format!("/proc/{program}/stat")).unwrap_or_default();
+    crate::clock::stat_fields(&stat).and_then(|mut f| f.next()) == Some("T")
+}
+
+/// What a program stopped from outside its box ([`stopped_from_outside`]) is reported as.
+pub(super) const STOPPED_FROM_OUTSIDE: &str = "stopped by a signal sent from outside it, then ended by the host";
+
 /// Whether a program that ended by itself with `status` (reaped after using `cpu`) was
 /// killed from outside its box ([`CallError::KilledFromOutside`]): only under
 /// [`Sandbox::Bwrap`], where the program is its box's first process (`--as-pid-1`), to
