@@ -343,6 +343,18 @@ impl LuaBot {
 }
 
 impl Bot<Zombies> for LuaBot {
+    /// A whole entry's calls of a turn in one call, made one by one (the default
+    /// [`Bot::turn_all`]: one call of the VM per player, each with its own budget, deadline
+    /// and verdict), so that the limits around the bot read the clock once per entry and
+    /// turn, not per player.
+    fn whole_entry(&self) -> bool {
+        true
+    }
+
+    fn one_by_one(&self) -> bool {
+        true
+    }
+
     fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
         // Lua's own incremental collector keeps memory flat; an explicit step per turn
         // and VM cost half the time of a 20-entry game.
