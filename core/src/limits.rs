@@ -8,7 +8,9 @@
 //! [`Guarded`] wraps any [`Bot`]; once the entry is out (bank spent, or late too often), its
 //! players stay and the bot is not called again in this game. A call that used more
 //! than the limit per call gives no answer ([`BotError::Timeout`], an overrun); a call for a
-//! whole entry's turn ([`Bot::turn_all`]), standing for `n` calls, gets `n` limits per call.
+//! whole entry's turn ([`Bot::turn_all`]), standing for `n` calls, gets `n` limits per call;
+//! for a bot that makes such calls one by one ([`Bot::one_by_one`]: a script bot) the calls
+//! are made here, inside one pair of clock reads, and each is judged as it comes.
 //! This module limits and reports; it knows nothing of the rules.
 
 use std::path::Path;

@@ -8,6 +8,8 @@
 //! `fill_and_call`); ids are tables cached per entity number. The view is read the same
 //! way: `ctx:look` is a C closure for the usual case (`quick_look`), `random_move()` too
 //! (`quick_random_move`), and `ctx:visible()` builds its list with raw table operations.
+//! The bot answers a whole entry per turn, one call at a time (`Bot::one_by_one`), so that
+//! its limits read the clock once per entry and turn.
 
 use std::cell::Cell;
 use std::rc::Rc;

@@ -1,7 +1,8 @@
 //! The zombies game's Rhai bindings: what `ctx` offers a Rhai bot (`id`, `bullets`,
 //! `clock`, `x`, `y`, `board_size`, `look`, `shootable`, `visible`), ids, `shoot(id)`
 //! and `random_move()`, and how its answer reads. The sandbox and limits are
-//! `loaders::scripts::rhai`'s.
+//! `loaders::scripts::rhai`'s. The bot answers a whole entry per turn, one call at a time
+//! (`Bot::one_by_one`), so that its limits read the clock once per entry and turn.
 
 use std::rc::Rc;
 use std::sync::Arc;
