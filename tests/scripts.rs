@@ -5,7 +5,8 @@ use arena::games::zombies::Zombies;
 use std::path::Path;
 use std::time::Duration;
 
-use arena::bot::{CallStats, Entry, EntryKind};
+use arena::abi::Action;
+use arena::bot::{Bot, BotError, CallStats, Entry, EntryKind};
 use arena::games::zombies::{self, GameOutcome};
 use arena::loaders::{Discovery, ScriptLimits, SearchPaths, discover};
 use arena::tournament::play_game;
@@ -412,4 +413,96 @@ fn lua_pairs_order_is_the_same_in_every_vm() {
         })
         .collect();
     assert!(scores.iter().all(|&s| s == scores[0]), "{scores:?}");
+}
+
+/// A script's bot for a whole entry's turn: the same answers from one `turn_all` as from
+/// as many `turn`s (each on a fresh bot), both through the limits (`Guarded`).
+fn batch_and_separate(entry: &Entry<Zombies>, limit: Duration, n: usize) -> [Vec<Result<Action, BotError>>; 2] {
+    use arena::limits::Guarded;
+    arena::games::zombies::bench::with_sample_context(|ctx| {
+        let calls = vec![*ctx; n];
+        let guarded = || Guarded::new(entry.create_bot().unwrap(), 0, None, None).with_call_limit(Some(limit));
+        let mut batch = guarded();
+        assert!(Bot::<Zombies>::whole_entry(&batch), "{}: script bots answer a whole entry", entry.name);
+        let mut answers = Vec::new();
+        batch.turn_all(&calls, &mut answers);
+        let mut separate = guarded();
+        let one_by_one = calls.iter().map(|c| separate.turn(c)).collect();
+        [answers, one_by_one]
+    })
+}
+
+#[test]
+fn a_whole_entry_turn_judges_each_call_on_its_own_in_both_languages() {
+    // Call 2 fails, call 3 loops past its budget, call 4 answers garbage; the others
+    // (before and after) answer.
+    let rhai = "fn do_turn(ctx) {
+        if this.n == () { this.n = 0; }
+        this.n += 1;
+        print(`call ${this.n}`);
+        if this.n == 2 { throw \"boom\"; }
+        if this.n == 3 { loop { } }
+        if this.n == 4 { return 42; }
+        \"N\"
+    }";
+    let lua = "n = 0
+    function do_turn(ctx)
+      n = n + 1
+      print('call ' .. n)
+      if n == 2 then error('boom') end
+      if n == 3 then while true do end end
+      if n == 4 then return 42 end
+      return 'N'
+    end";
+    for entry in [script("batch.rhai", rhai), script("batch.lua", lua)] {
+        let [batch, separate] = batch_and_separate(&entry, Duration::from_secs(5), 6);
+        assert_eq!(batch, separate, "{}", entry.name);
+        assert!(matches!(batch[0], Ok(a) if a == Action::go(arena::abi::Direction::N)), "{batch:?}");
+        assert!(matches!(&batch[1], Err(BotError::Failed(m)) if m.contains("boom")), "{batch:?}");
+        assert_eq!(batch[2], Err(BotError::Budget));
+        assert!(matches!(batch[3], Err(BotError::Invalid(_))), "{batch:?}");
+        assert_eq!(
+            batch[4..],
+            [batch[0].clone(), batch[0].clone()],
+            "{}: the calls after the failures answer",
+            entry.name
+        );
+    }
+}
+
+#[test]
+fn a_whole_entry_turn_counts_its_timeouts_as_separate_calls_do() {
+    // Calls 2 to 4 run past their time (the budget is too large to matter): the third
+    // late call in a row puts the entry out, and its later calls are answered so.
+    let tight = ScriptLimits { op_budget: u64::MAX / 2, call_timeout: Duration::from_millis(20), ..limits() };
+    let rhai = "fn do_turn(ctx) {
+        if this.n == () { this.n = 0; }
+        this.n += 1;
+        if this.n >= 2 && this.n <= 4 { loop { } }
+        \"N\"
+    }";
+    let lua = "n = 0
+    function do_turn(ctx)
+      n = n + 1
+      if n >= 2 and n <= 4 then while true do end end
+      return 'N'
+    end";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("late.rhai"), rhai).unwrap();
+    std::fs::write(dir.path().join("late2.lua"), lua).unwrap();
+    let found = discover(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &tight);
+    assert_eq!(found.entries.len(), 2, "{:?}", found.skipped);
+    for entry in &found.entries {
+        let [batch, separate] = batch_and_separate(entry, tight.call_timeout, 6);
+        assert_eq!(batch[..4], separate[..4], "{}", entry.name);
+        assert!(batch[0].is_ok(), "{batch:?}");
+        assert_eq!(batch[1..4], [Err(BotError::Timeout), Err(BotError::Timeout), Err(BotError::Timeout)]);
+        for answers in [&batch, &separate] {
+            assert!(
+                answers[4..].iter().all(|a| matches!(a, Err(BotError::Disqualified(m)) if m.contains("in a row"))),
+                "{}: {answers:?}",
+                entry.name
+            );
+        }
+    }
 }

@@ -102,8 +102,10 @@ pub trait Bot<G: Plays> {
     }
 
     /// True for a bot that answers all of its entry's calls of a turn in one call
-    /// ([`Bot::turn_all`]): a native zombies bot of ABI 1.6. An engine whose turn's calls
-    /// do not depend on each other (zombies) then makes one call per entry per turn.
+    /// ([`Bot::turn_all`]): a native zombies bot of ABI 1.6, and a zombies script bot
+    /// (which calls its VM once per player: so that its limits read the clock once per
+    /// entry and turn). An engine whose turn's calls do not depend on each other (zombies)
+    /// then makes one call per entry per turn.
     fn whole_entry(&self) -> bool {
         false
     }
@@ -116,6 +118,14 @@ pub trait Bot<G: Plays> {
     fn turn_all(&mut self, calls: &[G::Ctx<'_>], answers: &mut Vec<Result<G::Answer, BotError>>) {
         answers.clear();
         answers.extend(calls.iter().map(|ctx| self.turn(ctx)));
+    }
+
+    /// True for a [`whole_entry`](Bot::whole_entry) bot whose [`Bot::turn_all`] is the
+    /// default (its calls made one by one): a script bot, which answers a whole entry only
+    /// so that the limits around it read the clock once per entry and turn. Those limits
+    /// then make the calls themselves, judging each as it comes (`crate::limits::Guarded`).
+    fn one_by_one(&self) -> bool {
+        false
     }
 
     /// For a bot that [`times_itself`](Bot::times_itself): the own time its last call

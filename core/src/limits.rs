@@ -8,7 +8,9 @@
 //! [`Guarded`] wraps any [`Bot`]; once the entry is out (bank spent, or late too often), its
 //! players stay and the bot is not called again in this game. A call that used more
 //! than the limit per call gives no answer ([`BotError::Timeout`], an overrun); a call for a
-//! whole entry's turn ([`Bot::turn_all`]), standing for `n` calls, gets `n` limits per call.
+//! whole entry's turn ([`Bot::turn_all`]), standing for `n` calls, gets `n` limits per call;
+//! for a bot that makes such calls one by one ([`Bot::one_by_one`]: a script bot) the calls
+//! are made here, inside one pair of clock reads, and each is judged as it comes.
 //! This module limits and reports; it knows nothing of the rules.
 
 use std::path::Path;
@@ -261,6 +263,30 @@ impl<G: Plays> Guarded<'_, G> {
         limit.is_some_and(|l| spent > l) && !self.inner.times_itself()
     }
 
+    /// The calls of a batch made one by one, for a bot that makes them so
+    /// ([`Bot::one_by_one`]), each judged as it comes as a separate call is: a timeout it
+    /// gives a call (a script's own deadline, which is the limit per call) is a late call
+    /// when there is a `limit`, and once the entry is out its later calls are not made.
+    fn turn_one_by_one(
+        &mut self,
+        calls: &[G::Ctx<'_>],
+        answers: &mut Vec<Result<G::Answer, BotError>>,
+        clock: u32,
+        limit: bool,
+    ) {
+        answers.clear();
+        for ctx in calls {
+            if let Some(reason) = &self.out {
+                answers.push(Err(BotError::Disqualified(reason.clone())));
+                continue;
+            }
+            self.calls += 1;
+            let answer = self.inner.turn(ctx);
+            self.count_late(limit && matches!(answer, Err(BotError::Timeout)), 1, clock);
+            answers.push(answer);
+        }
+    }
+
     /// Counts `n` calls that each used their whole limit per call (`late`), or none: not
     /// a game's own shorter deadline, like target's 50 ms. The bank grows by a turn's
     /// allowance each turn, so a bot that times out every call would never spend it;
@@ -308,9 +334,10 @@ impl<G: Plays> Bot<G> for Guarded<'_, G> {
     /// A whole entry's calls of a turn in one call: the batch of `n` calls gets `n` limits
     /// per call (as a served lockstep batch and a hex side call do), and the bank as one
     /// call does. Verdicts stay per call where this side can know them (the bot's own
-    /// failures, each player's answer); the time is the batch's alone: a batch over its
-    /// `n` limits makes each of its calls an overrun and counts as `n` late calls in a row,
-    /// and one that spends the bank puts the entry out for all of them.
+    /// failures, each player's answer, and, for a bot that makes its calls one by one, the
+    /// timeouts of each: see `turn_one_by_one`); the time is the batch's alone: a batch over
+    /// its `n` limits makes each of its calls an overrun and counts as `n` late calls in a
+    /// row, and one that spends the bank puts the entry out for all of them.
     fn turn_all(&mut self, calls: &[G::Ctx<'_>], answers: &mut Vec<Result<G::Answer, BotError>>) {
         let Some(first) = calls.first() else {
             answers.clear();
@@ -332,8 +359,13 @@ impl<G: Plays> Bot<G> for Guarded<'_, G> {
         };
         let watch = Stopwatch::start();
         self.enter(&watch, limit, allowed);
-        self.calls += u64::from(n);
-        self.inner.turn_all(calls, answers);
+        let one_by_one = self.inner.one_by_one();
+        if one_by_one {
+            self.turn_one_by_one(calls, answers, clock, limit.is_some());
+        } else {
+            self.calls += u64::from(n);
+            self.inner.turn_all(calls, answers);
+        }
         let (spent, out) = self.charge(&watch, clock, left);
         if let Some(reason) = out {
             return disqualified(answers, &reason);
@@ -342,7 +374,9 @@ impl<G: Plays> Bot<G> for Guarded<'_, G> {
         if over {
             answers.iter_mut().filter(|a| a.is_ok()).for_each(|a| *a = Err(BotError::Timeout));
         }
-        self.count_late(over, n, clock);
+        if over || !one_by_one {
+            self.count_late(over, n, clock);
+        }
     }
 
     fn prefetches(&self) -> bool {

@@ -8,6 +8,8 @@
 //! `fill_and_call`); ids are tables cached per entity number. The view is read the same
 //! way: `ctx:look` is a C closure for the usual case (`quick_look`), `random_move()` too
 //! (`quick_random_move`), and `ctx:visible()` builds its list with raw table operations.
+//! The bot answers a whole entry per turn, one call at a time (`Bot::one_by_one`), so that
+//! its limits read the clock once per entry and turn.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -343,6 +345,18 @@ impl LuaBot {
 }
 
 impl Bot<Zombies> for LuaBot {
+    /// A whole entry's calls of a turn in one call, made one by one (the default
+    /// [`Bot::turn_all`]: one call of the VM per player, each with its own budget, deadline
+    /// and verdict), so that the limits around the bot read the clock once per entry and
+    /// turn, not per player.
+    fn whole_entry(&self) -> bool {
+        true
+    }
+
+    fn one_by_one(&self) -> bool {
+        true
+    }
+
     fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
         // Lua's own incremental collector keeps memory flat; an explicit step per turn
         // and VM cost half the time of a 20-entry game.

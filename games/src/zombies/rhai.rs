@@ -1,7 +1,8 @@
 //! The zombies game's Rhai bindings: what `ctx` offers a Rhai bot (`id`, `bullets`,
 //! `clock`, `x`, `y`, `board_size`, `look`, `shootable`, `visible`), ids, `shoot(id)`
 //! and `random_move()`, and how its answer reads. The sandbox and limits are
-//! `loaders::scripts::rhai`'s.
+//! `loaders::scripts::rhai`'s. The bot answers a whole entry per turn, one call at a time
+//! (`Bot::one_by_one`), so that its limits read the clock once per entry and turn.
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -40,17 +41,32 @@ pub(super) fn bots(script: Script) -> Result<Arc<dyn BotFactory<Zombies>>, Strin
 struct RhaiBot(RhaiVm<Context<'static>>);
 
 impl Bot<Zombies> for RhaiBot {
+    /// A whole entry's calls of a turn in one call, made one by one (the default
+    /// [`Bot::turn_all`]: one call of the VM per player, each with its own budget, deadline
+    /// and verdict), so that the limits around the bot read the clock once per entry and
+    /// turn, not per player.
+    fn whole_entry(&self) -> bool {
+        true
+    }
+
+    fn one_by_one(&self) -> bool {
+        true
+    }
+
     fn turn(&mut self, ctx: &Context<'_>) -> Result<Action, BotError> {
         if self.0.slot.names.borrow().len() != ctx.names.len() {
             *self.0.slot.names.borrow_mut() = ctx.names.iter().map(|n| n.as_str().to_owned()).collect();
         }
         let answer = self.0.call(ctx, ctx.random, Dynamic::from(RhaiCtx))?;
-        if let Some(text) = answer.clone().try_cast::<ImmutableString>() {
-            parse_move(&text)
-        } else if let Some(Shot(id)) = answer.clone().try_cast::<Shot>() {
-            Ok(Action::shoot(id))
-        } else {
-            Err(BotError::Invalid(format!("do_turn returned {}, not a move or shoot(id)", answer.type_name())))
+        // (Read without copying the answer first.)
+        match answer.try_cast_result::<ImmutableString>() {
+            Ok(text) => parse_move(&text),
+            Err(answer) => match answer.try_cast_result::<Shot>() {
+                Ok(Shot(id)) => Ok(Action::shoot(id)),
+                Err(answer) => {
+                    Err(BotError::Invalid(format!("do_turn returned {}, not a move or shoot(id)", answer.type_name())))
+                }
+            },
         }
     }
 }

@@ -125,7 +125,7 @@ pub fn fail<T>(msg: impl Into<String>) -> Fallible<T> {
 /// A sandboxed engine with the API every game shares.
 fn engine<T: 'static>(script: &Script, slot: &Rc<Slot<T>>, mem_base: &Rc<Cell<isize>>) -> Engine {
     let limits = &script.limits;
-    let mut engine = Engine::new();
+    let mut engine = standard_engine();
     engine
         .set_max_operations(limits.op_budget)
         .set_max_call_levels(64)
@@ -159,6 +159,21 @@ fn engine<T: 'static>(script: &Script, slot: &Rc<Slot<T>>, mem_base: &Rc<Cell<is
     let s = Rc::clone(slot);
     engine.register_fn("random", move |n: i64| -> Fallible<i64> { s.random(n).map_err(Into::into) });
     register_bounded_replace(&mut engine);
+    engine
+}
+
+/// What `Engine::new` makes (the standard package, strings interned), the package
+/// shared by every engine of the thread: `Engine::new` builds the package's few hundred
+/// functions afresh each time, which cost as much as a game's calls of a trivial bot.
+/// (A package is read-only once built; an engine's own functions go to its own global
+/// namespace, in front of the package.)
+fn standard_engine() -> Engine {
+    thread_local! {
+        static STANDARD: rhai::Shared<rhai::Module> = { use rhai::packages::Package; rhai::packages::StandardPackage::new().as_shared_module() };
+    }
+    let mut engine = Engine::new_raw();
+    engine.set_max_strings_interned(256);
+    engine.register_global_module(STANDARD.with(rhai::Shared::clone));
     engine
 }
 
