@@ -3,13 +3,16 @@
 //! Every kind of bot (native abi_stable, native C, Rhai, Lua, programs, Rust bots in
 //! tests) sits behind [`Bot`], generic over the game it plays, of which it sees only
 //! [`Plays`]: what one call shows it and what it answers; an [`Entry`] is a named
-//! source of fresh bots, one per game. This module is about *calling* bots; it does not
-//! load files (see `loaders`), knows no rules (see `rules`, `games`) and sits below
-//! everything that does (ARCHITECTURE.md, "Layers").
+//! source of fresh bots, one per game; [`host_fault`] is how a bot's caller says that a
+//! call failed through nobody's fault but the host's or the machine's (a program's box
+//! killed from outside), so that the game is played again. This module is about
+//! *calling* bots; it does not load files (see `loaders`), knows no rules (see `rules`,
+//! `games`) and sits below everything that does (ARCHITECTURE.md, "Layers").
 //!
 //! **Architecture Invariant:** a bot is created inside the thread that plays its game and
 //! never leaves it, so script VMs need not be `Send`; only entries cross threads.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -43,6 +46,26 @@ impl BotError {
     pub fn is_overrun(&self) -> bool {
         matches!(self, BotError::Budget | BotError::Timeout | BotError::Memory)
     }
+}
+
+thread_local! {
+    /// Why the game this thread plays must be played again, if it must ([`host_fault`]).
+    static HOST_FAULT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Says that the game this thread plays failed through no bot's fault (a bot's process
+/// killed from outside its box): the game is not counted, and the tournament plays it
+/// again from its seed (`crate::tournament::play_one` returns `reason` as its error).
+/// The first reason of a game is kept.
+pub fn host_fault(reason: String) {
+    HOST_FAULT.with(|f| {
+        f.borrow_mut().get_or_insert(reason);
+    });
+}
+
+/// The reason given to [`host_fault`] since the last take on this thread, if any.
+pub fn take_host_fault() -> Option<String> {
+    HOST_FAULT.with(|f| f.borrow_mut().take())
 }
 
 /// The side of a game its bots see: what one call shows a bot, what it answers, and

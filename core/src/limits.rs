@@ -327,8 +327,12 @@ impl<G: Plays> Bot<G> for Guarded<'_, G> {
         answer
     }
 
+    /// As the bot says, but for a bot that makes its calls one by one
+    /// ([`Bot::one_by_one`]) under a watching process (a blame page): there each call is
+    /// made on its own, so that the watch ends a call stuck where no hook runs (a Lua
+    /// pattern match) after its own limit, not after the batch's `n` limits.
     fn whole_entry(&self) -> bool {
-        self.inner.whole_entry()
+        self.inner.whole_entry() && !(self.blame.is_some() && self.inner.one_by_one())
     }
 
     /// A whole entry's calls of a turn in one call: the batch of `n` calls gets `n` limits

@@ -15,26 +15,6 @@ use crate::bot::{Bot, BotError, BrokenBot, Entry};
 use crate::game::{Game, Outcome};
 use crate::replay::{Header, Listening, Notes, Replay};
 
-thread_local! {
-    /// Why the game this thread plays must be played again, if it must ([`host_fault`]).
-    static HOST_FAULT: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Says that the game this thread plays failed through no bot's fault (a bot's process
-/// killed from outside its box): the game is not counted, and the tournament plays it
-/// again from its seed (`crate::tournament::play_one` returns `reason` as its error).
-/// The first reason of a game is kept.
-pub fn host_fault(reason: String) {
-    HOST_FAULT.with(|f| {
-        f.borrow_mut().get_or_insert(reason);
-    });
-}
-
-/// The reason given to [`host_fault`] since the last take on this thread, if any.
-pub fn take_host_fault() -> Option<String> {
-    HOST_FAULT.with(|f| f.borrow_mut().take())
-}
-
 /// The seed of game `index` of a tournament seeded with `seed` (SplitMix64 mixing, so
 /// neighbouring indices give unrelated games).
 pub fn game_seed(seed: u64, index: u64) -> u64 {

@@ -420,10 +420,10 @@ pub fn play_one<G: Game>(
         Some(worker) => worker.play(seats, seed, &plan.config, plan.record),
         None => {
             let seated: Vec<Entry<G>> = seats.iter().map(|&i| entries[i].clone()).collect();
-            crate::play::take_host_fault();
+            crate::bot::take_host_fault();
             let played = play_here(&seated, plan, seed);
             // A bot's process killed from outside its box: not a game to count.
-            match crate::play::take_host_fault() {
+            match crate::bot::take_host_fault() {
                 Some(reason) => Err(reason),
                 None => Ok(played),
             }

@@ -182,7 +182,7 @@ impl Program {
     ///
     /// A process killed from outside its box ([`CallError::KilledFromOutside`]) is not
     /// the entry's fault: the game is the host's to play again
-    /// ([`crate::play::host_fault`], with a line in the entry's log), the first time for
+    /// ([`crate::bot::host_fault`], with a line in the entry's log), the first time for
     /// an entry. A program can fake such a death, so the next ones are its crashes.
     pub fn call_error(&self, err: CallError) -> BotError {
         match err {
@@ -194,7 +194,7 @@ impl Program {
                 if believed {
                     let why = format!("{file}: its program was killed from outside its box ({how}): not its fault");
                     self.log.append(&format!("{}{why}; the game is played again\n", super::log::game_marker()));
-                    crate::play::host_fault(why.clone());
+                    crate::bot::host_fault(why.clone());
                     BotError::Failed(why)
                 } else {
                     BotError::Failed(format!(
