@@ -125,7 +125,7 @@ fn player_context<'a>(
 /// decision step (those that stay have none).
 #[derive(Debug, Clone, Copy)]
 struct Plan {
-    /// The entity ([`Id::EMPTY`] once the plan is cancelled: the entity was shot).
+    /// The entity (the movement step drops the plan if it was shot).
     id: Id,
     /// Where it stands.
     x: u32,
@@ -138,12 +138,6 @@ struct Plan {
     next: u32,
     /// Sent back by a conflict: it stays.
     back: bool,
-}
-
-impl Plan {
-    fn moving(&self) -> bool {
-        !self.id.is_empty() && !self.back
-    }
 }
 
 /// A shot fired this turn (for replays): from the shooter's cell toward its target.
@@ -811,29 +805,32 @@ impl Engine {
         if std::mem::take(&mut self.retired_while_planning) {
             // Shot since the decision step: their moves are cancelled.
             let present = &self.present;
-            for p in &mut self.plans {
-                if present[p.id.number as usize / 64] >> (p.id.number % 64) & 1 == 0 {
-                    p.id = Id::EMPTY;
-                }
-            }
+            self.plans.retain(|p| present[p.id.number as usize / 64] >> (p.id.number % 64) & 1 == 1);
         }
         let side = self.board.side();
         let cell = |x: u32, y: u32| (y * side + x) as usize;
         // Every occupant claims its cell; a mover moves its claim to its target, and
-        // joins the list of that target's claimants.
-        for (i, p) in self.plans.iter_mut().enumerate().filter(|(_, p)| p.moving()) {
+        // joins the list of that target's claimants. A target claimed twice is queued
+        // (its claims may fall again as its occupant leaves: the queue checks again),
+        // written at the next free place that only such a target takes (no branch on
+        // the random outcome; the list has room for a place per plan and per sending
+        // back, the most there can be).
+        // The outcome does not depend on the order in which conflicts are settled: a
+        // cell's claims fall only when its own conflict is settled, so every cell that
+        // is ever claimed twice sends all its claimants back, whatever the order.
+        self.queue.clear();
+        self.queue.resize(2 * self.plans.len() + 1, (0, 0));
+        let mut queued = 0;
+        for (i, p) in self.plans.iter_mut().enumerate() {
             let target = cell(p.tx, p.ty);
             self.claims[cell(p.x, p.y)] -= 1;
             self.claims[target] += 1;
             p.next = self.heads[target];
             self.heads[target] = i as u32;
+            self.queue[queued] = (p.tx, p.ty);
+            queued += usize::from(self.claims[target] >= 2);
         }
-        self.queue.clear();
-        for p in self.plans.iter().filter(|p| p.moving()) {
-            if self.claims[cell(p.tx, p.ty)] >= 2 {
-                self.queue.push((p.tx, p.ty));
-            }
-        }
+        self.queue.truncate(queued);
         while let Some((cx, cy)) = self.queue.pop() {
             let target = cell(cx, cy);
             if self.claims[target] < 2 {
@@ -842,7 +839,7 @@ impl Engine {
             // Send back every mover aimed here.
             let mut i = self.heads[target];
             while let Some(p) = self.plans.get_mut(i as usize).filter(|p| (p.tx, p.ty) == (cx, cy)) {
-                if p.moving() {
+                if !p.back {
                     p.back = true;
                     self.claims[target] -= 1;
                     // It claims its own cell again: a conflict if anyone aims there.
@@ -862,15 +859,17 @@ impl Engine {
         }
         // All moves at once: first every mover leaves its cell, then every mover lands
         // (the targets are distinct and, once the movers have left, empty). The claims
-        // now stand on the occupied cells again.
+        // now stand on the occupied cells again. One sent back leaves and lands on its
+        // own cell, which nobody else lands on (no branch on the random outcome).
         let mut batch = self.board.batch();
-        for p in self.plans.iter().filter(|p| p.moving()) {
+        for p in &self.plans {
             batch.remove(p.x, p.y);
         }
-        for p in self.plans.iter().filter(|p| p.moving()) {
-            batch.place(p.tx, p.ty, p.id);
+        for p in &self.plans {
+            let (tx, ty) = if p.back { (p.x, p.y) } else { (p.tx, p.ty) };
+            batch.place(tx, ty, p.id);
             let e = &mut self.entities[p.id.number as usize];
-            (e.x, e.y) = (p.tx, p.ty);
+            (e.x, e.y) = (tx, ty);
         }
         drop(batch);
         self.planning = false;
