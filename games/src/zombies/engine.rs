@@ -221,9 +221,11 @@ pub struct Engine {
     /// `player_movers`), and those places of each entry's players.
     answered: Vec<Answered>,
     by_owner: Vec<Vec<u32>>,
-    /// Scratch of the decision step: the turn's zombies (id and cell) and its players
-    /// (their records as the step began), each in the turn's order.
+    /// Scratch of the decision step: the turn's zombies (id and cell; then those that
+    /// see a living player) and its players (their records as the step began), and the
+    /// zombies that see none, each in the turn's order.
     zombie_movers: Vec<(Id, u32, u32)>,
+    blind_zombies: Vec<(Id, u32, u32)>,
     player_movers: Vec<Entity>,
     /// Scratch of a whole-entry call (`Engine::entry_call`): its contexts (empty between
     /// calls, hence `'static`) and its answers.
@@ -284,6 +286,7 @@ impl Engine {
             answered: Vec::new(),
             by_owner: Vec::new(),
             zombie_movers: Vec::new(),
+            blind_zombies: Vec::new(),
             player_movers: Vec::new(),
             entry_calls: Vec::new(),
             entry_answers: Vec::new(),
@@ -620,9 +623,30 @@ impl Engine {
         let filler = Plan { id: Id::EMPTY, x: 0, y: 0, tx: 0, ty: 0, next: NO_PLAN, back: false };
         self.plans.resize(n, filler);
         let mut planned = 0;
+        // A zombie steps toward the nearest living player in its view (Chebyshev; ties
+        // to the first met scanning columns x = -8..8, rows y = -8..8 in each), else a
+        // uniformly random one of the nine moves. Those that see one are kept in place
+        // and those that see none listed apart, each in the turn's order, without a
+        // branch on which (about as many of each, in random order); only the latter draw.
+        self.blind_zombies.resize(zombies, (Id::EMPTY, 0, 0));
+        let (mut seeing, mut blind) = (0, 0);
         for z in 0..zombies {
+            let zombie = self.zombie_movers[z];
+            let sees = self.board.sees_player(&self.view_columns, zombie.1, zombie.2);
+            self.zombie_movers[seeing] = zombie;
+            self.blind_zombies[blind] = zombie;
+            seeing += usize::from(sees);
+            blind += usize::from(!sees);
+        }
+        for z in 0..seeing {
             let (id, x, y) = self.zombie_movers[z];
-            let (dx, dy) = self.zombie_step(x, y);
+            // (It sees one, so the search finds one.)
+            let (dx, dy) = nearest_player(&self.board, x, y).map_or((0, 0), |(dx, dy)| (dx.signum(), dy.signum()));
+            planned = self.plan(planned, id, x, y, dx, dy);
+        }
+        for z in 0..blind {
+            let (id, x, y) = self.blind_zombies[z];
+            let (dx, dy) = Direction::ALL[self.rng.random_range(0..9usize)].delta();
             planned = self.plan(planned, id, x, y, dx, dy);
         }
         for p in 0..players {
@@ -644,17 +668,6 @@ impl Engine {
         let (tx, ty) = self.board.step(x, y, dx, dy);
         self.plans[planned] = Plan { id, x, y, tx, ty, next: NO_PLAN, back: false };
         planned + usize::from((dx, dy) != (0, 0))
-    }
-
-    /// A zombie's step: toward the nearest living player in its view (Chebyshev; ties
-    /// to the first met scanning columns x = -8..8, rows y = -8..8 in each), else a
-    /// uniformly random one of the nine moves.
-    fn zombie_step(&mut self, x: u32, y: u32) -> (i32, i32) {
-        let seen = self.board.sees_player(&self.view_columns, x, y).then(|| nearest_player(&self.board, x, y));
-        match seen.flatten() {
-            Some((dx, dy)) => (dx.signum(), dy.signum()),
-            None => Direction::ALL[self.rng.random_range(0..9usize)].delta(),
-        }
     }
 
     /// The decision step's calls made before its moves (some bots are played elsewhere or
