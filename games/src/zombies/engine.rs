@@ -125,7 +125,7 @@ fn player_context<'a>(
 /// decision step (those that stay have none).
 #[derive(Debug, Clone, Copy)]
 struct Plan {
-    /// The entity ([`Id::EMPTY`] once the plan is cancelled: the entity was shot).
+    /// The entity (the movement step drops the plan if it was shot).
     id: Id,
     /// Where it stands.
     x: u32,
@@ -138,12 +138,6 @@ struct Plan {
     next: u32,
     /// Sent back by a conflict: it stays.
     back: bool,
-}
-
-impl Plan {
-    fn moving(&self) -> bool {
-        !self.id.is_empty() && !self.back
-    }
 }
 
 /// A shot fired this turn (for replays): from the shooter's cell toward its target.
@@ -227,9 +221,11 @@ pub struct Engine {
     /// `player_movers`), and those places of each entry's players.
     answered: Vec<Answered>,
     by_owner: Vec<Vec<u32>>,
-    /// Scratch of the decision step: the turn's zombies (id and cell) and its players
-    /// (their records as the step began), each in the turn's order.
+    /// Scratch of the decision step: the turn's zombies (id and cell; then those that
+    /// see a living player) and its players (their records as the step began), and the
+    /// zombies that see none, each in the turn's order.
     zombie_movers: Vec<(Id, u32, u32)>,
+    blind_zombies: Vec<(Id, u32, u32)>,
     player_movers: Vec<Entity>,
     /// Scratch of a whole-entry call (`Engine::entry_call`): its contexts (empty between
     /// calls, hence `'static`) and its answers.
@@ -290,6 +286,7 @@ impl Engine {
             answered: Vec::new(),
             by_owner: Vec::new(),
             zombie_movers: Vec::new(),
+            blind_zombies: Vec::new(),
             player_movers: Vec::new(),
             entry_calls: Vec::new(),
             entry_answers: Vec::new(),
@@ -626,9 +623,30 @@ impl Engine {
         let filler = Plan { id: Id::EMPTY, x: 0, y: 0, tx: 0, ty: 0, next: NO_PLAN, back: false };
         self.plans.resize(n, filler);
         let mut planned = 0;
+        // A zombie steps toward the nearest living player in its view (Chebyshev; ties
+        // to the first met scanning columns x = -8..8, rows y = -8..8 in each), else a
+        // uniformly random one of the nine moves. Those that see one are kept in place
+        // and those that see none listed apart, each in the turn's order, without a
+        // branch on which (about as many of each, in random order); only the latter draw.
+        self.blind_zombies.resize(zombies, (Id::EMPTY, 0, 0));
+        let (mut seeing, mut blind) = (0, 0);
         for z in 0..zombies {
+            let zombie = self.zombie_movers[z];
+            let sees = self.board.sees_player(&self.view_columns, zombie.1, zombie.2);
+            self.zombie_movers[seeing] = zombie;
+            self.blind_zombies[blind] = zombie;
+            seeing += usize::from(sees);
+            blind += usize::from(!sees);
+        }
+        for z in 0..seeing {
             let (id, x, y) = self.zombie_movers[z];
-            let (dx, dy) = self.zombie_step(x, y);
+            // (It sees one, so the search finds one.)
+            let (dx, dy) = nearest_player(&self.board, x, y).map_or((0, 0), |(dx, dy)| (dx.signum(), dy.signum()));
+            planned = self.plan(planned, id, x, y, dx, dy);
+        }
+        for z in 0..blind {
+            let (id, x, y) = self.blind_zombies[z];
+            let (dx, dy) = Direction::ALL[self.rng.random_range(0..9usize)].delta();
             planned = self.plan(planned, id, x, y, dx, dy);
         }
         for p in 0..players {
@@ -650,17 +668,6 @@ impl Engine {
         let (tx, ty) = self.board.step(x, y, dx, dy);
         self.plans[planned] = Plan { id, x, y, tx, ty, next: NO_PLAN, back: false };
         planned + usize::from((dx, dy) != (0, 0))
-    }
-
-    /// A zombie's step: toward the nearest living player in its view (Chebyshev; ties
-    /// to the first met scanning columns x = -8..8, rows y = -8..8 in each), else a
-    /// uniformly random one of the nine moves.
-    fn zombie_step(&mut self, x: u32, y: u32) -> (i32, i32) {
-        let seen = self.board.sees_player(&self.view_columns, x, y).then(|| nearest_player(&self.board, x, y));
-        match seen.flatten() {
-            Some((dx, dy)) => (dx.signum(), dy.signum()),
-            None => Direction::ALL[self.rng.random_range(0..9usize)].delta(),
-        }
     }
 
     /// The decision step's calls made before its moves (some bots are played elsewhere or
@@ -811,29 +818,32 @@ impl Engine {
         if std::mem::take(&mut self.retired_while_planning) {
             // Shot since the decision step: their moves are cancelled.
             let present = &self.present;
-            for p in &mut self.plans {
-                if present[p.id.number as usize / 64] >> (p.id.number % 64) & 1 == 0 {
-                    p.id = Id::EMPTY;
-                }
-            }
+            self.plans.retain(|p| present[p.id.number as usize / 64] >> (p.id.number % 64) & 1 == 1);
         }
         let side = self.board.side();
         let cell = |x: u32, y: u32| (y * side + x) as usize;
         // Every occupant claims its cell; a mover moves its claim to its target, and
-        // joins the list of that target's claimants.
-        for (i, p) in self.plans.iter_mut().enumerate().filter(|(_, p)| p.moving()) {
+        // joins the list of that target's claimants. A target claimed twice is queued
+        // (its claims may fall again as its occupant leaves: the queue checks again),
+        // written at the next free place that only such a target takes (no branch on
+        // the random outcome; the list has room for a place per plan and per sending
+        // back, the most there can be).
+        // The outcome does not depend on the order in which conflicts are settled: a
+        // cell's claims fall only when its own conflict is settled, so every cell that
+        // is ever claimed twice sends all its claimants back, whatever the order.
+        self.queue.clear();
+        self.queue.resize(2 * self.plans.len() + 1, (0, 0));
+        let mut queued = 0;
+        for (i, p) in self.plans.iter_mut().enumerate() {
             let target = cell(p.tx, p.ty);
             self.claims[cell(p.x, p.y)] -= 1;
             self.claims[target] += 1;
             p.next = self.heads[target];
             self.heads[target] = i as u32;
+            self.queue[queued] = (p.tx, p.ty);
+            queued += usize::from(self.claims[target] >= 2);
         }
-        self.queue.clear();
-        for p in self.plans.iter().filter(|p| p.moving()) {
-            if self.claims[cell(p.tx, p.ty)] >= 2 {
-                self.queue.push((p.tx, p.ty));
-            }
-        }
+        self.queue.truncate(queued);
         while let Some((cx, cy)) = self.queue.pop() {
             let target = cell(cx, cy);
             if self.claims[target] < 2 {
@@ -842,7 +852,7 @@ impl Engine {
             // Send back every mover aimed here.
             let mut i = self.heads[target];
             while let Some(p) = self.plans.get_mut(i as usize).filter(|p| (p.tx, p.ty) == (cx, cy)) {
-                if p.moving() {
+                if !p.back {
                     p.back = true;
                     self.claims[target] -= 1;
                     // It claims its own cell again: a conflict if anyone aims there.
@@ -862,15 +872,17 @@ impl Engine {
         }
         // All moves at once: first every mover leaves its cell, then every mover lands
         // (the targets are distinct and, once the movers have left, empty). The claims
-        // now stand on the occupied cells again.
+        // now stand on the occupied cells again. One sent back leaves and lands on its
+        // own cell, which nobody else lands on (no branch on the random outcome).
         let mut batch = self.board.batch();
-        for p in self.plans.iter().filter(|p| p.moving()) {
+        for p in &self.plans {
             batch.remove(p.x, p.y);
         }
-        for p in self.plans.iter().filter(|p| p.moving()) {
-            batch.place(p.tx, p.ty, p.id);
+        for p in &self.plans {
+            let (tx, ty) = if p.back { (p.x, p.y) } else { (p.tx, p.ty) };
+            batch.place(tx, ty, p.id);
             let e = &mut self.entities[p.id.number as usize];
-            (e.x, e.y) = (p.tx, p.ty);
+            (e.x, e.y) = (tx, ty);
         }
         drop(batch);
         self.planning = false;
