@@ -403,7 +403,7 @@ impl Process {
         }
     }
 
-    fn kill_inner(&mut self) -> Option<(ExitStatus, Duration)> {
+    fn kill_inner(&mut self) -> Option<(ExitStatus, Option<Duration>)> {
         if self.reaped {
             return None;
         }

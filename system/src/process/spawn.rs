@@ -376,8 +376,9 @@ pub(super) fn end_group(child: &mut Child) -> ExitStatus {
 }
 
 /// [`end_group`], and the CPU time (user and system) of the child and of what it waited
-/// for: a boxed program's own, since its bwrap waits for it.
-pub(super) fn end_group_timed(child: &mut Child) -> (ExitStatus, Duration) {
+/// for: a boxed program's own, since its bwrap waits for it (`None` when the reap failed:
+/// then the status is made up, and nothing is concluded from it).
+pub(super) fn end_group_timed(child: &mut Child) -> (ExitStatus, Option<Duration>) {
     let pgid = child.id() as libc::pid_t;
     // SAFETY: killpg only sends a signal; the group is ours (the leader is not yet reaped).
     unsafe {
@@ -410,9 +411,10 @@ pub(super) fn end_group_timed(child: &mut Child) -> (ExitStatus, Duration) {
     (status, cpu)
 }
 
-/// Reaps the child `pid` (already ended): its exit status and CPU time. The `Child` it
-/// came from must not be waited for again.
-fn reap(pid: libc::pid_t) -> (ExitStatus, Duration) {
+/// Reaps the child `pid` (already ended): its exit status and CPU time (a made-up
+/// SIGKILL and no time when it cannot be reaped). The `Child` it came from must not be
+/// waited for again.
+fn reap(pid: libc::pid_t) -> (ExitStatus, Option<Duration>) {
     let mut raw = 0;
     // SAFETY: wait4 writes the status and a zeroed rusage we own; `pid` is our unreaped child.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -425,10 +427,10 @@ fn reap(pid: libc::pid_t) -> (ExitStatus, Duration) {
         if got < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
             continue;
         }
-        return (ExitStatus::from_raw(libc::SIGKILL), Duration::ZERO);
+        return (ExitStatus::from_raw(libc::SIGKILL), None);
     }
     let time = |t: libc::timeval| Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32) * 1000);
-    (ExitStatus::from_raw(raw), time(usage.ru_utime) + time(usage.ru_stime))
+    (ExitStatus::from_raw(raw), Some(time(usage.ru_utime) + time(usage.ru_stime)))
 }
 
 /// Whether a boxed program (`pid` is its bwrap's) is stopped by a signal (state `T`)
@@ -448,15 +450,22 @@ pub(super) fn stopped_from_outside(pid: u32, limits: &Limits) -> bool {
 /// What a program stopped from outside its box ([`stopped_from_outside`]) is reported as.
 pub(super) const STOPPED_FROM_OUTSIDE: &str = "stopped by a signal sent from outside it, then ended by the host";
 
-/// Whether a program that ended by itself with `status` (reaped after using `cpu`) was
-/// killed from outside its box ([`CallError::KilledFromOutside`]): only under
+/// Whether a program that ended by itself with `status` (reaped after using `cpu`; never
+/// when it could not be reaped) was killed from outside its box
+/// ([`CallError::KilledFromOutside`]): only under
 /// [`Sandbox::Bwrap`], where the program is its box's first process (`--as-pid-1`), to
 /// which the kernel delivers no signal from inside the box that it has no handler for,
 /// SIGKILL included. Then bwrap's own death by a signal, or a SIGKILL of the program
 /// (bwrap's exit status 128 + 9) that was neither its memory group's OOM killer
 /// (`over_memory`) nor its CPU limit (`limits.cpu_seconds`, which the kernel enforces
 /// with a SIGKILL), came from outside the box.
-pub(super) fn killed_from_outside(status: ExitStatus, cpu: Duration, limits: &Limits, over_memory: bool) -> bool {
+pub(super) fn killed_from_outside(
+    status: ExitStatus,
+    cpu: Option<Duration>,
+    limits: &Limits,
+    over_memory: bool,
+) -> bool {
+    let Some(cpu) = cpu else { return false };
     if !matches!(limits.sandbox, Sandbox::Bwrap { .. }) || over_memory {
         return false;
     }
@@ -485,5 +494,41 @@ pub(super) fn wait_exit(pid: u32, grace: Duration) -> bool {
             return false;
         }
         std::thread::sleep(Duration::from_micros(500));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+    use std::time::Duration;
+
+    use super::{Limits, Sandbox, killed_from_outside};
+
+    /// bwrap's exit status 128 + 9, as a wait status.
+    fn exit(code: i32) -> ExitStatus {
+        ExitStatus::from_raw(code << 8)
+    }
+
+    #[test]
+    fn only_a_boxed_programs_sigkill_that_no_limit_of_its_own_explains_came_from_outside() {
+        let boxed = Limits { sandbox: Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..Limits::default() };
+        let cpu = Some(Duration::from_millis(20));
+        assert!(killed_from_outside(exit(137), cpu, &boxed, false));
+        // Its bwrap killed by a signal.
+        assert!(killed_from_outside(ExitStatus::from_raw(libc::SIGKILL), cpu, &boxed, false));
+        // Its own memory group's OOM killer, its own exit, its own fault.
+        assert!(!killed_from_outside(exit(137), cpu, &boxed, true));
+        assert!(!killed_from_outside(exit(1), cpu, &boxed, false));
+        assert!(!killed_from_outside(exit(139), cpu, &boxed, false));
+        // Its CPU limit, which the kernel enforces with a SIGKILL.
+        let timed = Limits { cpu_seconds: Some(3), ..boxed.clone() };
+        assert!(killed_from_outside(exit(137), cpu, &timed, false));
+        assert!(!killed_from_outside(exit(137), Some(Duration::from_millis(4100)), &timed, false));
+        // Not reaped: nothing concluded.
+        assert!(!killed_from_outside(exit(137), None, &boxed, false));
+        // Unboxed, its own processes could have sent it.
+        assert!(!killed_from_outside(exit(137), cpu, &Limits::default(), false));
+        assert!(!killed_from_outside(ExitStatus::from_raw(libc::SIGKILL), cpu, &Limits::default(), false));
     }
 }
