@@ -341,12 +341,15 @@ fn the_job_array_plays_shards_that_merge_into_the_one_machine_result_after_a_los
     wait_for(90, "task 2 to play its first game", || replays_of(&replays, 2) > 0);
     assert!(!shard_done(2), "task 2 finished before it could be requeued: make the games longer");
     stdout(&cluster.slurm("scontrol").args(["requeue", &task(2)]).output().unwrap());
-    // A requeued job waits two minutes before it may start again; not here.
+    // A requeued job waits two minutes before it may start again; here two seconds.
+    // (Not at once: slurmd refuses a credential made within the second it revoked the
+    // last run's in, "Killing non-startable batch job: Job credential revoked", and the
+    // task would then end without playing again.)
     wait_for(60, "task 2 to be pending again", || {
         cluster.state(&task(2)).as_deref() == Some("PENDING")
             && cluster
                 .slurm("scontrol")
-                .args(["update", &format!("jobid={}", task(2)), "StartTime=now"])
+                .args(["update", &format!("jobid={}", task(2)), "StartTime=now+2"])
                 .output()
                 .unwrap()
                 .status
