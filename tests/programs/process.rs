@@ -263,10 +263,9 @@ fn environment_has_pythonunbuffered_and_extra_vars() {
 /// A program that signals itself (SIGKILL, SIGTERM, SIGSEGV) and answers with its pid.
 const SELF_SIGNALS: &str = "import os, sys\nfor line in sys.stdin:\n    for s in (9, 15, 11):\n        os.kill(os.getpid(), s)\n    print(os.getpid(), flush=True)\n";
 
-/// The first child of process `pid` (a boxed program: its bwrap's one child).
+/// The boxed program of process `pid` (its bwrap's one child).
 fn first_child(pid: u32) -> Option<i32> {
-    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
-    children.split_whitespace().next()?.parse().ok()
+    arena::process::first_child(pid).map(|p| p as i32)
 }
 
 /// SIGKILL to `pid`, then waits until it has ended (a kill lands when the process is

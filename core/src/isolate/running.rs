@@ -316,8 +316,7 @@ fn player_task(root: u32) -> Option<(u32, TaskProbe)> {
         if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == me) {
             return TaskProbe::open(pid, pid).map(|p| (pid, p));
         }
-        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
-        pid = children.split_ascii_whitespace().next()?.parse().ok()?;
+        pid = crate::process::first_child(pid)?;
     }
     None
 }

@@ -78,8 +78,8 @@ pub use rlimits::default_run_as;
 pub use sandbox::{Sandbox, bwrap_available, helper_command};
 pub use spawn::signal_name;
 pub use spawn::{
-    HOST_NICE, confine_helper, describe_status, has_ended, ignore_sigpipe, kill_group, no_inherited_descriptors,
-    raise_host_priority,
+    HOST_NICE, confine_helper, describe_status, first_child, has_ended, ignore_sigpipe, kill_group,
+    no_inherited_descriptors, raise_host_priority,
 };
 pub use uids::{BoxUser, open_box_file};
 

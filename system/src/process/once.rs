@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use super::pipes::{READ_CHUNK, StderrCap, line_to_string, poll_timed, poll_until, pollfd, read_some, write_some};
 use super::spawn::{
-    STOPPED_FROM_OUTSIDE, Started, describe_status, end_group_timed, has_exited, killed_from_outside, set_nonblocking,
-    start, stopped_from_outside,
+    STOPPED_FROM_OUTSIDE, Started, describe_status, end_group_timed, ending, has_exited, set_nonblocking, start,
+    stopped_from_outside,
 };
 use super::{CallError, Limits, ProgramSpec, io_err};
 use crate::clock::{ProgramTasks, ProgramTimer};
@@ -69,9 +69,8 @@ pub fn run_once_timed(
     // Out of time while stopped from outside its box: not its doing.
     let stopped = matches!(result.0, Err(CallError::Timeout)) && stopped_from_outside(child.id(), limits);
     let by_itself = has_exited(child.id());
-    let (status, cpu) = end_group_timed(&mut child);
+    let end = end_group_timed(&mut child);
     let over_memory = super::spawn::over_memory(cap.as_ref());
-    let outside = by_itself && killed_from_outside(status, cpu, limits, over_memory.is_some());
     drop(cap);
     drop(user);
     // Pass on the rest of stderr; bounded, as a process that left the group may hold it.
@@ -95,15 +94,11 @@ pub fn run_once_timed(
     let _ = stderr_sink.flush();
     let result = match result.0 {
         Ok(lines) if lines.is_empty() => {
-            Err(CallError::Exited(format!("{} without printing a line", describe_status(status))))
+            let how = format!("{} without printing a line", describe_status(end.0));
+            Err(ending(how, by_itself, end, limits, over_memory.as_deref()))
         }
+        Err(CallError::Timeout) if stopped => Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned())),
         other => other,
-    };
-    let result = match (result, over_memory) {
-        (Err(CallError::Exited(how)), Some(over)) => Err(CallError::Exited(format!("{how}: {over}"))),
-        (Err(CallError::Exited(how)), None) if outside => Err(CallError::KilledFromOutside(how)),
-        (Err(CallError::Timeout), _) if stopped => Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned())),
-        (result, _) => result,
     };
     (result, time)
 }

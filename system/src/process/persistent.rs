@@ -19,8 +19,7 @@ use super::Sandbox;
 use super::cap::ProcessCap;
 use super::pipes::{READ_CHUNK, StderrCap, line_to_string, poll_timed, pollfd, read_some, write_some};
 use super::spawn::{
-    STOPPED_FROM_OUTSIDE, Started, describe_status, end_group_timed, killed_from_outside, start, stopped_from_outside,
-    wait_exit,
+    STOPPED_FROM_OUTSIDE, Started, describe_status, end_group_timed, ending, start, stopped_from_outside, wait_exit,
 };
 use super::{CallError, Limits, ProgramSpec, io_err};
 use crate::clock::{ProgramTasks, ProgramTimer};
@@ -58,7 +57,7 @@ pub struct Process {
     over_memory: Option<String>,
     /// The uid its box runs as, if leased (released after the program is killed).
     _user: Option<super::uids::BoxUser>,
-    /// What it was started under: whether a death was its own ([`killed_from_outside`]).
+    /// What it was started under: whether a death was its own ([`ending`]).
     limits: Limits,
 }
 
@@ -379,19 +378,15 @@ impl Process {
 
     /// The child closed a pipe or ended: give it a moment to end by itself, then kill the
     /// group and report how it ended (killed from outside its box, when only that can
-    /// explain it: [`killed_from_outside`]).
+    /// explain it: [`ending`]).
     fn died(&mut self, what: &str) -> CallError {
         let exited = wait_exit(self.pid(), Duration::from_millis(100));
-        let ended = self.kill_inner();
-        let (how, outside) = match ended {
-            Some((s, cpu)) if exited => match &self.over_memory {
-                Some(over) => (format!("{}: {over}", describe_status(s)), false),
-                None => (describe_status(s), killed_from_outside(s, cpu, &self.limits, false)),
-            },
-            _ => (what.to_string(), false),
+        let error = match self.kill_inner() {
+            Some(end) if exited => ending(describe_status(end.0), true, end, &self.limits, self.over_memory.as_deref()),
+            _ => CallError::Exited(what.to_string()),
         };
-        self.ended = Some(how.clone());
-        if outside { CallError::KilledFromOutside(how) } else { CallError::Exited(how) }
+        self.ended = error.ended().map(str::to_owned);
+        error
     }
 
     /// Kills the whole process group with SIGKILL and reaps the child. Idempotent; also

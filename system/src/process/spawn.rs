@@ -441,32 +441,52 @@ pub(super) fn stopped_from_outside(pid: u32, limits: &Limits) -> bool {
     if !matches!(limits.sandbox, Sandbox::Bwrap { .. }) {
         return false;
     }
-    let Ok(children) = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")) else { return false };
-    let Some(program) = children.split_ascii_whitespace().next() else { return false };
+    let Some(program) = first_child(pid) else { return false };
     let stat = std::fs::read(format!("/proc/{program}/stat")).unwrap_or_default();
     crate::clock::stat_fields(&stat).and_then(|mut f| f.next()) == Some("T")
+}
+
+/// The first child of process `pid`'s main thread (`/proc/<pid>/task/<pid>/children`):
+/// a box's first process, under its bwrap.
+pub fn first_child(pid: u32) -> Option<u32> {
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+    children.split_ascii_whitespace().next()?.parse().ok()
 }
 
 /// What a program stopped from outside its box ([`stopped_from_outside`]) is reported as.
 pub(super) const STOPPED_FROM_OUTSIDE: &str = "stopped by a signal sent from outside it, then ended by the host";
 
-/// Whether a program that ended by itself with `status` (reaped after using `cpu`; never
-/// when it could not be reaped) was killed from outside its box
-/// ([`CallError::KilledFromOutside`]): only under
-/// [`Sandbox::Bwrap`], where the program is its box's first process (`--as-pid-1`), to
-/// which the kernel delivers no signal from inside the box that it has no handler for,
-/// SIGKILL included. Then bwrap's own death by a signal, or a SIGKILL of the program
-/// (bwrap's exit status 128 + 9) that was neither its memory group's OOM killer
-/// (`over_memory`) nor its CPU limit (`limits.cpu_seconds`, which the kernel enforces
-/// with a SIGKILL), came from outside the box.
-pub(super) fn killed_from_outside(
-    status: ExitStatus,
-    cpu: Option<Duration>,
+/// How the call of a program that ended goes: `how` (its end in words) with its own
+/// memory group's verdict added (`over_memory`, see [`over_memory`]); else killed from
+/// outside its box ([`CallError::KilledFromOutside`]) when it ended by itself
+/// (`by_itself`, not killed by the host) and only that explains its end
+/// ([`killed_from_outside`], from its reaped status and CPU time `ended`).
+pub(super) fn ending(
+    how: String,
+    by_itself: bool,
+    (status, cpu): (ExitStatus, Option<Duration>),
     limits: &Limits,
-    over_memory: bool,
-) -> bool {
+    over_memory: Option<&str>,
+) -> CallError {
+    match over_memory {
+        Some(over) => CallError::Exited(format!("{how}: {over}")),
+        None if by_itself && killed_from_outside(status, cpu, limits) => CallError::KilledFromOutside(how),
+        None => CallError::Exited(how),
+    }
+}
+
+/// Whether a program that ended by itself with `status` (reaped after using `cpu`; never
+/// when it could not be reaped), not over its memory group's limit ([`ending`] looks
+/// first), was killed from outside its box ([`CallError::KilledFromOutside`]): only
+/// under [`Sandbox::Bwrap`], where the program is its box's first process
+/// (`--as-pid-1`), to which the kernel delivers no signal from inside the box that it
+/// has no handler for, SIGKILL included. Then bwrap's own death by a signal, or a
+/// SIGKILL of the program (bwrap's exit status 128 + 9) that was not its CPU limit
+/// (`limits.cpu_seconds`, which the kernel enforces with a SIGKILL), came from outside
+/// the box.
+fn killed_from_outside(status: ExitStatus, cpu: Option<Duration>, limits: &Limits) -> bool {
     let Some(cpu) = cpu else { return false };
-    if !matches!(limits.sandbox, Sandbox::Bwrap { .. }) || over_memory {
+    if !matches!(limits.sandbox, Sandbox::Bwrap { .. }) {
         return false;
     }
     let under_cpu_limit = limits.cpu_seconds.is_none_or(|s| cpu < Duration::from_secs(s));
@@ -503,32 +523,45 @@ mod tests {
     use std::process::ExitStatus;
     use std::time::Duration;
 
-    use super::{Limits, Sandbox, killed_from_outside};
+    use super::{CallError, Limits, Sandbox, ending};
 
     /// bwrap's exit status 128 + 9, as a wait status.
     fn exit(code: i32) -> ExitStatus {
         ExitStatus::from_raw(code << 8)
     }
 
+    /// Whether [`ending`] takes a program that ended by itself so for killed from outside.
+    fn outside(status: ExitStatus, cpu: Option<Duration>, limits: &Limits, over_memory: bool) -> bool {
+        let over = over_memory.then_some("over its memory limit");
+        let error = ending("how".to_owned(), true, (status, cpu), limits, over);
+        matches!(error, CallError::KilledFromOutside(_))
+    }
+
     #[test]
     fn only_a_boxed_programs_sigkill_that_no_limit_of_its_own_explains_came_from_outside() {
         let boxed = Limits { sandbox: Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..Limits::default() };
         let cpu = Some(Duration::from_millis(20));
-        assert!(killed_from_outside(exit(137), cpu, &boxed, false));
+        assert!(outside(exit(137), cpu, &boxed, false));
         // Its bwrap killed by a signal.
-        assert!(killed_from_outside(ExitStatus::from_raw(libc::SIGKILL), cpu, &boxed, false));
+        assert!(outside(ExitStatus::from_raw(libc::SIGKILL), cpu, &boxed, false));
         // Its own memory group's OOM killer, its own exit, its own fault.
-        assert!(!killed_from_outside(exit(137), cpu, &boxed, true));
-        assert!(!killed_from_outside(exit(1), cpu, &boxed, false));
-        assert!(!killed_from_outside(exit(139), cpu, &boxed, false));
+        assert!(!outside(exit(137), cpu, &boxed, true));
+        assert!(!outside(exit(1), cpu, &boxed, false));
+        assert!(!outside(exit(139), cpu, &boxed, false));
         // Its CPU limit, which the kernel enforces with a SIGKILL.
         let timed = Limits { cpu_seconds: Some(3), ..boxed.clone() };
-        assert!(killed_from_outside(exit(137), cpu, &timed, false));
-        assert!(!killed_from_outside(exit(137), Some(Duration::from_millis(4100)), &timed, false));
+        assert!(outside(exit(137), cpu, &timed, false));
+        assert!(!outside(exit(137), Some(Duration::from_millis(4100)), &timed, false));
         // Not reaped: nothing concluded.
-        assert!(!killed_from_outside(exit(137), None, &boxed, false));
+        assert!(!outside(exit(137), None, &boxed, false));
         // Unboxed, its own processes could have sent it.
-        assert!(!killed_from_outside(exit(137), cpu, &Limits::default(), false));
-        assert!(!killed_from_outside(ExitStatus::from_raw(libc::SIGKILL), cpu, &Limits::default(), false));
+        assert!(!outside(exit(137), cpu, &Limits::default(), false));
+        assert!(!outside(ExitStatus::from_raw(libc::SIGKILL), cpu, &Limits::default(), false));
+        // Killed by the host (not by itself): never from outside.
+        let by_host = ending("how".to_owned(), false, (exit(137), cpu), &boxed, None);
+        assert_eq!(by_host, CallError::Exited("how".to_owned()));
+        // Its memory group's verdict is added to how it ended.
+        let over = ending("exit status 137".to_owned(), true, (exit(137), cpu), &boxed, Some("over"));
+        assert_eq!(over, CallError::Exited("exit status 137: over".to_owned()));
     }
 }
