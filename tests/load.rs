@@ -324,3 +324,60 @@ fn a_program_that_sleeps_past_its_limit_is_caught_and_one_that_computes_within_i
     assert_eq!(answer, Err(CallError::Timeout));
     assert!(took >= LIMIT && took <= LIMIT + LIMIT / 10, "caught after {took:?} of its own time");
 }
+
+/// Makes the calling thread wait for a CPU whenever another task wants one: the
+/// scheduler's idle class (`SCHED_IDLE`), which any thread may choose for itself.
+fn lowest_priority() {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `param` is a valid sched_param; pid 0 is the calling thread only.
+    let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+    assert_eq!(r, 0, "sched_setscheduler(SCHED_IDLE): {}", std::io::Error::last_os_error());
+}
+
+#[test]
+fn a_program_is_judged_by_when_it_answered_however_long_the_host_waits_for_a_cpu() {
+    use arena::process::{CallError, Limits, Process, ProgramSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("bot.py");
+    std::fs::write(
+        &bot,
+        "#!/usr/bin/env python3\nimport sys, time\nfor line in sys.stdin:\n    time.sleep(int(line) / 1000)\n    print('done', flush=True)\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&bot, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // Started before the host's thread is crowded: the program runs on any CPU, at the
+    // normal priority.
+    let mut p = Process::spawn(&ProgramSpec::new([&bot]), &Limits::default(), Box::new(std::io::sink())).unwrap();
+    assert_eq!(p.ask(b"0\n", 1, Duration::from_secs(30)).unwrap(), ["done"]);
+    // The host's calling thread shares CPU 0 with four hogs and runs only when they let
+    // it (the idle class): each of its wake-ups waits for a CPU, often far longer than
+    // the program sleeps.
+    let limit = Duration::from_millis(50);
+    let calls = crowded(4, || {
+        lowest_priority();
+        ["10", "150", "10", "150", "10", "150"]
+            .map(|sleep| {
+                let started = Instant::now();
+                let answer = p.ask(format!("{sleep}\n").as_bytes(), 1, limit);
+                let call = (sleep, answer, p.last_call_time(), started.elapsed());
+                // A late call's program sleeps on: the next call starts after it woke.
+                std::thread::sleep(Duration::from_millis(if sleep == "150" { 200 } else { 0 }));
+                call
+            })
+            .to_vec()
+    });
+    for (i, (sleep, answer, took, wall)) in calls.into_iter().enumerate() {
+        let what = format!(
+            "call {i}, a sleep of {sleep} ms: {answer:?} after {took:?} of own time ({wall:?} on the wall clock)"
+        );
+        if sleep == "10" {
+            // Answered in time, however late the host read it.
+            assert_eq!(answer, Ok(vec!["done".to_owned()]), "{what}");
+            assert!(took < limit, "{what}");
+        } else {
+            // Past the limit, however long the host waited before it looked.
+            assert_eq!(answer, Err(CallError::Timeout), "{what}");
+            assert!(took >= limit, "{what}");
+        }
+    }
+}

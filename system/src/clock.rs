@@ -585,10 +585,29 @@ impl ProgramTasks {
 /// The time of one call to a program bot: wall time less the run-queue waits of the
 /// program's tasks and of the calling thread (see the module's doc), with a deadline
 /// on it.
+///
+/// An answer is judged by when it was written, not by when the calling thread, waiting
+/// for a CPU, got to read it. A `poll` woken by its own deadline that then finds the
+/// answer there cannot say when it came in the calling thread's wait after that
+/// deadline: then the wait is the program's time, not the host's, and the answer is
+/// late if that makes it over the limit ([`ProgramTimer::answered_late`]). Without this,
+/// a host thread crowded off its CPU for longer than a program sleeps past its limit
+/// would read the late answer as in time.
 #[derive(Debug)]
 pub struct ProgramTimer {
     wall0: u64,
+    /// The calling thread's wait at the start of the call when it starts the program,
+    /// else at its first `poll` (the request written, or as much of it as the pipe
+    /// took): the host's waits from then on are left out.
     host_wait0: Option<u64>,
+    /// The calling thread's wait at the start of the `poll` in progress.
+    poll_wait0: Option<u64>,
+    /// The calling thread's waits that are the program's time (after polls woken by
+    /// their deadline), left out of the time charged but not of the late answer's.
+    host_unexcused: u64,
+    /// A poll woken by its deadline found the answer (or part of it) there: it came
+    /// after that deadline, and its time decides whether it was late.
+    ready_after_deadline: bool,
     limit: u64,
     next_check: u64,
     backstop: u64,
@@ -601,15 +620,20 @@ impl ProgramTimer {
     /// Starts the time of a call with `limit`; `tasks` are the program's (for a program
     /// started for this call, none yet: its tasks are all born within the call).
     pub fn start(limit: Duration, tasks: Option<&mut ProgramTasks>) -> ProgramTimer {
+        // A program started for the call: the host's waits while it starts it are left
+        // out too (a start costs far more than this read).
+        let host_wait0 = if tasks.is_none() { thread_sched().map(|s| s.wait) } else { None };
         if let Some(tasks) = tasks {
             tasks.begin();
         }
-        let host_wait0 = thread_sched().map(|s| s.wait);
         let wall0 = monotonic_nanos();
         let limit_ns = limit.as_nanos().min(u128::from(u64::MAX / 4)) as u64;
         ProgramTimer {
             wall0,
             host_wait0,
+            poll_wait0: None,
+            host_unexcused: 0,
+            ready_after_deadline: false,
             limit: limit_ns,
             next_check: wall0.saturating_add(limit_ns),
             backstop: wall0.saturating_add(backstop(limit).as_nanos().min(u128::from(u64::MAX / 4)) as u64),
@@ -666,6 +690,42 @@ impl ProgramTimer {
         };
         self.next_check = now + rest;
         Some(Duration::from_nanos(rest))
+    }
+
+    /// Before each `poll` of the call (for at most the time [`ProgramTimer::left`]
+    /// said): notes the calling thread's wait so far.
+    pub fn poll_starts(&mut self) {
+        self.poll_wait0 = thread_sched().map(|s| s.wait);
+        self.host_wait0 = self.host_wait0.or(self.poll_wait0);
+    }
+
+    /// After each `poll`; `ready`: it found something to read or write. A poll that
+    /// returned past its deadline was woken either by what it waited for, before the
+    /// deadline, or by the deadline itself; the thread's wait since the poll started
+    /// tells which (it waited for a CPU from its wake-up to now). Woken by its
+    /// deadline, that wait is the program's time, and what it found came after the
+    /// deadline: [`ProgramTimer::answered_late`] then judges the answer by its time.
+    pub fn poll_ended(&mut self, ready: bool) {
+        let Some(wait0) = self.poll_wait0.take() else { return };
+        let now = monotonic_nanos();
+        if now < self.next_check {
+            return;
+        }
+        let Some(s) = thread_sched() else { return };
+        let waited = s.wait.saturating_sub(wait0);
+        if now.saturating_sub(waited) >= self.next_check {
+            self.host_unexcused = self.host_unexcused.saturating_add(waited);
+            self.ready_after_deadline |= ready;
+        }
+    }
+
+    /// Whether an answer read in full, whose call took `took` ([`ProgramTimer::charge`]),
+    /// is late: it came after a poll's deadline, and its own time with the calling
+    /// thread's waits after that deadline (the program's time, not the host's) is over
+    /// the limit: that time, when it is late.
+    pub fn answered_late(&self, took: Duration) -> Option<Duration> {
+        let time = took.saturating_add(Duration::from_nanos(self.host_unexcused));
+        (self.ready_after_deadline && time.as_nanos() > u128::from(self.limit)).then_some(time)
     }
 
     /// The own time the call took, at its end: its wall time if under [`SHORT`]. After

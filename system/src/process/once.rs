@@ -100,7 +100,11 @@ pub fn run_once_timed(
         Err(CallError::Timeout) if stopped => Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned())),
         other => other,
     };
-    (result, time)
+    match (result, timer.answered_late(time)) {
+        // Read in full, but written after its deadline and past the limit.
+        (Ok(_), Some(late)) => (Err(CallError::Timeout), late),
+        (result, _) => (result, time),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -35,7 +35,10 @@ pub(super) fn poll_timed(
 ) -> io::Result<bool> {
     loop {
         let Some(left) = timer.left(tasks.as_deref_mut(), born) else { return Ok(false) };
-        if poll_for(fds, left)? {
+        timer.poll_starts();
+        let ready = poll_for(fds, left)?;
+        timer.poll_ended(ready);
+        if ready {
             return Ok(true);
         }
     }
