@@ -969,3 +969,92 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
     assert!(victim["errors"].as_u64() > Some(0), "{context}");
     assert!(victim["messages"].to_string().contains("believed once per entry"), "{victim}\n{context}");
 }
+
+/// Issue #30 Must 3, for workers: a tournament in strict mode (a worker and a box per
+/// entry) of the honest `egg-hunter` and a slow native victim (`attack.c -DSLOW`), where
+/// the test, as an administrator's stray `kill -9` would, kills the victim's worker from
+/// outside its box in a game. A SIGKILL cannot be caught, and a native bot could send
+/// it to its own worker: the host asks the kernel's tracing who sent it
+/// (`process::SignalWitness`, as root). Killed from outside, the game is played again
+/// (the results are those of a tournament without the kill) and nobody is charged; a
+/// victim whose own child sends its worker SIGKILL (`-DSELFKILL`) is charged with its
+/// crash, as before.
+#[test]
+fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_again() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return crate::util::skip("skipped: the signal witness needs a root host");
+    }
+    let setup = Setup::new();
+    let arena_exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_arena")).unwrap();
+    let play = |name: &str, define: &str, kill: bool| {
+        let base = setup.dir.path().join(name);
+        let plugins = base.join("plugins");
+        std::fs::create_dir_all(&plugins).unwrap();
+        for d in [&base, &plugins] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::copy(plugin_lib("egg_hunter"), plugins.join(lib_name("egg_hunter"))).unwrap();
+        let victim = plugins.join(lib_name("victim"));
+        compile_c(&data("boxes/attack.c"), &victim, &["-DBOT_NAME=\"victim\"", &format!("-D{define}"), "-pthread"]);
+        let json = base.join("results.json");
+        let host = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["--game", "eggs", "--plugins"])
+            .arg(&plugins)
+            .arg("--logs")
+            .arg(base.join("logs"))
+            .args(["tournament", "--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "2"])
+            .args(["--set", "max_turns=40", "--json"])
+            .arg(&json)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The victim's worker: the process of the arena's binary whose command line
+        // names its library, killed once, 0.3 s after it is first seen.
+        let victim_path = victim.display().to_string();
+        let started = Instant::now();
+        while kill && started.elapsed() < HOST_DEADLINE {
+            let worker = processes_naming(&victim_path)
+                .into_iter()
+                .find(|p| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == arena_exe));
+            if let Some(pid) = worker {
+                std::thread::sleep(Duration::from_millis(300));
+                // SAFETY: a plain syscall, on a process of this test's tournament.
+                if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                    break;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = host.wait_with_output().unwrap();
+        let log = std::fs::read_to_string(base.join("logs/victim.log")).unwrap_or_default();
+        let context =
+            format!("{}\n{}\nvictim's log:\n{log}", crate::util::stdout(&out), String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (v, context)
+    };
+    let (reference, _) = play("reference", "SLOW", false);
+    let (killed, context) = play("killed", "SLOW", true);
+    assert_eq!(games(&killed), games(&reference), "{context}");
+    assert!(
+        context.contains("victim's worker was killed from outside its box")
+            && context.contains("the game is played again"),
+        "{context}"
+    );
+    for s in killed["leaderboard"].as_array().unwrap() {
+        let counted = (s["errors"].as_u64(), s["overruns"].as_u64(), s["disqualified"].as_u64(), s["lost"].as_u64());
+        assert_eq!(counted, (Some(0), Some(0), Some(0), Some(0)), "{} was charged: {s}\n{context}", s["name"]);
+    }
+    // Its own SIGKILL, sent by a process of its box: its crash, in every game.
+    let (own, context) = play("own", "SELFKILL", false);
+    let victim = standing(&own, "victim");
+    assert_eq!(victim["disqualified"].as_u64(), own["played"].as_u64(), "{victim}\n{context}");
+    assert!(victim["messages"].to_string().contains("SIGKILL"), "{victim}\n{context}");
+    assert!(!context.contains("killed from outside"), "{context}");
+}

@@ -226,15 +226,19 @@ impl<G: Game> Worker<G> {
         // Killed from outside its box: not its fault. The game fails and is played
         // again; an entry is believed once.
         if !own_oom
-            && (machine_short || self.killed_from_outside(seats[s], status))
+            && (machine_short || self.killed_from_outside(seats[s], status, proc.running.player_pid))
             && !std::mem::replace(&mut self.claimed_outside[seats[s]], true)
         {
             let by = if machine_short { ", by the kernel: the machine was short of memory" } else { "" };
-            return Some(Err(format!(
+            let why = format!(
                 "{}'s worker was killed from outside its box ({}{by}): not its fault",
                 names[s],
                 describe_exit(status)
-            )));
+            );
+            // Said in its log too, as for a program killed from outside.
+            crate::loaders::log::EntryLog::new(self.iso.logs.as_deref(), &names[s], true)
+                .append(&format!("{}{why}; the game is played again\n", crate::loaders::log::game_marker()));
+            return Some(Err(why));
         }
         let at = call_in_progress(proc, game.calls[s], game.asked[s], game.served);
         let reason = match proc.running.cap.as_ref().and_then(|c| c.memory_limit()).filter(|_| own_oom) {
@@ -251,13 +255,20 @@ impl<G: Game> Worker<G> {
 
     /// Whether entry `e`'s lockstep worker that ended with `status` was killed from
     /// outside its box: it says so, or it runs a script, which cannot send the SIGKILL
-    /// it died of. (A box's bwrap reports its processes' deaths as exit statuses: a
-    /// death by a signal is bwrap's own, outside the box.)
-    fn killed_from_outside(&self, e: usize, status: ExitStatus) -> bool {
+    /// it died of, or the kernel's tracing says a task outside every box sent that
+    /// SIGKILL to its process (`pid`, when the host has looked it up; see
+    /// `process::SignalWitness`). (A box's bwrap reports its processes' deaths as exit
+    /// statuses: a death by a signal is bwrap's own, outside the box.)
+    fn killed_from_outside(&self, e: usize, status: ExitStatus, pid: Option<u32>) -> bool {
         let boxed = matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. });
+        let sigkill = killed_by(status) == Some(libc::SIGKILL);
         status.code() == Some(EXIT_KILLED_FROM_OUTSIDE)
             || (boxed && std::os::unix::process::ExitStatusExt::signal(&status).is_some())
-            || (self.cannot_signal[e] && killed_by(status) == Some(libc::SIGKILL))
+            || (self.cannot_signal[e] && sigkill)
+            || (sigkill
+                && pid.is_some_and(|pid| {
+                    crate::process::SignalWitness::get().is_some_and(|w| w.killed_from_outside(pid))
+                }))
     }
 
     /// Keeps for the next game each process of a lockstep game (`procs`, number 0 the

@@ -148,6 +148,12 @@ impl<G: Game> Worker<G> {
             cap.delegate(uid);
         }
         let mut cmd = self.worker_command(files, &home, &blame_path, cap.as_ref(), uid);
+        // Its every task is the boxes' for the signal witness, before any runs a bot.
+        if let Some(witness) = crate::process::SignalWitness::get() {
+            let fd = witness.join_fd();
+            // SAFETY: join_self only calls getpid and write, on plain copied data.
+            unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || crate::process::join_self(fd)) };
+        }
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -55,7 +55,9 @@
 //! - `pipes`: polling on the program's own time, non-blocking reads and writes, lines,
 //!   and the capped stderr sink, which both ways of running share;
 //! - `persistent`: [`Process`], the conversation with one long-lived program;
-//! - `once`: [`run_once`], one process per request.
+//! - `once`: [`run_once`], one process per request;
+//! - `witness`: [`SignalWitness`], the kernel's word (its tracing, as root) on whether a
+//!   boxed helper's SIGKILL came from outside its box.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -70,6 +72,7 @@ mod rlimits;
 mod sandbox;
 mod spawn;
 mod uids;
+mod witness;
 
 pub use cap::{BOX_FILES_MEMORY, OomKills, PROGRAMS_ENV, ProcessCap};
 pub use once::{run_once, run_once_timed};
@@ -82,6 +85,7 @@ pub use spawn::{
     no_inherited_descriptors, raise_host_priority,
 };
 pub use uids::{BoxUser, open_box_file};
+pub use witness::{SignalWitness, join_self};
 
 /// Makes writes to `pipe` (and reads) return at once instead of waiting.
 pub fn set_nonblocking(pipe: &std::fs::File) -> std::io::Result<()> {

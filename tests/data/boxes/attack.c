@@ -30,6 +30,10 @@
  *               or, in strict mode, the host's relay feeds) and forged lines (the other
  *               seats' calls, verdicts and waits, a score) to every descriptor from 1 to
  *               1023 (its answer pipe among them), then answers as usual
+ *   -DSLOW      sleeps 30 ms at every call (no attack: the victim of a kill from
+ *               outside its box)
+ *   -DSELFKILL  a child it forks sends SIGKILL to its own process (its worker), which
+ *               then waits to die
  *   -DSHMHOG    maps SHM_MIB (300) MiB of shared anonymous memory (MAP_SHARED |
  *               MAP_ANONYMOUS, which RLIMIT_DATA does not count) and touches it a MiB
  *               at a time, logging how far it got every 16 MiB and at the end
@@ -251,7 +255,14 @@ static void *spin(void *unused) {
 #endif
 
 static void attack(void) {
-#if defined(SIGNALS)
+#if defined(SELFKILL)
+    pid_t self = getpid();
+    if (fork() == 0) {
+        kill(self, SIGKILL);
+        _exit(0);
+    }
+    sleep(10);
+#elif defined(SIGNALS)
     pthread_t t;
     if (pthread_create(&t, NULL, signaller, NULL) == 0) pthread_detach(t);
     zb_log("signalling");
@@ -413,6 +424,9 @@ static void eggs_turn(void *bot, const eb_context *ctx, eb_answer *answer) {
         zb_log("spinning in 4 threads");
 #endif
     }
+#ifdef SLOW
+    usleep(30000);
+#endif
     if (++s->calls == TRIGGER && !once) {
         once = 1;
         attack();

@@ -1,0 +1,409 @@
+//! The kernel's word on who sent a SIGKILL ([`SignalWitness`]): whether a boxed helper
+//! (a worker) that died of SIGKILL was killed by a process outside its box, or by its
+//! own code.
+//!
+//! A SIGKILL cannot be caught, and a box's exit status only says that one came; a
+//! native bot in a worker can send it to its own worker. The kernel's tracing can say
+//! who sent it: its `signal_generate` event names the task that made each signal (the
+//! sender) and the task it goes to. Where the host is root and tracing is mounted (or
+//! it can mount it at `/sys/kernel/tracing`), it keeps two trace instances of its own:
+//! - **every SIGKILL** of the machine, with its sender, its target and how it was sent
+//!   (`code`: a `kill`, a `tgkill`, ...);
+//! - **the SIGKILLs the boxes' tasks made**: the same event, traced only for the tasks
+//!   of the processes the host added ([`SignalWitness::join`], which a helper's
+//!   process calls on itself before it becomes the box) and every task they fork (the
+//!   kernel's `event-fork`), so a task joins before it can run a bot's code.
+//!
+//! A helper was killed from outside its box when a SIGKILL sent to it by `kill` or
+//! `tgkill` appears in the first and not in the second, from a task that is not the
+//! host's own. A SIGKILL the kernel sends of itself (a timer's, a CPU limit's, the OOM
+//! killer's) is not taken as from outside: its sender is whatever task ran at the
+//! time.
+//!
+//! It decides nothing: whether such a death is the entry's fault is its caller's call.
+//! Not here: programs a worker starts (the worker, in its box, cannot read the traces),
+//! and hosts that are not root (no tracing): there a SIGKILL stays its entry's.
+
+use std::fs::{File, OpenOptions};
+use std::io::Read as _;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+/// Where tracing is mounted, the first that holds `instances`.
+const TRACEFS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
+
+/// The prefix of this host's trace instances (then its pid).
+const PREFIX: &str = "arena-witness-";
+
+/// How many events are kept, per instance (the oldest go first).
+const KEPT: usize = 4096;
+
+/// Each instance's ring buffer, per CPU, in KiB: SIGKILLs are few.
+const BUFFER_KIB: &str = "64";
+
+/// Two events of the two instances are the same signal when their times are this close
+/// (each instance reads the clock for itself), in microseconds.
+const SAME_EVENT_US: u64 = 2_000;
+
+/// The kernel's `si_code`s of a signal a task sent by a system call: `kill` (SI_USER),
+/// `sigqueue` (SI_QUEUE), `tkill` / `tgkill` (SI_TKILL).
+const SENT_CODES: [i32; 3] = [0, -1, -6];
+
+/// One `signal_generate` event: the sender's task id, the target's, how it was sent,
+/// and when (microseconds of the trace clock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Event {
+    sender: u32,
+    target: u32,
+    code: i32,
+    at_us: u64,
+}
+
+/// One trace instance: its directory, its `trace_pipe` (read without blocking), what
+/// was read from it so far and the events kept.
+#[derive(Debug)]
+struct Instance {
+    dir: PathBuf,
+    pipe: File,
+    partial: Vec<u8>,
+    events: std::collections::VecDeque<Event>,
+}
+
+impl Instance {
+    /// Makes the instance `name` tracing every `signal_generate` of a SIGKILL (for the
+    /// tasks in its `set_event_pid` only, with `boxed`).
+    fn make(tracefs: &Path, name: &str, boxed: bool) -> std::io::Result<Instance> {
+        let dir = tracefs.join("instances").join(name);
+        std::fs::create_dir(&dir)?;
+        let made = (|| {
+            std::fs::write(dir.join("buffer_size_kb"), BUFFER_KIB)?;
+            // One clock for both instances, comparable across CPUs.
+            let _ = std::fs::write(dir.join("trace_clock"), "mono");
+            if boxed {
+                std::fs::write(dir.join("options/event-fork"), "1")?;
+                // An empty list would trace every task: until a box joins, none.
+                std::fs::write(dir.join("set_event_pid"), "0")?;
+            }
+            let event = dir.join("events/signal/signal_generate");
+            std::fs::write(event.join("filter"), "sig == 9")?;
+            std::fs::write(event.join("enable"), "1")?;
+            let pipe = OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+                .open(dir.join("trace_pipe"))?;
+            Ok(pipe)
+        })();
+        match made {
+            Ok(pipe) => Ok(Instance { dir, pipe, partial: Vec::new(), events: std::collections::VecDeque::new() }),
+            Err(e) => {
+                let _ = std::fs::remove_dir(&dir);
+                Err(e)
+            }
+        }
+    }
+
+    /// Reads every event traced since the last read.
+    fn drain(&mut self) {
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            match self.pipe.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => self.partial.extend_from_slice(&buf[..n]),
+            }
+        }
+        let Some(end) = self.partial.iter().rposition(|&b| b == b'\n') else { return };
+        let lines: Vec<u8> = self.partial.drain(..=end).collect();
+        for line in lines.split(|&b| b == b'\n') {
+            if let Some(event) = std::str::from_utf8(line).ok().and_then(parse_line) {
+                if self.events.len() == KEPT {
+                    self.events.pop_front();
+                }
+                self.events.push_back(event);
+            }
+        }
+    }
+}
+
+/// Reads one line of `trace_pipe`:
+/// `<comm>-<tid> [<cpu>] <flags> <seconds>.<micros>: signal_generate: sig=9 errno=0
+/// code=0 comm=<comm> pid=<tid> grp=1 res=0`. Both names may hold anything, spaces and
+/// dashes included (a bot names its own tasks), and are 15 bytes at most: the line is
+/// read from the event's name outwards, which no name can hold.
+fn parse_line(line: &str) -> Option<Event> {
+    let (head, fields) = line.split_once(": signal_generate: ")?;
+    // The head: "<comm>-<tid> [cpu] flags time", the time and the flags last.
+    let mut rest = head.trim_end();
+    let (before, time) = rest.rsplit_once(' ')?;
+    rest = before.trim_end();
+    let (before, _flags) = rest.rsplit_once(' ')?;
+    rest = before.trim_end();
+    let (before, _cpu) = rest.rsplit_once(' ')?;
+    let (_, sender) = before.trim_end().rsplit_once('-')?;
+    let (secs, micros) = time.trim_end_matches(':').split_once('.')?;
+    let at_us = secs.parse::<u64>().ok()?.checked_mul(1_000_000)?.checked_add(micros.parse().ok()?)?;
+    // The fields: sig, errno and code first; pid, grp and res last (the target's name
+    // between them may hold anything).
+    let words: Vec<&str> = fields.split(' ').collect();
+    let field = |w: Option<&&str>, key: &str| w.and_then(|w| w.strip_prefix(key)).and_then(|v| v.parse::<i64>().ok());
+    let sig = field(words.first(), "sig=")?;
+    let code = field(words.get(2), "code=")?;
+    let target = field(words.len().checked_sub(3).and_then(|i| words.get(i)), "pid=")?;
+    (sig == 9).then_some(Event {
+        sender: sender.parse().ok()?,
+        target: u32::try_from(target).ok()?,
+        code: i32::try_from(code).ok()?,
+        at_us,
+    })
+}
+
+/// The two instances of a host (see the module's doc).
+#[derive(Debug)]
+pub struct SignalWitness {
+    all: Mutex<Instance>,
+    boxed: Mutex<Instance>,
+    /// The boxed instance's `set_event_pid`, open for appending (a helper's process
+    /// writes its own pid there before it runs anything else).
+    join: File,
+}
+
+static WITNESS: OnceLock<Option<SignalWitness>> = OnceLock::new();
+
+impl SignalWitness {
+    /// The host's witness, made at first use: `None` where the host is not root or
+    /// tracing cannot be had (then nothing is ever taken as killed from outside by it).
+    pub fn get() -> Option<&'static SignalWitness> {
+        WITNESS.get_or_init(SignalWitness::make).as_ref()
+    }
+
+    fn make() -> Option<SignalWitness> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 || std::env::var_os("ARENA_NO_SIGNAL_WITNESS").is_some() {
+            return None;
+        }
+        let tracefs = tracefs()?;
+        remove_stale(&tracefs);
+        let pid = std::process::id();
+        let all = Instance::make(&tracefs, &format!("{PREFIX}{pid}-all"), false).ok()?;
+        let boxed = match Instance::make(&tracefs, &format!("{PREFIX}{pid}-boxed"), true) {
+            Ok(b) => b,
+            Err(_) => {
+                remove(&all.dir);
+                return None;
+            }
+        };
+        let join =
+            match OpenOptions::new().append(true).custom_flags(libc::O_CLOEXEC).open(boxed.dir.join("set_event_pid")) {
+                Ok(f) => f,
+                Err(_) => {
+                    remove(&all.dir);
+                    remove(&boxed.dir);
+                    return None;
+                }
+            };
+        let fds = vec![all.pipe.as_raw_fd(), boxed.pipe.as_raw_fd(), join.as_raw_fd()];
+        OWN.get_or_init(|| (vec![all.dir.clone(), boxed.dir.clone()], fds));
+        // SAFETY: `remove_at_exit` is an extern "C" fn that only touches the file system.
+        unsafe { libc::atexit(remove_at_exit) };
+        Some(SignalWitness { all: Mutex::new(all), boxed: Mutex::new(boxed), join })
+    }
+
+    /// The descriptor a helper's process writes its own pid to ([`join_self`]), between
+    /// fork and exec.
+    pub fn join_fd(&self) -> RawFd {
+        self.join.as_raw_fd()
+    }
+
+    /// Whether the task `pid` (a helper's process, in the host's PID namespace) was
+    /// sent a SIGKILL by `kill` or `tgkill` from a task outside every box and outside
+    /// the host. Call it once the process is known dead: the event was traced before
+    /// the signal was delivered.
+    pub fn killed_from_outside(&self, pid: u32) -> bool {
+        let (mut all, mut boxed) = match (self.all.lock(), self.boxed.lock()) {
+            (Ok(a), Ok(b)) => (a, b),
+            _ => return false,
+        };
+        all.drain();
+        boxed.drain();
+        all.events.iter().any(|e| {
+            e.target == pid
+                && SENT_CODES.contains(&e.code)
+                && !is_own_task(e.sender)
+                && !boxed
+                    .events
+                    .iter()
+                    .any(|b| b.sender == e.sender && b.target == e.target && b.at_us.abs_diff(e.at_us) <= SAME_EVENT_US)
+        })
+    }
+}
+
+/// Writes the calling process's pid to `fd` (a witness's [`SignalWitness::join_fd`]):
+/// from then on it and every task it forks are the boxes' for the witness. For the
+/// child between fork and exec: no allocation, `getpid` and `write` only.
+pub fn join_self(fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: getpid has no preconditions.
+    let mut pid = unsafe { libc::getpid() } as u32;
+    let mut digits = [0u8; 12];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (pid % 10) as u8;
+        pid /= 10;
+        if pid == 0 {
+            break;
+        }
+    }
+    // SAFETY: writes the initialised tail of `digits` to a descriptor the caller owns.
+    let n = unsafe { libc::write(fd, digits[at..].as_ptr().cast(), digits.len() - at) };
+    if n < 0 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// Whether task `tid` is a thread of this process.
+fn is_own_task(tid: u32) -> bool {
+    Path::new(&format!("/proc/self/task/{tid}")).exists()
+}
+
+/// Where tracing is mounted; mounted at `/sys/kernel/tracing` when nothing is yet.
+fn tracefs() -> Option<PathBuf> {
+    if let Some(found) = TRACEFS.iter().map(Path::new).find(|p| p.join("instances").is_dir()) {
+        return Some(found.to_path_buf());
+    }
+    let at = Path::new(TRACEFS[0]);
+    let target = std::ffi::CString::new(TRACEFS[0]).ok()?;
+    // SAFETY: plain C strings; a failed mount changes nothing.
+    let mounted =
+        unsafe { libc::mount(c"nodev".as_ptr(), target.as_ptr(), c"tracefs".as_ptr(), 0, std::ptr::null()) } == 0;
+    (mounted && at.join("instances").is_dir()).then(|| at.to_path_buf())
+}
+
+/// The directories of this host's instances and the descriptors it holds open in
+/// them, for [`remove_at_exit`].
+static OWN: OnceLock<(Vec<PathBuf>, Vec<RawFd>)> = OnceLock::new();
+
+/// At the host's exit: closes its descriptors in the instances (an instance with a file
+/// open cannot be removed) and removes them.
+extern "C" fn remove_at_exit() {
+    if let Some((dirs, fds)) = OWN.get() {
+        for &fd in fds {
+            // SAFETY: the witness's own descriptors, never used again: the process is
+            // exiting.
+            unsafe { libc::close(fd) };
+        }
+        for dir in dirs {
+            remove(dir);
+        }
+    }
+}
+
+/// Stops an instance's tracing and removes it (refused while a file of it is open: a
+/// host killed before its exit leaves its instances, which [`remove_stale`] takes).
+fn remove(dir: &Path) {
+    let _ = std::fs::write(dir.join("events/signal/signal_generate/enable"), "0");
+    let _ = std::fs::remove_dir(dir);
+}
+
+/// Removes the instances of hosts that ended without removing theirs.
+fn remove_stale(tracefs: &Path) {
+    let Ok(entries) = std::fs::read_dir(tracefs.join("instances")) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(PREFIX)) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            remove(&entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_lines_are_read_from_the_event_outwards() {
+        let line = "            bash-28410   [000] d..1. 74565.014692: signal_generate: sig=9 errno=0 code=0 comm=bash pid=28412 grp=1 res=0";
+        assert_eq!(parse_line(line), Some(Event { sender: 28410, target: 28412, code: 0, at_us: 74_565_014_692 }));
+        // Names that hold spaces, dashes and what looks like fields.
+        let line = " a-1 [7] x pid=5-77   [001] d..2. 12.000003: signal_generate: sig=9 errno=0 code=-6 comm=b pid=3 c pid=901 grp=0 res=0";
+        assert_eq!(parse_line(line), Some(Event { sender: 77, target: 901, code: -6, at_us: 12_000_003 }));
+        assert_eq!(parse_line("# tracer: nop"), None);
+        assert_eq!(
+            parse_line("x-1 [000] d..1. 1.000001: signal_generate: sig=19 errno=0 code=0 comm=x pid=2 grp=1 res=0"),
+            None
+        );
+    }
+
+    /// Starts `sh -c script` joined to the witness's boxes (as a helper is), and waits
+    /// for it to end; returns its pid and whether it died of SIGKILL.
+    fn boxed_sh(witness: &SignalWitness, script: &str) -> (u32, bool) {
+        use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+        let fd = witness.join_fd();
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.args(["-c", script]);
+        // SAFETY: join_self only calls getpid and write.
+        unsafe { cmd.pre_exec(move || join_self(fd)) };
+        let mut child = cmd.spawn().unwrap();
+        let pid = child.id();
+        let status = child.wait().unwrap();
+        (pid, status.signal() == Some(libc::SIGKILL))
+    }
+
+    #[test]
+    fn a_sigkill_from_outside_a_box_is_told_from_the_boxs_own() {
+        let Some(witness) = SignalWitness::get() else {
+            assert!(std::env::var_os("CI").is_none(), "CI must run this test, but there is no signal witness here");
+            eprintln!("skipped: no signal witness here (not root, or no tracing)");
+            return;
+        };
+        // Its own: the box's shell kills itself, or a child of it kills the shell.
+        let (pid, killed) = boxed_sh(witness, "kill -9 $$; sleep 5");
+        assert!(killed && !witness.killed_from_outside(pid));
+        let (pid, killed) = boxed_sh(witness, "(sleep 0.1; kill -9 $$) & sleep 5");
+        assert!(killed);
+        assert!(!witness.killed_from_outside(pid));
+        // From outside: a `kill` that is no part of the box (nor of the host).
+        let (pid, killed) = boxed_sh(witness, "/bin/kill -9 $$ & sleep 5");
+        // That `kill` is the box's child (the shell forked it): its own too.
+        assert!(killed && !witness.killed_from_outside(pid));
+        let fd = witness.join_fd();
+        let mut cmd = std::process::Command::new("/bin/sleep");
+        cmd.arg("5");
+        // SAFETY: as in `boxed_sh`.
+        unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || join_self(fd)) };
+        let mut child = cmd.spawn().unwrap();
+        let pid = child.id();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let out = std::process::Command::new("/bin/kill").args(["-9", &pid.to_string()]).status().unwrap();
+        assert!(out.success());
+        child.wait().unwrap();
+        assert!(witness.killed_from_outside(pid));
+        // The host's own kill is not from outside either.
+        let mut child = cmd.spawn().unwrap();
+        let pid = child.id();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(!witness.killed_from_outside(pid));
+    }
+
+    #[test]
+    fn a_pid_is_written_in_decimal() {
+        let (read, write) = {
+            let mut fds = [0; 2];
+            // SAFETY: a valid array of two descriptors to fill.
+            assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+            fds
+        }
+        .into();
+        join_self(write).unwrap();
+        let mut got = [0u8; 16];
+        // SAFETY: reads into a local buffer from the pipe made above.
+        let n = unsafe { libc::read(read, got.as_mut_ptr().cast(), got.len()) };
+        assert_eq!(std::str::from_utf8(&got[..n as usize]).unwrap(), std::process::id().to_string());
+        // SAFETY: closes the two descriptors made above.
+        unsafe {
+            libc::close(read);
+            libc::close(write);
+        }
+    }
+}
