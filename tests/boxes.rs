@@ -873,6 +873,46 @@ fn a_native_bots_shared_memory_counts_against_its_box_in_strict_mode() {
     attack_test(SHMHOG, Mode::Strict, shared_memory_is_capped);
 }
 
+/// Starts an eggs tournament of the bots in `bots` (`--plugins` or `--scripts`, as
+/// `flag` says) with `args` after `tournament`, its logs in `base/logs` and its results
+/// in `base/results.json`.
+fn eggs_host(flag: &str, bots: &Path, base: &Path, args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["--game", "eggs", flag])
+        .arg(bots)
+        .arg("--logs")
+        .arg(base.join("logs"))
+        .arg("tournament")
+        .args(args)
+        .arg("--json")
+        .arg(base.join("results.json"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for an [`eggs_host`] to end well: its results, the victim's log, and what a
+/// failed assertion shows (its output and that log).
+fn victims_results(host: std::process::Child, base: &Path) -> (serde_json::Value, String, String) {
+    let out = host.wait_with_output().unwrap();
+    let log = std::fs::read_to_string(base.join("logs/victim.log")).unwrap_or_default();
+    let context =
+        format!("{}\n{}\nvictim's log:\n{log}", crate::util::stdout(&out), String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(base.join("results.json")).unwrap()).unwrap();
+    (v, log, context)
+}
+
+/// Whether no entry of `results` was charged with anything.
+fn nobody_charged(results: &serde_json::Value, context: &str) {
+    for s in results["leaderboard"].as_array().unwrap() {
+        let counted = (s["errors"].as_u64(), s["overruns"].as_u64(), s["disqualified"].as_u64(), s["lost"].as_u64());
+        assert_eq!(counted, (Some(0), Some(0), Some(0), Some(0)), "{} was charged: {s}\n{context}", s["name"]);
+    }
+}
+
 /// A program bot that plays the whole game and stays, slowly (30 ms of sleep a call):
 /// the victim of a kill from outside its box.
 const VICTIM: &str = "# arena: eggs persistent\nimport sys, time\nwhile True:\n    lines = [sys.stdin.readline() for _ in range(6)]\n    if not lines[-1]:\n        break\n    time.sleep(0.03)\n    sys.stdout.write(\"5\\nN\\nx\\n\")\n    sys.stdout.flush()\n";
@@ -904,19 +944,8 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
         write_executable(&scripts.join("py-hunter.py"), &hunter.replacen("#!/usr/bin/env python3", &shebang, 1));
         let victim = scripts.join("victim.py");
         write_executable(&victim, &format!("{shebang}\n{VICTIM}"));
-        let json = base.join("results.json");
-        let host = Command::new(env!("CARGO_BIN_EXE_arena"))
-            .args(["--game", "eggs", "--scripts"])
-            .arg(&scripts)
-            .arg("--logs")
-            .arg(base.join("logs"))
-            .args(["tournament", "--seed", "7", "--jobs", "2", "--rounds", "4", "--set", "max_turns=40", "--json"])
-            .arg(&json)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let args = ["--seed", "7", "--jobs", "2", "--rounds", "4", "--set", "max_turns=40"];
+        let host = eggs_host("--scripts", &scripts, &base, &args);
         // Kill the victim's program, then (a later process) its bwrap: each the first
         // found alive, at least 0.3 s into its game.
         let victim_path = victim.display().to_string();
@@ -944,13 +973,7 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
                 None => std::thread::sleep(Duration::from_millis(20)),
             }
         }
-        let out = host.wait_with_output().unwrap();
-        let log = std::fs::read_to_string(base.join("logs/victim.log")).unwrap_or_default();
-        let context =
-            format!("{}\n{}\nvictim's log:\n{log}", crate::util::stdout(&out), String::from_utf8_lossy(&out.stderr));
-        assert!(out.status.success(), "{context}");
-        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        (v, log, context)
+        victims_results(host, &base)
     };
     let (reference, _, _) = play("reference", 0);
     let (once, log, context) = play("once", 1);
@@ -959,10 +982,7 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
         log.contains("its program was killed from outside its box") && log.contains("the game is played again"),
         "{context}"
     );
-    for s in once["leaderboard"].as_array().unwrap() {
-        let counted = (s["errors"].as_u64(), s["overruns"].as_u64(), s["disqualified"].as_u64(), s["lost"].as_u64());
-        assert_eq!(counted, (Some(0), Some(0), Some(0), Some(0)), "{} was charged: {s}\n{context}", s["name"]);
-    }
+    nobody_charged(&once, &context);
     let (twice, _, context) = play("twice", 2);
     assert_eq!(twice["played"], reference["played"], "{context}");
     let victim = twice["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == "victim").unwrap();
@@ -1001,20 +1021,8 @@ fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_ag
         std::fs::copy(plugin_lib("egg_hunter"), plugins.join(lib_name("egg_hunter"))).unwrap();
         let victim = plugins.join(lib_name("victim"));
         compile_c(&data("boxes/attack.c"), &victim, &["-DBOT_NAME=\"victim\"", &format!("-D{define}"), "-pthread"]);
-        let json = base.join("results.json");
-        let host = Command::new(env!("CARGO_BIN_EXE_arena"))
-            .args(["--game", "eggs", "--plugins"])
-            .arg(&plugins)
-            .arg("--logs")
-            .arg(base.join("logs"))
-            .args(["tournament", "--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "2"])
-            .args(["--set", "max_turns=40", "--json"])
-            .arg(&json)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "2", "--set", "max_turns=40"];
+        let host = eggs_host("--plugins", &plugins, &base, &args);
         // The victim's worker: the process of the arena's binary whose command line
         // names its library, killed once, 0.3 s after it is first seen.
         let victim_path = victim.display().to_string();
@@ -1032,11 +1040,7 @@ fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_ag
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        let out = host.wait_with_output().unwrap();
-        let log = std::fs::read_to_string(base.join("logs/victim.log")).unwrap_or_default();
-        let context =
-            format!("{}\n{}\nvictim's log:\n{log}", crate::util::stdout(&out), String::from_utf8_lossy(&out.stderr));
-        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let (v, _, context) = victims_results(host, &base);
         (v, context)
     };
     let (reference, _) = play("reference", "SLOW", false);
@@ -1047,10 +1051,7 @@ fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_ag
             && context.contains("the game is played again"),
         "{context}"
     );
-    for s in killed["leaderboard"].as_array().unwrap() {
-        let counted = (s["errors"].as_u64(), s["overruns"].as_u64(), s["disqualified"].as_u64(), s["lost"].as_u64());
-        assert_eq!(counted, (Some(0), Some(0), Some(0), Some(0)), "{} was charged: {s}\n{context}", s["name"]);
-    }
+    nobody_charged(&killed, &context);
     // Its own SIGKILL, sent by a process of its box: its crash, in every game.
     let (own, context) = play("own", "SELFKILL", false);
     let victim = standing(&own, "victim");
