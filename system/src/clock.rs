@@ -20,7 +20,8 @@
 //! - **program bots**: the wall time from the request to the answer, less the time the
 //!   program's tasks (every thread of every process it consists of, as far as the host
 //!   saw them when the call started) and the host's calling thread waited for a CPU
-//!   ([`ProgramTimer`]).
+//!   ([`ProgramTimer`]; an answer that came while the calling thread waited after a
+//!   deadline is judged with that wait counted).
 //!
 //! The wall time of an in-thread call is read with [`call_nanos`]: the monotonic
 //! clock's scale, from the processor's time-stamp counter where the kernel keeps time
