@@ -21,7 +21,7 @@
 //!   program's tasks (every thread of every process it consists of, as far as the host
 //!   saw them when the call started) and the host's calling thread waited for a CPU
 //!   ([`ProgramTimer`]; an answer that came while the calling thread waited after a
-//!   deadline is late if the program's own time at that deadline was over the limit).
+//!   deadline is judged with that wait counted).
 //!
 //! The wall time of an in-thread call is read with [`call_nanos`]: the monotonic
 //! clock's scale, from the processor's time-stamp counter where the kernel keeps time
@@ -589,11 +589,11 @@ impl ProgramTasks {
 ///
 /// An answer is judged by when it was written, not by when the calling thread, waiting
 /// for a CPU, got to read it. A `poll` woken by its own deadline that then finds the
-/// answer there knows only that it came after that deadline, in the calling thread's
-/// wait since: the answer is late when the program's own time at that deadline was
-/// already over the limit ([`ProgramTimer::answered_late`]). Without this, a host
-/// thread crowded off its CPU for longer than a program sleeps past its limit would
-/// read the late answer as in time.
+/// answer there cannot say when it came in the calling thread's wait after that
+/// deadline: then the wait is the program's time, not the host's, and the answer is
+/// late if that makes it over the limit ([`ProgramTimer::answered_late`]). Without this,
+/// a host thread crowded off its CPU for longer than a program sleeps past its limit
+/// would read the late answer as in time.
 #[derive(Debug)]
 pub struct ProgramTimer {
     wall0: u64,
@@ -603,6 +603,9 @@ pub struct ProgramTimer {
     host_wait0: Option<u64>,
     /// The calling thread's wait at the start of the `poll` in progress.
     poll_wait0: Option<u64>,
+    /// The calling thread's waits that are the program's time (after polls woken by
+    /// their deadline), left out of the time charged but not of the late answer's.
+    host_unexcused: u64,
     /// A poll woken by its deadline found the answer (or part of it) there: it came
     /// after that deadline, and its time decides whether it was late.
     ready_after_deadline: bool,
@@ -630,6 +633,7 @@ impl ProgramTimer {
             wall0,
             host_wait0,
             poll_wait0: None,
+            host_unexcused: 0,
             ready_after_deadline: false,
             limit: limit_ns,
             next_check: wall0.saturating_add(limit_ns),
@@ -700,13 +704,10 @@ impl ProgramTimer {
     /// returned past its deadline was woken either by what it waited for, before the
     /// deadline, or by the deadline itself; the thread's wait since the poll started
     /// tells which (it waited for a CPU from its wake-up to now). Woken by its
-    /// deadline, what it found came after the deadline: [`ProgramTimer::answered_late`]
-    /// then judges the answer.
+    /// deadline, that wait is the program's time, and what it found came after the
+    /// deadline: [`ProgramTimer::answered_late`] then judges the answer by its time.
     pub fn poll_ended(&mut self, ready: bool) {
         let Some(wait0) = self.poll_wait0.take() else { return };
-        if !ready {
-            return;
-        }
         let now = monotonic_nanos();
         if now < self.next_check {
             return;
@@ -714,20 +715,18 @@ impl ProgramTimer {
         let Some(s) = thread_sched() else { return };
         let waited = s.wait.saturating_sub(wait0);
         if now.saturating_sub(waited) >= self.next_check {
-            self.ready_after_deadline = true;
+            self.host_unexcused = self.host_unexcused.saturating_add(waited);
+            self.ready_after_deadline |= ready;
         }
     }
 
     /// Whether an answer read in full, whose call took `took` ([`ProgramTimer::charge`]),
-    /// is late: it came after a poll's deadline, when the program's own time was over
-    /// the limit already. `took` leaves out the calling thread's wait after that
-    /// deadline, so it is (within the microseconds the thread ran since) the program's
-    /// own time at the deadline: the least the answer can have taken, with the
-    /// program's waits since then counted too. Over the limit, the answer is late
-    /// whenever in that wait it came; under it (the program waited for a CPU since),
-    /// it is given the benefit of the doubt.
-    pub fn answered_late(&self, took: Duration) -> bool {
-        self.ready_after_deadline && took.as_nanos() > u128::from(self.limit)
+    /// is late: it came after a poll's deadline, and its own time with the calling
+    /// thread's waits after that deadline (the program's time, not the host's) is over
+    /// the limit: that time, when it is late.
+    pub fn answered_late(&self, took: Duration) -> Option<Duration> {
+        let time = took.saturating_add(Duration::from_nanos(self.host_unexcused));
+        (self.ready_after_deadline && time.as_nanos() > u128::from(self.limit)).then_some(time)
     }
 
     /// The own time the call took, at its end: its wall time if under [`SHORT`]. After

@@ -100,10 +100,10 @@ pub fn run_once_timed(
         Err(CallError::Timeout) if stopped => Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned())),
         other => other,
     };
-    match result {
+    match (result, timer.answered_late(time)) {
         // Read in full, but written after its deadline and past the limit.
-        Ok(_) if timer.answered_late(time) => (Err(CallError::Timeout), time),
-        result => (result, time),
+        (Ok(_), Some(late)) => (Err(CallError::Timeout), late),
+        (result, _) => (result, time),
     }
 }
 

@@ -154,10 +154,13 @@ impl Process {
         let result = self.ask_timed(request, lines, &mut timer, &mut tasks);
         self.last_time = timer.charge(Some(&mut tasks), false);
         self.tasks = tasks;
-        match result {
+        match (result, timer.answered_late(self.last_time)) {
             // Read in full, but written after its deadline and past the limit.
-            Ok(_) if timer.answered_late(self.last_time) => Err(CallError::Timeout),
-            other => other,
+            (Ok(_), Some(time)) => {
+                self.last_time = time;
+                Err(CallError::Timeout)
+            }
+            (other, _) => other,
         }
     }
 
