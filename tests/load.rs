@@ -250,6 +250,16 @@ fn lua_bot(dir: &Path, n: u64) -> arena::bot::Entry<arena::games::zombies::Zombi
 
 const LIMIT: Duration = Duration::from_millis(400);
 
+/// A persistent Python program (`body`, after `import sys, time`) in `dir`, started with
+/// the default limits.
+fn python_program(dir: &Path, body: &str) -> arena::process::Process {
+    use arena::process::{Limits, Process, ProgramSpec};
+    let bot = dir.join("bot.py");
+    std::fs::write(&bot, format!("#!/usr/bin/env python3\nimport sys, time\n{body}")).unwrap();
+    std::fs::set_permissions(&bot, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    Process::spawn(&ProgramSpec::new([&bot]), &Limits::default(), Box::new(std::io::sink())).unwrap()
+}
+
 #[test]
 fn a_lua_spin_loop_is_caught_at_its_limit_and_an_honest_slow_call_is_not_crowded_out() {
     use arena::bot::BotError;
@@ -296,16 +306,12 @@ fn a_lua_spin_loop_is_caught_at_its_limit_and_an_honest_slow_call_is_not_crowded
 
 #[test]
 fn a_program_that_sleeps_past_its_limit_is_caught_and_one_that_computes_within_it_is_not_crowded_out() {
-    use arena::process::{CallError, Limits, Process, ProgramSpec};
+    use arena::process::CallError;
     let dir = tempfile::tempdir().unwrap();
-    let bot = dir.path().join("bot.py");
-    std::fs::write(
-        &bot,
-        "#!/usr/bin/env python3\nimport sys, time\nfor line in sys.stdin:\n    what, n = line.split()\n    if what == 'sleep':\n        time.sleep(int(n) / 1000)\n    else:\n        x = 0\n        for i in range(int(n)):\n            x += i\n    print('done', flush=True)\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&bot, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let mut p = Process::spawn(&ProgramSpec::new([&bot]), &Limits::default(), Box::new(std::io::sink())).unwrap();
+    let mut p = python_program(
+        dir.path(),
+        "for line in sys.stdin:\n    what, n = line.split()\n    if what == 'sleep':\n        time.sleep(int(n) / 1000)\n    else:\n        x = 0\n        for i in range(int(n)):\n            x += i\n    print('done', flush=True)\n",
+    );
     // Start-up, then calibrate: how many additions make about 120 ms of its own time.
     assert_eq!(p.ask(b"work 10\n", 1, Duration::from_secs(30)).unwrap(), ["done"]);
     p.ask(b"work 1000000\n", 1, Duration::from_secs(30)).unwrap();
@@ -336,18 +342,14 @@ fn lowest_priority() {
 
 #[test]
 fn a_program_is_judged_by_when_it_answered_however_long_the_host_waits_for_a_cpu() {
-    use arena::process::{CallError, Limits, Process, ProgramSpec};
+    use arena::process::CallError;
     let dir = tempfile::tempdir().unwrap();
-    let bot = dir.path().join("bot.py");
-    std::fs::write(
-        &bot,
-        "#!/usr/bin/env python3\nimport sys, time\nfor line in sys.stdin:\n    time.sleep(int(line) / 1000)\n    print('done', flush=True)\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&bot, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     // Started before the host's thread is crowded: the program runs on any CPU, at the
     // normal priority.
-    let mut p = Process::spawn(&ProgramSpec::new([&bot]), &Limits::default(), Box::new(std::io::sink())).unwrap();
+    let mut p = python_program(
+        dir.path(),
+        "for line in sys.stdin:\n    time.sleep(int(line) / 1000)\n    print('done', flush=True)\n",
+    );
     assert_eq!(p.ask(b"0\n", 1, Duration::from_secs(30)).unwrap(), ["done"]);
     // The host's calling thread shares CPU 0 with four hogs and runs only when they let
     // it (the idle class): each of its wake-ups waits for a CPU, often far longer than

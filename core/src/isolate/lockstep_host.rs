@@ -236,8 +236,7 @@ impl<G: Game> Worker<G> {
                 describe_exit(status)
             );
             // Said in its log too, as for a program killed from outside.
-            crate::loaders::log::EntryLog::new(self.iso.logs.as_deref(), &names[s], true)
-                .append(&format!("{}{why}; the game is played again\n", crate::loaders::log::game_marker()));
+            crate::loaders::log::EntryLog::new(self.iso.logs.as_deref(), &names[s], true).played_again(&why);
             return Some(Err(why));
         }
         let at = call_in_progress(proc, game.calls[s], game.asked[s], game.served);

@@ -253,6 +253,12 @@ impl EntryLog {
         self.clear_pending();
     }
 
+    /// Says in the log why its game is played again (a process of the entry killed
+    /// from outside its box: `why`), under the game's marker.
+    pub fn played_again(&self, why: &str) {
+        self.append(&format!("{}{why}; the game is played again\n", game_marker()));
+    }
+
     /// Appends text (the file is created, or emptied unless appending, on first use).
     pub fn append(&self, text: &str) {
         let Some(path) = &self.path else { return };

@@ -193,7 +193,7 @@ impl Program {
                 let file = self.file_name();
                 if believed {
                     let why = format!("{file}: its program was killed from outside its box ({how}): not its fault");
-                    self.log.append(&format!("{}{why}; the game is played again\n", super::log::game_marker()));
+                    self.log.played_again(&why);
                     crate::bot::host_fault(why.clone());
                     BotError::Failed(why)
                 } else {

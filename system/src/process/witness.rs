@@ -166,6 +166,10 @@ pub struct SignalWitness {
     /// The boxed instance's `set_event_pid`, open for appending (a helper's process
     /// writes its own pid there before it runs anything else).
     join: File,
+    /// The two instances' directories, and every descriptor the witness holds open in
+    /// them (read without the locks by [`remove_at_exit`]).
+    dirs: [PathBuf; 2],
+    fds: [RawFd; 3],
 }
 
 static WITNESS: OnceLock<Option<SignalWitness>> = OnceLock::new();
@@ -202,11 +206,11 @@ impl SignalWitness {
                     return None;
                 }
             };
-        let fds = vec![all.pipe.as_raw_fd(), boxed.pipe.as_raw_fd(), join.as_raw_fd()];
-        OWN.get_or_init(|| (vec![all.dir.clone(), boxed.dir.clone()], fds));
+        let dirs = [all.dir.clone(), boxed.dir.clone()];
+        let fds = [all.pipe.as_raw_fd(), boxed.pipe.as_raw_fd(), join.as_raw_fd()];
         // SAFETY: `remove_at_exit` is an extern "C" fn that only touches the file system.
         unsafe { libc::atexit(remove_at_exit) };
-        Some(SignalWitness { all: Mutex::new(all), boxed: Mutex::new(boxed), join })
+        Some(SignalWitness { all: Mutex::new(all), boxed: Mutex::new(boxed), join, dirs, fds })
     }
 
     /// The descriptor a helper's process writes its own pid to ([`join_self`]), between
@@ -277,20 +281,16 @@ fn tracefs() -> Option<PathBuf> {
     (mounted && at.join("instances").is_dir()).then(|| at.to_path_buf())
 }
 
-/// The directories of this host's instances and the descriptors it holds open in
-/// them, for [`remove_at_exit`].
-static OWN: OnceLock<(Vec<PathBuf>, Vec<RawFd>)> = OnceLock::new();
-
-/// At the host's exit: closes its descriptors in the instances (an instance with a file
-/// open cannot be removed) and removes them.
+/// At the host's exit: closes the witness's descriptors in its instances (an instance
+/// with a file open cannot be removed) and removes them.
 extern "C" fn remove_at_exit() {
-    if let Some((dirs, fds)) = OWN.get() {
-        for &fd in fds {
+    if let Some(Some(witness)) = WITNESS.get() {
+        for &fd in &witness.fds {
             // SAFETY: the witness's own descriptors, never used again: the process is
             // exiting.
             unsafe { libc::close(fd) };
         }
-        for dir in dirs {
+        for dir in &witness.dirs {
             remove(dir);
         }
     }
