@@ -90,6 +90,7 @@ pub const fn y_of(p: u32) -> u32 {
 
 /// The cell a move leads to from `p` on the torus (`p` itself for [`STAY`] or any other
 /// value).
+#[inline]
 pub const fn step(p: u32, mv: u32) -> u32 {
     let (x, y) = (x_of(p), y_of(p));
     match mv {
@@ -102,6 +103,7 @@ pub const fn step(p: u32, mv: u32) -> u32 {
 }
 
 /// Torus Manhattan distance: `min(|dx|, 64-|dx|) + min(|dy|, 64-|dy|)`.
+#[inline]
 pub const fn distance(a: u32, b: u32) -> u32 {
     let dx = x_of(a).abs_diff(x_of(b));
     let dy = y_of(a).abs_diff(y_of(b));

@@ -210,7 +210,10 @@ impl Scratch {
             let vi = ix(v);
             let mut low = node[vi].low;
             // Scan v's remaining neighbours; descend into the first one not reached yet.
-            for next in first..4 {
+            // (A counted loop, not a `u8` range: the tests' build does not inline a
+            // range's steps, which were a fifth of a target game there.)
+            let mut next = first;
+            while next < 4 {
                 let w = NEIGHBOURS[vi][usize::from(next & 3)];
                 let wi = ix(w);
                 let seen = node[wi].disc;
@@ -228,6 +231,7 @@ impl Scratch {
                 // low[v] to disc[parent], which leaves `low[v] >= disc[parent]` intact), or a
                 // wall (WALL_TIME: no effect).
                 low = low.min(seen);
+                next += 1;
             }
             // v is finished: all its children are known, so is its eligibility.
             stack.pop();
