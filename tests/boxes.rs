@@ -23,13 +23,13 @@
 //! in a worker and a box of its own, as `--isolate strict`) and in `--isolate strict`
 //! itself. A shared worker (`--isolate on`, for trusted runs) holds every entry in one
 //! box: six of these attacks get through there (docs/hardening.md). Each
-//! host is killed after 120 s (the test then fails): no test hangs. The tests run one at
-//! a time (each measures what an attacker leaves behind on the machine).
+//! host is killed after 120 s (the test then fails): no test hangs. The tests run side by
+//! side, as two contests on one machine would: what each finds left behind is told apart
+//! by its attackers' uids and its own directory (`processes_of`).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::util::{compile_c, data, lib_name, plugin_lib, root};
@@ -39,10 +39,10 @@ const SHM_KEY: u32 = 0x41524E41;
 /// The host's secret, in its environment and its session keyring (`Corpus::play`).
 const SECRET_ENV: &str = "ARENA_BOXES_SECRET";
 const SECRET: &str = "hunter2-token";
+/// How the name of each test's directory starts.
+const TEST_DIR_PREFIX: &str = "arena-boxes-";
 /// The longest a tournament here may take before the test kills it and fails.
 const HOST_DEADLINE: Duration = Duration::from_secs(120);
-
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn python() -> Option<&'static str> {
     ["/usr/bin/python3", "/usr/local/bin/python3"].into_iter().find(|p| Path::new(p).exists())
@@ -107,7 +107,7 @@ impl Setup {
         // Not under /tmp, which every box has a private one of (a write there lands in
         // the box's own /tmp): the attackers' target must be on the real file system.
         let dir = tempfile::Builder::new()
-            .prefix("arena-boxes-")
+            .prefix(TEST_DIR_PREFIX)
             .disable_cleanup(keep)
             .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
             .unwrap();
@@ -380,11 +380,19 @@ fn processes_naming(marker: &str) -> Vec<i32> {
     found
 }
 
-/// The processes (pid and command) whose real or effective uid is one of `uids`.
-fn processes_of(uids: &[u32]) -> Vec<String> {
+/// The processes (pid and command) whose real or effective uid is one of `uids`, but for
+/// those of another test here (their command line names its directory, not `marker`):
+/// a uid an attacker of this test had may be leased again to a box of a test running
+/// beside it once this test's box has ended.
+fn processes_of(uids: &[u32], marker: &str) -> Vec<String> {
     let mut found = Vec::new();
     for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         if e.file_name().to_string_lossy().parse::<i32>().is_err() {
+            continue;
+        }
+        let cmdline =
+            String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).unwrap_or_default()).into_owned();
+        if cmdline.contains(TEST_DIR_PREFIX) && !cmdline.contains(marker) {
             continue;
         }
         let status = std::fs::read_to_string(e.path().join("status")).unwrap_or_default();
@@ -428,7 +436,6 @@ impl Outcome<'_> {
 /// Plays `attack` in `mode` beside the honest bots and checks what every attack must
 /// (see the module's documentation); then `check` checks the attack's own outcome.
 fn attack_test(attack: Attack, mode: Mode, check: impl FnOnce(&Outcome)) {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if python().is_none() {
         return crate::util::skip("skipped: no /usr/bin/python3");
     }
@@ -486,7 +493,7 @@ fn attack_test(attack: Attack, mode: Mode, check: impl FnOnce(&Outcome)) {
     uids.retain(|&u| u != 0);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let (of_uid, naming) = (processes_of(&uids), processes_naming(&setup.marker()));
+        let (of_uid, naming) = (processes_of(&uids, &setup.marker()), processes_naming(&setup.marker()));
         if of_uid.is_empty() && naming.is_empty() {
             break;
         }
@@ -926,7 +933,6 @@ const VICTIM: &str = "# arena: eggs persistent\nimport sys, time\nwhile True:\n 
 /// of its bwrap this time, is charged as its crash.
 #[test]
 fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_again() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
     if let Err(why) = arena::process::bwrap_available() {
         return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
@@ -1001,7 +1007,6 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
 /// crash, as before.
 #[test]
 fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_again() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Err(why) = arena::process::bwrap_available() {
         return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
     }
