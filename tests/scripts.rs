@@ -294,6 +294,19 @@ fn a_script_without_do_turn_is_skipped() {
     assert!(err.contains("do_turn"), "{err}");
 }
 
+/// Lua does not check bytecode, and made-up bytecode can corrupt the VM's memory: a
+/// script is always loaded as text (only the host's own compilation of it is loaded as
+/// bytecode), so a file that starts with Lua's bytecode signature is a syntax error.
+#[test]
+fn a_lua_file_that_claims_to_be_bytecode_is_loaded_as_text_and_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bytes.lua"), "\x1bLuaT\0function do_turn(ctx) return 'STAY' end").unwrap();
+    let found = discover::<Zombies>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits());
+    assert!(found.entries.is_empty());
+    let line = found.skipped[0].to_string();
+    assert!(line.contains("bytes.lua") && line.contains("attempt to load a binary chunk"), "{line}");
+}
+
 #[test]
 fn a_runtime_error_on_every_call_makes_the_players_stay_and_is_reported_with_its_line() {
     for (file, line) in [("runtime_error.lua", "runtime_error.lua:3:"), ("runtime_error.rhai", "line 3")] {

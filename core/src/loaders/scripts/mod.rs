@@ -86,8 +86,14 @@ pub fn load<G: ScriptBots>(path: &Path, limits: &ScriptLimits) -> Option<Result<
         let name = path.file_stem().and_then(|s| s.to_str()).ok_or("the file name is not UTF-8")?.to_owned();
         let source = std::fs::read_to_string(path).map_err(|e| format!("cannot read the file: {e}"))?;
         let log = Arc::new(EntryLog::new(limits.log_dir.as_deref(), &name, limits.log_append));
-        let script =
-            Script { name: name.clone(), path: path.to_owned(), source: source.into(), limits: limits.clone(), log };
+        let script = Script {
+            name: name.clone(),
+            path: path.to_owned(),
+            source: source.into(),
+            limits: limits.clone(),
+            log,
+            lua_chunk: Arc::default(),
+        };
         let (kind, factory) = if ext == "rhai" {
             (EntryKind::Rhai, G::rhai_bots(script)?)
         } else {
@@ -111,6 +117,10 @@ pub struct Script {
     pub limits: ScriptLimits,
     /// Its `print` log.
     pub log: Arc<EntryLog>,
+    /// A Lua script compiled once, by its first VM (`lua::LuaVm::new`): the bytecode
+    /// Lua itself made of `source` (never bytes read from a file), which every later VM
+    /// of any thread loads instead of parsing the text again.
+    pub lua_chunk: Arc<std::sync::OnceLock<Vec<u8>>>,
 }
 
 impl Script {
