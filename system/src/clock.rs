@@ -21,7 +21,9 @@
 //!   program's tasks (every thread of every process it consists of, as far as the host
 //!   saw them when the call started) and the host's calling thread waited for a CPU
 //!   ([`ProgramTimer`]; an answer that came while the calling thread waited after a
-//!   deadline is judged with that wait counted).
+//!   deadline is judged with that wait counted). A program started for the call is
+//!   timed from its `execve` ([`ProgramTimer::start_spawned`]): the host's set-up of its
+//!   process is not its time.
 //!
 //! The wall time of an in-thread call is read with [`call_nanos`]: the monotonic
 //! clock's scale, from the processor's time-stamp counter where the kernel keeps time
@@ -615,6 +617,10 @@ pub struct ProgramTimer {
     /// The limit seemed reached at the last check: the tasks' CPU times were noted, to
     /// tell at the next whether one was only waiting for a CPU.
     suspect: bool,
+    /// A program started for the call ([`ProgramTimer::start_spawned`]): its first
+    /// task's time on a CPU before the clock started (counted), and its run-queue wait
+    /// then (left out of the waits, which count from its birth).
+    before: Sched,
 }
 
 impl ProgramTimer {
@@ -639,7 +645,25 @@ impl ProgramTimer {
             next_check: wall0.saturating_add(limit_ns),
             backstop: wall0.saturating_add(backstop(limit).as_nanos().min(u128::from(u64::MAX / 4)) as u64),
             suspect: false,
+            before: Sched { cpu: 0, wait: 0 },
         }
+    }
+
+    /// Starts the time of a call to a program started for it, once its `execve` is
+    /// done (`root`: its first process). The host's set-up before that is not the
+    /// program's time: the box's uid and control groups, the fork of the host's process
+    /// and the exec's release of that copy, where a crowded kernel can block for
+    /// hundreds of milliseconds on locks another process holds (seen beside a hostile
+    /// tournament: 281 ms of a 357 ms call). What `root` ran before the clock started
+    /// (that code of the host's, the exec, and the program's own first steps if it got
+    /// a CPU before this thread did) is counted, its time on a CPU, so no work of the
+    /// program's is free.
+    pub fn start_spawned(limit: Duration, root: u32) -> ProgramTimer {
+        let mut timer = ProgramTimer::start(limit, None);
+        let before = std::fs::read(format!("/proc/{root}/schedstat")).ok().and_then(|b| parse_schedstat(&b));
+        timer.before = before.unwrap_or(Sched { cpu: 0, wait: 0 });
+        timer.next_check = timer.next_check.saturating_sub(timer.before.cpu);
+        timer
     }
 
     /// The own time used up to `now`: the wall time less the waits.
@@ -649,8 +673,10 @@ impl ProgramTimer {
             (Some(w0), Some(s)) => s.wait.saturating_sub(w0),
             _ => 0,
         };
-        let program = tasks.map_or(0, |t| t.waited(born));
-        wall.saturating_sub(host.saturating_add(program))
+        // The first task's wait before the clock started is in its waits (counted from
+        // its birth) but not in the wall time.
+        let program = tasks.map_or(0, |t| t.waited(born)).saturating_sub(self.before.wait);
+        wall.saturating_sub(host.saturating_add(program)).saturating_add(self.before.cpu)
     }
 
     /// The wall time left before the limit may have been reached, or `None` once it
@@ -735,7 +761,7 @@ impl ProgramTimer {
         let now = monotonic_nanos();
         let wall = now.saturating_sub(self.wall0);
         if wall < SHORT.as_nanos() as u64 {
-            return Duration::from_nanos(wall);
+            return Duration::from_nanos(wall.saturating_add(self.before.cpu));
         }
         let used = match tasks {
             Some(t) => {

@@ -47,11 +47,13 @@ pub fn run_once_timed(
     timeout: Duration,
     stderr_sink: &mut dyn Write,
 ) -> (Result<Vec<String>, CallError>, Duration) {
-    let mut timer = ProgramTimer::start(timeout, None);
+    // The clock starts once the program runs (`start` returns after its `execve`): the
+    // host's set-up before is not its time (`ProgramTimer::start_spawned`).
     let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap, user } = match start(spec, limits) {
         Ok(started) => started,
-        Err(e) => return (Err(e), timer.charge(None, true)),
+        Err(e) => return (Err(e), Duration::ZERO),
     };
+    let mut timer = ProgramTimer::start_spawned(timeout, child.id());
     let mut tasks = ProgramTasks::new(child.id());
     let result = run_once_loop(
         stdin,
@@ -221,5 +223,76 @@ fn run_once_loop(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::run_once_timed;
+    use crate::process::{Limits, ProgramSpec};
+
+    const BIG_HOST: &str = "ARENA_TEST_BIG_HOST";
+    const NAME: &str = "process::once::tests::the_hosts_set_up_of_a_program_started_for_a_call_is_not_its_time";
+
+    /// The host's set-up of a program started for a call (here the fork of a host of
+    /// 1 GiB of written memory, whose page tables the fork copies) is not the program's
+    /// time: its clock starts once its `execve` is done. Run in a child copy of this
+    /// test binary, whose memory would slow every other test's forks.
+    #[test]
+    fn the_hosts_set_up_of_a_program_started_for_a_call_is_not_its_time() {
+        if std::env::var_os(BIG_HOST).is_none() {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", NAME, "--nocapture", "--test-threads", "1"])
+                .env(BIG_HOST, "1")
+                .output()
+                .unwrap();
+            let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert!(out.status.success() && text.contains("1 passed"), "{text}");
+            eprintln!("{}", text.lines().find(|l| l.starts_with("calls of")).unwrap_or_default());
+            return;
+        }
+        let spec = ProgramSpec::new(["/bin/echo", "hi"]);
+        let median_charge = || {
+            let mut charged: Vec<Duration> = (0..5)
+                .map(|_| {
+                    let (result, took) =
+                        run_once_timed(&spec, &Limits::default(), b"", 1, Duration::from_secs(5), &mut std::io::sink());
+                    assert_eq!(result.unwrap(), vec!["hi".to_owned()]);
+                    took
+                })
+                .collect();
+            charged.sort();
+            charged[2]
+        };
+        let small = median_charge();
+        let big = vec![1u8; 1 << 30];
+        // What the fork costs the host's thread (it copies the page tables of 262,144
+        // written pages), and what the child's release of that copy costs (at its exit
+        // here, at its exec in a call: the child's time, which is charged), each at its
+        // cheapest of five.
+        let (mut fork, mut release) = (Duration::MAX, Duration::MAX);
+        for _ in 0..5 {
+            let started = Instant::now();
+            // SAFETY: the child only calls _exit, which is async-signal-safe.
+            let pid = unsafe { libc::fork() };
+            if pid == 0 {
+                unsafe { libc::_exit(0) };
+            }
+            let forked = Instant::now();
+            // SAFETY: waits for the child just forked.
+            unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+            fork = fork.min(forked - started);
+            release = release.min(forked.elapsed());
+        }
+        let charged = median_charge();
+        std::hint::black_box(&big);
+        eprintln!(
+            "calls of /bin/echo: charged {small:?} from a small host, {charged:?} from a host of 1 GiB; \
+             its fork {fork:?}, the release of the copy {release:?}"
+        );
+        assert!(fork >= Duration::from_millis(2), "the fork was too cheap to tell: {fork:?}");
+        assert!(charged < small + release + fork / 2, "the host's fork was charged");
     }
 }
