@@ -372,12 +372,17 @@ fn processes_naming(marker: &str) -> Vec<i32> {
     let mut found = Vec::new();
     for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).replace('\0', " ").contains(marker) {
+        if cmdline(&e.path()).contains(marker) {
             found.push(pid);
         }
     }
     found
+}
+
+/// The command line of the process whose `/proc` directory is `proc`, its arguments
+/// joined by spaces (empty when it is gone).
+fn cmdline(proc: &Path) -> String {
+    String::from_utf8_lossy(&std::fs::read(proc.join("cmdline")).unwrap_or_default()).replace('\0', " ")
 }
 
 /// The processes (pid and command) whose real or effective uid is one of `uids`, but for
@@ -390,8 +395,7 @@ fn processes_of(uids: &[u32], marker: &str) -> Vec<String> {
         if e.file_name().to_string_lossy().parse::<i32>().is_err() {
             continue;
         }
-        let cmdline =
-            String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).unwrap_or_default()).into_owned();
+        let cmdline = cmdline(&e.path());
         if cmdline.contains(TEST_DIR_PREFIX) && !cmdline.contains(marker) {
             continue;
         }

@@ -696,9 +696,7 @@ fn hostile_corpus(game: Game, groups: &[Vec<Hostile>], sandbox: &str) {
     // a uid and a `pids` group of its own: they run no hostile bot, and the lock keeps
     // the other test thread waiting. Elsewhere a neighbour's fork bomb could starve
     // their programs (RLIMIT_NPROC is per user), so they play under it.
-    // SAFETY: geteuid cannot fail.
-    let apart = unsafe { libc::geteuid() } == 0 && pids_base().is_some();
-    let early = (!apart).then(one_at_a_time);
+    let early = (!boxed_apart()).then(one_at_a_time);
     let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
     if sandbox == "bwrap"
         && let Err(why) = arena::process::bwrap_available()
@@ -978,11 +976,17 @@ fn small_eggs(
     serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
 }
 
+/// Whether each box has a uid and a `pids` control group of its own (a root host with
+/// a `pids` group).
+fn boxed_apart() -> bool {
+    // SAFETY: geteuid cannot fail.
+    (unsafe { libc::geteuid() }) == 0 && pids_base().is_some()
+}
+
 /// Skips (with a line saying why) a test that needs root, a pids control group and the
 /// system's python.
 fn needs_root_and_groups() -> bool {
-    // SAFETY: geteuid cannot fail.
-    let ok = unsafe { libc::geteuid() } == 0 && pids_base().is_some() && python().is_some();
+    let ok = boxed_apart() && python().is_some();
     if !ok {
         crate::util::skip("skipped: needs root, a pids control group and /usr/bin/python3");
     }

@@ -645,7 +645,7 @@ impl ProgramTimer {
             next_check: wall0.saturating_add(limit_ns),
             backstop: wall0.saturating_add(backstop(limit).as_nanos().min(u128::from(u64::MAX / 4)) as u64),
             suspect: false,
-            before: Sched { cpu: 0, wait: 0 },
+            before: Sched::default(),
         }
     }
 
@@ -661,7 +661,7 @@ impl ProgramTimer {
     pub fn start_spawned(limit: Duration, root: u32) -> ProgramTimer {
         let mut timer = ProgramTimer::start(limit, None);
         let before = std::fs::read(format!("/proc/{root}/schedstat")).ok().and_then(|b| parse_schedstat(&b));
-        timer.before = before.unwrap_or(Sched { cpu: 0, wait: 0 });
+        timer.before = before.unwrap_or_default();
         timer.next_check = timer.next_check.saturating_sub(timer.before.cpu);
         timer
     }

@@ -110,22 +110,23 @@ impl<T: 'static> Drop for LuaVm<T> {
     }
 }
 
-/// Runs the script's top-level code in `lua`: the bytecode of its first compilation
-/// when there is one (the same program: parsing the text again was about 4% of a Lua
-/// tournament of small bots), else its text, compiled and kept. The text is loaded as
-/// text only: bytecode read from a file is never run (Lua does not check it, and made-up
-/// bytecode can corrupt the VM's memory).
+/// Runs the script's top-level code in `lua`, compiled once for every VM of the script
+/// ([`compiled`]; parsing the text again was about 4% of a Lua tournament of small bots).
 fn run_script(lua: &Lua, script: &Script, file: &str) -> mlua::Result<()> {
-    let main = match script.lua_chunk.get() {
-        Some(bytes) => lua.load(bytes.as_slice()).set_mode(ChunkMode::Binary).into_function()?,
-        None => {
-            let main =
-                lua.load(&*script.source).set_name(format!("={file}")).set_mode(ChunkMode::Text).into_function()?;
-            let _ = script.lua_chunk.set(main.dump(false));
-            main
-        }
-    };
-    main.call(())
+    compiled(lua, &script.lua_chunk, &script.source, &format!("={file}"))?.call(())
+}
+
+/// `text` (named `name`) as a function of `lua`: loaded from `cache`, the bytecode Lua
+/// made of it the first time, else compiled and kept there. The text is loaded as text
+/// only: bytecode read from a file is never run (Lua does not check it, and made-up
+/// bytecode can corrupt the VM's memory).
+fn compiled(lua: &Lua, cache: &std::sync::OnceLock<Vec<u8>>, text: &str, name: &str) -> mlua::Result<Function> {
+    if let Some(bytes) = cache.get() {
+        return lua.load(bytes.as_slice()).set_mode(ChunkMode::Binary).into_function();
+    }
+    let function = lua.load(text).set_name(name).set_mode(ChunkMode::Text).into_function()?;
+    let _ = cache.set(function.dump(false));
+    Ok(function)
 }
 
 /// A budget or time overrun, if the hook stopped the call.
@@ -229,16 +230,9 @@ fn sandbox<T: 'static>(script: &Script, slot: &Rc<Slot<T>>, budget: &Rc<Budget>)
         })?;
         g.raw_set(name, guarded)?;
     }
-    // Compiled once per process, like the scripts (`run_script`).
+    // Compiled once per process, like the scripts.
     static PRELUDE_CHUNK: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    match PRELUDE_CHUNK.get() {
-        Some(bytes) => lua.load(bytes.as_slice()).set_mode(ChunkMode::Binary).exec()?,
-        None => {
-            let prelude = lua.load(PRELUDE).set_name("=prelude").set_mode(ChunkMode::Text).into_function()?;
-            let _ = PRELUDE_CHUNK.set(prelude.dump(false));
-            prelude.call::<()>(())?;
-        }
-    }
+    compiled(&lua, &PRELUDE_CHUNK, PRELUDE, "=prelude")?.call::<()>(())?;
 
     // Global: every thread of the state runs it, those a game's bindings make to call
     // `do_turn` on too (mlua's per-thread hook would drop itself on a thread it did not
