@@ -63,13 +63,19 @@ impl Drop for Hogs {
 
 /// Pins the calling thread to one CPU.
 fn pin_to(cpu: usize) {
+    pin_task(0, cpu);
+}
+
+/// Lets the task `tid` (0: the calling thread) run on `cpu` only.
+fn pin_task(tid: u32, cpu: usize) {
     // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes within it;
-    // sched_setaffinity(0) applies to the calling thread only.
-    unsafe {
+    // sched_setaffinity applies to the one task named.
+    let r = unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
+        libc::sched_setaffinity(tid as libc::pid_t, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    assert_eq!(r, 0, "sched_setaffinity({tid}): {}", std::io::Error::last_os_error());
 }
 
 /// Lets the calling thread run on every CPU again.
@@ -382,4 +388,40 @@ fn a_program_is_judged_by_when_it_answered_however_long_the_host_waits_for_a_cpu
             assert!(took >= limit, "{what}");
         }
     }
+}
+
+#[test]
+fn a_program_is_not_charged_the_hosts_wait_for_a_cpu_while_it_writes_the_request() {
+    use arena::process::CallError;
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = python_program(
+        dir.path(),
+        "for line in sys.stdin:\n    time.sleep(int(line) / 1000)\n    print('done', flush=True)\n",
+    );
+    assert_eq!(p.ask(b"0\n", 1, Duration::from_secs(30)).unwrap(), ["done"]);
+    // The program shares CPU 0 with the host's calling thread (the idle class) and four
+    // hogs: the request wakes the program on the writer's CPU, where it takes the CPU
+    // from the host thread at once, often before the write has returned; the host
+    // thread then waits for the CPU far longer than the program sleeps.
+    pin_task(p.pid(), 0);
+    let limit = Duration::from_millis(50);
+    let calls = crowded(4, || {
+        lowest_priority();
+        (0..8)
+            .map(|_| {
+                let started = Instant::now();
+                let answer = p.ask(b"10\n", 1, limit);
+                (answer, p.last_call_time(), started.elapsed())
+            })
+            .collect::<Vec<_>>()
+    });
+    for (i, (answer, took, wall)) in calls.into_iter().enumerate() {
+        let what =
+            format!("call {i}, a sleep of 10 ms: {answer:?} after {took:?} of own time ({wall:?} on the wall clock)");
+        assert_eq!(answer, Ok(vec!["done".to_owned()]), "{what}");
+        assert!(took < limit, "{what}");
+    }
+    // A late answer is still late.
+    let answer = p.ask(b"120\n", 1, limit);
+    assert_eq!(answer, Err(CallError::Timeout), "a sleep of 120 ms after {:?} of own time", p.last_call_time());
 }

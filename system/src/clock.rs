@@ -599,9 +599,10 @@ impl ProgramTasks {
 #[derive(Debug)]
 pub struct ProgramTimer {
     wall0: u64,
-    /// The calling thread's wait at the start of the call when it starts the program,
-    /// else at its first `poll` (the request written, or as much of it as the pipe
-    /// took): the host's waits from then on are left out.
+    /// The calling thread's wait at the start of the call: the host's waits from then
+    /// on are left out. Read before the request is written: a pipe's writer wakes its
+    /// reader on its own CPU, where the program can take the CPU from a crowded host
+    /// thread in the middle of the write, and that wait is the host's.
     host_wait0: Option<u64>,
     /// The calling thread's wait at the start of the `poll` in progress.
     poll_wait0: Option<u64>,
@@ -627,12 +628,11 @@ impl ProgramTimer {
     /// Starts the time of a call with `limit`; `tasks` are the program's (for a program
     /// started for this call, none yet: its tasks are all born within the call).
     pub fn start(limit: Duration, tasks: Option<&mut ProgramTasks>) -> ProgramTimer {
-        // A program started for the call: the host's waits while it starts it are left
-        // out too (a start costs far more than this read).
-        let host_wait0 = if tasks.is_none() { thread_sched().map(|s| s.wait) } else { None };
         if let Some(tasks) = tasks {
             tasks.begin();
         }
+        // Side by side: a wait between the two readings is neither charged nor excused.
+        let host_wait0 = thread_sched().map(|s| s.wait);
         let wall0 = monotonic_nanos();
         let limit_ns = limit.as_nanos().min(u128::from(u64::MAX / 4)) as u64;
         ProgramTimer {
@@ -723,7 +723,6 @@ impl ProgramTimer {
     /// said): notes the calling thread's wait so far.
     pub fn poll_starts(&mut self) {
         self.poll_wait0 = thread_sched().map(|s| s.wait);
-        self.host_wait0 = self.host_wait0.or(self.poll_wait0);
     }
 
     /// After each `poll`; `ready`: it found something to read or write. A poll that
