@@ -236,6 +236,64 @@ fn own_time_leaves_out_the_waits_for_a_cpu() {
     assert!(diff < cpu / 10 + Duration::from_millis(5), "own {own:?} vs cpu {cpu:?} (wall {wall:?})");
 }
 
+#[test]
+fn the_own_time_a_verdict_rests_on_is_never_more_than_a_crowded_thread_used() {
+    use arena::clock::{TaskProbe, monotonic_nanos};
+    use std::sync::atomic::AtomicI32;
+    let tid = AtomicI32::new(0);
+    let stop = AtomicBool::new(false);
+    // (the largest excess over the CPU time it had used, of `own`, of `own_surely`)
+    let (upper, surely) = std::thread::scope(|scope| {
+        let observer = scope.spawn(|| {
+            while tid.load(Ordering::SeqCst) == 0 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let tid = tid.load(Ordering::SeqCst) as u32;
+            let mut probe = TaskProbe::open(std::process::id(), tid).expect("the thread's counters");
+            let start = probe.read().unwrap();
+            let own0 = monotonic_nanos() - start.wait;
+            let (mut upper, mut surely) = (0i64, 0i64);
+            let until = Instant::now() + Duration::from_millis(1500);
+            while Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(5));
+                let now = monotonic_nanos();
+                let own = probe.own(now).unwrap() as i64 - own0 as i64;
+                let sure = probe.own_surely(now).map(|s| s as i64 - own0 as i64);
+                // Read last: the thread's CPU time after the readings, never before.
+                let cpu = (probe.read().unwrap().cpu - start.cpu) as i64;
+                upper = upper.max(own - cpu);
+                surely = sure.map_or(surely, |s| surely.max(s - cpu));
+            }
+            stop.store(true, Ordering::SeqCst);
+            (upper, surely)
+        });
+        // A thread that only computes (its own time is its CPU time), on CPU 0 beside
+        // six hogs.
+        crowded(6, || {
+            // SAFETY: gettid has no preconditions.
+            tid.store(unsafe { libc::gettid() }, Ordering::SeqCst);
+            let mut x = 1u64;
+            while !stop.load(Ordering::Relaxed) {
+                for i in 0..10_000u64 {
+                    x = std::hint::black_box(x.wrapping_mul(i | 1));
+                }
+            }
+        });
+        observer.join().unwrap()
+    });
+    let ms = |n: i64| n as f64 / 1e6;
+    // The plain reading counts the wait the thread sits in now: tens of milliseconds.
+    assert!(upper > 15_000_000, "no contention to measure: own time at most {} ms over its CPU time", ms(upper));
+    // The sure one is never over what it used (a scheduler tick of slack, 10 ms at
+    // 100 Hz, for a CPU time the kernel had not updated yet when it was read).
+    assert!(
+        surely <= 10_000_000,
+        "own time surely used {} ms over its CPU time (the plain reading: {} ms)",
+        ms(surely),
+        ms(upper)
+    );
+}
+
 /// A zombies Lua bot that adds `n` numbers when the clock is even and spins forever when
 /// it is odd, with a 400 ms limit per call and no instruction budget to speak of.
 fn lua_bot(dir: &Path, n: u64) -> arena::bot::Entry<arena::games::zombies::Zombies> {

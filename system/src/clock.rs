@@ -416,13 +416,17 @@ impl OwnDeadline {
 /// The kernel adds a wait to a task's counters only when the task gets a CPU again, so
 /// a task waiting in a run queue *now* shows none of that wait yet. [`TaskProbe::waiting`]
 /// tells that case apart: the task is runnable (state `R`) but has had no CPU time since
-/// the previous reading; a verdict is then put off until it has run again.
+/// the previous reading; a verdict is then put off until it has run again, and rests on
+/// the own time it surely used ([`TaskProbe::own_surely`]), never on [`TaskProbe::own`].
 #[derive(Debug)]
 pub struct TaskProbe {
     sched: File,
     stat: File,
     /// CPU time at the previous reading.
     last_cpu: u64,
+    /// When [`TaskProbe::mark`] (or [`TaskProbe::own_surely`]) last read it (monotonic
+    /// nanoseconds).
+    mark_wall: u64,
 }
 
 impl TaskProbe {
@@ -431,7 +435,7 @@ impl TaskProbe {
         let sched = File::open(format!("/proc/{pid}/task/{tid}/schedstat")).ok()?;
         let stat = File::open(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
         let last_cpu = pread_sched(&sched)?.cpu;
-        Some(TaskProbe { sched, stat, last_cpu })
+        Some(TaskProbe { sched, stat, last_cpu, mark_wall: monotonic_nanos() })
     }
 
     /// The task's counters now.
@@ -449,10 +453,47 @@ impl TaskProbe {
         task_state(&self.stat)
     }
 
-    /// Notes the task's CPU time now, for [`TaskProbe::waiting`] to compare with.
+    /// Notes the task's CPU time now, for [`TaskProbe::waiting`] and
+    /// [`TaskProbe::own_surely`] to compare with.
     pub fn mark(&mut self) {
+        let now = monotonic_nanos();
         if let Some(s) = self.read() {
             self.last_cpu = s.cpu;
+            self.mark_wall = now;
+        }
+    }
+
+    /// The task's own time that is certain at wall time `now`, for a verdict: never
+    /// more than it used, whatever the load. `None` while it waits for a CPU and has not
+    /// run since the last [`TaskProbe::mark`] (look again a tick later). Marks anew.
+    ///
+    /// [`TaskProbe::own`] counts as the task's own time the wait it may be sitting in
+    /// *now* (the kernel adds a wait to its counters only when it runs again), which on
+    /// a crowded CPU is tens of milliseconds too much. Here it is the wall time up to
+    /// which its counters are complete ([`TaskProbe::sure_at`]) less its waits.
+    pub fn own_surely(&mut self, now: u64) -> Option<u64> {
+        let (at, s) = self.sure_at(now)?;
+        Some(at.saturating_sub(s.wait))
+    }
+
+    /// A wall time up to which the task's waits are all in its counters, and the
+    /// counters now: `now` for a task that is not runnable (asleep, blocked: it sits in
+    /// no wait); for a runnable one that has run since the last [`TaskProbe::mark`], the
+    /// mark's time (it was on a CPU at some moment after it, when every wait before that
+    /// moment was counted). `None` while it is runnable and has not run since the mark
+    /// (or cannot be read). Marks anew.
+    pub fn sure_at(&mut self, now: u64) -> Option<(u64, Sched)> {
+        let s = self.read()?;
+        let runnable = task_state(&self.stat) == Some(b'R');
+        let (ran, mark) = (s.cpu != self.last_cpu, self.mark_wall);
+        self.last_cpu = s.cpu;
+        self.mark_wall = now;
+        if !runnable {
+            Some((now, s))
+        } else if ran {
+            Some((mark, s))
+        } else {
+            None
         }
     }
 
@@ -574,14 +615,20 @@ impl ProgramTasks {
         }
     }
 
-    /// True when one of the tasks is most likely waiting for a CPU right now
-    /// ([`TaskProbe::waiting`]).
-    fn any_waiting(&mut self) -> bool {
-        let mut any = false;
+    /// A wall time up to which every task's waits are in its counters
+    /// ([`TaskProbe::sure_at`]; `now` when there is none), or `None` while one of them
+    /// is most likely waiting for a CPU and has not run since the mark. Marks anew.
+    fn sure_at(&mut self, now: u64) -> Option<u64> {
+        let mut at = now;
+        let mut waiting = false;
         for t in &mut self.tasks {
-            any |= t.1.waiting();
+            match t.1.sure_at(now) {
+                Some((since, _)) => at = at.min(since),
+                // Runnable and not run since the mark, unless it has ended.
+                None => waiting |= t.1.read().is_some(),
+            }
         }
-        any
+        (!waiting).then_some(at)
     }
 }
 
@@ -700,15 +747,18 @@ impl ProgramTimer {
                 (self.limit - used).max(100_000)
             }
             // The limit seems reached, but a task may be waiting for a CPU with that
-            // wait not counted yet: look again a tick later, and for as long as one
-            // still waits without running.
+            // wait not counted yet: look again a tick later, and decide on the time the
+            // program surely used (its tasks' waits complete up to a moment after the
+            // mark), or look again while one still waits without running.
             Some(t) if !self.suspect => {
                 self.suspect = true;
                 t.mark();
                 RECHECK.as_nanos() as u64
             }
             Some(t) => {
-                if !t.any_waiting() {
+                if let Some(at) = t.sure_at(now)
+                    && self.measure(at, Some(t), born) >= self.limit
+                {
                     return None;
                 }
                 RECHECK.as_nanos() as u64

@@ -108,13 +108,22 @@ impl Running {
             let over = elapsed >= allowed && used.unwrap_or(elapsed) >= allowed;
             // The playing thread's counters show a wait for a CPU only once it has run
             // again: when the call seems over, note its CPU time and decide at the next
-            // look (5 ms on), unless it was still only waiting then.
+            // look (5 ms on) on the own time it surely used, unless it was still only
+            // waiting then.
             match (over, *suspect) {
                 (false, _) => {
                     *suspect = None;
                     false
                 }
-                (true, Some(s)) if s == (c.entry, c.call) => !self.player.as_mut().is_some_and(TaskProbe::waiting),
+                (true, Some(s)) if s == (c.entry, c.call) => match self.player.as_mut() {
+                    None => true,
+                    Some(p) if c.own_origin == 0 => !p.waiting(),
+                    Some(p) => p.own_surely(now).is_some_and(|surely| {
+                        let surely = surely.saturating_sub(c.own_origin);
+                        used = Some(surely);
+                        surely >= allowed
+                    }),
+                },
                 (true, _) => {
                     *suspect = Some((c.entry, c.call));
                     if let Some(p) = self.player.as_mut() {

@@ -10,8 +10,6 @@ use std::io::Write;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::clock::TaskProbe;
-
 use super::running::Running;
 use super::wire::{GameRequest, GameResponse, answer_to};
 
@@ -201,7 +199,13 @@ impl Awaited {
         if calls <= 1 || self.times_itself || elapsed < one_call {
             return None;
         }
-        let (cpu, own) = running.player_probe().and_then(|p| Some((p.read()?.cpu, p.own(now)?)))?;
+        let probe = running.player_probe()?;
+        // A runnable thread may be sitting in a wait for a CPU its counters do not show
+        // yet (`TaskProbe::own_surely`): it is not blocked.
+        if probe.state() == Some(b'R') {
+            return None;
+        }
+        let (cpu, own) = probe.read().map(|s| (s.cpu, now.saturating_sub(s.wait)))?;
         match self.progress {
             Some((last, since)) if last == cpu && own.saturating_sub(since) >= one_call => Some(Blamed {
                 verdict: "hung in a call past its time limit".to_owned(),
@@ -256,7 +260,17 @@ impl Awaited {
                 self.suspect = false;
                 false
             } else if self.suspect {
-                !running.player_probe().is_some_and(TaskProbe::waiting)
+                // Decided on the own time the thread surely used (not a wait for a CPU
+                // it may be sitting in now), or put off while it only waits.
+                match (running.player_probe(), self.own_start) {
+                    (None, _) => true,
+                    (Some(p), None) => !p.waiting(),
+                    (Some(p), Some(start)) => p.own_surely(now).is_some_and(|surely| {
+                        let surely = surely.saturating_sub(start);
+                        used = Some(surely);
+                        surely >= allowed
+                    }),
+                }
             } else {
                 self.suspect = true;
                 if let Some(p) = running.player_probe() {
