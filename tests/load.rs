@@ -404,17 +404,24 @@ fn lowest_priority() {
     assert_eq!(r, 0, "sched_setscheduler(SCHED_IDLE): {}", std::io::Error::last_os_error());
 }
 
+/// A persistent Python program in `dir` that sleeps the milliseconds each line asks
+/// for and then answers `done`, started and past its first call.
+fn sleeper(dir: &Path) -> arena::process::Process {
+    let mut p = python_program(
+        dir,
+        "for line in sys.stdin:\n    time.sleep(int(line) / 1000)\n    print('done', flush=True)\n",
+    );
+    assert_eq!(p.ask(b"0\n", 1, Duration::from_secs(30)).unwrap(), ["done"]);
+    p
+}
+
 #[test]
 fn a_program_is_judged_by_when_it_answered_however_long_the_host_waits_for_a_cpu() {
     use arena::process::CallError;
     let dir = tempfile::tempdir().unwrap();
     // Started before the host's thread is crowded: the program runs on any CPU, at the
     // normal priority.
-    let mut p = python_program(
-        dir.path(),
-        "for line in sys.stdin:\n    time.sleep(int(line) / 1000)\n    print('done', flush=True)\n",
-    );
-    assert_eq!(p.ask(b"0\n", 1, Duration::from_secs(30)).unwrap(), ["done"]);
+    let mut p = sleeper(dir.path());
     // The host's calling thread shares CPU 0 with four hogs and runs only when they let
     // it (the idle class): each of its wake-ups waits for a CPU, often far longer than
     // the program sleeps.
@@ -452,11 +459,7 @@ fn a_program_is_judged_by_when_it_answered_however_long_the_host_waits_for_a_cpu
 fn a_program_is_not_charged_the_hosts_wait_for_a_cpu_while_it_writes_the_request() {
     use arena::process::CallError;
     let dir = tempfile::tempdir().unwrap();
-    let mut p = python_program(
-        dir.path(),
-        "for line in sys.stdin:\n    time.sleep(int(line) / 1000)\n    print('done', flush=True)\n",
-    );
-    assert_eq!(p.ask(b"0\n", 1, Duration::from_secs(30)).unwrap(), ["done"]);
+    let mut p = sleeper(dir.path());
     // The program shares CPU 0 with the host's calling thread (the idle class) and four
     // hogs: the request wakes the program on the writer's CPU, where it takes the CPU
     // from the host thread at once, often before the write has returned; the host
