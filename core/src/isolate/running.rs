@@ -115,15 +115,12 @@ impl Running {
                     *suspect = None;
                     false
                 }
-                (true, Some(s)) if s == (c.entry, c.call) => match self.player.as_mut() {
-                    None => true,
-                    Some(p) if c.own_origin == 0 => !p.waiting(),
-                    Some(p) => p.own_surely(now).is_some_and(|surely| {
-                        let surely = surely.saturating_sub(c.own_origin);
-                        used = Some(surely);
-                        surely >= allowed
-                    }),
-                },
+                (true, Some(s)) if s == (c.entry, c.call) => {
+                    let origin = (c.own_origin != 0).then_some(c.own_origin);
+                    let (over, surely) = surely_over(self.player.as_mut(), origin, now, allowed);
+                    used = surely.or(used);
+                    over
+                }
                 (true, _) => {
                     *suspect = Some((c.entry, c.call));
                     if let Some(p) = self.player.as_mut() {
@@ -205,6 +202,27 @@ impl Running {
             unsafe {
                 libc::kill(pid, libc::SIGCONT);
             }
+        }
+    }
+}
+
+/// The second look at a call that seemed over at the first (its playing thread
+/// `probe` marked then): whether it is, on the own time the thread surely used since
+/// `origin` (`TaskProbe::own_surely`; that time too, for the verdict's message), or not
+/// yet while the thread only waits for a CPU. Without a probe it is over; without an
+/// origin on the probe's scale, it is over unless the thread only waits.
+pub(super) fn surely_over(
+    probe: Option<&mut TaskProbe>,
+    origin: Option<u64>,
+    now: u64,
+    allowed: u64,
+) -> (bool, Option<u64>) {
+    match (probe, origin) {
+        (None, _) => (true, None),
+        (Some(p), None) => (!p.waiting(), None),
+        (Some(p), Some(origin)) => {
+            let surely = p.own_surely(now).map(|own| own.saturating_sub(origin));
+            (surely.is_some_and(|used| used >= allowed), surely)
         }
     }
 }

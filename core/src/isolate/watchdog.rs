@@ -10,7 +10,7 @@ use std::io::Write;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::running::Running;
+use super::running::{Running, surely_over};
 use super::wire::{GameRequest, GameResponse, answer_to};
 
 /// How a game in a worker went, as the host saw it.
@@ -262,15 +262,9 @@ impl Awaited {
             } else if self.suspect {
                 // Decided on the own time the thread surely used (not a wait for a CPU
                 // it may be sitting in now), or put off while it only waits.
-                match (running.player_probe(), self.own_start) {
-                    (None, _) => true,
-                    (Some(p), None) => !p.waiting(),
-                    (Some(p), Some(start)) => p.own_surely(now).is_some_and(|surely| {
-                        let surely = surely.saturating_sub(start);
-                        used = Some(surely);
-                        surely >= allowed
-                    }),
-                }
+                let (over, surely) = surely_over(running.player_probe(), self.own_start, now, allowed);
+                used = surely.or(used);
+                over
             } else {
                 self.suspect = true;
                 if let Some(p) = running.player_probe() {
