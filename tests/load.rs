@@ -456,6 +456,49 @@ fn a_program_is_judged_by_when_it_answered_however_long_the_host_waits_for_a_cpu
 }
 
 #[test]
+fn a_program_whose_answer_waited_for_a_cpu_past_the_deadline_is_judged_by_when_it_wrote_it() {
+    use arena::process::CallError;
+    let dir = tempfile::tempdir().unwrap();
+    // Each call computes for the milliseconds it asks for, of its own CPU time.
+    let mut p = python_program(
+        dir.path(),
+        "for line in sys.stdin:\n    t = time.thread_time() + int(line) / 1000\n    while time.thread_time() < t:\n        pass\n    print('done', flush=True)\n",
+    );
+    assert_eq!(p.ask(b"0\n", 1, Duration::from_secs(30)).unwrap(), ["done"]);
+    // The program shares CPU 0 with four hogs, so that 20 ms of its work take about
+    // 100 ms of wall time: its answer then comes after the host's poll was woken by
+    // its deadline. The host's calling thread is there too, in the idle class,
+    // so that after that wake-up it waits for the CPU far longer than the program took.
+    // Which of that wait came before the answer, and could have been the program's
+    // time, the kernel's stamp on the program's stdout tells.
+    pin_task(p.pid(), 0);
+    let limit = Duration::from_millis(50);
+    let calls = crowded(4, || {
+        lowest_priority();
+        (0..12)
+            .map(|_| {
+                let started = Instant::now();
+                let answer = p.ask(b"20\n", 1, limit);
+                (answer, p.last_call_time(), started.elapsed())
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut past_the_deadline = 0;
+    for (i, (answer, took, wall)) in calls.into_iter().enumerate() {
+        let what =
+            format!("call {i}, 20 ms of work: {answer:?} after {took:?} of own time ({wall:?} on the wall clock)");
+        assert_eq!(answer, Ok(vec!["done".to_owned()]), "{what}");
+        assert!(took < limit, "{what}");
+        past_the_deadline += usize::from(wall > limit * 2);
+    }
+    assert!(past_the_deadline >= 3, "only {past_the_deadline} of 12 calls were read well past their deadline");
+    // Work past the limit is still late, however the host waited.
+    unpin();
+    let answer = p.ask(b"120\n", 1, limit);
+    assert_eq!(answer, Err(CallError::Timeout), "120 ms of work after {:?} of own time", p.last_call_time());
+}
+
+#[test]
 fn a_program_is_not_charged_the_hosts_wait_for_a_cpu_while_it_writes_the_request() {
     use arena::process::CallError;
     let dir = tempfile::tempdir().unwrap();

@@ -659,6 +659,12 @@ pub struct ProgramTimer {
     /// A poll woken by its deadline found the answer (or part of it) there: it came
     /// after that deadline, and its time decides whether it was late.
     ready_after_deadline: bool,
+    /// The last poll woken by its deadline: when it ended, and how long the calling
+    /// thread waited for a CPU in it (the end of [`ProgramTimer::host_unexcused`]).
+    late_poll: Option<(u64, u64)>,
+    /// What [`ProgramTimer::charge`] read: the call's wall time, the calling thread's
+    /// waits in it, and the program's tasks'.
+    charged: (u64, u64, u64),
     limit: u64,
     next_check: u64,
     backstop: u64,
@@ -688,6 +694,8 @@ impl ProgramTimer {
             poll_wait0: None,
             host_unexcused: 0,
             ready_after_deadline: false,
+            late_poll: None,
+            charged: (0, 0, 0),
             limit: limit_ns,
             next_check: wall0.saturating_add(limit_ns),
             backstop: wall0.saturating_add(backstop(limit).as_nanos().min(u128::from(u64::MAX / 4)) as u64),
@@ -715,6 +723,12 @@ impl ProgramTimer {
 
     /// The own time used up to `now`: the wall time less the waits.
     fn measure(&mut self, now: u64, tasks: Option<&mut ProgramTasks>, born: bool) -> u64 {
+        let (wall, host, program) = self.parts(now, tasks, born);
+        wall.saturating_sub(host.saturating_add(program)).saturating_add(self.before.cpu)
+    }
+
+    /// The wall time up to `now`, the calling thread's waits in it, and the program's.
+    fn parts(&mut self, now: u64, tasks: Option<&mut ProgramTasks>, born: bool) -> (u64, u64, u64) {
         let wall = now.saturating_sub(self.wall0);
         let host = match (self.host_wait0, thread_sched()) {
             (Some(w0), Some(s)) => s.wait.saturating_sub(w0),
@@ -723,7 +737,7 @@ impl ProgramTimer {
         // The first task's wait before the clock started is in its waits (counted from
         // its birth) but not in the wall time.
         let program = tasks.map_or(0, |t| t.waited(born)).saturating_sub(self.before.wait);
-        wall.saturating_sub(host.saturating_add(program)).saturating_add(self.before.cpu)
+        (wall, host, program)
     }
 
     /// The wall time left before the limit may have been reached, or `None` once it
@@ -792,16 +806,40 @@ impl ProgramTimer {
         if now.saturating_sub(waited) >= self.next_check {
             self.host_unexcused = self.host_unexcused.saturating_add(waited);
             self.ready_after_deadline |= ready;
+            self.late_poll = Some((now, waited));
         }
     }
 
-    /// Whether an answer read in full, whose call took `took` ([`ProgramTimer::charge`]),
-    /// is late: it came after a poll's deadline, and its own time with the calling
-    /// thread's waits after that deadline (the program's time, not the host's) is over
-    /// the limit: that time, when it is late.
-    pub fn answered_late(&self, took: Duration) -> Option<Duration> {
-        let time = took.saturating_add(Duration::from_nanos(self.host_unexcused));
-        (self.ready_after_deadline && time.as_nanos() > u128::from(self.limit)).then_some(time)
+    /// Whether an answer read in full is late, once the call was charged
+    /// ([`ProgramTimer::charge`]): it came after a poll's deadline, and its own time,
+    /// with the calling thread's waits after that deadline taken as the program's time
+    /// rather than the host's, is over the limit: that time, when it is late.
+    ///
+    /// That own time is the wall time less the host's other waits and the program's
+    /// tasks' waits. The two kinds of wait may overlap (both waited for a CPU at once
+    /// after the deadline), so the charged time, which takes both out and stops at zero,
+    /// is not the base here.
+    ///
+    /// `written` tells, when it can, the latest moment the program wrote its answer
+    /// (monotonic nanoseconds: the kernel's stamp on its stdout, see `crate::process`'s
+    /// `stamped`); asked only when the answer may be late. The part of the last such
+    /// wait after that moment came after the answer: it is the host's, and left out.
+    pub fn answered_late(&self, written: impl FnOnce() -> Option<u64>) -> Option<Duration> {
+        if !self.ready_after_deadline {
+            return None;
+        }
+        let (wall, host, program) = self.charged;
+        let late = |unexcused: u64| {
+            let own = wall.saturating_sub(host.saturating_sub(unexcused)).saturating_sub(program);
+            let time = Duration::from_nanos(own.saturating_add(self.before.cpu));
+            (time.as_nanos() > u128::from(self.limit)).then_some(time)
+        };
+        late(self.host_unexcused)?;
+        let mut unexcused = self.host_unexcused;
+        if let (Some((end, waited)), Some(at)) = (self.late_poll, written()) {
+            unexcused = unexcused.saturating_sub(waited.min(end.saturating_sub(at)));
+        }
+        late(unexcused)
     }
 
     /// The own time the call took, at its end: its wall time if under [`SHORT`]. After
@@ -810,28 +848,67 @@ impl ProgramTimer {
         let now = monotonic_nanos();
         let wall = now.saturating_sub(self.wall0);
         if wall < SHORT.as_nanos() as u64 {
+            self.charged = (wall, 0, 0);
             return Duration::from_nanos(wall.saturating_add(self.before.cpu));
         }
-        let used = match tasks {
+        self.charged = match tasks {
             Some(t) => {
                 if born {
                     t.refresh();
                 }
-                let used = self.measure(now, Some(&mut *t), born);
+                let parts = self.parts(now, Some(&mut *t), born);
                 if !born {
                     t.refresh();
                 }
-                used
+                parts
             }
-            None => self.measure(now, None, born),
+            None => self.parts(now, None, born),
         };
-        Duration::from_nanos(used)
+        let (wall, host, program) = self.charged;
+        Duration::from_nanos(wall.saturating_sub(host.saturating_add(program)).saturating_add(self.before.cpu))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A timer whose call was charged `(wall, host, program)` milliseconds of wall time and
+    /// waits, after a poll woken by its 50 ms deadline that ended at `end` ms (from the
+    /// start) having waited `waited` ms for a CPU, and found the answer.
+    fn read_late(wall: u64, host: u64, program: u64, end: u64, waited: u64) -> ProgramTimer {
+        const MS: u64 = 1_000_000;
+        let mut timer = ProgramTimer::start(Duration::from_millis(50), None);
+        timer.host_unexcused = waited * MS;
+        timer.ready_after_deadline = true;
+        timer.late_poll = Some((timer.wall0 + end * MS, waited * MS));
+        timer.charged = (wall * MS, host * MS, program * MS);
+        timer
+    }
+
+    #[test]
+    fn an_answer_read_late_is_charged_the_hosts_wait_only_up_to_when_it_was_written() {
+        let at = |timer: &ProgramTimer, ms: u64| timer.wall0 + ms * 1_000_000;
+        // 4 ms of work that waited 66 ms for a CPU (written at 70 ms); the host, woken
+        // by its deadline at 50 ms, got a CPU at 127 ms. Without a stamp all 77 ms of its
+        // wait may have been the program's: late. The stamp says 57 ms of it came after.
+        let timer = read_late(127, 77, 66, 127, 77);
+        assert_eq!(timer.answered_late(|| None), Some(Duration::from_millis(61)));
+        assert_eq!(timer.answered_late(|| Some(at(&timer, 70))), None);
+        // Both waited at once: 4 ms of work written at 103 ms after 99 ms of waits, the
+        // host's 53 ms wait after its deadline beside them. Its own time is 4 ms, not the
+        // 53 ms that taking both waits out (stopping at zero) and adding one back gives.
+        let timer = read_late(103, 53, 99, 103, 53);
+        assert_eq!(timer.answered_late(|| None), None);
+        // A program that slept 150 ms and wrote then, read at 400 ms: late by its own
+        // time (150 ms), whatever the stamp.
+        let timer = read_late(400, 350, 0, 400, 350);
+        assert_eq!(timer.answered_late(|| None), Some(Duration::from_millis(400)));
+        assert_eq!(timer.answered_late(|| Some(at(&timer, 150))), Some(Duration::from_millis(150)));
+        // A stamp is asked for only when the answer may be late.
+        let timer = read_late(60, 10, 20, 60, 10);
+        assert_eq!(timer.answered_late(|| panic!("asked for a stamp")), None);
+    }
 
     #[test]
     fn schedstat_lines_parse() {

@@ -54,6 +54,8 @@
 //!   bwrap works here;
 //! - `pipes`: polling on the program's own time, non-blocking reads and writes, lines,
 //!   and the capped stderr sink, which both ways of running share;
+//! - `stamped`: a program's stdout as a FIFO whose writes the kernel stamps, to tell
+//!   when an answer read late was written;
 //! - `persistent`: [`Process`], the conversation with one long-lived program;
 //! - `once`: [`run_once`], one process per request;
 //! - `witness`: [`SignalWitness`], the kernel's word (its tracing, as root) on whether a
@@ -71,6 +73,7 @@ mod pipes;
 mod rlimits;
 mod sandbox;
 mod spawn;
+mod stamped;
 mod uids;
 mod witness;
 

@@ -49,7 +49,7 @@ pub fn run_once_timed(
 ) -> (Result<Vec<String>, CallError>, Duration) {
     // The clock starts once the program runs (`start` returns after its `execve`): the
     // host's set-up before is not its time (`ProgramTimer::start_spawned`).
-    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap, user } = match start(spec, limits) {
+    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap, user, stamped } = match start(spec, limits) {
         Ok(started) => started,
         Err(e) => return (Err(e), Duration::ZERO),
     };
@@ -102,7 +102,8 @@ pub fn run_once_timed(
         Err(CallError::Timeout) if stopped => Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned())),
         other => other,
     };
-    match (result, timer.answered_late(time)) {
+    let written = || stamped.then(|| super::stamped::last_write(stdout.as_raw_fd())).flatten();
+    match (result, timer.answered_late(written)) {
         // Read in full, but written after its deadline and past the limit.
         (Ok(_), Some(late)) => (Err(CallError::Timeout), late),
         (result, _) => (result, time),

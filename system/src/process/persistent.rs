@@ -30,6 +30,8 @@ pub struct Process {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: ChildStdout,
+    /// Stdout is a stamped pipe (`super::stamped`).
+    stamped: bool,
     pidfd: Option<OwnedFd>,
     /// Bytes read from stdout and not yet consumed.
     buf: Vec<u8>,
@@ -69,7 +71,7 @@ impl Process {
         limits: &Limits,
         mut stderr_sink: Box<dyn Write + Send>,
     ) -> Result<Process, CallError> {
-        let Started { child, stdin, stdout, mut stderr, pidfd, cap: process_cap, user } = start(spec, limits)?;
+        let Started { child, stdin, stdout, mut stderr, pidfd, cap: process_cap, user, stamped } = start(spec, limits)?;
         let cap = limits.stderr_cap;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new().name(format!("stderr-{}", child.id())).spawn(move || {
@@ -90,6 +92,7 @@ impl Process {
             child,
             stdin: Some(stdin),
             stdout,
+            stamped,
             pidfd,
             buf: Vec::new(),
             stale: 0,
@@ -154,7 +157,8 @@ impl Process {
         let result = self.ask_timed(request, lines, &mut timer, &mut tasks);
         self.last_time = timer.charge(Some(&mut tasks), false);
         self.tasks = tasks;
-        match (result, timer.answered_late(self.last_time)) {
+        let late = timer.answered_late(|| self.last_write());
+        match (result, late) {
             // Read in full, but written after its deadline and past the limit.
             (Ok(_), Some(time)) => {
                 self.last_time = time;
@@ -193,6 +197,12 @@ impl Process {
         let lines = lines.min(self.ahead);
         self.ahead -= lines;
         self.stale += lines;
+    }
+
+    /// When the program last wrote to its stdout, at the latest (monotonic nanoseconds),
+    /// where its stdout is a stamped pipe.
+    fn last_write(&self) -> Option<u64> {
+        self.stamped.then(|| super::stamped::last_write(self.stdout.as_raw_fd())).flatten()
     }
 
     /// The own time the last [`Process::ask`] took.

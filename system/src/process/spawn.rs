@@ -278,6 +278,9 @@ pub(super) struct Started {
     pub(super) cap: Option<ProcessCap>,
     /// The uid its box runs as (a root host's lease), held while it lives.
     pub(super) user: Option<BoxUser>,
+    /// Stdout is a stamped pipe: `stamped::last_write` on it tells when the program last
+    /// wrote.
+    pub(super) stamped: bool,
 }
 
 pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, CallError> {
@@ -305,7 +308,12 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
     for (k, v) in &spec.env {
         cmd.env(k, v);
     }
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // Stdout through a pipe whose writes the kernel stamps, where one can be made.
+    let (stamped, stdout_to) = match super::stamped::stamped_pipe() {
+        Some((read, write)) => (Some(read), Stdio::from(write)),
+        None => (None, Stdio::piped()),
+    };
+    cmd.stdin(Stdio::piped()).stdout(stdout_to).stderr(Stdio::piped());
     cmd.process_group(0);
     // A process cap of the program's own (a pids control group) counts only its own
     // processes, so no other program, and no other process of its user, can starve it;
@@ -351,13 +359,16 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
             _ => CallError::Spawn(format!("{program}: {e}")),
         }
     })?;
-    let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
+    // Our copy of the stamped pipe's write end goes with the command.
+    drop(cmd);
+    let stamped_stdout = stamped.is_some();
+    let stdout = stamped.map(ChildStdout::from).or_else(|| child.stdout.take());
+    let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), stdout, child.stderr.take()) else {
         unreachable!("all three pipes were requested");
     };
     let pidfd = pidfd_open(child.id());
     let cap = cap.filter(|c| c.holds(child.id()));
-    let started = Started { child, stdin, stdout, stderr, pidfd, cap, user };
+    let started = Started { child, stdin, stdout, stderr, pidfd, cap, user, stamped: stamped_stdout };
     for fd in [started.stdin.as_raw_fd(), started.stdout.as_raw_fd()] {
         if let Err(e) = set_nonblocking(fd) {
             let mut started = started;

@@ -1,0 +1,168 @@
+//! A program's stdout whose writes the kernel stamps: a named FIFO, made in `/dev/shm`
+//! (or the temp directory), opened at both ends and unlinked at once, then used as an
+//! anonymous pipe is.
+//!
+//! Why: an answer read after a `poll` woke by its deadline could have come at any moment
+//! of the calling thread's wait for a CPU after that deadline, so that whole wait used to
+//! be charged to the program (`crate::clock::ProgramTimer::answered_late`). On a crowded
+//! machine that turned prompt answers into time-outs (a 5 ms call charged 84 ms). The
+//! kernel updates a FIFO's modification and change times on each write that moves data,
+//! which anonymous pipes no longer do (Linux 6.x); the time of the last write then tells
+//! how much of that wait came after the answer, and that part is the host's.
+//!
+//! The stamp is an upper bound on when the program last wrote: the later of the two
+//! times (a program that sets its stdout's times, which it may when it runs as the
+//! FIFO's owner, moves the change time to that moment, never back), plus the coarse
+//! clock's resolution. A stamp is only trusted where a probe made at first use showed
+//! that writes move it ([`stamped_pipe`] returns `None` otherwise, and the caller makes
+//! an anonymous pipe: the old, harsher rule applies).
+//!
+//! Not here: what a stamp decides (`crate::clock::ProgramTimer`), polling and reading
+//! (`pipes`).
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Where the FIFOs are made (each lives there only between its `mkfifo` and its
+/// `unlink`, a few microseconds, with mode 0600), once a probe there showed that writes
+/// stamp a FIFO; `None` when no candidate did.
+fn home() -> Option<&'static Path> {
+    static HOME: OnceLock<Option<PathBuf>> = OnceLock::new();
+    HOME.get_or_init(|| {
+        // A tmpfs first: its inodes' times cost no journal write.
+        [PathBuf::from("/dev/shm"), std::env::temp_dir()].into_iter().find(|dir| probe(dir))
+    })
+    .as_deref()
+}
+
+/// Whether a write to a FIFO made in `dir` moves its stamp: its times are set to the
+/// epoch, one byte is written, and the stamp must then be recent.
+fn probe(dir: &Path) -> bool {
+    let Some((read, write)) = make(dir) else { return false };
+    let epoch = [libc::timespec { tv_sec: 0, tv_nsec: 0 }; 2];
+    // SAFETY: futimens on a descriptor we own, with two valid timespecs.
+    if unsafe { libc::futimens(write.as_raw_fd(), epoch.as_ptr()) } != 0 {
+        return false;
+    }
+    // SAFETY: one byte from a valid buffer to a descriptor we own.
+    if unsafe { libc::write(write.as_raw_fd(), b"x".as_ptr().cast(), 1) } != 1 {
+        return false;
+    }
+    // The change time moved with the futimens; only the modification time tells.
+    let Some((mtime, _)) = times(read.as_raw_fd()) else { return false };
+    realtime_nanos().saturating_sub(mtime) < 10_000_000_000
+}
+
+/// A FIFO in `dir`, opened at both ends (read end non-blocking, both close-on-exec) and
+/// unlinked.
+fn make(dir: &Path) -> Option<(OwnedFd, OwnedFd)> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    for _ in 0..8 {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!("arena-fifo-{}-{n}", std::process::id()));
+        let c = CString::new(path.as_os_str().as_bytes()).ok()?;
+        // SAFETY: `c` is a valid NUL-terminated path.
+        if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
+            // One left by an earlier process of the same pid: take the next name.
+            if io::Error::last_os_error().kind() == io::ErrorKind::AlreadyExists {
+                continue;
+            }
+            return None;
+        }
+        // SAFETY: as above; the descriptors returned are new and ours.
+        let read = unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_NONBLOCK | libc::O_CLOEXEC) };
+        // SAFETY: as above (with a reader there, opening for writing does not block).
+        let write = if read >= 0 { unsafe { libc::open(c.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) } } else { -1 };
+        // SAFETY: as above.
+        unsafe { libc::unlink(c.as_ptr()) };
+        // SAFETY: each descriptor is new and owned by nothing else.
+        let read = (read >= 0).then(|| unsafe { OwnedFd::from_raw_fd(read) });
+        // SAFETY: as above.
+        let write = (write >= 0).then(|| unsafe { OwnedFd::from_raw_fd(write) });
+        return Some((read?, write?));
+    }
+    None
+}
+
+/// A stamped pipe for a program's stdout: its read end (non-blocking) and its write end,
+/// both close-on-exec; `None` where writes would not be stamped (make an anonymous pipe).
+pub(super) fn stamped_pipe() -> Option<(OwnedFd, OwnedFd)> {
+    make(home()?)
+}
+
+/// The modification and change times of `fd`, in nanoseconds of the real-time clock.
+fn times(fd: RawFd) -> Option<(u64, u64)> {
+    // SAFETY: fstat writes into a zeroed stat we own.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return None;
+    }
+    let ns = |s: libc::time_t, n: libc::c_long| (s as u64).saturating_mul(1_000_000_000).saturating_add(n as u64);
+    Some((ns(st.st_mtime, st.st_mtime_nsec), ns(st.st_ctime, st.st_ctime_nsec)))
+}
+
+fn realtime_nanos() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    (ts.tv_sec as u64).saturating_mul(1_000_000_000).saturating_add(ts.tv_nsec as u64)
+}
+
+/// The resolution of the coarse clock file times are taken from (a scheduler tick).
+fn coarse_resolution() -> u64 {
+    static RES: OnceLock<u64> = OnceLock::new();
+    *RES.get_or_init(|| {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid timespec to write.
+        if unsafe { libc::clock_getres(libc::CLOCK_REALTIME_COARSE, &mut ts) } != 0 {
+            return 10_000_000;
+        }
+        (ts.tv_sec as u64).saturating_mul(1_000_000_000).saturating_add(ts.tv_nsec as u64).max(1)
+    })
+}
+
+/// When the program last wrote to the stamped pipe whose read end is `fd`, at the
+/// latest, on the monotonic clock (`crate::clock::monotonic_nanos`); never later than
+/// now.
+pub(super) fn last_write(fd: RawFd) -> Option<u64> {
+    let (mtime, ctime) = times(fd)?;
+    let stamp = mtime.max(ctime).saturating_add(coarse_resolution());
+    let (real, mono) = (realtime_nanos(), crate::clock::monotonic_nanos());
+    Some(mono.saturating_sub(real.saturating_sub(stamp)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_write_stamps_the_pipe_and_a_forged_time_cannot_move_the_stamp_back() {
+        let Some((read, write)) = stamped_pipe() else {
+            panic!("no directory here stamps a FIFO's writes (/dev/shm, the temp dir)");
+        };
+        std::thread::sleep(Duration::from_millis(30));
+        let before = crate::clock::monotonic_nanos();
+        // SAFETY: one byte from a valid buffer to a descriptor we own.
+        assert_eq!(unsafe { libc::write(write.as_raw_fd(), b"x".as_ptr().cast(), 1) }, 1);
+        let after = crate::clock::monotonic_nanos();
+        std::thread::sleep(Duration::from_millis(30));
+        let at = last_write(read.as_raw_fd()).unwrap();
+        // Not before the write's tick began, nor later than a tick (and a little) after it.
+        let tick = coarse_resolution();
+        assert!(at + tick >= before && at <= after + tick + 2_000_000, "{before} {at} {after} (tick {tick})");
+        // A program that owns the FIFO may set its times to the past: the change time
+        // moves to the moment it did, so the stamp does not go back.
+        std::thread::sleep(Duration::from_millis(30));
+        let forged_at = crate::clock::monotonic_nanos();
+        let epoch = [libc::timespec { tv_sec: 0, tv_nsec: 0 }; 2];
+        // SAFETY: futimens on a descriptor we own, with two valid timespecs.
+        assert_eq!(unsafe { libc::futimens(write.as_raw_fd(), epoch.as_ptr()) }, 0);
+        let at = last_write(read.as_raw_fd()).unwrap();
+        assert!(at + tick >= forged_at, "a forged time moved the stamp back: {at} < {forged_at}");
+    }
+}
