@@ -455,6 +455,29 @@ fn a_program_is_judged_by_when_it_answered_however_long_the_host_waits_for_a_cpu
     }
 }
 
+/// Asks `p` the same `request` `calls` times with `limit`, with the program and the
+/// calling thread (in the idle class) on CPU 0 beside four hogs: each call's answer,
+/// own time and wall time.
+#[allow(clippy::type_complexity)]
+fn asked_behind_hogs(
+    p: &mut arena::process::Process,
+    request: &[u8],
+    calls: usize,
+    limit: Duration,
+) -> Vec<(Result<Vec<String>, arena::process::CallError>, Duration, Duration)> {
+    pin_task(p.pid(), 0);
+    crowded(4, || {
+        lowest_priority();
+        (0..calls)
+            .map(|_| {
+                let started = Instant::now();
+                let answer = p.ask(request, 1, limit);
+                (answer, p.last_call_time(), started.elapsed())
+            })
+            .collect()
+    })
+}
+
 #[test]
 fn a_program_whose_answer_waited_for_a_cpu_past_the_deadline_is_judged_by_when_it_wrote_it() {
     use arena::process::CallError;
@@ -471,18 +494,8 @@ fn a_program_whose_answer_waited_for_a_cpu_past_the_deadline_is_judged_by_when_i
     // so that after that wake-up it waits for the CPU far longer than the program took.
     // Which of that wait came before the answer, and could have been the program's
     // time, the kernel's stamp on the program's stdout tells.
-    pin_task(p.pid(), 0);
     let limit = Duration::from_millis(50);
-    let calls = crowded(4, || {
-        lowest_priority();
-        (0..12)
-            .map(|_| {
-                let started = Instant::now();
-                let answer = p.ask(b"20\n", 1, limit);
-                (answer, p.last_call_time(), started.elapsed())
-            })
-            .collect::<Vec<_>>()
-    });
+    let calls = asked_behind_hogs(&mut p, b"20\n", 12, limit);
     let mut past_the_deadline = 0;
     for (i, (answer, took, wall)) in calls.into_iter().enumerate() {
         let what =
@@ -540,18 +553,8 @@ fn a_program_is_not_charged_the_hosts_wait_for_a_cpu_while_it_writes_the_request
     // hogs: the request wakes the program on the writer's CPU, where it takes the CPU
     // from the host thread at once, often before the write has returned; the host
     // thread then waits for the CPU far longer than the program sleeps.
-    pin_task(p.pid(), 0);
     let limit = Duration::from_millis(50);
-    let calls = crowded(4, || {
-        lowest_priority();
-        (0..8)
-            .map(|_| {
-                let started = Instant::now();
-                let answer = p.ask(b"10\n", 1, limit);
-                (answer, p.last_call_time(), started.elapsed())
-            })
-            .collect::<Vec<_>>()
-    });
+    let calls = asked_behind_hogs(&mut p, b"10\n", 8, limit);
     for (i, (answer, took, wall)) in calls.into_iter().enumerate() {
         let what =
             format!("call {i}, a sleep of 10 ms: {answer:?} after {took:?} of own time ({wall:?} on the wall clock)");
