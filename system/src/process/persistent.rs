@@ -164,6 +164,9 @@ impl Process {
                 self.last_time = time;
                 Err(CallError::Timeout)
             }
+            // Read in full, but after its own time was up: it came while the host took
+            // its second look at a call that seemed over its limit.
+            (Ok(_), None) if self.last_time > timeout => Err(CallError::Timeout),
             (other, _) => other,
         }
     }
