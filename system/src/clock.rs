@@ -543,30 +543,10 @@ pub const RECHECK: Duration = Duration::from_millis(5);
 #[derive(Debug, Default)]
 pub struct ProgramTasks {
     root: u32,
-    tasks: Vec<Task>,
+    /// (task id, its probe, its wait at the start of the call in progress).
+    tasks: Vec<(u32, TaskProbe, Option<u64>)>,
     /// Whether the tasks were looked for since the program started.
     found: bool,
-}
-
-/// One task of a program, and its counters at the start of the call in progress (or
-/// when it was first seen, if later: a task is neither forgiven the waits nor charged
-/// the CPU time it had before).
-#[derive(Debug)]
-struct Task {
-    tid: u32,
-    probe: TaskProbe,
-    start: Option<Sched>,
-}
-
-/// What a program's tasks did since the start of a call ([`ProgramTasks::since`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Since {
-    /// Their run-queue waits, added up.
-    waits: u64,
-    /// The most CPU time one of them used.
-    cpu_max: u64,
-    /// Their CPU time, added up.
-    cpu_sum: u64,
 }
 
 impl ProgramTasks {
@@ -591,19 +571,19 @@ impl ProgramTasks {
                     continue;
                 }
                 seen.push(tid);
-                if !self.tasks.iter().any(|t| t.tid == tid)
+                if !self.tasks.iter().any(|t| t.0 == tid)
                     && let Some(mut probe) = TaskProbe::open(pid, tid)
                 {
                     // A task first seen now is not forgiven its earlier waits.
-                    let start = probe.read();
-                    self.tasks.push(Task { tid, probe, start });
+                    let start = probe.read().map(|s| s.wait);
+                    self.tasks.push((tid, probe, start));
                 }
                 if let Ok(children) = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/children")) {
                     queue.extend(children.split_ascii_whitespace().filter_map(|c| c.parse::<u32>().ok()));
                 }
             }
         }
-        self.tasks.retain(|t| seen.contains(&t.tid));
+        self.tasks.retain(|t| seen.contains(&t.0));
     }
 
     /// Marks the start of a call: every known task's wait now.
@@ -612,67 +592,28 @@ impl ProgramTasks {
             self.refresh();
         }
         for t in &mut self.tasks {
-            t.start = t.probe.read();
-            t.probe.last_cpu = t.start.map_or(0, |s| s.cpu);
+            let now = t.1.read();
+            t.2 = now.map(|s| s.wait);
+            t.1.last_cpu = now.map_or(0, |s| s.cpu);
         }
     }
 
-    /// What the known tasks did since [`ProgramTasks::begin`] (tasks that ended since
-    /// count nothing); with `born`, since they were born.
-    fn since(&mut self, born: bool) -> Since {
-        let mut since = Since::default();
-        for t in &mut self.tasks {
-            let Some(now) = t.probe.read() else { continue };
-            let start = match t.start {
-                _ if born => Sched::default(),
-                Some(start) => start,
-                None => continue,
-            };
-            let cpu = now.cpu.saturating_sub(start.cpu);
-            since.waits = since.waits.saturating_add(now.wait.saturating_sub(start.wait));
-            since.cpu_max = since.cpu_max.max(cpu);
-            since.cpu_sum = since.cpu_sum.saturating_add(cpu);
-        }
-        since
-    }
-
-    /// How many CPUs the tasks may run on: the union of their affinities (the machine's
-    /// count where none can be read).
-    fn cpus(&self) -> u64 {
-        #[cfg(target_os = "linux")]
-        {
-            // SAFETY: a zeroed cpu_set_t is a valid empty set.
-            let mut union: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-            let mut any = false;
-            for t in &self.tasks {
-                // SAFETY: as above; sched_getaffinity writes at most the set's size.
-                let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-                // SAFETY: a plain query of one task's affinity into a set we own.
-                if unsafe { libc::sched_getaffinity(t.tid as libc::pid_t, std::mem::size_of_val(&set), &mut set) } != 0
-                {
-                    continue;
-                }
-                any = true;
-                for cpu in 0..libc::CPU_SETSIZE as usize {
-                    // SAFETY: `cpu` is within the set's size.
-                    if unsafe { libc::CPU_ISSET(cpu, &set) } {
-                        // SAFETY: as above.
-                        unsafe { libc::CPU_SET(cpu, &mut union) };
-                    }
-                }
-            }
-            if any {
-                // SAFETY: counting the bits of a set we own.
-                return (unsafe { libc::CPU_COUNT(&union) } as u64).max(1);
-            }
-        }
-        std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
+    /// The waits of the known tasks since [`ProgramTasks::begin`] (tasks that ended
+    /// since, or were not known then, count nothing); with `born`, their whole waits.
+    fn waited(&mut self, born: bool) -> u64 {
+        self.tasks
+            .iter_mut()
+            .filter_map(|t| {
+                let wait = t.1.read()?.wait;
+                Some(if born { wait } else { wait.saturating_sub(t.2?) })
+            })
+            .fold(0u64, u64::saturating_add)
     }
 
     /// Notes every task's CPU time now ([`TaskProbe::mark`]).
     fn mark(&mut self) {
         for t in &mut self.tasks {
-            t.probe.mark();
+            t.1.mark();
         }
     }
 
@@ -683,10 +624,10 @@ impl ProgramTasks {
         let mut at = now;
         let mut waiting = false;
         for t in &mut self.tasks {
-            match t.probe.sure_at(now) {
+            match t.1.sure_at(now) {
                 Some((since, _)) => at = at.min(since),
                 // Runnable and not run since the mark, unless it has ended.
-                None => waiting |= t.probe.read().is_some(),
+                None => waiting |= t.1.read().is_some(),
             }
         }
         (!waiting).then_some(at)
@@ -723,8 +664,9 @@ pub struct ProgramTimer {
     /// The last poll woken by its deadline: when it ended, and how long the calling
     /// thread waited for a CPU in it (the end of [`ProgramTimer::host_unexcused`]).
     late_poll: Option<(u64, u64)>,
-    /// What [`ProgramTimer::charge`] read.
-    charged: Parts,
+    /// What [`ProgramTimer::charge`] read: the call's wall time, the calling thread's
+    /// waits in it, and the program's tasks'.
+    charged: (u64, u64, u64),
     limit: u64,
     next_check: u64,
     backstop: u64,
@@ -735,31 +677,6 @@ pub struct ProgramTimer {
     /// task's time on a CPU before the clock started (counted), and its run-queue wait
     /// then (left out of the waits, which count from its birth).
     before: Sched,
-}
-
-/// What a program call's own time is made of, at some moment of the call.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Parts {
-    /// The wall time since the call began.
-    wall: u64,
-    /// The calling thread's run-queue waits in it.
-    host: u64,
-    /// The program's tasks' run-queue waits in it, added up.
-    program: u64,
-    /// The least own time the program's CPU time proves: the most one task used, and
-    /// all of it spread over the CPUs they may use (even alone on the machine, the call
-    /// could not have taken less). The waits are added up over the tasks, so a program
-    /// whose threads wait for each other (more runnable threads than CPUs, or a thread
-    /// kept runnable on a crowded CPU) would otherwise seem to use no time at all.
-    floor: u64,
-}
-
-impl Parts {
-    /// The own time: the wall time less the waits (plus `before`, the time on a CPU of
-    /// a program started for the call before its clock started), or the floor if more.
-    fn own(&self, before: u64) -> u64 {
-        self.wall.saturating_sub(self.host.saturating_add(self.program)).saturating_add(before).max(self.floor)
-    }
 }
 
 impl ProgramTimer {
@@ -780,7 +697,7 @@ impl ProgramTimer {
             host_unexcused: 0,
             ready_after_deadline: false,
             late_poll: None,
-            charged: Parts::default(),
+            charged: (0, 0, 0),
             limit: limit_ns,
             next_check: wall0.saturating_add(limit_ns),
             backstop: wall0.saturating_add(backstop(limit).as_nanos().min(u128::from(u64::MAX / 4)) as u64),
@@ -806,31 +723,23 @@ impl ProgramTimer {
         timer
     }
 
-    /// The own time used up to `now`: the wall time less the waits, or more where the
-    /// program's CPU time proves more ([`Parts::floor`]).
+    /// The own time used up to `now`: the wall time less the waits.
     fn measure(&mut self, now: u64, tasks: Option<&mut ProgramTasks>, born: bool) -> u64 {
-        self.parts(now, tasks, born).own(self.before.cpu)
+        let (wall, host, program) = self.parts(now, tasks, born);
+        wall.saturating_sub(host.saturating_add(program)).saturating_add(self.before.cpu)
     }
 
-    /// What the call's own time up to `now` is made of.
-    fn parts(&mut self, now: u64, tasks: Option<&mut ProgramTasks>, born: bool) -> Parts {
+    /// The wall time up to `now`, the calling thread's waits in it, and the program's.
+    fn parts(&mut self, now: u64, tasks: Option<&mut ProgramTasks>, born: bool) -> (u64, u64, u64) {
         let wall = now.saturating_sub(self.wall0);
         let host = match (self.host_wait0, thread_sched()) {
             (Some(w0), Some(s)) => s.wait.saturating_sub(w0),
             _ => 0,
         };
-        let Some(tasks) = tasks else { return Parts { wall, host, program: 0, floor: 0 } };
-        let since = tasks.since(born);
         // The first task's wait before the clock started is in its waits (counted from
         // its birth) but not in the wall time.
-        let program = since.waits.saturating_sub(self.before.wait);
-        let mut parts = Parts { wall, host, program, floor: since.cpu_max };
-        // Their CPU time spread over every CPU they may use, read only when it could
-        // say more than the rest.
-        if since.cpu_sum > parts.own(self.before.cpu) {
-            parts.floor = parts.floor.max(since.cpu_sum / tasks.cpus());
-        }
-        parts
+        let program = tasks.map_or(0, |t| t.waited(born)).saturating_sub(self.before.wait);
+        (wall, host, program)
     }
 
     /// The wall time left before the limit may have been reached, or `None` once it
@@ -847,12 +756,7 @@ impl ProgramTimer {
         if let Some(t) = tasks.as_deref_mut() {
             t.refresh();
         }
-        let parts = self.parts(now, tasks.as_deref_mut(), born);
-        // CPU time is counted as it is used: a floor at the limit needs no second look.
-        if parts.floor >= self.limit {
-            return None;
-        }
-        let used = parts.own(self.before.cpu);
+        let used = self.measure(now, tasks.as_deref_mut(), born);
         let rest = match tasks {
             _ if used < self.limit => {
                 self.suspect = false;
@@ -926,10 +830,10 @@ impl ProgramTimer {
         if !self.ready_after_deadline {
             return None;
         }
-        let Parts { wall, host, program, floor } = self.charged;
+        let (wall, host, program) = self.charged;
         let late = |unexcused: u64| {
             let own = wall.saturating_sub(host.saturating_sub(unexcused)).saturating_sub(program);
-            let time = Duration::from_nanos(own.saturating_add(self.before.cpu).max(floor));
+            let time = Duration::from_nanos(own.saturating_add(self.before.cpu));
             (time.as_nanos() > u128::from(self.limit)).then_some(time)
         };
         late(self.host_unexcused)?;
@@ -946,7 +850,7 @@ impl ProgramTimer {
         let now = monotonic_nanos();
         let wall = now.saturating_sub(self.wall0);
         if wall < SHORT.as_nanos() as u64 {
-            self.charged = Parts { wall, ..Parts::default() };
+            self.charged = (wall, 0, 0);
             return Duration::from_nanos(wall.saturating_add(self.before.cpu));
         }
         self.charged = match tasks {
@@ -962,7 +866,8 @@ impl ProgramTimer {
             }
             None => self.parts(now, None, born),
         };
-        Duration::from_nanos(self.charged.own(self.before.cpu))
+        let (wall, host, program) = self.charged;
+        Duration::from_nanos(wall.saturating_sub(host.saturating_add(program)).saturating_add(self.before.cpu))
     }
 }
 
@@ -979,7 +884,7 @@ mod tests {
         timer.host_unexcused = waited * MS;
         timer.ready_after_deadline = true;
         timer.late_poll = Some((timer.wall0 + end * MS, waited * MS));
-        timer.charged = Parts { wall: wall * MS, host: host * MS, program: program * MS, floor: 0 };
+        timer.charged = (wall * MS, host * MS, program * MS);
         timer
     }
 
