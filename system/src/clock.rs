@@ -23,9 +23,9 @@
 //!   ([`ProgramTimer`]; an answer that came while the calling thread waited after a
 //!   deadline is judged with the part of that wait before the answer was written
 //!   counted, by the kernel's stamp on the program's stdout, or the whole wait where
-//!   there is none), and never less than its tasks' CPU time proves. A program started
-//!   for the call is timed from its `execve` ([`ProgramTimer::start_spawned`]): the
-//!   host's set-up of its process is not its time.
+//!   there is none). A program started for the call is timed from its `execve`
+//!   ([`ProgramTimer::start_spawned`]): the host's set-up of its process is not its
+//!   time.
 //!
 //! The wall time of an in-thread call is read with [`call_nanos`]: the monotonic
 //! clock's scale, from the processor's time-stamp counter where the kernel keeps time

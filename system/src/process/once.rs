@@ -270,12 +270,10 @@ mod tests {
         let small = median_charge();
         let big = vec![1u8; 1 << 30];
         // What the fork costs the host's thread (it copies the page tables of 262,144
-        // written pages), at its cheapest of five, and what the child's release of that
-        // copy costs (at its exit here, at its exec in a call: the child's time, which
-        // is charged), the median of five like the calls' charges: it varies by a few
-        // milliseconds from one fork to the next, and all of the child's time on a CPU
-        // is charged (its floor, `ProgramTimer`), not a reading that may lag by a tick.
-        let (mut fork, mut releases) = (Duration::MAX, Vec::new());
+        // written pages), and what the child's release of that copy costs (at its exit
+        // here, at its exec in a call: the child's time, which is charged), each at its
+        // cheapest of five.
+        let (mut fork, mut release) = (Duration::MAX, Duration::MAX);
         for _ in 0..5 {
             let started = Instant::now();
             // SAFETY: the child only calls _exit, which is async-signal-safe.
@@ -287,10 +285,8 @@ mod tests {
             // SAFETY: waits for the child just forked.
             unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
             fork = fork.min(forked - started);
-            releases.push(forked.elapsed());
+            release = release.min(forked.elapsed());
         }
-        releases.sort();
-        let release = releases[2];
         let charged = median_charge();
         std::hint::black_box(&big);
         eprintln!(
