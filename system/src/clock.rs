@@ -20,10 +20,11 @@
 //! - **program bots**: the wall time from the request to the answer, less the time the
 //!   program's tasks (every thread of every process it consists of, as far as the host
 //!   saw them when the call started) and the host's calling thread waited for a CPU
-//!   ([`ProgramTimer`]; an answer that came while the calling thread waited after a
-//!   deadline is judged with the part of that wait before the answer was written
-//!   counted, by the kernel's stamp on the program's stdout, or the whole wait where
-//!   there is none). A program started for the call is timed from its `execve`
+//!   ([`ProgramTimer`]; an answer read after the limit is judged by when it was
+//!   written, by the kernel's stamp on the program's stdout: from the end of the
+//!   request's write to the stamp, less the program's waits; where there is no stamp,
+//!   an answer that came while the calling thread waited after a deadline has that
+//!   whole wait counted). A program started for the call is timed from its `execve`
 //!   ([`ProgramTimer::start_spawned`]): the host's set-up of its process is not its
 //!   time.
 //!
@@ -634,17 +635,69 @@ impl ProgramTasks {
     }
 }
 
+/// When a program last wrote to its stdout, by the kernel's stamp on it (`crate::process`'s
+/// `stamped`), in nanoseconds of the monotonic clock: for
+/// [`ProgramTimer::answered_late`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    /// At the earliest; `None` where that last write may not be the answer read (the
+    /// answers of requests sent after it were owed too, and one of them may have come).
+    pub earliest: Option<u64>,
+    /// At the latest.
+    pub latest: u64,
+    /// When the host last wrote to the program's stdin, at the latest (its stamp, where
+    /// it is one and was not read when the request was written).
+    pub requested: Option<u64>,
+    /// The real-time clock less the monotonic one when the stamp (a real time) was
+    /// read: the earliest moment is used only if the real-time clock was not set in
+    /// the call ([`real_offset`] at the request's end within a millisecond of this).
+    pub offset: u64,
+}
+
+/// The real-time clock less the monotonic clock, in nanoseconds: constant while nobody
+/// sets the real-time clock (both run at the rate time is kept at). Read between two
+/// readings of the monotonic clock, the closest of three tries, so that a thread taken
+/// off its CPU between the two clocks' readings does not move it (within a few
+/// microseconds unless all three tries were interrupted).
+#[cfg(unix)]
+pub fn real_offset() -> u64 {
+    let real = || {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid timespec to write; CLOCK_REALTIME always exists.
+        unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+        (ts.tv_sec as u64).saturating_mul(1_000_000_000).saturating_add(ts.tv_nsec as u64)
+    };
+    let mut best = (u64::MAX, 0);
+    for _ in 0..3 {
+        let (before, real, after) = (monotonic_nanos(), real(), monotonic_nanos());
+        let gap = after.saturating_sub(before);
+        if gap < best.0 {
+            best = (gap, real.saturating_sub(before + gap / 2));
+        }
+        if gap < 20_000 {
+            break;
+        }
+    }
+    best.1
+}
+
+/// Without a real-time clock to compare: none ever matches a stamp (there are none).
+#[cfg(not(unix))]
+pub fn real_offset() -> u64 {
+    u64::MAX
+}
+
 /// The time of one call to a program bot: wall time less the run-queue waits of the
 /// program's tasks and of the calling thread (see the module's doc), with a deadline
 /// on it.
 ///
 /// An answer is judged by when it was written, not by when the calling thread, waiting
-/// for a CPU, got to read it. A `poll` woken by its own deadline that then finds the
-/// answer there cannot say when it came in the calling thread's wait after that
-/// deadline: then the wait is the program's time, not the host's, and the answer is
-/// late if that makes it over the limit ([`ProgramTimer::answered_late`]). Without this,
-/// a host thread crowded off its CPU for longer than a program sleeps past its limit
-/// would read the late answer as in time.
+/// for a CPU, got to read it ([`ProgramTimer::answered_late`]): by the kernel's stamp
+/// on the program's stdout where there is one, and otherwise, when a `poll` woken by
+/// its own deadline finds the answer there, by taking the calling thread's wait after
+/// that deadline as the program's time. Without this, a host thread crowded off its CPU
+/// for longer than a program sleeps past its limit would read the late answer as in
+/// time.
 #[derive(Debug)]
 pub struct ProgramTimer {
     wall0: u64,
@@ -667,6 +720,12 @@ pub struct ProgramTimer {
     /// What [`ProgramTimer::charge`] read: the call's wall time, the calling thread's
     /// waits in it, and the program's tasks'.
     charged: (u64, u64, u64),
+    /// When the request was all written at the latest ([`ProgramTimer::request_written`]),
+    /// and [`real_offset`] then: the program's own time to its answer counts from there
+    /// at the latest.
+    requested: Option<(u64, u64)>,
+    /// [`ProgramTimer::left`] said the time was up: the call ended at its deadline.
+    expired: bool,
     limit: u64,
     next_check: u64,
     backstop: u64,
@@ -698,6 +757,8 @@ impl ProgramTimer {
             ready_after_deadline: false,
             late_poll: None,
             charged: (0, 0, 0),
+            requested: None,
+            expired: false,
             limit: limit_ns,
             next_check: wall0.saturating_add(limit_ns),
             backstop: wall0.saturating_add(backstop(limit).as_nanos().min(u128::from(u64::MAX / 4)) as u64),
@@ -745,7 +806,13 @@ impl ProgramTimer {
     /// The wall time left before the limit may have been reached, or `None` once it
     /// has (or the backstop has come). `tasks`: the program's; `born`: they were all
     /// started within this call (their whole waits are forgiven).
-    pub fn left(&mut self, mut tasks: Option<&mut ProgramTasks>, born: bool) -> Option<Duration> {
+    pub fn left(&mut self, tasks: Option<&mut ProgramTasks>, born: bool) -> Option<Duration> {
+        let left = self.left_inner(tasks, born);
+        self.expired |= left.is_none();
+        left
+    }
+
+    fn left_inner(&mut self, mut tasks: Option<&mut ProgramTasks>, born: bool) -> Option<Duration> {
         let now = monotonic_nanos();
         if now >= self.backstop {
             return None;
@@ -785,6 +852,19 @@ impl ProgramTimer {
         Some(Duration::from_nanos(rest))
     }
 
+    /// The request has been written in full (the first call counts; a call that writes
+    /// nothing says so at its start); `stamped`: the latest moment the stamp on the
+    /// program's stdin allows for that write, where it was read (it may be given later,
+    /// [`Written::requested`]). Where the host's thread waited for a CPU in the middle of
+    /// the write, the program could not answer before the end of it; where it waited
+    /// after the write, before it got back, the stamp tells.
+    pub fn request_written(&mut self, stamped: Option<u64>) {
+        if self.requested.is_none() {
+            let now = monotonic_nanos();
+            self.requested = Some((stamped.map_or(now, |at| at.min(now)), real_offset()));
+        }
+    }
+
     /// Before each `poll` of the call (for at most the time [`ProgramTimer::left`]
     /// said): notes the calling thread's wait so far.
     pub fn poll_starts(&mut self) {
@@ -813,33 +893,60 @@ impl ProgramTimer {
     }
 
     /// Whether an answer read in full is late, once the call was charged
-    /// ([`ProgramTimer::charge`]): it came after a poll's deadline, and its own time,
-    /// with the calling thread's waits after that deadline taken as the program's time
-    /// rather than the host's, is over the limit: that time, when it is late.
+    /// ([`ProgramTimer::charge`]): that time, when it is. Two rules, each of which can
+    /// only find an answer late that was written past the limit of own time:
     ///
-    /// That own time is the wall time less the host's other waits and the program's
-    /// tasks' waits. The two kinds of wait may overlap (both waited for a CPU at once
-    /// after the deadline), so the charged time, which takes both out and stops at zero,
-    /// is not the base here.
+    /// 1. **Read after the limit in wall time** (and not cut off by the call's deadline),
+    ///    with a stamp of when it was written at the earliest: its own time is from the
+    ///    end of the request's write ([`ProgramTimer::request_written`]: by the stamp on
+    ///    the program's stdin where there is one, else when the host got back from the
+    ///    write; never before the call's start) to that stamp,
+    ///    less the program's tasks' waits. This is what the host's waits cannot hide: a
+    ///    host thread kept off its CPU for a second between two polls (not in one, where
+    ///    rule 2 sees it) had that second taken out as the host's, and a sleep of 150 ms
+    ///    read as 41 ms of own time. The host's waits do not enter here: the stamp says
+    ///    when the program was done, whenever the host got to read it.
+    /// 2. **Found after a poll's deadline**: its own time, with the calling thread's
+    ///    waits after that deadline taken as the program's time rather than the host's,
+    ///    is over the limit. That own time is the wall time less the host's other waits
+    ///    and the program's tasks' waits. The two kinds of wait may overlap (both waited
+    ///    for a CPU at once after the deadline), so the charged time, which takes both
+    ///    out and stops at zero, is not the base here. The part of the last such wait
+    ///    after the stamp's latest moment came after the answer: it is the host's, and
+    ///    left out.
     ///
-    /// `written` tells, when it can, the latest moment the program wrote its answer
-    /// (monotonic nanoseconds: the kernel's stamp on its stdout, see `crate::process`'s
-    /// `stamped`); asked only when the answer may be late. The part of the last such
-    /// wait after that moment came after the answer: it is the host's, and left out.
-    pub fn answered_late(&self, written: impl FnOnce() -> Option<u64>) -> Option<Duration> {
-        if !self.ready_after_deadline {
-            return None;
-        }
+    /// `written` tells, when it can, when the program last wrote to its stdout (the
+    /// kernel's stamp, see `crate::process`'s `stamped`); asked only when the answer
+    /// may be late by either rule.
+    pub fn answered_late(&self, written: impl FnOnce() -> Option<Written>) -> Option<Duration> {
         let (wall, host, program) = self.charged;
-        let late = |unexcused: u64| {
-            let own = wall.saturating_sub(host.saturating_sub(unexcused)).saturating_sub(program);
+        let over = |own: u64| {
             let time = Duration::from_nanos(own.saturating_add(self.before.cpu));
             (time.as_nanos() > u128::from(self.limit)).then_some(time)
         };
-        late(self.host_unexcused)?;
+        let late = |unexcused: u64| over(wall.saturating_sub(host.saturating_sub(unexcused)).saturating_sub(program));
+        let after_deadline = self.ready_after_deadline && late(self.host_unexcused).is_some();
+        let read_after_limit = !self.expired && wall > self.limit;
+        if !after_deadline && !read_after_limit {
+            return None;
+        }
+        let written = written();
+        if read_after_limit
+            && let Some(w) = written
+            && let Some(at) = w.earliest
+            && let Some((requested, offset)) = self.requested
+            && offset.abs_diff(w.offset) <= 1_000_000
+            && let from = requested.min(w.requested.unwrap_or(u64::MAX)).max(self.wall0)
+            && let Some(time) = over(at.saturating_sub(from).saturating_sub(program))
+        {
+            return Some(time);
+        }
+        if !after_deadline {
+            return None;
+        }
         let mut unexcused = self.host_unexcused;
-        if let (Some((end, waited)), Some(at)) = (self.late_poll, written()) {
-            unexcused = unexcused.saturating_sub(waited.min(end.saturating_sub(at)));
+        if let (Some((end, waited)), Some(w)) = (self.late_poll, written) {
+            unexcused = unexcused.saturating_sub(waited.min(end.saturating_sub(w.latest)));
         }
         late(unexcused)
     }
@@ -885,18 +992,24 @@ mod tests {
         timer.ready_after_deadline = true;
         timer.late_poll = Some((timer.wall0 + end * MS, waited * MS));
         timer.charged = (wall * MS, host * MS, program * MS);
+        timer.requested = Some((timer.wall0, 0));
         timer
+    }
+
+    /// A stamp whose latest moment is `ms` after the start (the earliest a tick before).
+    fn stamp(timer: &ProgramTimer, ms: u64) -> Option<Written> {
+        let latest = timer.wall0 + ms * 1_000_000;
+        Some(Written { earliest: Some(latest - 4_000_000), latest, requested: None, offset: 0 })
     }
 
     #[test]
     fn an_answer_read_late_is_charged_the_hosts_wait_only_up_to_when_it_was_written() {
-        let at = |timer: &ProgramTimer, ms: u64| timer.wall0 + ms * 1_000_000;
         // 4 ms of work that waited 66 ms for a CPU (written at 70 ms); the host, woken
         // by its deadline at 50 ms, got a CPU at 127 ms. Without a stamp all 77 ms of its
         // wait may have been the program's: late. The stamp says 57 ms of it came after.
         let timer = read_late(127, 77, 66, 127, 77);
         assert_eq!(timer.answered_late(|| None), Some(Duration::from_millis(61)));
-        assert_eq!(timer.answered_late(|| Some(at(&timer, 70))), None);
+        assert_eq!(timer.answered_late(|| stamp(&timer, 70)), None);
         // Both waited at once: 4 ms of work written at 103 ms after 99 ms of waits, the
         // host's 53 ms wait after its deadline beside them. Its own time is 4 ms, not the
         // 53 ms that taking both waits out (stopping at zero) and adding one back gives.
@@ -906,9 +1019,64 @@ mod tests {
         // time (150 ms), whatever the stamp.
         let timer = read_late(400, 350, 0, 400, 350);
         assert_eq!(timer.answered_late(|| None), Some(Duration::from_millis(400)));
-        assert_eq!(timer.answered_late(|| Some(at(&timer, 150))), Some(Duration::from_millis(150)));
+        assert_eq!(timer.answered_late(|| stamp(&timer, 150)), Some(Duration::from_millis(146)));
         // A stamp is asked for only when the answer may be late.
-        let timer = read_late(60, 10, 20, 60, 10);
+        let timer = read_late(45, 10, 20, 45, 10);
+        assert_eq!(timer.answered_late(|| panic!("asked for a stamp")), None);
+    }
+
+    #[test]
+    fn an_answer_written_past_the_limit_is_late_however_long_the_host_waited_between_polls() {
+        const MS: u64 = 1_000_000;
+        // The case CI saw: a sleep of 150 ms, read after 1.12 s of which the host waited
+        // 1.08 s for a CPU, outside any poll (no poll was woken by its deadline). Charged
+        // 40 ms; written 150 ms after the request.
+        let mut timer = ProgramTimer::start(Duration::from_millis(50), None);
+        timer.requested = Some((timer.wall0 + MS, 0));
+        timer.charged = (1120 * MS, 1080 * MS, 0);
+        assert_eq!(timer.answered_late(|| None), None, "no stamp: the old rule");
+        assert_eq!(timer.answered_late(|| stamp(&timer, 155)), Some(Duration::from_millis(150)));
+        // Only the earliest moment proves it late: with answers to later requests owed,
+        // the last write may be one of theirs.
+        let later_owed = || stamp(&timer, 155).map(|w| Written { earliest: None, ..w });
+        assert_eq!(timer.answered_late(later_owed), None);
+        // Nor once the real-time clock (the stamp's) was set in the call.
+        let clock_set = || stamp(&timer, 155).map(|w| Written { offset: 2_000_000, ..w });
+        assert_eq!(timer.answered_late(clock_set), None);
+        // Cut off by its deadline (the lines read before it stand): not judged again.
+        timer.expired = true;
+        assert_eq!(timer.answered_late(|| panic!("asked for a stamp")), None);
+        // An honest answer read late: 8 ms of work after 60 ms of waits for a CPU, written
+        // at 74 ms, read at 400 ms after the host's 330 ms of waits.
+        let mut timer = ProgramTimer::start(Duration::from_millis(50), None);
+        timer.requested = Some((timer.wall0 + 2 * MS, 0));
+        timer.charged = (400 * MS, 330 * MS, 60 * MS);
+        assert_eq!(timer.answered_late(|| stamp(&timer, 74)), None);
+        // Its own time counts from the end of the request's write: a host held off its CPU
+        // in the middle of the write, 200 ms, kept the program from answering before.
+        timer.requested = Some((timer.wall0 + 200 * MS, 0));
+        timer.charged = (400 * MS, 250 * MS, 0);
+        assert_eq!(timer.answered_late(|| stamp(&timer, 244)), None);
+        assert_eq!(timer.answered_late(|| stamp(&timer, 264)), Some(Duration::from_millis(60)));
+        // A host held off its CPU after the write, before it got back from it: the stamp
+        // on the program's stdin says when the request was all there (at 3 ms).
+        let stdin_at = |ms: u64| {
+            move |timer: &ProgramTimer| Written { requested: Some(timer.wall0 + ms * MS), ..stamp(timer, 155).unwrap() }
+        };
+        assert_eq!(timer.answered_late(|| Some(stdin_at(3)(&timer))), Some(Duration::from_millis(148)));
+        // Never before the call's start (the requests of calls sent ahead were written
+        // earlier).
+        let early =
+            |timer: &ProgramTimer| Written { requested: Some(timer.wall0 - 100 * MS), ..stamp(timer, 155).unwrap() };
+        assert_eq!(timer.answered_late(|| Some(early(&timer))), Some(Duration::from_millis(151)));
+        // Given when the request was written (the host got back from it 5 ms later).
+        timer.requested = None;
+        std::thread::sleep(Duration::from_millis(5));
+        timer.request_written(Some(timer.wall0 + 2 * MS));
+        timer.requested = timer.requested.map(|(at, _)| (at, 0));
+        assert_eq!(timer.answered_late(|| stamp(&timer, 155)), Some(Duration::from_millis(149)));
+        // Read within the limit in wall time: no stamp asked for.
+        timer.charged = (49 * MS, 0, 0);
         assert_eq!(timer.answered_late(|| panic!("asked for a stamp")), None);
     }
 

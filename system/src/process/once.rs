@@ -49,10 +49,11 @@ pub fn run_once_timed(
 ) -> (Result<Vec<String>, CallError>, Duration) {
     // The clock starts once the program runs (`start` returns after its `execve`): the
     // host's set-up before is not its time (`ProgramTimer::start_spawned`).
-    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap, user, stamped } = match start(spec, limits) {
-        Ok(started) => started,
-        Err(e) => return (Err(e), Duration::ZERO),
-    };
+    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap, user, stamped, stdin_stamped } =
+        match start(spec, limits) {
+            Ok(started) => started,
+            Err(e) => return (Err(e), Duration::ZERO),
+        };
     let mut timer = ProgramTimer::start_spawned(timeout, child.id());
     let mut tasks = ProgramTasks::new(child.id());
     let result = run_once_loop(
@@ -61,7 +62,7 @@ pub fn run_once_timed(
         &mut stderr,
         pidfd,
         limits,
-        input,
+        (input, stdin_stamped),
         max_lines,
         (&mut timer, &mut tasks),
         stderr_sink,
@@ -102,7 +103,8 @@ pub fn run_once_timed(
         Err(CallError::Timeout) if stopped => Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned())),
         other => other,
     };
-    let written = || stamped.then(|| super::stamped::last_write(stdout.as_raw_fd())).flatten();
+    // One request, one answer: an honest program writes nothing after it.
+    let written = || super::stamped::written(stamped, stdout.as_raw_fd(), true, None);
     match (result, timer.answered_late(written)) {
         // Read in full, but written after its deadline and past the limit.
         (Ok(_), Some(late)) => (Err(CallError::Timeout), late),
@@ -117,7 +119,7 @@ fn run_once_loop(
     stderr: &mut ChildStderr,
     pidfd: Option<OwnedFd>,
     limits: &Limits,
-    input: &[u8],
+    (input, stdin_stamped): (&[u8], bool),
     max_lines: usize,
     (timer, tasks): (&mut ProgramTimer, &mut ProgramTasks),
     sink: &mut dyn Write,
@@ -160,11 +162,15 @@ fn run_once_loop(
     let mut exited = false;
     loop {
         if let Some(s) = &mut stdin {
-            match write_some(s, &mut pending) {
-                Ok(()) if pending.is_empty() => stdin = None, // closes it
-                Ok(()) => {}
+            let done = match write_some(s, &mut pending) {
+                Ok(()) => pending.is_empty(),
                 // The program does not read its input (or has ended): fine, keep reading.
-                Err(_) => stdin = None,
+                Err(_) => true,
+            };
+            if done {
+                // The stamp on its stdin, read before it is closed.
+                timer.request_written(super::stamped::written_in(stdin_stamped, s.as_raw_fd()));
+                stdin = None;
             }
         }
         if lines.len() >= max_lines {

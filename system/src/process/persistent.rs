@@ -32,6 +32,8 @@ pub struct Process {
     stdout: ChildStdout,
     /// Stdout is a stamped pipe (`super::stamped`).
     stamped: bool,
+    /// Stdin is one too.
+    stdin_stamped: bool,
     pidfd: Option<OwnedFd>,
     /// Bytes read from stdout and not yet consumed.
     buf: Vec<u8>,
@@ -71,7 +73,8 @@ impl Process {
         limits: &Limits,
         mut stderr_sink: Box<dyn Write + Send>,
     ) -> Result<Process, CallError> {
-        let Started { child, stdin, stdout, mut stderr, pidfd, cap: process_cap, user, stamped } = start(spec, limits)?;
+        let Started { child, stdin, stdout, mut stderr, pidfd, cap: process_cap, user, stamped, stdin_stamped } =
+            start(spec, limits)?;
         let cap = limits.stderr_cap;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new().name(format!("stderr-{}", child.id())).spawn(move || {
@@ -93,6 +96,7 @@ impl Process {
             stdin: Some(stdin),
             stdout,
             stamped,
+            stdin_stamped,
             pidfd,
             buf: Vec::new(),
             stale: 0,
@@ -157,7 +161,11 @@ impl Process {
         let result = self.ask_timed(request, lines, &mut timer, &mut tasks);
         self.last_time = timer.charge(Some(&mut tasks), false);
         self.tasks = tasks;
-        let late = timer.answered_late(|| self.last_write());
+        // The answer is the last thing owed unless answers to requests sent ahead of
+        // later calls follow it.
+        let last = self.ahead <= lines;
+        let stdin = self.stdin.as_ref().filter(|_| self.stdin_stamped).map(AsRawFd::as_raw_fd);
+        let late = timer.answered_late(|| super::stamped::written(self.stamped, self.stdout.as_raw_fd(), last, stdin));
         match (result, late) {
             // Read in full, but written after its deadline and past the limit.
             (Ok(_), Some(time)) => {
@@ -202,12 +210,6 @@ impl Process {
         self.stale += lines;
     }
 
-    /// When the program last wrote to its stdout, at the latest (monotonic nanoseconds),
-    /// where its stdout is a stamped pipe.
-    fn last_write(&self) -> Option<u64> {
-        self.stamped.then(|| super::stamped::last_write(self.stdout.as_raw_fd())).flatten()
-    }
-
     /// The own time the last [`Process::ask`] took.
     pub fn last_call_time(&self) -> Duration {
         self.last_time
@@ -240,6 +242,10 @@ impl Process {
                     return Err(self.died("closed its stdin"));
                 }
                 return Err(io_err("write", e));
+            }
+            if self.unwritten.is_empty() {
+                // Its stamp is read only if it may decide (`Written::requested`).
+                timer.request_written(None);
             }
             if let Err(e) = self.take_lines(&mut answer, &mut answer_bytes, lines) {
                 return Err(self.fail(e, lines, answer.len()));

@@ -278,9 +278,12 @@ pub(super) struct Started {
     pub(super) cap: Option<ProcessCap>,
     /// The uid its box runs as (a root host's lease), held while it lives.
     pub(super) user: Option<BoxUser>,
-    /// Stdout is a stamped pipe: `stamped::last_write` on it tells when the program last
+    /// Stdout is a stamped pipe: `stamped::written` on it tells when the program last
     /// wrote.
     pub(super) stamped: bool,
+    /// Stdin is a stamped pipe: `stamped::written_in` on it tells when the host last
+    /// wrote.
+    pub(super) stdin_stamped: bool,
 }
 
 pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, CallError> {
@@ -313,7 +316,12 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
         Some((read, write)) => (Some(read), Stdio::from(write)),
         None => (None, Stdio::piped()),
     };
-    cmd.stdin(Stdio::piped()).stdout(stdout_to).stderr(Stdio::piped());
+    // Stdin too: when a request was all written, whenever the host got back from it.
+    let (stdin_stamped, stdin_from) = match super::stamped::stamped_stdin() {
+        Some((read, write)) => (Some(write), Stdio::from(read)),
+        None => (None, Stdio::piped()),
+    };
+    cmd.stdin(stdin_from).stdout(stdout_to).stderr(Stdio::piped());
     cmd.process_group(0);
     // A process cap of the program's own (a pids control group) counts only its own
     // processes, so no other program, and no other process of its user, can starve it;
@@ -359,16 +367,27 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
             _ => CallError::Spawn(format!("{program}: {e}")),
         }
     })?;
-    // Our copy of the stamped pipe's write end goes with the command.
+    // Our copies of the stamped pipes' child ends go with the command.
     drop(cmd);
-    let stamped_stdout = stamped.is_some();
+    let (stamped_stdout, stamped_stdin) = (stamped.is_some(), stdin_stamped.is_some());
     let stdout = stamped.map(ChildStdout::from).or_else(|| child.stdout.take());
-    let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), stdout, child.stderr.take()) else {
+    let stdin = stdin_stamped.map(ChildStdin::from).or_else(|| child.stdin.take());
+    let (Some(stdin), Some(stdout), Some(stderr)) = (stdin, stdout, child.stderr.take()) else {
         unreachable!("all three pipes were requested");
     };
     let pidfd = pidfd_open(child.id());
     let cap = cap.filter(|c| c.holds(child.id()));
-    let started = Started { child, stdin, stdout, stderr, pidfd, cap, user, stamped: stamped_stdout };
+    let started = Started {
+        child,
+        stdin,
+        stdout,
+        stderr,
+        pidfd,
+        cap,
+        user,
+        stamped: stamped_stdout,
+        stdin_stamped: stamped_stdin,
+    };
     for fd in [started.stdin.as_raw_fd(), started.stdout.as_raw_fd()] {
         if let Err(e) = set_nonblocking(fd) {
             let mut started = started;

@@ -6,16 +6,19 @@
 //! of the calling thread's wait for a CPU after that deadline, so that whole wait used to
 //! be charged to the program (`crate::clock::ProgramTimer::answered_late`). On a crowded
 //! machine that turned prompt answers into time-outs (a 5 ms call charged 84 ms). The
-//! kernel updates a FIFO's modification and change times on each write that moves data,
-//! which anonymous pipes no longer do (Linux 6.x); the time of the last write then tells
-//! how much of that wait came after the answer, and that part is the host's.
+//! other way round, a host thread kept off its CPU between two polls had its whole wait
+//! taken out as the host's, and an answer written past the limit passed (a sleep of
+//! 150 ms read as 41 ms of own time). The kernel updates a FIFO's modification and
+//! change times on each write that moves data, which anonymous pipes no longer do
+//! (Linux 6.x); the time of the last write settles both.
 //!
-//! The stamp is an upper bound on when the program last wrote: the later of the two
-//! times (a program that sets its stdout's times, which it may when it runs as the
-//! FIFO's owner, moves the change time to that moment, never back), plus the coarse
-//! clock's resolution. A stamp is only trusted where a probe made at first use showed
-//! that writes move it ([`stamped_pipe`] returns `None` otherwise, and the caller makes
-//! an anonymous pipe: the old, harsher rule applies).
+//! The stamp bounds when the program last wrote ([`written`]): no later than the later
+//! of the two times plus the coarse clock's resolution, no earlier than that later time
+//! (a program that sets its stdout's times, which it may when it runs as the FIFO's
+//! owner, moves the change time to that moment, never back). A stamp is only trusted
+//! where a probe made at first use showed that writes move it ([`stamped_pipe`]
+//! returns `None` otherwise, and the caller makes an anonymous pipe: the old, harsher
+//! rule applies, and the host's waits between polls are taken as the host's).
 //!
 //! Not here: what a stamp decides (`crate::clock::ProgramTimer`), polling and reading
 //! (`pipes`).
@@ -26,6 +29,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+use crate::clock::Written;
 
 /// Where the FIFOs are made (each lives there only between its `mkfifo` and its
 /// `unlink`, a few microseconds, with mode 0600), once a probe there showed that writes
@@ -94,6 +99,33 @@ pub(super) fn stamped_pipe() -> Option<(OwnedFd, OwnedFd)> {
     make(home()?)
 }
 
+/// A stamped pipe for a program's stdin: its read end (blocking, as programs expect
+/// their input) and its write end, both close-on-exec; `None` as [`stamped_pipe`].
+pub(super) fn stamped_stdin() -> Option<(OwnedFd, OwnedFd)> {
+    let (read, write) = make(home()?)?;
+    // SAFETY: fcntl on a descriptor we own.
+    let flags = unsafe { libc::fcntl(read.as_raw_fd(), libc::F_GETFL) };
+    // SAFETY: as above.
+    if flags < 0 || unsafe { libc::fcntl(read.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK) } != 0 {
+        return None;
+    }
+    Some((read, write))
+}
+
+/// When the host last wrote to a program's stdin, where that is a stamped pipe
+/// (`stamped`) whose write end is `fd`: at the latest, on the monotonic clock. Read
+/// once a request is written in full, it is a moment by which the program had all of
+/// it, however long the host's thread waited for a CPU before it got back from the
+/// write.
+pub(super) fn written_in(stamped: bool, fd: RawFd) -> Option<u64> {
+    if !stamped {
+        return None;
+    }
+    let (mtime, ctime) = times(fd)?;
+    let latest = mtime.max(ctime).saturating_add(coarse_resolution());
+    Some(latest.saturating_sub(crate::clock::real_offset()).min(crate::clock::monotonic_nanos()))
+}
+
 /// The modification and change times of `fd`, in nanoseconds of the real-time clock.
 fn times(fd: RawFd) -> Option<(u64, u64)> {
     // SAFETY: fstat writes into a zeroed stat we own.
@@ -125,14 +157,33 @@ fn coarse_resolution() -> u64 {
     })
 }
 
-/// When the program last wrote to the stamped pipe whose read end is `fd`, at the
-/// latest, on the monotonic clock (`crate::clock::monotonic_nanos`); never later than
-/// now.
-pub(super) fn last_write(fd: RawFd) -> Option<u64> {
+/// When the program last wrote to its stdout, where that is a stamped pipe (`stamped`)
+/// whose read end is `fd`, on the monotonic clock (`crate::clock::monotonic_nanos`):
+/// at the latest (never later than now) and, where the answer read is the last thing
+/// the program owed (`answer_last`: no answer to a later request can have been written
+/// after it), at the earliest.
+///
+/// The stamp is the coarse clock at the last write: at most its resolution before the
+/// write, never after it. A program that moves its stdout's times moves the change time
+/// to that moment: later, never earlier, than its last write.
+///
+/// `stdin`: the write end of the program's stdin, where it is a stamped pipe still open:
+/// [`written_in`] it, read now ([`Written::requested`]).
+pub(super) fn written(stamped: bool, fd: RawFd, answer_last: bool, stdin: Option<RawFd>) -> Option<Written> {
+    if !stamped {
+        return None;
+    }
     let (mtime, ctime) = times(fd)?;
-    let stamp = mtime.max(ctime).saturating_add(coarse_resolution());
-    let (real, mono) = (realtime_nanos(), crate::clock::monotonic_nanos());
-    Some(mono.saturating_sub(real.saturating_sub(stamp)))
+    let stamp = mtime.max(ctime);
+    let offset = crate::clock::real_offset();
+    // Never later than now.
+    let to_mono = |t: u64| t.saturating_sub(offset).min(crate::clock::monotonic_nanos());
+    Some(Written {
+        earliest: answer_last.then(|| to_mono(stamp)),
+        latest: to_mono(stamp.saturating_add(coarse_resolution())),
+        requested: stdin.and_then(|fd| written_in(true, fd)),
+        offset,
+    })
 }
 
 #[cfg(test)]
@@ -151,10 +202,19 @@ mod tests {
         assert_eq!(unsafe { libc::write(write.as_raw_fd(), b"x".as_ptr().cast(), 1) }, 1);
         let after = crate::clock::monotonic_nanos();
         std::thread::sleep(Duration::from_millis(30));
-        let at = last_write(read.as_raw_fd()).unwrap();
-        // Not before the write's tick began, nor later than a tick (and a little) after it.
+        let at = written(true, read.as_raw_fd(), true, None).unwrap();
+        // The write came within a tick after the earliest moment, and before the latest.
         let tick = coarse_resolution();
-        assert!(at + tick >= before && at <= after + tick + 2_000_000, "{before} {at} {after} (tick {tick})");
+        let earliest = at.earliest.unwrap();
+        assert!(earliest <= after + 1_000_000 && earliest + tick + 1_000_000 >= before, "{before} {at:?} {after}");
+        assert!(
+            at.latest + tick >= before && at.latest <= after + tick + 2_000_000,
+            "{before} {at:?} {after} (tick {tick})"
+        );
+        assert_eq!(at.latest - earliest, tick);
+        // Without the answer last, no earliest moment; not stamped, nothing.
+        assert_eq!(written(true, read.as_raw_fd(), false, None).unwrap().earliest, None);
+        assert_eq!(written(false, read.as_raw_fd(), true, None), None);
         // A program that owns the FIFO may set its times to the past: the change time
         // moves to the moment it did, so the stamp does not go back.
         std::thread::sleep(Duration::from_millis(30));
@@ -162,7 +222,29 @@ mod tests {
         let epoch = [libc::timespec { tv_sec: 0, tv_nsec: 0 }; 2];
         // SAFETY: futimens on a descriptor we own, with two valid timespecs.
         assert_eq!(unsafe { libc::futimens(write.as_raw_fd(), epoch.as_ptr()) }, 0);
-        let at = last_write(read.as_raw_fd()).unwrap();
-        assert!(at + tick >= forged_at, "a forged time moved the stamp back: {at} < {forged_at}");
+        let at = written(true, read.as_raw_fd(), true, None).unwrap();
+        assert!(at.latest + tick >= forged_at, "a forged time moved the stamp back: {at:?} < {forged_at}");
+        assert!(at.earliest.unwrap() + tick + 1_000_000 >= forged_at, "{at:?} < {forged_at}");
+    }
+
+    #[test]
+    fn a_request_is_stamped_on_the_programs_stdin_which_reads_blocking() {
+        let Some((read, write)) = stamped_stdin() else {
+            panic!("no directory here stamps a FIFO's writes (/dev/shm, the temp dir)");
+        };
+        // SAFETY: fcntl on a descriptor we own.
+        let flags = unsafe { libc::fcntl(read.as_raw_fd(), libc::F_GETFL) };
+        assert_eq!(flags & libc::O_NONBLOCK, 0, "the program's end blocks");
+        std::thread::sleep(Duration::from_millis(30));
+        let before = crate::clock::monotonic_nanos();
+        // SAFETY: one byte from a valid buffer to a descriptor we own.
+        assert_eq!(unsafe { libc::write(write.as_raw_fd(), b"x".as_ptr().cast(), 1) }, 1);
+        let after = crate::clock::monotonic_nanos();
+        std::thread::sleep(Duration::from_millis(30));
+        let at = written_in(true, write.as_raw_fd()).unwrap();
+        let tick = coarse_resolution();
+        // Not before the write (the latest moment), and within a tick after it.
+        assert!(at + 1_000_000 >= before && at <= after + tick + 2_000_000, "{before} {at} {after} (tick {tick})");
+        assert_eq!(written_in(false, write.as_raw_fd()), None);
     }
 }
