@@ -54,8 +54,9 @@
 //!   bwrap works here;
 //! - `pipes`: polling on the program's own time, non-blocking reads and writes, lines,
 //!   and the capped stderr sink, which both ways of running share;
-//! - `stamped`: a program's stdout as a FIFO whose writes the kernel stamps, to tell
-//!   when an answer read late was written;
+//! - `stamped`: a program's stdin and stdout as FIFOs whose writes the kernel stamps,
+//!   to tell when a request was all written to the program and when its answer was
+//!   written, whenever the host got to either;
 //! - `persistent`: [`Process`], the conversation with one long-lived program;
 //! - `once`: [`run_once`], one process per request;
 //! - `witness`: [`SignalWitness`], the kernel's word (its tracing, as root) on whether a

@@ -1,6 +1,6 @@
-//! A program's stdout whose writes the kernel stamps: a named FIFO, made in `/dev/shm`
-//! (or the temp directory), opened at both ends and unlinked at once, then used as an
-//! anonymous pipe is.
+//! A program's stdout and stdin whose writes the kernel stamps: named FIFOs, made in
+//! `/dev/shm` (or the temp directory), opened at both ends and unlinked at once, then
+//! used as anonymous pipes are.
 //!
 //! Why: an answer read after a `poll` woke by its deadline could have come at any moment
 //! of the calling thread's wait for a CPU after that deadline, so that whole wait used to
@@ -10,7 +10,10 @@
 //! taken out as the host's, and an answer written past the limit passed (a sleep of
 //! 150 ms read as 41 ms of own time). The kernel updates a FIFO's modification and
 //! change times on each write that moves data, which anonymous pipes no longer do
-//! (Linux 6.x); the time of the last write settles both.
+//! (Linux 6.x); the time of the last write settles both. The stamp on stdin says when
+//! the host's last write of a request was done ([`written_in`]): the program's wake-up
+//! can take the CPU from a crowded host thread in that write, which then gets back
+//! from it long after (seen: 4 s).
 //!
 //! The stamp bounds when the program last wrote ([`written`]): no later than the later
 //! of the two times plus the coarse clock's resolution, no earlier than that later time
