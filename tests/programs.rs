@@ -322,6 +322,35 @@ print(9); print("N"); print("escaped:" + ",".join(tries) if tries else "containe
     assert!(!Path::new("/etc/arena-sandbox-test").exists());
 }
 
+/// A boxed program (as root: a user of its own) may open its pipes again by name, as
+/// shell and JavaScript bots do: `/dev/stdin`, `> /dev/stdout`, `> /dev/stderr`.
+#[test]
+fn a_boxed_program_may_open_its_stdin_stdout_and_stderr_by_name() {
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: bwrap: {why}"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bot = "#!/bin/sh\n# arena: eggs\nok=\"\"\ncat /dev/stdin > /dev/null && ok=\"${ok}in,\"\n\
+               echo said > /dev/stderr && ok=\"${ok}err,\"\nprintf '9\\nN\\n%sout\\n' \"$ok\" > /dev/stdout\n";
+    program(dir.path(), "by-name.sh", bot);
+    let limits =
+        ScriptLimits { sandbox: arena::process::Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..limits(3000) };
+    let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
+    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+    let mut b = found.entries[0].create_bot().unwrap();
+    let mut rng = arena::game::GameRng::seed_from_u64(1);
+    let ctx = arena::abi::eggs::EggsContext {
+        view: [*b"#####", *b"#   #", *b"# * #", *b"#   #", *b"#####"],
+        player: 0,
+        turn: 0,
+        max_turns: 10,
+        memory: arena::abi::abi_stable::std_types::RSlice::from_slice(b""),
+        random: arena::game::random_source(&mut rng),
+    };
+    let answer = b.turn(&ctx).unwrap();
+    assert_eq!(answer.memory(), b"in,err,out");
+}
+
 /// Every program gets the game's seed (`ARENA_SEED`); a target copy its index
 /// (`ARENA_COPY`), a program started once per call the call's number (`ARENA_CALL`).
 #[test]

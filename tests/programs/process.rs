@@ -350,3 +350,20 @@ fn a_boxed_program_killed_or_stopped_from_outside_its_box_says_so_and_cannot_kil
     let mut f = spawn(fake, &boxed);
     outside(f.ask(b"x\n", 1, long));
 }
+
+/// A boxed persistent program (as root: a user of its own) may open its pipes again by
+/// name, as shell bots do; its stdin is a stamped FIFO the host keeps open.
+#[test]
+fn a_boxed_program_opens_its_pipes_by_name_and_answers() {
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: bwrap: {why}"));
+    }
+    let script = "exec 3< /dev/stdin 4> /dev/stdout\n\
+                  while read -r line <&3; do echo \"said $line\" > /dev/stderr; echo \"got $line\" >&4; done\n";
+    let limits =
+        Limits { sandbox: arena::process::Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..Limits::default() };
+    let mut p = spawn(vec!["/bin/sh".into(), "-c".into(), script.into()], &limits);
+    for i in 0..3 {
+        assert_eq!(p.ask(format!("{i}\n").as_bytes(), 1, Duration::from_secs(10)), Ok(vec![format!("got {i}")]));
+    }
+}

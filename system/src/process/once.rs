@@ -50,7 +50,7 @@ pub fn run_once_timed(
     // The clock starts once the program runs (`start` returns after its `execve`): the
     // host's set-up before is not its time (`ProgramTimer::start_spawned`).
     let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap, user, stamped, stdin_stamped } =
-        match start(spec, limits) {
+        match start(spec, limits, false) {
             Ok(started) => started,
             Err(e) => return (Err(e), Duration::ZERO),
         };

@@ -74,7 +74,7 @@ impl Process {
         mut stderr_sink: Box<dyn Write + Send>,
     ) -> Result<Process, CallError> {
         let Started { child, stdin, stdout, mut stderr, pidfd, cap: process_cap, user, stamped, stdin_stamped } =
-            start(spec, limits)?;
+            start(spec, limits, true)?;
         let cap = limits.stderr_cap;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new().name(format!("stderr-{}", child.id())).spawn(move || {

@@ -286,7 +286,11 @@ pub(super) struct Started {
     pub(super) stdin_stamped: bool,
 }
 
-pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, CallError> {
+/// Starts the program. `stamp_stdin`: its stdin is a stamped FIFO where one can be made
+/// (for a program the host keeps writing to: a FIFO's reader that opens it again by
+/// name, `/dev/stdin`, waits for a writer, and finds none once the host has closed its
+/// end, as `run_once` does after the input: there stdin is a plain pipe).
+pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> Result<Started, CallError> {
     if spec.command.is_empty() {
         return Err(CallError::Spawn("empty command".to_string()));
     }
@@ -312,16 +316,27 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
         cmd.env(k, v);
     }
     // Stdout through a pipe whose writes the kernel stamps, where one can be made.
-    let (stamped, stdout_to) = match super::stamped::stamped_pipe() {
-        Some((read, write)) => (Some(read), Stdio::from(write)),
-        None => (None, Stdio::piped()),
+    let pipe = || plain_pipe().map_err(|e| io_err("pipe", e));
+    let (stamped_stdout, (stdout_host, stdout_child)) = match super::stamped::stamped_pipe() {
+        Some(ends) => (true, ends),
+        None => (false, pipe()?),
     };
     // Stdin too: when a request was all written, whenever the host got back from it.
-    let (stdin_stamped, stdin_from) = match super::stamped::stamped_stdin() {
-        Some((read, write)) => (Some(write), Stdio::from(read)),
-        None => (None, Stdio::piped()),
+    let (stamped_stdin, (stdin_child, stdin_host)) = match stamp_stdin.then(super::stamped::stamped_stdin).flatten() {
+        Some(ends) => (true, ends),
+        None => (false, pipe()?),
     };
-    cmd.stdin(stdin_from).stdout(stdout_to).stderr(Stdio::piped());
+    let (stderr_host, stderr_child) = pipe()?;
+    // A program that runs as a user of its own may open its pipes again by name
+    // (`/dev/stdin`, `> /dev/stderr`, as shell and JavaScript bots do): its group may
+    // read its stdin and write its stdout and stderr. Not write its stdin: its times,
+    // the request's stamp, are not the program's to move (`stamped`).
+    if let Some((_, gid)) = run_as {
+        for (end, mode) in [(&stdin_child, 0o640), (&stdout_child, 0o620), (&stderr_child, 0o620)] {
+            open_to_group(end, gid, mode).map_err(|e| io_err("fchown of a pipe", e))?;
+        }
+    }
+    cmd.stdin(Stdio::from(stdin_child)).stdout(Stdio::from(stdout_child)).stderr(Stdio::from(stderr_child));
     cmd.process_group(0);
     // A process cap of the program's own (a pids control group) counts only its own
     // processes, so no other program, and no other process of its user, can starve it;
@@ -352,7 +367,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
     let in_room = super::cap::fork_in_room();
     let spawned = cmd.spawn();
     drop(in_room);
-    let mut child = spawned.map_err(|e| {
+    let child = spawned.map_err(|e| {
         let program = Path::new(if matches!(limits.sandbox, Sandbox::Bwrap { .. }) {
             OsStr::new("bwrap")
         } else {
@@ -367,14 +382,10 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
             _ => CallError::Spawn(format!("{program}: {e}")),
         }
     })?;
-    // Our copies of the stamped pipes' child ends go with the command.
+    // Our copies of the pipes' child ends go with the command.
     drop(cmd);
-    let (stamped_stdout, stamped_stdin) = (stamped.is_some(), stdin_stamped.is_some());
-    let stdout = stamped.map(ChildStdout::from).or_else(|| child.stdout.take());
-    let stdin = stdin_stamped.map(ChildStdin::from).or_else(|| child.stdin.take());
-    let (Some(stdin), Some(stdout), Some(stderr)) = (stdin, stdout, child.stderr.take()) else {
-        unreachable!("all three pipes were requested");
-    };
+    let (stdin, stdout, stderr) =
+        (ChildStdin::from(stdin_host), ChildStdout::from(stdout_host), ChildStderr::from(stderr_host));
     let pidfd = pidfd_open(child.id());
     let cap = cap.filter(|c| c.holds(child.id()));
     let started = Started {
@@ -396,6 +407,28 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits) -> Result<Started, Call
         }
     }
     Ok(started)
+}
+
+/// An anonymous pipe, both ends close-on-exec: (read, write).
+fn plain_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into `fds`.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors are new and owned by nothing else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Gives a pipe (its inode, both ends) to group `gid` with `mode`; its owner stays.
+fn open_to_group(end: &OwnedFd, gid: u32, mode: libc::mode_t) -> io::Result<()> {
+    // SAFETY: fchown and fchmod on a descriptor we own; uid -1 leaves the owner.
+    if unsafe { libc::fchown(end.as_raw_fd(), u32::MAX, gid) } != 0
+        || unsafe { libc::fchmod(end.as_raw_fd(), mode) } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// SIGKILL to the child's whole process group, then reap the child. The group id is the
