@@ -640,8 +640,9 @@ impl ProgramTasks {
 /// [`ProgramTimer::answered_late`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Written {
-    /// At the earliest; `None` where that last write may not be the answer read (the
-    /// answers of requests sent after it were owed too, and one of them may have come).
+    /// At the earliest; `None` where that last write may not be the answer read
+    /// (something may have been written after it: an answer to a request sent ahead, a
+    /// `#` line, lines past those read, or the rest of an answer held up by a full pipe).
     pub earliest: Option<u64>,
     /// At the latest.
     pub latest: u64,
@@ -650,7 +651,7 @@ pub struct Written {
     pub requested: Option<u64>,
     /// The real-time clock less the monotonic one when the stamp (a real time) was
     /// read: the earliest moment is used only if the real-time clock was not set in
-    /// the call ([`real_offset`] at the request's end within a millisecond of this).
+    /// the call ([`real_offset`] at the call's start within a millisecond of this).
     pub offset: u64,
 }
 
@@ -720,10 +721,11 @@ pub struct ProgramTimer {
     /// What [`ProgramTimer::charge`] read: the call's wall time, the calling thread's
     /// waits in it, and the program's tasks'.
     charged: (u64, u64, u64),
-    /// When the request was all written at the latest ([`ProgramTimer::request_written`]),
-    /// and [`real_offset`] then: the program's own time to its answer counts from there
-    /// at the latest.
-    requested: Option<(u64, u64)>,
+    /// When the request was all written at the latest ([`ProgramTimer::request_written`]):
+    /// the program's own time to its answer counts from there at the latest.
+    requested: Option<u64>,
+    /// [`real_offset`] at the call's start: a stamp (a real time) is compared with it.
+    offset0: u64,
     /// [`ProgramTimer::left`] said the time was up: the call ended at its deadline.
     expired: bool,
     limit: u64,
@@ -758,6 +760,7 @@ impl ProgramTimer {
             late_poll: None,
             charged: (0, 0, 0),
             requested: None,
+            offset0: real_offset(),
             expired: false,
             limit: limit_ns,
             next_check: wall0.saturating_add(limit_ns),
@@ -852,6 +855,14 @@ impl ProgramTimer {
         Some(Duration::from_nanos(rest))
     }
 
+    /// Whether [`ProgramTimer::answered_late`] may need the stamps: read them before
+    /// [`ProgramTimer::charge`] if so. A program's write wakes the host before the
+    /// kernel stamps it; a program taken off its CPU in between stamps its write only
+    /// when it runs again, and that wait must be in the waits `charge` reads.
+    pub fn wants_stamp(&self) -> bool {
+        self.ready_after_deadline || monotonic_nanos().saturating_sub(self.wall0) > self.limit
+    }
+
     /// The request has been written in full (the first call counts; a call that writes
     /// nothing says so at its start); `stamped`: the latest moment the stamp on the
     /// program's stdin allows for that write, where it was read (it may be given later,
@@ -861,7 +872,7 @@ impl ProgramTimer {
     pub fn request_written(&mut self, stamped: Option<u64>) {
         if self.requested.is_none() {
             let now = monotonic_nanos();
-            self.requested = Some((stamped.map_or(now, |at| at.min(now)), real_offset()));
+            self.requested = Some(stamped.map_or(now, |at| at.min(now)));
         }
     }
 
@@ -893,8 +904,9 @@ impl ProgramTimer {
     }
 
     /// Whether an answer read in full is late, once the call was charged
-    /// ([`ProgramTimer::charge`]): that time, when it is. Two rules, each of which can
-    /// only find an answer late that was written past the limit of own time:
+    /// ([`ProgramTimer::charge`]): that time, when it is. Two rules, each meant to find
+    /// late only an answer written past the limit of own time (what the stamps cannot
+    /// bound, the callers leave out: [`Written::earliest`]):
     ///
     /// 1. **Read after the limit in wall time** (and not cut off by the call's deadline),
     ///    with a stamp of when it was written at the earliest: its own time is from the
@@ -934,8 +946,8 @@ impl ProgramTimer {
         if read_after_limit
             && let Some(w) = written
             && let Some(at) = w.earliest
-            && let Some((requested, offset)) = self.requested
-            && offset.abs_diff(w.offset) <= 1_000_000
+            && let Some(requested) = self.requested
+            && self.offset0.abs_diff(w.offset) <= 1_000_000
             && let from = requested.min(w.requested.unwrap_or(u64::MAX)).max(self.wall0)
             && let Some(time) = over(at.saturating_sub(from).saturating_sub(program))
         {
@@ -992,7 +1004,8 @@ mod tests {
         timer.ready_after_deadline = true;
         timer.late_poll = Some((timer.wall0 + end * MS, waited * MS));
         timer.charged = (wall * MS, host * MS, program * MS);
-        timer.requested = Some((timer.wall0, 0));
+        timer.requested = Some(timer.wall0);
+        timer.offset0 = 0;
         timer
     }
 
@@ -1032,7 +1045,8 @@ mod tests {
         // 1.08 s for a CPU, outside any poll (no poll was woken by its deadline). Charged
         // 40 ms; written 150 ms after the request.
         let mut timer = ProgramTimer::start(Duration::from_millis(50), None);
-        timer.requested = Some((timer.wall0 + MS, 0));
+        timer.requested = Some(timer.wall0 + MS);
+        timer.offset0 = 0;
         timer.charged = (1120 * MS, 1080 * MS, 0);
         assert_eq!(timer.answered_late(|| None), None, "no stamp: the old rule");
         assert_eq!(timer.answered_late(|| stamp(&timer, 155)), Some(Duration::from_millis(150)));
@@ -1049,12 +1063,13 @@ mod tests {
         // An honest answer read late: 8 ms of work after 60 ms of waits for a CPU, written
         // at 74 ms, read at 400 ms after the host's 330 ms of waits.
         let mut timer = ProgramTimer::start(Duration::from_millis(50), None);
-        timer.requested = Some((timer.wall0 + 2 * MS, 0));
+        timer.requested = Some(timer.wall0 + 2 * MS);
+        timer.offset0 = 0;
         timer.charged = (400 * MS, 330 * MS, 60 * MS);
         assert_eq!(timer.answered_late(|| stamp(&timer, 74)), None);
         // Its own time counts from the end of the request's write: a host held off its CPU
         // in the middle of the write, 200 ms, kept the program from answering before.
-        timer.requested = Some((timer.wall0 + 200 * MS, 0));
+        timer.requested = Some(timer.wall0 + 200 * MS);
         timer.charged = (400 * MS, 250 * MS, 0);
         assert_eq!(timer.answered_late(|| stamp(&timer, 244)), None);
         assert_eq!(timer.answered_late(|| stamp(&timer, 264)), Some(Duration::from_millis(60)));
@@ -1073,7 +1088,6 @@ mod tests {
         timer.requested = None;
         std::thread::sleep(Duration::from_millis(5));
         timer.request_written(Some(timer.wall0 + 2 * MS));
-        timer.requested = timer.requested.map(|(at, _)| (at, 0));
         assert_eq!(timer.answered_late(|| stamp(&timer, 155)), Some(Duration::from_millis(149)));
         // Read within the limit in wall time: no stamp asked for.
         timer.charged = (49 * MS, 0, 0);

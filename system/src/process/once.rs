@@ -49,7 +49,7 @@ pub fn run_once_timed(
 ) -> (Result<Vec<String>, CallError>, Duration) {
     // The clock starts once the program runs (`start` returns after its `execve`): the
     // host's set-up before is not its time (`ProgramTimer::start_spawned`).
-    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap, user, stamped, stdin_stamped } =
+    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap, user, stamped, .. } =
         match start(spec, limits, false) {
             Ok(started) => started,
             Err(e) => return (Err(e), Duration::ZERO),
@@ -62,11 +62,15 @@ pub fn run_once_timed(
         &mut stderr,
         pidfd,
         limits,
-        (input, stdin_stamped),
+        input,
         max_lines,
         (&mut timer, &mut tasks),
         stderr_sink,
     );
+    // The stamp before the waits (`ProgramTimer::wants_stamp`), and before the kill (a
+    // killed writer still stamps a write it was taken off its CPU in). Only its latest
+    // moment: what it wrote last (lines past those read, say) may not be the answer.
+    let written = timer.wants_stamp().then(|| super::stamped::written(stamped, stdout.as_raw_fd(), false, None));
     // Read before the program is reaped (its first process is still readable then).
     let time = timer.charge(Some(&mut tasks), true);
     // Out of time while stopped from outside its box: not its doing.
@@ -103,9 +107,7 @@ pub fn run_once_timed(
         Err(CallError::Timeout) if stopped => Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned())),
         other => other,
     };
-    // One request, one answer: an honest program writes nothing after it.
-    let written = || super::stamped::written(stamped, stdout.as_raw_fd(), true, None);
-    match (result, timer.answered_late(written)) {
+    match (result, timer.answered_late(|| written.flatten())) {
         // Read in full, but written after its deadline and past the limit.
         (Ok(_), Some(late)) => (Err(CallError::Timeout), late),
         (result, _) => (result, time),
@@ -119,7 +121,7 @@ fn run_once_loop(
     stderr: &mut ChildStderr,
     pidfd: Option<OwnedFd>,
     limits: &Limits,
-    (input, stdin_stamped): (&[u8], bool),
+    input: &[u8],
     max_lines: usize,
     (timer, tasks): (&mut ProgramTimer, &mut ProgramTasks),
     sink: &mut dyn Write,
@@ -168,8 +170,8 @@ fn run_once_loop(
                 Err(_) => true,
             };
             if done {
-                // The stamp on its stdin, read before it is closed.
-                timer.request_written(super::stamped::written_in(stdin_stamped, s.as_raw_fd()));
+                // A plain pipe (`start`): the host's own clock.
+                timer.request_written(None);
                 stdin = None;
             }
         }

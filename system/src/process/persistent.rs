@@ -34,6 +34,8 @@ pub struct Process {
     stamped: bool,
     /// Stdin is one too.
     stdin_stamped: bool,
+    /// Bytes read from stdout in the call in progress (or the last).
+    read_in_call: usize,
     pidfd: Option<OwnedFd>,
     /// Bytes read from stdout and not yet consumed.
     buf: Vec<u8>,
@@ -97,6 +99,7 @@ impl Process {
             stdout,
             stamped,
             stdin_stamped,
+            read_in_call: 0,
             pidfd,
             buf: Vec::new(),
             stale: 0,
@@ -158,14 +161,13 @@ impl Process {
         }
         let mut tasks = std::mem::take(&mut self.tasks);
         let mut timer = ProgramTimer::start(timeout, Some(&mut tasks));
+        self.read_in_call = 0;
         let result = self.ask_timed(request, lines, &mut timer, &mut tasks);
+        // The stamps before the waits (`ProgramTimer::wants_stamp`).
+        let written = timer.wants_stamp().then(|| self.written(lines)).flatten();
         self.last_time = timer.charge(Some(&mut tasks), false);
         self.tasks = tasks;
-        // The answer is the last thing owed unless answers to requests sent ahead of
-        // later calls follow it.
-        let last = self.ahead <= lines;
-        let stdin = self.stdin.as_ref().filter(|_| self.stdin_stamped).map(AsRawFd::as_raw_fd);
-        let late = timer.answered_late(|| super::stamped::written(self.stamped, self.stdout.as_raw_fd(), last, stdin));
+        let late = timer.answered_late(|| written);
         match (result, late) {
             // Read in full, but written after its deadline and past the limit.
             (Ok(_), Some(time)) => {
@@ -208,6 +210,24 @@ impl Process {
         let lines = lines.min(self.ahead);
         self.ahead -= lines;
         self.stale += lines;
+    }
+
+    /// When the program last wrote its stdout, and the host its stdin, by their stamps
+    /// (`super::stamped::written`), after a call that read `lines` lines. The last write
+    /// is the answer's only if nothing came after it: no answer to a request sent ahead
+    /// was owed after it, nothing is left unread (a `#` line, say), and the pipe never
+    /// filled in the call (a program blocked on a full pipe writes its last bytes when
+    /// the host has read the others, however long that takes).
+    fn written(&self, lines: usize) -> Option<super::super::clock::Written> {
+        let fd = self.stdout.as_raw_fd();
+        let stdin = self.stdin.as_ref().filter(|_| self.stdin_stamped).map(AsRawFd::as_raw_fd);
+        let mut written = super::stamped::written(self.stamped, fd, true, stdin)?;
+        let never_full =
+            super::stamped::pipe_size(fd).is_some_and(|size| self.read_in_call.saturating_add(libc::PIPE_BUF) < size);
+        if !(self.ahead <= lines && self.buf.is_empty() && super::stamped::unread(fd) == Some(0) && never_full) {
+            written.earliest = None;
+        }
+        Some(written)
     }
 
     /// The own time the last [`Process::ask`] took.
@@ -284,7 +304,8 @@ impl Process {
                 loop {
                     match read_some(&mut self.stdout, &mut self.buf, READ_CHUNK) {
                         Ok(Some(0)) | Ok(None) => break,
-                        Ok(Some(_)) => {
+                        Ok(Some(n)) => {
+                            self.read_in_call += n;
                             if let Err(e) = self.take_lines(&mut answer, &mut answer_bytes, lines) {
                                 return Err(self.fail(e, lines, answer.len()));
                             }
@@ -298,7 +319,8 @@ impl Process {
             } else if fds[0].revents != 0 {
                 match read_some(&mut self.stdout, &mut self.buf, READ_CHUNK) {
                     Ok(Some(0)) => eof = true,
-                    Ok(_) => {}
+                    Ok(Some(n)) => self.read_in_call += n,
+                    Ok(None) => {}
                     Err(e) => return Err(io_err("read", e)),
                 }
             }
@@ -313,6 +335,7 @@ impl Process {
             match read_some(&mut self.stdout, &mut self.buf, READ_CHUNK) {
                 Ok(Some(0)) | Ok(None) => break,
                 Ok(Some(n)) => {
+                    self.read_in_call += n;
                     budget = budget.saturating_sub(n);
                     self.skip_stale();
                     if self.stale == 0 && self.ahead == 0 {
