@@ -641,7 +641,7 @@ impl Engine {
         for z in 0..seeing {
             let (id, x, y) = self.zombie_movers[z];
             // (It sees one, so the search finds one.)
-            let (dx, dy) = nearest_player(&self.board, x, y).map_or((0, 0), |(dx, dy)| (dx.signum(), dy.signum()));
+            let (dx, dy) = step_toward_nearest(&self.board, x, y).unwrap_or((0, 0));
             planned = self.plan(planned, id, x, y, dx, dy);
         }
         for z in 0..blind {
@@ -977,6 +977,40 @@ pub fn nearest_player(board: &Board, x: u32, y: u32) -> Option<(i32, i32)> {
     Some((dx, dy))
 }
 
+/// The step a zombie at `(x, y)` takes toward [`nearest_player`]: the signs of its
+/// offset, `None` if it sees none. The same search by rings, without finding the
+/// player's row: only the sign of `dy` is needed, and it is known from the rows seen
+/// on the way. On the nearest ring `d`, the player's column `dx` is the smallest with a
+/// player on the ring; among that column's players on the ring, the first met has the
+/// smallest `dy`. So `dy` is negative when a row north of the zombie (`-d..=-1`) has a
+/// player in that column, else zero when the zombie's own row has one, else positive.
+/// (When `|dx| < d` the rows strictly inside the ring hold no player in that column,
+/// since such a player would be nearer than `d`: the test then reads ring row `-d`
+/// alone, as [`nearest_player`] does.) No search down the column, no list of rows: the
+/// column search mispredicted once per zombie that sees a player.
+#[inline]
+pub fn step_toward_nearest(board: &Board, x: u32, y: u32) -> Option<(i32, i32)> {
+    const R: i32 = VISION_RANGE;
+    let band = |near: u32, d: i32| (near >> (R - d)) & ((1 << (2 * d + 1)) - 1);
+    let own = board.player_row(x, y, 0);
+    // `near`: the OR of rows -d..=d; `north`: of rows -d..=-1.
+    let (mut near, mut north) = (own, 0);
+    let mut d = 0;
+    while band(near, d) == 0 {
+        if d == R {
+            return None;
+        }
+        d += 1;
+        let (n, s) = (board.player_row(x, y, -d), board.player_row(x, y, d));
+        north |= n;
+        near |= n | s;
+    }
+    let dx = band(near, d).trailing_zeros() as i32 - d;
+    let column = 1 << (R + dx);
+    let dy = if north & column != 0 { -1 } else { i32::from(own & column == 0) };
+    Some((dx.signum(), dy))
+}
+
 /// What the engine applies for a player's call in the decision step: a move (a
 /// [`Direction`] code; staying for a call that failed or answered nonsense) or a shot at
 /// `target`. Plain numbers rather than an enum with data, so that reading one back from
@@ -1057,5 +1091,39 @@ fn validate(action: Action) -> Result<Decision, BotError> {
             .ok_or_else(|| BotError::Invalid(format!("unknown direction code {}", action.direction))),
         Action::SHOOT => Ok(Decision::Shoot(action.target)),
         k => Err(BotError::Invalid(format!("unknown action kind {k}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The zombie's step is the signs of the nearest player's offset, from every cell of
+    /// random boards (sparse and crowded, small boards that wrap).
+    #[test]
+    fn the_step_toward_the_nearest_player_is_the_signs_of_its_offset() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as u32
+        };
+        for round in 0..60 {
+            let side = 17 + next() % 50;
+            let mut board = Board::new(side);
+            let count = 1 + next() % (side * side / [2, 8, 40][round % 3]);
+            for number in 1..=count {
+                let (x, y) = (next() % side, next() % side);
+                let owner = [0, 1, Id::ZOMBIE, Id::DEAD_BODY][(next() % 4) as usize];
+                if board.get(x, y).is_empty() {
+                    board.set(x, y, Id { owner, number });
+                }
+            }
+            for y in 0..side {
+                for x in 0..side {
+                    let expected = nearest_player(&board, x, y).map(|(dx, dy)| (dx.signum(), dy.signum()));
+                    assert_eq!(step_toward_nearest(&board, x, y), expected, "side {side}, at ({x}, {y})");
+                }
+            }
+        }
     }
 }
