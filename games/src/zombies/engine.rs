@@ -837,11 +837,15 @@ impl Engine {
         for (i, p) in self.plans.iter_mut().enumerate() {
             let target = cell(p.tx, p.ty);
             self.claims[cell(p.x, p.y)] -= 1;
-            self.claims[target] += 1;
+            // (The count kept at hand: read again after the stores below, which might
+            // alias it as far as the compiler knows, it put a store-to-load forwarding on
+            // the chain of `queued`.)
+            let claims = self.claims[target] + 1;
+            self.claims[target] = claims;
             p.next = self.heads[target];
             self.heads[target] = i as u32;
             self.queue[queued] = (p.tx, p.ty);
-            queued += usize::from(self.claims[target] >= 2);
+            queued += usize::from(claims >= 2);
         }
         self.queue.truncate(queued);
         while let Some((cx, cy)) = self.queue.pop() {
