@@ -607,11 +607,15 @@ impl Engine {
         self.zombie_movers.resize(n, (Id::EMPTY, 0, 0));
         self.player_movers.resize(n, NO_ENTITY);
         let (mut zombies, mut players) = (0, 0);
+        // (Local slices: through `self`, each list's place and length were loaded again
+        // after every store.)
+        let (entities, zombie_movers, player_movers) =
+            (&self.entities[..], &mut self.zombie_movers[..], &mut self.player_movers[..]);
         for &number in &self.movers {
-            let e = &self.entities[number as usize];
+            let e = &entities[number as usize];
             let zombie = e.id.is_zombie();
-            self.zombie_movers[zombies] = (e.id, e.x, e.y);
-            self.player_movers[players] = *e;
+            zombie_movers[zombies] = (e.id, e.x, e.y);
+            player_movers[players] = *e;
             zombies += usize::from(zombie);
             players += usize::from(!zombie);
         }
@@ -630,11 +634,12 @@ impl Engine {
         // branch on which (about as many of each, in random order); only the latter draw.
         self.blind_zombies.resize(zombies, (Id::EMPTY, 0, 0));
         let (mut seeing, mut blind) = (0, 0);
+        let (zombie_movers, blind_zombies) = (&mut self.zombie_movers[..zombies], &mut self.blind_zombies[..]);
         for z in 0..zombies {
-            let zombie = self.zombie_movers[z];
+            let zombie = zombie_movers[z];
             let sees = self.board.sees_player(&self.view_columns, zombie.1, zombie.2);
-            self.zombie_movers[seeing] = zombie;
-            self.blind_zombies[blind] = zombie;
+            zombie_movers[seeing] = zombie;
+            blind_zombies[blind] = zombie;
             seeing += usize::from(sees);
             blind += usize::from(!sees);
         }
@@ -834,18 +839,20 @@ impl Engine {
         self.queue.clear();
         self.queue.resize(2 * self.plans.len() + 1, (0, 0));
         let mut queued = 0;
+        // (The lists as local slices, and the count kept at hand: read through `self`
+        // after each store, which might alias them as far as the compiler knows, each
+        // list's place and length were loaded again for every plan, and the count came
+        // back through a store-to-load forwarding on the chain of `queued`.)
+        let (claims, heads, queue) = (&mut self.claims[..], &mut self.heads[..], &mut self.queue[..]);
         for (i, p) in self.plans.iter_mut().enumerate() {
             let target = cell(p.tx, p.ty);
-            self.claims[cell(p.x, p.y)] -= 1;
-            // (The count kept at hand: read again after the stores below, which might
-            // alias it as far as the compiler knows, it put a store-to-load forwarding on
-            // the chain of `queued`.)
-            let claims = self.claims[target] + 1;
-            self.claims[target] = claims;
-            p.next = self.heads[target];
-            self.heads[target] = i as u32;
-            self.queue[queued] = (p.tx, p.ty);
-            queued += usize::from(claims >= 2);
+            claims[cell(p.x, p.y)] -= 1;
+            let count = claims[target] + 1;
+            claims[target] = count;
+            p.next = heads[target];
+            heads[target] = i as u32;
+            queue[queued] = (p.tx, p.ty);
+            queued += usize::from(count >= 2);
         }
         self.queue.truncate(queued);
         while let Some((cx, cy)) = self.queue.pop() {
