@@ -643,16 +643,16 @@ impl Engine {
             seeing += usize::from(sees);
             blind += usize::from(!sees);
         }
-        for z in 0..seeing {
-            let (id, x, y) = self.zombie_movers[z];
+        // (Local slices, as above.)
+        let (board, plans) = (&self.board, &mut self.plans[..]);
+        for &(id, x, y) in &self.zombie_movers[..seeing] {
             // (It sees one, so the search finds one.)
-            let (dx, dy) = step_toward_nearest(&self.board, x, y).unwrap_or((0, 0));
-            planned = self.plan(planned, id, x, y, dx, dy);
+            let (dx, dy) = step_toward_nearest(board, x, y).unwrap_or((0, 0));
+            planned = plan_at(plans, board, planned, id, x, y, dx, dy);
         }
-        for z in 0..blind {
-            let (id, x, y) = self.blind_zombies[z];
+        for &(id, x, y) in &self.blind_zombies[..blind] {
             let (dx, dy) = Direction::ALL[self.rng.random_range(0..9usize)].delta();
-            planned = self.plan(planned, id, x, y, dx, dy);
+            planned = plan_at(plans, board, planned, id, x, y, dx, dy);
         }
         for p in 0..players {
             let e = self.player_movers[p];
@@ -670,9 +670,7 @@ impl Engine {
     /// `planned` of `plans`; returns the next free place (the same one if it stays).
     #[inline]
     fn plan(&mut self, planned: usize, id: Id, x: u32, y: u32, dx: i32, dy: i32) -> usize {
-        let (tx, ty) = self.board.step(x, y, dx, dy);
-        self.plans[planned] = Plan { id, x, y, tx, ty, next: NO_PLAN, back: false };
-        planned + usize::from((dx, dy) != (0, 0))
+        plan_at(&mut self.plans, &self.board, planned, id, x, y, dx, dy)
     }
 
     /// The decision step's calls made before its moves (some bots are played elsewhere or
@@ -936,6 +934,15 @@ impl Engine {
     pub fn advance_clock(&mut self) {
         self.clock += 1;
     }
+}
+
+/// [`Engine::plan`] on the plans and board given (local slices in the zombies' loops).
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "the plan's fields, passed in registers")]
+fn plan_at(plans: &mut [Plan], board: &Board, planned: usize, id: Id, x: u32, y: u32, dx: i32, dy: i32) -> usize {
+    let (tx, ty) = board.step(x, y, dx, dy);
+    plans[planned] = Plan { id, x, y, tx, ty, next: NO_PLAN, back: false };
+    planned + usize::from((dx, dy) != (0, 0))
 }
 
 /// `Plan::next` of a plan that is the first with its target, and `Engine::heads` of a
