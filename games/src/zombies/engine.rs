@@ -607,11 +607,15 @@ impl Engine {
         self.zombie_movers.resize(n, (Id::EMPTY, 0, 0));
         self.player_movers.resize(n, NO_ENTITY);
         let (mut zombies, mut players) = (0, 0);
+        // (Local slices: through `self`, each list's place and length were loaded again
+        // after every store.)
+        let (entities, zombie_movers, player_movers) =
+            (&self.entities[..], &mut self.zombie_movers[..], &mut self.player_movers[..]);
         for &number in &self.movers {
-            let e = &self.entities[number as usize];
+            let e = &entities[number as usize];
             let zombie = e.id.is_zombie();
-            self.zombie_movers[zombies] = (e.id, e.x, e.y);
-            self.player_movers[players] = *e;
+            zombie_movers[zombies] = (e.id, e.x, e.y);
+            player_movers[players] = *e;
             zombies += usize::from(zombie);
             players += usize::from(!zombie);
         }
@@ -630,24 +634,25 @@ impl Engine {
         // branch on which (about as many of each, in random order); only the latter draw.
         self.blind_zombies.resize(zombies, (Id::EMPTY, 0, 0));
         let (mut seeing, mut blind) = (0, 0);
+        let (zombie_movers, blind_zombies) = (&mut self.zombie_movers[..zombies], &mut self.blind_zombies[..]);
         for z in 0..zombies {
-            let zombie = self.zombie_movers[z];
+            let zombie = zombie_movers[z];
             let sees = self.board.sees_player(&self.view_columns, zombie.1, zombie.2);
-            self.zombie_movers[seeing] = zombie;
-            self.blind_zombies[blind] = zombie;
+            zombie_movers[seeing] = zombie;
+            blind_zombies[blind] = zombie;
             seeing += usize::from(sees);
             blind += usize::from(!sees);
         }
-        for z in 0..seeing {
-            let (id, x, y) = self.zombie_movers[z];
+        // (Local slices, as above.)
+        let (board, plans) = (&self.board, &mut self.plans[..]);
+        for &(id, x, y) in &self.zombie_movers[..seeing] {
             // (It sees one, so the search finds one.)
-            let (dx, dy) = nearest_player(&self.board, x, y).map_or((0, 0), |(dx, dy)| (dx.signum(), dy.signum()));
-            planned = self.plan(planned, id, x, y, dx, dy);
+            let (dx, dy) = step_toward_nearest(board, x, y).unwrap_or((0, 0));
+            planned = plan_at(plans, board, planned, id, x, y, dx, dy);
         }
-        for z in 0..blind {
-            let (id, x, y) = self.blind_zombies[z];
+        for &(id, x, y) in &self.blind_zombies[..blind] {
             let (dx, dy) = Direction::ALL[self.rng.random_range(0..9usize)].delta();
-            planned = self.plan(planned, id, x, y, dx, dy);
+            planned = plan_at(plans, board, planned, id, x, y, dx, dy);
         }
         for p in 0..players {
             let e = self.player_movers[p];
@@ -665,9 +670,7 @@ impl Engine {
     /// `planned` of `plans`; returns the next free place (the same one if it stays).
     #[inline]
     fn plan(&mut self, planned: usize, id: Id, x: u32, y: u32, dx: i32, dy: i32) -> usize {
-        let (tx, ty) = self.board.step(x, y, dx, dy);
-        self.plans[planned] = Plan { id, x, y, tx, ty, next: NO_PLAN, back: false };
-        planned + usize::from((dx, dy) != (0, 0))
+        plan_at(&mut self.plans, &self.board, planned, id, x, y, dx, dy)
     }
 
     /// The decision step's calls made before its moves (some bots are played elsewhere or
@@ -834,14 +837,20 @@ impl Engine {
         self.queue.clear();
         self.queue.resize(2 * self.plans.len() + 1, (0, 0));
         let mut queued = 0;
+        // (The lists as local slices, and the count kept at hand: read through `self`
+        // after each store, which might alias them as far as the compiler knows, each
+        // list's place and length were loaded again for every plan, and the count came
+        // back through a store-to-load forwarding on the chain of `queued`.)
+        let (claims, heads, queue) = (&mut self.claims[..], &mut self.heads[..], &mut self.queue[..]);
         for (i, p) in self.plans.iter_mut().enumerate() {
             let target = cell(p.tx, p.ty);
-            self.claims[cell(p.x, p.y)] -= 1;
-            self.claims[target] += 1;
-            p.next = self.heads[target];
-            self.heads[target] = i as u32;
-            self.queue[queued] = (p.tx, p.ty);
-            queued += usize::from(self.claims[target] >= 2);
+            claims[cell(p.x, p.y)] -= 1;
+            let count = claims[target] + 1;
+            claims[target] = count;
+            p.next = heads[target];
+            heads[target] = i as u32;
+            queue[queued] = (p.tx, p.ty);
+            queued += usize::from(count >= 2);
         }
         self.queue.truncate(queued);
         while let Some((cx, cy)) = self.queue.pop() {
@@ -927,6 +936,15 @@ impl Engine {
     }
 }
 
+/// [`Engine::plan`] on the plans and board given (local slices in the zombies' loops).
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "the plan's fields, passed in registers")]
+fn plan_at(plans: &mut [Plan], board: &Board, planned: usize, id: Id, x: u32, y: u32, dx: i32, dy: i32) -> usize {
+    let (tx, ty) = board.step(x, y, dx, dy);
+    plans[planned] = Plan { id, x, y, tx, ty, next: NO_PLAN, back: false };
+    planned + usize::from((dx, dy) != (0, 0))
+}
+
 /// `Plan::next` of a plan that is the first with its target, and `Engine::heads` of a
 /// cell that was never a target.
 const NO_PLAN: u32 = u32::MAX;
@@ -975,6 +993,40 @@ pub fn nearest_player(board: &Board, x: u32, y: u32) -> Option<(i32, i32)> {
         d
     };
     Some((dx, dy))
+}
+
+/// The step a zombie at `(x, y)` takes toward [`nearest_player`]: the signs of its
+/// offset, `None` if it sees none. The same search by rings, without finding the
+/// player's row: only the sign of `dy` is needed, and it is known from the rows seen
+/// on the way. On the nearest ring `d`, the player's column `dx` is the smallest with a
+/// player on the ring; among that column's players on the ring, the first met has the
+/// smallest `dy`. So `dy` is negative when a row north of the zombie (`-d..=-1`) has a
+/// player in that column, else zero when the zombie's own row has one, else positive.
+/// (When `|dx| < d` the rows strictly inside the ring hold no player in that column,
+/// since such a player would be nearer than `d`: the test then reads ring row `-d`
+/// alone, as [`nearest_player`] does.) No search down the column, no list of rows: the
+/// column search mispredicted once per zombie that sees a player.
+#[inline]
+pub fn step_toward_nearest(board: &Board, x: u32, y: u32) -> Option<(i32, i32)> {
+    const R: i32 = VISION_RANGE;
+    let band = |near: u32, d: i32| (near >> (R - d)) & ((1 << (2 * d + 1)) - 1);
+    let own = board.player_row(x, y, 0);
+    // `near`: the OR of rows -d..=d; `north`: of rows -d..=-1.
+    let (mut near, mut north) = (own, 0);
+    let mut d = 0;
+    while band(near, d) == 0 {
+        if d == R {
+            return None;
+        }
+        d += 1;
+        let (n, s) = (board.player_row(x, y, -d), board.player_row(x, y, d));
+        north |= n;
+        near |= n | s;
+    }
+    let dx = band(near, d).trailing_zeros() as i32 - d;
+    let column = 1 << (R + dx);
+    let dy = if north & column != 0 { -1 } else { i32::from(own & column == 0) };
+    Some((dx.signum(), dy))
 }
 
 /// What the engine applies for a player's call in the decision step: a move (a
@@ -1057,5 +1109,39 @@ fn validate(action: Action) -> Result<Decision, BotError> {
             .ok_or_else(|| BotError::Invalid(format!("unknown direction code {}", action.direction))),
         Action::SHOOT => Ok(Decision::Shoot(action.target)),
         k => Err(BotError::Invalid(format!("unknown action kind {k}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The zombie's step is the signs of the nearest player's offset, from every cell of
+    /// random boards (sparse and crowded, small boards that wrap).
+    #[test]
+    fn the_step_toward_the_nearest_player_is_the_signs_of_its_offset() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as u32
+        };
+        for round in 0..60 {
+            let side = 17 + next() % 50;
+            let mut board = Board::new(side);
+            let count = 1 + next() % (side * side / [2, 8, 40][round % 3]);
+            for number in 1..=count {
+                let (x, y) = (next() % side, next() % side);
+                let owner = [0, 1, Id::ZOMBIE, Id::DEAD_BODY][(next() % 4) as usize];
+                if board.get(x, y).is_empty() {
+                    board.set(x, y, Id { owner, number });
+                }
+            }
+            for y in 0..side {
+                for x in 0..side {
+                    let expected = nearest_player(&board, x, y).map(|(dx, dy)| (dx.signum(), dy.signum()));
+                    assert_eq!(step_toward_nearest(&board, x, y), expected, "side {side}, at ({x}, {y})");
+                }
+            }
+        }
     }
 }
