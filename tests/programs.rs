@@ -322,6 +322,24 @@ print(9); print("N"); print("escaped:" + ",".join(tries) if tries else "containe
     assert!(!Path::new("/etc/arena-sandbox-test").exists());
 }
 
+/// The one eggs program bot in `dir`, found with `limits`, plays one turn of a small
+/// view: the memory it answers, as text.
+fn memory_after_one_eggs_turn(dir: &Path, limits: &ScriptLimits) -> String {
+    let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.to_owned()] }, limits);
+    assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
+    let mut b = found.entries[0].create_bot().unwrap();
+    let mut rng = arena::game::GameRng::seed_from_u64(1);
+    let ctx = arena::abi::eggs::EggsContext {
+        view: [*b"#####", *b"#   #", *b"# * #", *b"#   #", *b"#####"],
+        player: 0,
+        turn: 0,
+        max_turns: 10,
+        memory: arena::abi::abi_stable::std_types::RSlice::from_slice(b""),
+        random: arena::game::random_source(&mut rng),
+    };
+    String::from_utf8(b.turn(&ctx).unwrap().memory().to_vec()).unwrap()
+}
+
 /// A boxed program (as root: a user of its own) may open its pipes again by name, as
 /// shell and JavaScript bots do: `/dev/stdin`, `> /dev/stdout`, `> /dev/stderr`.
 #[test]
@@ -335,20 +353,7 @@ fn a_boxed_program_may_open_its_stdin_stdout_and_stderr_by_name() {
     program(dir.path(), "by-name.sh", bot);
     let limits =
         ScriptLimits { sandbox: arena::process::Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..limits(3000) };
-    let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, &limits);
-    assert!(found.skipped.is_empty(), "{:?}", found.skipped);
-    let mut b = found.entries[0].create_bot().unwrap();
-    let mut rng = arena::game::GameRng::seed_from_u64(1);
-    let ctx = arena::abi::eggs::EggsContext {
-        view: [*b"#####", *b"#   #", *b"# * #", *b"#   #", *b"#####"],
-        player: 0,
-        turn: 0,
-        max_turns: 10,
-        memory: arena::abi::abi_stable::std_types::RSlice::from_slice(b""),
-        random: arena::game::random_source(&mut rng),
-    };
-    let answer = b.turn(&ctx).unwrap();
-    assert_eq!(answer.memory(), b"in,err,out");
+    assert_eq!(memory_after_one_eggs_turn(dir.path(), &limits), "in,err,out");
 }
 
 /// Every program gets the game's seed (`ARENA_SEED`); a target copy its index
@@ -458,21 +463,7 @@ fn a_program_with_files_runs_among_them_and_its_box_shows_it_nothing_else() {
     std::fs::set_permissions(&files, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::write(files.join("answer.txt"), "mine\n").unwrap();
     std::fs::write(dir.path().join("secret.txt"), "theirs\n").unwrap();
-    let play = |limits: &ScriptLimits| {
-        let found = discover::<Eggs>(&SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] }, limits);
-        assert_eq!(found.entries.len(), 1, "{:?}", found.skipped);
-        let mut b = found.entries[0].create_bot().unwrap();
-        let mut rng = arena::game::GameRng::seed_from_u64(1);
-        let ctx = arena::abi::eggs::EggsContext {
-            view: [*b"#####", *b"#   #", *b"# * #", *b"#   #", *b"#####"],
-            player: 0,
-            turn: 0,
-            max_turns: 10,
-            memory: arena::abi::abi_stable::std_types::RSlice::from_slice(b""),
-            random: arena::game::random_source(&mut rng),
-        };
-        String::from_utf8(b.turn(&ctx).unwrap().memory().to_vec()).unwrap()
-    };
+    let play = |limits: &ScriptLimits| memory_after_one_eggs_turn(dir.path(), limits);
     assert_eq!(play(&limits(3000)), "mine,theirs", "unboxed, it runs in packed.files/");
     if let Err(why) = arena::process::bwrap_available() {
         return crate::util::skip(&format!("skipped the boxed half: bwrap: {why}"));
