@@ -864,15 +864,13 @@ impl ProgramTimer {
     }
 
     /// The request has been written in full (the first call counts; a call that writes
-    /// nothing says so at its start); `stamped`: the latest moment the stamp on the
-    /// program's stdin allows for that write, where it was read (it may be given later,
-    /// [`Written::requested`]). Where the host's thread waited for a CPU in the middle of
-    /// the write, the program could not answer before the end of it; where it waited
-    /// after the write, before it got back, the stamp tells.
-    pub fn request_written(&mut self, stamped: Option<u64>) {
+    /// nothing says so at its start). Where the host's thread waited for a CPU in the
+    /// middle of the write, the program could not answer before the end of it; where it
+    /// waited after the write, before it got back, the stamp on the program's stdin
+    /// tells ([`Written::requested`]).
+    pub fn request_written(&mut self) {
         if self.requested.is_none() {
-            let now = monotonic_nanos();
-            self.requested = Some(stamped.map_or(now, |at| at.min(now)));
+            self.requested = Some(monotonic_nanos());
         }
     }
 
@@ -1084,11 +1082,6 @@ mod tests {
         let early =
             |timer: &ProgramTimer| Written { requested: Some(timer.wall0 - 100 * MS), ..stamp(timer, 155).unwrap() };
         assert_eq!(timer.answered_late(|| Some(early(&timer))), Some(Duration::from_millis(151)));
-        // Given when the request was written (the host got back from it 5 ms later).
-        timer.requested = None;
-        std::thread::sleep(Duration::from_millis(5));
-        timer.request_written(Some(timer.wall0 + 2 * MS));
-        assert_eq!(timer.answered_late(|| stamp(&timer, 155)), Some(Duration::from_millis(149)));
         // Read within the limit in wall time: no stamp asked for.
         timer.charged = (49 * MS, 0, 0);
         assert_eq!(timer.answered_late(|| panic!("asked for a stamp")), None);

@@ -15,7 +15,7 @@ use super::spawn::{
     stopped_from_outside,
 };
 use super::{CallError, Limits, ProgramSpec, io_err};
-use crate::clock::{ProgramTasks, ProgramTimer};
+use crate::clock::{ProgramTasks, ProgramTimer, Written};
 
 /// Runs the program once: writes `input` to its stdin and closes it, reads up to
 /// `max_lines` lines (or until it closes stdout or ends) before `timeout`, then kills its
@@ -70,7 +70,11 @@ pub fn run_once_timed(
     // The stamp before the waits (`ProgramTimer::wants_stamp`), and before the kill (a
     // killed writer still stamps a write it was taken off its CPU in). Only its latest
     // moment: what it wrote last (lines past those read, say) may not be the answer.
-    let written = timer.wants_stamp().then(|| super::stamped::written(stamped, stdout.as_raw_fd(), false, None));
+    let written = timer
+        .wants_stamp()
+        .then(|| super::stamped::written(stamped, stdout.as_raw_fd(), None))
+        .flatten()
+        .map(|w| Written { earliest: None, ..w });
     // Read before the program is reaped (its first process is still readable then).
     let time = timer.charge(Some(&mut tasks), true);
     // Out of time while stopped from outside its box: not its doing.
@@ -107,7 +111,7 @@ pub fn run_once_timed(
         Err(CallError::Timeout) if stopped => Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned())),
         other => other,
     };
-    match (result, timer.answered_late(|| written.flatten())) {
+    match (result, timer.answered_late(|| written)) {
         // Read in full, but written after its deadline and past the limit.
         (Ok(_), Some(late)) => (Err(CallError::Timeout), late),
         (result, _) => (result, time),
@@ -164,15 +168,11 @@ fn run_once_loop(
     let mut exited = false;
     loop {
         if let Some(s) = &mut stdin {
-            let done = match write_some(s, &mut pending) {
-                Ok(()) => pending.is_empty(),
+            match write_some(s, &mut pending) {
+                Ok(()) if pending.is_empty() => stdin = None, // closes it
+                Ok(()) => {}
                 // The program does not read its input (or has ended): fine, keep reading.
-                Err(_) => true,
-            };
-            if done {
-                // A plain pipe (`start`): the host's own clock.
-                timer.request_written(None);
-                stdin = None;
+                Err(_) => stdin = None,
             }
         }
         if lines.len() >= max_lines {

@@ -221,10 +221,14 @@ impl Process {
     fn written(&self, lines: usize) -> Option<super::super::clock::Written> {
         let fd = self.stdout.as_raw_fd();
         let stdin = self.stdin.as_ref().filter(|_| self.stdin_stamped).map(AsRawFd::as_raw_fd);
-        let mut written = super::stamped::written(self.stamped, fd, true, stdin)?;
-        let never_full =
-            super::stamped::pipe_size(fd).is_some_and(|size| self.read_in_call.saturating_add(libc::PIPE_BUF) < size);
-        if !(self.ahead <= lines && self.buf.is_empty() && super::stamped::unread(fd) == Some(0) && never_full) {
+        let mut written = super::stamped::written(self.stamped, fd, stdin)?;
+        // After the stamp: a byte written since is seen unread.
+        let answer_last = self.ahead <= lines
+            && self.buf.is_empty()
+            && super::stamped::unread(fd) == Some(0)
+            && super::stamped::pipe_size(fd)
+                .is_some_and(|size| self.read_in_call.saturating_add(libc::PIPE_BUF) < size);
+        if !answer_last {
             written.earliest = None;
         }
         Some(written)
@@ -265,7 +269,7 @@ impl Process {
             }
             if self.unwritten.is_empty() {
                 // Its stamp is read only if it may decide (`Written::requested`).
-                timer.request_written(None);
+                timer.request_written();
             }
             if let Err(e) = self.take_lines(&mut answer, &mut answer_bytes, lines) {
                 return Err(self.fail(e, lines, answer.len()));

@@ -281,7 +281,7 @@ pub(super) struct Started {
     /// Stdout is a stamped pipe: `stamped::written` on it tells when the program last
     /// wrote.
     pub(super) stamped: bool,
-    /// Stdin is a stamped pipe: `stamped::written_in` on it tells when the host last
+    /// Stdin is a stamped pipe: `stamped::written` tells from it when the host last
     /// wrote.
     pub(super) stdin_stamped: bool,
 }

@@ -12,10 +12,10 @@
 //! change times on each `write` that moves data, which anonymous pipes no longer do
 //! (Linux 6.x); the time of the last write settles both. Not on `splice`, `vmsplice`,
 //! `tee` or `sendfile` into it: a program that writes so leaves an older stamp (a known
-//! gap, `docs/hardening.md`). The stamp on stdin says when
-//! the host's last write of a request was done ([`written_in`]): the program's wake-up
-//! can take the CPU from a crowded host thread in that write, which then gets back
-//! from it long after (seen: 4 s).
+//! gap, `docs/hardening.md`). The stamp on stdin says when the host's last write of a
+//! request was done ([`written_in`]): the program's wake-up can take the CPU from a
+//! crowded host thread in that write, which then gets back from it long after (seen:
+//! 4 s).
 //!
 //! The stamp bounds when the program last wrote ([`written`]): no later than the later
 //! of the two times plus the coarse clock's resolution, no earlier than that later time
@@ -122,19 +122,21 @@ pub(super) fn stamped_stdin() -> Option<(OwnedFd, OwnedFd)> {
 /// time); a later moment only makes the program's time shorter.
 const STDIN_MARGIN: u64 = 10_000_000;
 
-/// When the host last wrote to a program's stdin, where that is a stamped pipe
-/// (`stamped`) whose write end is `fd`: at the latest, on the monotonic clock. Read
-/// once a request is written in full, it is a moment by which the program had all of
-/// it, however long the host's thread waited for a CPU before it got back from the
+/// When the host last wrote to a program's stdin, a stamped pipe whose write end is
+/// `fd`: at the latest, on the monotonic clock (`offset`: [`crate::clock::real_offset`]).
+/// Read once a request is written in full, it is a moment by which the program had all
+/// of it, however long the host's thread waited for a CPU before it got back from the
 /// write (if it waited after the data was in and before the kernel stamped it, the
 /// stamp is late too, and the program's time only shorter).
-pub(super) fn written_in(stamped: bool, fd: RawFd) -> Option<u64> {
-    if !stamped {
-        return None;
-    }
+fn written_in(fd: RawFd, offset: u64) -> Option<u64> {
     let (mtime, ctime) = times(fd)?;
-    let latest = mtime.max(ctime).saturating_add(STDIN_MARGIN.max(2 * coarse_resolution()));
-    Some(latest.saturating_sub(crate::clock::real_offset()).min(crate::clock::monotonic_nanos()))
+    Some(to_monotonic(mtime.max(ctime).saturating_add(STDIN_MARGIN.max(2 * coarse_resolution())), offset))
+}
+
+/// A real time (a stamp) on the monotonic clock, `offset` being the real-time clock less
+/// the monotonic one; never later than now.
+fn to_monotonic(real: u64, offset: u64) -> u64 {
+    real.saturating_sub(offset).min(crate::clock::monotonic_nanos())
 }
 
 /// The capacity of the pipe `fd` is an end of, in bytes.
@@ -186,30 +188,28 @@ fn coarse_resolution() -> u64 {
 }
 
 /// When the program last wrote to its stdout, where that is a stamped pipe (`stamped`)
-/// whose read end is `fd`, on the monotonic clock (`crate::clock::monotonic_nanos`):
-/// at the latest (never later than now) and, where the answer read is the last thing
-/// the program owed (`answer_last`: no answer to a later request can have been written
-/// after it), at the earliest.
+/// whose read end is `fd`, on the monotonic clock (`crate::clock::monotonic_nanos`): at
+/// the latest (never later than now) and at the earliest. Whether that last write was
+/// the answer read, only the caller can tell: where it may not be, it drops the earliest
+/// moment ([`Written::earliest`]).
 ///
 /// The stamp is the coarse clock at the last write: at most its resolution before the
 /// write, never after it. A program that moves its stdout's times moves the change time
 /// to that moment: later, never earlier, than its last write.
 ///
 /// `stdin`: the write end of the program's stdin, where it is a stamped pipe still open:
-/// [`written_in`] it, read now ([`Written::requested`]).
-pub(super) fn written(stamped: bool, fd: RawFd, answer_last: bool, stdin: Option<RawFd>) -> Option<Written> {
+/// when the host last wrote it ([`Written::requested`]).
+pub(super) fn written(stamped: bool, fd: RawFd, stdin: Option<RawFd>) -> Option<Written> {
     if !stamped {
         return None;
     }
     let (mtime, ctime) = times(fd)?;
     let stamp = mtime.max(ctime);
     let offset = crate::clock::real_offset();
-    // Never later than now.
-    let to_mono = |t: u64| t.saturating_sub(offset).min(crate::clock::monotonic_nanos());
     Some(Written {
-        earliest: answer_last.then(|| to_mono(stamp)),
-        latest: to_mono(stamp.saturating_add(coarse_resolution())),
-        requested: stdin.and_then(|fd| written_in(true, fd)),
+        earliest: Some(to_monotonic(stamp, offset)),
+        latest: to_monotonic(stamp.saturating_add(coarse_resolution()), offset),
+        requested: stdin.and_then(|fd| written_in(fd, offset)),
         offset,
     })
 }
@@ -230,7 +230,7 @@ mod tests {
         assert_eq!(unsafe { libc::write(write.as_raw_fd(), b"x".as_ptr().cast(), 1) }, 1);
         let after = crate::clock::monotonic_nanos();
         std::thread::sleep(Duration::from_millis(30));
-        let at = written(true, read.as_raw_fd(), true, None).unwrap();
+        let at = written(true, read.as_raw_fd(), None).unwrap();
         // The write came within a tick after the earliest moment, and before the latest.
         let tick = coarse_resolution();
         let earliest = at.earliest.unwrap();
@@ -240,9 +240,8 @@ mod tests {
             "{before} {at:?} {after} (tick {tick})"
         );
         assert_eq!(at.latest - earliest, tick);
-        // Without the answer last, no earliest moment; not stamped, nothing.
-        assert_eq!(written(true, read.as_raw_fd(), false, None).unwrap().earliest, None);
-        assert_eq!(written(false, read.as_raw_fd(), true, None), None);
+        // Not stamped, nothing.
+        assert_eq!(written(false, read.as_raw_fd(), None), None);
         // A program that owns the FIFO may set its times to the past: the change time
         // moves to the moment it did, so the stamp does not go back.
         std::thread::sleep(Duration::from_millis(30));
@@ -250,7 +249,7 @@ mod tests {
         let epoch = [libc::timespec { tv_sec: 0, tv_nsec: 0 }; 2];
         // SAFETY: futimens on a descriptor we own, with two valid timespecs.
         assert_eq!(unsafe { libc::futimens(write.as_raw_fd(), epoch.as_ptr()) }, 0);
-        let at = written(true, read.as_raw_fd(), true, None).unwrap();
+        let at = written(true, read.as_raw_fd(), None).unwrap();
         assert!(at.latest + tick >= forged_at, "a forged time moved the stamp back: {at:?} < {forged_at}");
         assert!(at.earliest.unwrap() + tick + 1_000_000 >= forged_at, "{at:?} < {forged_at}");
     }
@@ -269,11 +268,10 @@ mod tests {
         assert_eq!(unsafe { libc::write(write.as_raw_fd(), b"x".as_ptr().cast(), 1) }, 1);
         let after = crate::clock::monotonic_nanos();
         std::thread::sleep(Duration::from_millis(30));
-        let at = written_in(true, write.as_raw_fd()).unwrap();
+        let at = written_in(write.as_raw_fd(), crate::clock::real_offset()).unwrap();
         let tick = coarse_resolution();
         // Not before the write (the latest moment), and within its margin after it.
         let margin = STDIN_MARGIN.max(2 * tick);
         assert!(at + 1_000_000 >= before && at <= after + margin + 2_000_000, "{before} {at} {after} (tick {tick})");
-        assert_eq!(written_in(false, write.as_raw_fd()), None);
     }
 }
