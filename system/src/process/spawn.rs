@@ -331,8 +331,10 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
     // (`/dev/stdin`, `> /dev/stderr`, as shell and JavaScript bots do): its group may
     // read its stdin and write its stdout and stderr. Not write its stdin: its times,
     // the request's stamp, are not the program's to move (`stamped`). A host that may
-    // not give them (no CAP_CHOWN) starts it all the same: only those opens fail.
-    if let Some((_, gid)) = run_as {
+    // not give them (no CAP_CHOWN) starts it all the same: only those opens fail. Only
+    // a box's own user (the group is its alone): programs run unboxed as `nobody` share
+    // that user, and one could then open another's pipes through `/proc`.
+    if let Some(gid) = user.as_ref().map(|u| u.uid) {
         for (end, mode) in [(&stdin_child, 0o640), (&stdout_child, 0o620), (&stderr_child, 0o620)] {
             let _ = open_to_group(end, gid, mode);
         }
