@@ -1058,6 +1058,45 @@ fn a_native_bot_that_forks_to_its_workers_cap_does_not_starve_the_programs_besid
     a_native_forker_beside_a_program("bwrap");
 }
 
+/// A program that its worker starts (the games have a native bot) and that writes its
+/// answer with `splice`, `tee`, `vmsplice` or `sendfile` (which would leave its stdout's
+/// stamp as it was) finds each refused, and `io_uring` too; it answers with `write`
+/// instead and loses nothing.
+fn a_program_that_writes_its_answer_unstamped(sandbox: &str) {
+    let _one = one_at_a_time();
+    if python().is_none() {
+        return crate::util::skip("skipped: needs /usr/bin/python3");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = Hosts::default();
+    let v = small_eggs(dir.path(), &hosts, &[], (&["splice"], 2), false, sandbox);
+    let log = std::fs::read_to_string(dir.path().join("logs/py_splice.log")).unwrap_or_default();
+    let lines = |line: &str| log.lines().filter(|l| *l == line).count();
+    let tries = log.lines().filter(|l| l.starts_with("splice: ")).count();
+    assert!(tries >= 1, "{log}");
+    for line in ["splice: refused 38", "tee: refused 38", "vmsplice: refused 38", "sendfile: refused 38"] {
+        assert_eq!(lines(line), tries, "{line}: {log}");
+    }
+    assert_eq!(lines("io_uring_setup: refused 38"), tries, "{log}");
+    assert!(!log.contains(": wrote") && !log.contains("set up"), "{log}");
+    let s = standing(&v, "py_splice");
+    assert_eq!((s["errors"].as_u64(), s["overruns"].as_u64()), (Some(0), Some(0)), "{s}");
+    assert_eq!(s["disqualified"], 0, "{s}");
+}
+
+#[test]
+fn a_program_in_a_worker_cannot_write_its_answer_by_splice() {
+    a_program_that_writes_its_answer_unstamped("none");
+}
+
+#[test]
+fn a_program_in_a_worker_cannot_write_its_answer_by_splice_under_bwrap() {
+    if arena::process::bwrap_available().is_err() {
+        return crate::util::skip("skipped: no bwrap");
+    }
+    a_program_that_writes_its_answer_unstamped("bwrap");
+}
+
 #[test]
 fn a_worker_killed_in_a_game_leaves_no_process_of_its_programs_behind() {
     let _one = one_at_a_time();

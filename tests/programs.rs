@@ -356,6 +356,54 @@ fn a_boxed_program_may_open_its_stdin_stdout_and_stderr_by_name() {
     assert_eq!(memory_after_one_eggs_turn(dir.path(), &limits), "in,err,out");
 }
 
+/// A program that tries, with zero bytes, each call that writes into a pipe without
+/// moving its stamp: what each gave (its errno, 0 when it worked).
+const UNSTAMPED_PROBE: &str = r#"
+# arena: eggs
+import ctypes, os, sys
+sys.stdin.read()
+libc = ctypes.CDLL(None, use_errno=True)
+r, w = os.pipe()
+f = os.memfd_create("probe")
+class Iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_char_p), ("len", ctypes.c_size_t)]
+def errno(ret):
+    return ctypes.get_errno() if ret < 0 else 0
+def py(call):
+    try:
+        call()
+        return 0
+    except OSError as e:
+        return e.errno
+got = [
+    "splice=%d" % py(lambda: os.splice(r, 1, 0)),
+    "tee=%d" % errno(libc.tee(r, 1, 0, 0)),
+    "vmsplice=%d" % errno(libc.vmsplice(1, ctypes.byref(Iovec(b"", 0)), 1, 0)),
+    "sendfile=%d" % py(lambda: os.sendfile(1, f, 0, 0)),
+    "io_uring_setup=%d" % errno(libc.syscall(425, 4, ctypes.create_string_buffer(120))),
+]
+sys.stdout.write("9\nN\n%s\n" % ",".join(got))
+"#;
+
+/// A program cannot write into its stdout with `splice`, `tee`, `vmsplice` or
+/// `sendfile`, nor set up an `io_uring` (each fails with ENOSYS, as on a kernel
+/// without them): those would leave its stdout's stamp as it was, and an answer
+/// written late would look as old as the program's last `write`. Boxed or not.
+#[test]
+fn a_program_cannot_write_to_its_stdout_by_a_call_that_leaves_its_stamp() {
+    let Some(py) = python() else { return crate::util::skip("skipped: no python3") };
+    let refused = "splice=38,tee=38,vmsplice=38,sendfile=38,io_uring_setup=38";
+    let dir = tempfile::tempdir().unwrap();
+    program(dir.path(), "unstamped.py", &format!("#!{py}{UNSTAMPED_PROBE}"));
+    assert_eq!(memory_after_one_eggs_turn(dir.path(), &limits(5000)), refused);
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped under bwrap: {why}"));
+    }
+    let boxed =
+        ScriptLimits { sandbox: arena::process::Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..limits(5000) };
+    assert_eq!(memory_after_one_eggs_turn(dir.path(), &boxed), refused);
+}
+
 /// Every program gets the game's seed (`ARENA_SEED`); a target copy its index
 /// (`ARENA_COPY`), a program started once per call the call's number (`ARENA_CALL`).
 #[test]

@@ -39,7 +39,8 @@
 //! Not here: the protocol, time banks, the choice of limits, tournament bookkeeping, and any
 //! security beyond rlimits, a dropped uid, a `pids` control group with a memory control
 //! group (where the host can make them: RLIMIT_AS alone is per process and does not count
-//! shared mappings) and (optionally) bwrap: no seccomp.
+//! shared mappings) and (optionally) bwrap. Its one seccomp filter (`seccomp`) keeps the
+//! stamps true; it is no sandbox.
 //!
 //! The parts, by what they do (each public item is re-exported here, so callers name
 //! `crate::process::X` whatever part holds it):
@@ -47,7 +48,7 @@
 //!   reaping the whole group, how it ended; and confining the host's own helpers
 //!   (workers, probes: [`confine_helper`], [`kill_group`], [`has_ended`]);
 //! - `rlimits`: what the child applies between fork and exec (rlimits, its cap's group,
-//!   SIGPIPE, another uid) and the checks that the uid can reach the program's files;
+//!   SIGPIPE, another uid, the `seccomp` filter) and the checks that the uid can reach the program's files;
 //! - `cap`: [`ProcessCap`], the `pids` control group capping a program's or a helper's
 //!   processes, and its memory control group ([`ProcessCap::cap_memory`]);
 //! - `sandbox`: [`Sandbox`] and the `bwrap` command lines (programs, helpers), and whether
@@ -57,6 +58,9 @@
 //! - `stamped`: a program's stdin and stdout as FIFOs whose writes the kernel stamps,
 //!   to tell when a request was all written to the program and when its answer was
 //!   written, whenever the host got to either;
+//! - `seccomp`: the system calls a program may not make, those that would write into
+//!   its stdout without moving its stamp (`splice`, `tee`, `vmsplice`, `sendfile`,
+//!   `io_uring`), installed between fork and exec;
 //! - `persistent`: [`Process`], the conversation with one long-lived program;
 //! - `once`: [`run_once`], one process per request;
 //! - `witness`: [`SignalWitness`], the kernel's word (its tracing, as root) on whether a
@@ -73,6 +77,7 @@ mod persistent;
 mod pipes;
 mod rlimits;
 mod sandbox;
+mod seccomp;
 mod spawn;
 mod stamped;
 mod uids;

@@ -47,6 +47,8 @@ pub(super) struct ChildSetup {
     pub(super) open_files: Option<u64>,
     pub(super) file_size: Option<u64>,
     pub(super) run_as: Option<(u32, u32)>,
+    /// The system-call filter of program bots (`seccomp`), installed last.
+    pub(super) filter: Option<&'static [libc::sock_filter]>,
 }
 
 /// Lowers one limit (soft and hard) to at most `soft`/`hard`. Async-signal-safe.
@@ -98,6 +100,9 @@ impl ChildSetup {
             become_user(uid, gid)?;
         }
         own_session_keyring();
+        if let Some(filter) = self.filter {
+            super::seccomp::install(filter)?;
+        }
         Ok(())
     }
 }

@@ -220,38 +220,63 @@ pub fn helper_command(program: &Path, sandbox: &Sandbox, files: &[PathBuf], writ
 }
 
 /// Whether [`Sandbox::Bwrap`] works here: runs `bwrap ... true` once, as a box would run
-/// (a root host first switches to a box uid), and caches the answer. `Err` says why not
-/// in one line, e.g. bwrap is missing or user namespaces are off.
+/// (a root host first switches to a box uid, and the program bots' system-call filter
+/// is installed: `seccomp`), and caches the answer. `Err` says why not in one line,
+/// e.g. bwrap is missing or user namespaces are off.
 pub fn bwrap_available() -> Result<(), String> {
-    static RESULT: OnceLock<Result<(), String>> = OnceLock::new();
-    RESULT
-        .get_or_init(|| {
-            let mut cmd = box_command(&[], &[], &[], Some(Path::new("/")));
-            cmd.args(["--", "true"]);
-            cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).current_dir("/");
-            let user = BoxUser::for_box()?;
-            if let Some(uid) = user.as_ref().map(|u| u.uid) {
-                // SAFETY: the closure only makes async-signal-safe calls (setgroups,
-                // setgid, setuid) and does not allocate.
-                unsafe {
-                    cmd.pre_exec(move || super::rlimits::become_user(uid, uid));
-                }
+    bwrap_check().0.clone()
+}
+
+/// Whether a boxed program gets the system-call filter: bwrap worked with it installed
+/// in front of it (`no_new_privs` keeps a setuid bwrap from its privileges, and such a
+/// bwrap may need them: there boxes go without the filter).
+pub(super) fn filter_in_box() -> bool {
+    bwrap_check().1
+}
+
+fn bwrap_check() -> &'static (Result<(), String>, bool) {
+    static RESULT: OnceLock<(Result<(), String>, bool)> = OnceLock::new();
+    RESULT.get_or_init(|| match super::seccomp::program_filter() {
+        Some(filter) => match run_bwrap_true(Some(filter)) {
+            Ok(()) => (Ok(()), true),
+            Err(_) => (run_bwrap_true(None), false),
+        },
+        None => (run_bwrap_true(None), false),
+    })
+}
+
+fn run_bwrap_true(filter: Option<&'static [libc::sock_filter]>) -> Result<(), String> {
+    let mut cmd = box_command(&[], &[], &[], Some(Path::new("/")));
+    cmd.args(["--", "true"]);
+    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).current_dir("/");
+    let user = BoxUser::for_box()?;
+    let uid = user.as_ref().map(|u| u.uid);
+    // SAFETY: the closure only makes async-signal-safe calls (setgroups, setgid,
+    // setuid, prctl, seccomp) and does not allocate.
+    unsafe {
+        cmd.pre_exec(move || {
+            if let Some(uid) = uid {
+                super::rlimits::become_user(uid, uid)?;
             }
-            match cmd.output() {
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    Err("bwrap is not installed (Debian package bubblewrap)".to_string())
-                }
-                Err(e) => Err(format!("bwrap cannot be started: {e}")),
-                Ok(out) if out.status.success() => Ok(()),
-                Ok(out) => {
-                    let text = String::from_utf8_lossy(&out.stderr);
-                    let first = text.lines().next().unwrap_or("").trim();
-                    Err(format!(
-                        "bwrap does not work here ({}): {first} (are unprivileged user namespaces off?)",
-                        describe_status(out.status)
-                    ))
-                }
+            if let Some(filter) = filter {
+                super::seccomp::install(filter)?;
             }
-        })
-        .clone()
+            Ok(())
+        });
+    }
+    match cmd.output() {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            Err("bwrap is not installed (Debian package bubblewrap)".to_string())
+        }
+        Err(e) => Err(format!("bwrap cannot be started: {e}")),
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => {
+            let text = String::from_utf8_lossy(&out.stderr);
+            let first = text.lines().next().unwrap_or("").trim();
+            Err(format!(
+                "bwrap does not work here ({}): {first} (are unprivileged user namespaces off?)",
+                describe_status(out.status)
+            ))
+        }
+    }
 }

@@ -359,9 +359,13 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
         open_files: limits.open_files,
         file_size: limits.file_size,
         run_as,
+        // No `splice` and the like into its stdout, whose stamp they would not move;
+        // in a box only where bwrap works under it (`sandbox::filter_in_box`).
+        filter: super::seccomp::program_filter()
+            .filter(|_| !matches!(limits.sandbox, Sandbox::Bwrap { .. }) || sandbox::filter_in_box()),
     };
     // SAFETY: the closure only calls async-signal-safe functions (getrlimit, setrlimit,
-    // signal, setgroups, setgid, setuid) on plain copied data, and does not allocate.
+    // signal, setgroups, setgid, setuid, prctl, seccomp) on plain copied data, and does not allocate.
     unsafe {
         cmd.pre_exec(move || setup.apply());
     }

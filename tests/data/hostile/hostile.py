@@ -27,9 +27,14 @@
 #                 ten minutes with MARKER in its command line, then goes on
 #   helper        (no harm: the victim of the others) runs a helper process at every
 #                 call and logs whether it could
+#   splice        writes its answer at its call TRIGGER with splice, tee, vmsplice or
+#                 sendfile (calls that leave its stdout's stamp as it was), stopping at
+#                 the first that works, else with write; tries io_uring_setup too; logs
+#                 each call's outcome
 #   forger        writes made-up results (in every shape a worker's answer has had) to
 #                 every descriptor from 3 to 1023 before each answer, and logs how many
 #                 it could write to
+import ctypes
 import json
 import os
 import socket
@@ -86,6 +91,55 @@ def forge():
         except OSError:
             pass
     log("descriptors written:", written)
+
+
+def unstamped_answer():
+    """Writes STAY to stdout by each call that leaves its stamp as it was, until one
+    works (True), logging what each did."""
+    data = STAY.encode()
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def source():
+        r, w = os.pipe()
+        os.write(w, data)
+        os.close(w)
+        return r
+
+    def splice():
+        return os.splice(source(), 1, len(data))
+
+    def tee():
+        n = libc.tee(source(), 1, len(data), 0)
+        if n < 0:
+            raise OSError(ctypes.get_errno(), "tee")
+        return n
+
+    def vmsplice():
+        class Iovec(ctypes.Structure):
+            _fields_ = [("base", ctypes.c_char_p), ("len", ctypes.c_size_t)]
+
+        n = libc.vmsplice(1, ctypes.byref(Iovec(data, len(data))), 1, 0)
+        if n < 0:
+            raise OSError(ctypes.get_errno(), "vmsplice")
+        return n
+
+    def sendfile():
+        f = os.memfd_create("answer")
+        os.write(f, data)
+        return os.sendfile(1, f, 0, len(data))
+
+    sys.stdout.flush()
+    for name, call in (("splice", splice), ("tee", tee), ("vmsplice", vmsplice), ("sendfile", sendfile)):
+        try:
+            n = call()
+            log(name + ": wrote", n)
+            return True
+        except OSError as e:
+            log(name + ": refused", e.errno)
+    params = ctypes.create_string_buffer(120)
+    fd = libc.syscall(425, 4, params)  # io_uring_setup, the same number on x86-64 and AArch64
+    log("io_uring_setup: " + ("set up" if fd >= 0 else "refused %d" % ctypes.get_errno()))
+    return False
 
 
 def daemon():
@@ -178,6 +232,8 @@ def misbehave(call):
         sys.exit(0)
     elif BEHAVIOUR == "daemon":
         daemon()
+    elif BEHAVIOUR == "splice":
+        return unstamped_answer()
     return False
 
 
