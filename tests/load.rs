@@ -354,7 +354,7 @@ fn a_lua_spin_loop_is_caught_at_its_limit_and_an_honest_slow_call_is_not_crowded
             let honest_wall = watch.wall();
             let odd = arena::abi::Context { clock: 1, ..*ctx };
             let watch = Stopwatch::start_exact();
-            let spin = bot.turn(&odd).map(|_| ()).map_err(|e| (e, watch.own_exact()));
+            let spin = bot.turn(&odd).map(|_| ()).map_err(|e| (e, watch.own_exact(), watch.wall()));
             (honest, honest_wall, spin)
         })
     });
@@ -363,9 +363,16 @@ fn a_lua_spin_loop_is_caught_at_its_limit_and_an_honest_slow_call_is_not_crowded
     let honest = honest.expect("a call well within its limit is not cut short by waiting for a CPU");
     assert!(honest < LIMIT, "{honest:?}");
     assert!(honest_wall > LIMIT || honest < LIMIT / 5, "not crowded enough to tell: {honest_wall:?}");
-    let (err, took) = spin.expect_err("the spin loop is stopped");
+    let (err, took, wall) = spin.expect_err("the spin loop is stopped");
     assert_eq!(err, BotError::Timeout);
-    assert!(took >= LIMIT && took <= LIMIT + LIMIT / 10, "caught after {took:?} of its own time, not at its limit");
+    // At its limit; or, on a machine so crowded that the loop got less than a twentieth
+    // of a CPU (beyond the 12 busy tasks per core this test is meant for: in CI beside
+    // other tests' hogs, it once had 336 ms in 13 s), by the wall-clock backstop.
+    let at_backstop = wall >= arena::clock::backstop(LIMIT);
+    assert!(
+        (took >= LIMIT || at_backstop) && took <= LIMIT + LIMIT / 10,
+        "caught after {took:?} of its own time ({wall:?} of wall time), not at its limit"
+    );
 }
 
 #[test]

@@ -728,6 +728,10 @@ pub struct ProgramTimer {
     offset0: u64,
     /// [`ProgramTimer::left`] said the time was up: the call ended at its deadline.
     expired: bool,
+    /// The backstop came and the program's pipes had their one last look (a poll that
+    /// waits for nothing): what it wrote before is read and judged by its stamp, as an
+    /// answer read after the limit is.
+    looked_at_backstop: bool,
     limit: u64,
     next_check: u64,
     backstop: u64,
@@ -762,12 +766,20 @@ impl ProgramTimer {
             requested: None,
             offset0: real_offset(),
             expired: false,
+            looked_at_backstop: false,
             limit: limit_ns,
             next_check: wall0.saturating_add(limit_ns),
             backstop: wall0.saturating_add(backstop(limit).as_nanos().min(u128::from(u64::MAX / 4)) as u64),
             suspect: false,
             before: Sched::default(),
         }
+    }
+
+    /// This timer with its backstop come already (for the tests of what reads with it).
+    #[cfg(test)]
+    pub(crate) fn past_backstop(mut self) -> ProgramTimer {
+        self.backstop = self.wall0;
+        self
     }
 
     /// Starts the time of a call to a program started for it, once its `execve` is
@@ -818,6 +830,13 @@ impl ProgramTimer {
     fn left_inner(&mut self, mut tasks: Option<&mut ProgramTasks>, born: bool) -> Option<Duration> {
         let now = monotonic_nanos();
         if now >= self.backstop {
+            // One look that waits for nothing, first: a host thread kept off its CPU
+            // past the backstop (a machine far past 12 busy tasks per core) would else
+            // end a call whose answer sat in the pipe; read now, the answer is judged
+            // by its stamp (`answered_late`), so a late one stays late.
+            if !std::mem::replace(&mut self.looked_at_backstop, true) {
+                return Some(Duration::ZERO);
+            }
             return None;
         }
         if now < self.next_check {
@@ -1034,6 +1053,19 @@ mod tests {
         // A stamp is asked for only when the answer may be late.
         let timer = read_late(45, 10, 20, 45, 10);
         assert_eq!(timer.answered_late(|| panic!("asked for a stamp")), None);
+    }
+
+    /// At the backstop the program's pipes get one look that waits for nothing, then
+    /// the call is over; an answer read in that look is judged like any answer read
+    /// after the limit (the call did not end at its deadline).
+    #[test]
+    fn the_backstop_gives_one_last_look_then_ends_the_call() {
+        let mut timer = ProgramTimer::start(Duration::from_millis(50), None);
+        timer.backstop = timer.wall0;
+        assert_eq!(timer.left(None, false), Some(Duration::ZERO));
+        assert!(!timer.expired);
+        assert_eq!(timer.left(None, false), None);
+        assert!(timer.expired);
     }
 
     #[test]

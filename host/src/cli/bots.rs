@@ -52,9 +52,13 @@ pub fn search_paths(sources: &Sources) -> SearchPaths {
 /// interpreters are their sandboxes) then play unboxed.
 pub fn settle_boxes(sources: &mut Sources) -> Result<()> {
     if sources.sandbox == SandboxMode::None {
+        warn_of_no_filter(sources, arena::process::filter_unavailable());
         return Ok(());
     }
-    let Err(why) = arena::process::bwrap_available() else { return Ok(()) };
+    let Err(why) = arena::process::bwrap_available() else {
+        warn_of_no_filter(sources, arena::process::box_filter_missing());
+        return Ok(());
+    };
     if sources.explicit_sandbox {
         bail!("--sandbox bwrap: {why}");
     }
@@ -69,10 +73,36 @@ pub fn settle_boxes(sources: &mut Sources) -> Result<()> {
     Ok(())
 }
 
+/// One line on standard error when program bots are among the bots and run without
+/// the system-call filter that keeps their answers' stamps true (`missing`, why): their
+/// late answers may then pass for timely ones (docs/hardening.md).
+fn warn_of_no_filter(sources: &Sources, missing: Option<&str>) {
+    if let Some(line) = no_filter_warning(&search_paths(sources), missing) {
+        eprintln!("{line}");
+    }
+}
+
+/// The line of [`warn_of_no_filter`], if one is due.
+fn no_filter_warning(paths: &SearchPaths, missing: Option<&str>) -> Option<String> {
+    let why = missing?;
+    let file = first_file(paths, loaders::program::is_program)?;
+    Some(format!(
+        "warning: {}: program bots run without their system-call filter here ({why}): a late answer written with \
+         splice or sendfile may pass for a timely one",
+        file.display()
+    ))
+}
+
 /// The first native library or program among the bots (a directory's files, and those of
 /// its subdirectories, where each game's bots are), if any.
 fn untrusted_file(paths: &SearchPaths) -> Option<PathBuf> {
-    let untrusted = |p: &std::path::Path| loaders::native::is_library_name(p) || loaders::program::is_program(p);
+    first_file(paths, |p| loaders::native::is_library_name(p) || loaders::program::is_program(p))
+}
+
+/// The first file among the bots (a directory's files, and those of its subdirectories,
+/// where each game's bots are) for which `wanted` holds, if any.
+fn first_file(paths: &SearchPaths, wanted: impl Fn(&std::path::Path) -> bool) -> Option<PathBuf> {
+    let untrusted = wanted;
     let mut todo: Vec<(PathBuf, u32)> = paths.plugins.iter().chain(&paths.scripts).map(|d| (d.clone(), 0)).collect();
     while let Some((path, depth)) = todo.pop() {
         if path.is_file() {
@@ -324,4 +354,26 @@ pub fn playable<G: Game>(discovery: Discovery<G>) -> Result<Discovery<G>> {
         );
     }
     Ok(discovery)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Program bots among the bots, and no filter: one line naming the first program
+    /// and why; no program, or a filter, no line.
+    #[test]
+    fn programs_without_their_filter_are_warned_of_in_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = SearchPaths { plugins: vec![], scripts: vec![dir.path().to_owned()] };
+        std::fs::write(dir.path().join("bot.lua"), "function do_turn(ctx) return 'STAY' end\n").unwrap();
+        assert_eq!(no_filter_warning(&paths, Some("no filter here")), None, "scripts only");
+        let program = dir.path().join("bot.py");
+        std::fs::write(&program, "#!/usr/bin/python3\n# arena: zombies\n").unwrap();
+        std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let line = no_filter_warning(&paths, Some("no filter here")).expect("a program is there");
+        assert!(line.starts_with(&format!("warning: {}: ", program.display())), "{line}");
+        assert!(line.contains("(no filter here)") && !line.contains('\n'), "{line}");
+        assert_eq!(no_filter_warning(&paths, None), None, "the filter is there");
+    }
 }

@@ -87,7 +87,8 @@ pub use cap::{BOX_FILES_MEMORY, OomKills, PROGRAMS_ENV, ProcessCap};
 pub use once::{run_once, run_once_timed};
 pub use persistent::Process;
 pub use rlimits::default_run_as;
-pub use sandbox::{Sandbox, bwrap_available, helper_command};
+pub use sandbox::{Sandbox, box_filter_missing, bwrap_available, helper_command};
+pub use seccomp::unavailable as filter_unavailable;
 pub use spawn::signal_name;
 pub use spawn::{
     HOST_NICE, confine_helper, describe_status, first_child, has_ended, ignore_sigpipe, kill_group,

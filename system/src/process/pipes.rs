@@ -181,6 +181,22 @@ impl StderrCap {
 mod tests {
     use super::*;
 
+    /// Past the backstop, what is already in the pipe is still found (one poll that
+    /// waits for nothing), and then the call is over; an empty pipe ends it at once.
+    #[test]
+    fn past_the_backstop_an_answer_already_there_is_found_once() {
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let mut fds = [pollfd(reader.as_raw_fd(), libc::POLLIN)];
+        let mut timer = ProgramTimer::start(std::time::Duration::from_millis(50), None).past_backstop();
+        let started = std::time::Instant::now();
+        assert!(!poll_timed(&mut fds, &mut timer, None, false).unwrap(), "nothing there: over");
+        assert!(started.elapsed() < std::time::Duration::from_millis(40), "it waited");
+        let mut timer = ProgramTimer::start(std::time::Duration::from_millis(50), None).past_backstop();
+        writer.write_all(b"done\n").unwrap();
+        assert!(poll_timed(&mut fds, &mut timer, None, false).unwrap(), "the answer there is found");
+        assert!(!poll_timed(&mut fds, &mut timer, None, false).unwrap(), "only once");
+    }
+
     #[test]
     fn read_some_appends_what_is_there_and_tells_would_block_and_eof_apart() {
         let (mut reader, mut writer) = std::io::pipe().unwrap();

@@ -227,22 +227,51 @@ pub fn bwrap_available() -> Result<(), String> {
     bwrap_check().0.clone()
 }
 
-/// Whether a boxed program gets the system-call filter: bwrap worked with it installed
-/// in front of it (`no_new_privs` keeps a setuid bwrap from its privileges, and such a
-/// bwrap may need them: there boxes go without the filter).
+/// Whether a boxed program gets the system-call filter (`seccomp`): where there is one,
+/// always, but under a setuid bwrap that does not start under it (`no_new_privs` keeps
+/// such a bwrap from the privileges it may need).
 pub(super) fn filter_in_box() -> bool {
     bwrap_check().1
 }
 
+/// Why boxed programs run without the system-call filter here, if they do (and bwrap
+/// works): no filter here at all ([`super::seccomp::unavailable`]), or a setuid bwrap
+/// that does not start under it.
+pub fn box_filter_missing() -> Option<&'static str> {
+    match bwrap_check() {
+        (Ok(()), false) => Some(super::seccomp::unavailable().unwrap_or(SETUID_BWRAP)),
+        _ => None,
+    }
+}
+
+const SETUID_BWRAP: &str = "the setuid bwrap of this machine does not start under no_new_privs";
+
 fn bwrap_check() -> &'static (Result<(), String>, bool) {
     static RESULT: OnceLock<(Result<(), String>, bool)> = OnceLock::new();
     RESULT.get_or_init(|| match super::seccomp::program_filter() {
-        Some(filter) => match run_bwrap_true(Some(filter)) {
+        // Only a setuid bwrap may need what no_new_privs takes away: any other failure
+        // is bwrap's own, and boxes would fail the same way.
+        Some(filter) if bwrap_is_setuid() => match run_bwrap_true(Some(filter)) {
             Ok(()) => (Ok(()), true),
             Err(_) => (run_bwrap_true(None), false),
         },
+        Some(filter) => {
+            let works = run_bwrap_true(Some(filter));
+            let filtered = works.is_ok();
+            (works, filtered)
+        }
         None => (run_bwrap_true(None), false),
     })
+}
+
+/// Whether the `bwrap` found on the `PATH` is setuid.
+fn bwrap_is_setuid() -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("bwrap"))
+        .find_map(|p| std::fs::metadata(p).ok().filter(|m| m.is_file()))
+        .is_some_and(|m| m.permissions().mode() & 0o4000 != 0)
 }
 
 fn run_bwrap_true(filter: Option<&'static [libc::sock_filter]>) -> Result<(), String> {
