@@ -120,8 +120,17 @@ fn push_bytes(line: &mut String, bytes: &[u8]) {
 
 /// The bytes of a line's base64 `text`.
 fn read_bytes(text: &str) -> Result<Vec<u8>, base64::DecodeError> {
+    let mut bytes = Vec::new();
+    read_bytes_into(text, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// The bytes of a line's base64 `text`, in `bytes` (emptied first: a buffer kept from
+/// line to line).
+fn read_bytes_into(text: &str, bytes: &mut Vec<u8>) -> Result<(), base64::DecodeError> {
     use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD_NO_PAD.decode(text)
+    bytes.clear();
+    base64::engine::general_purpose::STANDARD_NO_PAD.decode_vec(text, bytes)
 }
 
 /// The line that ends a served game: each seat's process answers with its counters.
@@ -585,7 +594,10 @@ fn serve_seats<G: Game>(
     crate::loaders::log::set_log_game(request.seed);
     let mut stats = vec![crate::bot::CallStats::default(); seats];
     let mut bots = served_bots(worker, lockstep, &mut stats);
-    let mut line = String::new();
+    // The line, the batch's bytes and the answer's are kept from batch to batch, and
+    // each seat's record of its calls keeps its room: no allocation per batch once they
+    // have grown.
+    let (mut line, mut batch, mut bytes) = (String::new(), Vec::new(), Vec::new());
     loop {
         line.clear();
         match input.read_line(&mut line) {
@@ -598,15 +610,18 @@ fn serve_seats<G: Game>(
         }
         let Line::Request(seat, n) = parse_line(&line) else { continue };
         let Some((bot, tape)) = bots.get_mut(seat).and_then(Option::as_mut) else { continue };
-        let batch = line.trim_end().splitn(4, ' ').nth(3).and_then(|b| read_bytes(b).ok());
-        let served = batch.as_deref().map(|b| G::serve(b, &lockstep.names, bot));
-        let calls = std::mem::take(&mut *tape.borrow_mut());
+        let read = line.trim_end().splitn(4, ' ').nth(3).is_some_and(|b| read_bytes_into(b, &mut batch).is_ok());
+        let served = read.then(|| G::serve(&batch, &lockstep.names, bot));
+        let mut calls = std::mem::take(&mut *tape.borrow_mut());
         let said = std::mem::take(&mut bot.said);
-        let mut bytes = Vec::new();
+        bytes.clear();
         G::write_calls(&calls, &mut bytes);
+        let played = calls.len();
+        calls.clear();
+        *tape.borrow_mut() = calls;
         match served {
-            Some(Ok(k)) if k as u64 == n && calls.len() == k => {
-                output.write(&answer_line(seat, calls.len(), &bytes, &said));
+            Some(Ok(k)) if k as u64 == n && played == k => {
+                output.write(&answer_line(seat, played, &bytes, &said));
             }
             // The referee's requests are the host's own: a bad one ends the game.
             _ => return GameResponse::Failed(format!("a bad request of {n} calls for seat {seat}")),
