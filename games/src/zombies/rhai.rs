@@ -8,7 +8,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
-use zombies_plugin_abi::{Action, Context, Id, VISION_RANGE};
+use zombies_plugin_abi::{Action, Context, Direction, Id, VISION_RANGE};
 
 use super::{Zombies, name_of, parse_move};
 use crate::bot::{Bot, BotError, BotFactory};
@@ -135,6 +135,10 @@ fn api(engine: &mut Engine, slot: &Rc<ZSlot>) {
 
     engine.register_fn("shoot", |id: ScriptId| Shot(id.0));
     let s = Rc::clone(slot);
-    engine
-        .register_fn("random_move", move || -> Fallible<ImmutableString> { Ok(s.ctx()?.random_move().name().into()) });
+    // The nine answers made once: a call hands out a shared one, not a new string.
+    let moves: [ImmutableString; 9] = Direction::ALL.map(|d| d.name().into());
+    engine.register_fn("random_move", move || -> Fallible<ImmutableString> {
+        let drawn = s.ctx()?.random_move();
+        Ok(moves[Direction::ALL.iter().position(|&d| d == drawn).unwrap_or(0)].clone())
+    });
 }
