@@ -467,7 +467,19 @@ fn read_notes(bytes: &[u8], calls: usize, entries: usize) -> Result<Vec<Note>, R
 }
 
 /// Appends `v` as a LEB128 varint.
-pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+#[inline]
+pub fn put_varint(out: &mut Vec<u8>, v: u64) {
+    // Most numbers take one byte: that case inlined where it is called (the referee's
+    // requests write three per occupied cell of every view), the rest out of line.
+    if v < 0x80 {
+        out.push(v as u8);
+    } else {
+        put_long_varint(out, v);
+    }
+}
+
+#[inline(never)]
+fn put_long_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -478,13 +490,19 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 /// Reads a LEB128 varint at `*at`, advancing it.
 #[inline]
 pub fn get_varint(bytes: &[u8], at: &mut usize) -> Result<u64, ReplayError> {
-    // Most numbers take one byte.
+    // Most numbers take one byte: that case inlined where it is called, the rest out of
+    // line.
     if let Some(&b) = bytes.get(*at)
         && b < 0x80
     {
         *at += 1;
         return Ok(u64::from(b));
     }
+    get_long_varint(bytes, at)
+}
+
+#[inline(never)]
+fn get_long_varint(bytes: &[u8], at: &mut usize) -> Result<u64, ReplayError> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *bytes.get(*at).ok_or(ReplayError::Truncated("in a call"))?;
