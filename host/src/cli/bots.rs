@@ -102,11 +102,10 @@ fn untrusted_file(paths: &SearchPaths) -> Option<PathBuf> {
 /// The first file among the bots (a directory's files, and those of its subdirectories,
 /// where each game's bots are) for which `wanted` holds, if any.
 fn first_file(paths: &SearchPaths, wanted: impl Fn(&std::path::Path) -> bool) -> Option<PathBuf> {
-    let untrusted = wanted;
     let mut todo: Vec<(PathBuf, u32)> = paths.plugins.iter().chain(&paths.scripts).map(|d| (d.clone(), 0)).collect();
     while let Some((path, depth)) = todo.pop() {
         if path.is_file() {
-            if untrusted(&path) {
+            if wanted(&path) {
                 return Some(path);
             }
             continue;
@@ -114,7 +113,7 @@ fn first_file(paths: &SearchPaths, wanted: impl Fn(&std::path::Path) -> bool) ->
         let Ok(dir) = std::fs::read_dir(&path) else { continue };
         for e in dir.flatten() {
             let p = e.path();
-            if p.is_file() && untrusted(&p) {
+            if p.is_file() && wanted(&p) {
                 return Some(p);
             }
             if depth == 0 && p.is_dir() {

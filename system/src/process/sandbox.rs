@@ -248,19 +248,15 @@ const SETUID_BWRAP: &str = "the setuid bwrap of this machine does not start unde
 
 fn bwrap_check() -> &'static (Result<(), String>, bool) {
     static RESULT: OnceLock<(Result<(), String>, bool)> = OnceLock::new();
-    RESULT.get_or_init(|| match super::seccomp::program_filter() {
-        // Only a setuid bwrap may need what no_new_privs takes away: any other failure
-        // is bwrap's own, and boxes would fail the same way.
-        Some(filter) if bwrap_is_setuid() => match run_bwrap_true(Some(filter)) {
+    RESULT.get_or_init(|| {
+        let Some(filter) = super::seccomp::program_filter() else { return (run_bwrap_true(None), false) };
+        match run_bwrap_true(Some(filter)) {
             Ok(()) => (Ok(()), true),
-            Err(_) => (run_bwrap_true(None), false),
-        },
-        Some(filter) => {
-            let works = run_bwrap_true(Some(filter));
-            let filtered = works.is_ok();
-            (works, filtered)
+            // Only a setuid bwrap may need what no_new_privs takes away: any other
+            // failure is bwrap's own, and boxes would fail the same way.
+            Err(_) if bwrap_is_setuid() => (run_bwrap_true(None), false),
+            Err(why) => (Err(why), false),
         }
-        None => (run_bwrap_true(None), false),
     })
 }
 

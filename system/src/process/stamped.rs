@@ -11,8 +11,8 @@
 //! 150 ms read as 41 ms of own time). The kernel updates a FIFO's modification and
 //! change times on each `write` that moves data, which anonymous pipes no longer do
 //! (Linux 6.x); the time of the last write settles both. Not on `splice`, `vmsplice`,
-//! `tee` or `sendfile` into it: a program that writes so leaves an older stamp (a known
-//! gap, `docs/hardening.md`). The stamp on stdin says when the host's last write of a
+//! `tee` or `sendfile` into it, which would leave an older stamp: program bots may not
+//! make those calls (`seccomp`). The stamp on stdin says when the host's last write of a
 //! request was done ([`written_in`]): the program's wake-up can take the CPU from a
 //! crowded host thread in that write, which then gets back from it long after (seen:
 //! 4 s).
