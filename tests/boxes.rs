@@ -105,12 +105,11 @@ impl Setup {
     fn new() -> Setup {
         let keep = std::env::var_os("ARENA_BOXES_KEEP").is_some();
         // Not under /tmp, which every box has a private one of (a write there lands in
-        // the box's own /tmp): the attackers' target must be on the real file system.
-        let dir = tempfile::Builder::new()
-            .prefix(TEST_DIR_PREFIX)
-            .disable_cleanup(keep)
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-            .unwrap();
+        // the box's own /tmp): the attackers' target must be on the real file system. A
+        // checkout under /tmp has its target there too; /var/tmp then.
+        let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let base = if target.starts_with("/tmp") { Path::new("/var/tmp") } else { target };
+        let dir = tempfile::Builder::new().prefix(TEST_DIR_PREFIX).disable_cleanup(keep).tempdir_in(base).unwrap();
         if keep {
             eprintln!("kept in {}", dir.path().display());
         }

@@ -851,17 +851,17 @@ fn a_tournament_whose_parent_dies_stops_by_itself() {
     assert!(d.join("out.json").exists(), "the finished games were not written");
 }
 
-#[test]
-fn a_plugins_directory_reached_through_a_link_outside_tmp_plays_in_its_box() {
-    // A checkout whose `target` is a link to a scratch disk (common on clusters): the
-    // box mounts over the real directories, not the link's path (bwrap cannot make a
-    // mount point through a link).
+/// A tournament whose plugins directory is reached through a link to another directory
+/// made in `base` (a checkout whose `target` is a link to a scratch disk, common on
+/// clusters) plays in its boxes.
+fn plays_through_a_link(base: &std::path::Path) {
     if let Err(why) = arena::process::bwrap_available() {
         crate::util::skip(&format!("skipped: {why}"));
         return;
     }
-    // Outside /tmp, which a box hides wholesale (where a link would not matter).
-    let dir = tempfile::Builder::new().prefix("linked-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tempfile::Builder::new().prefix("linked-").tempdir_in(base).unwrap();
+    // Readable by the boxes' own uids, as a checkout is.
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let real = dir.path().join("scratch/release");
     std::fs::create_dir_all(&real).unwrap();
     for bot in ["standstill", "random-walker"] {
@@ -876,4 +876,18 @@ fn a_plugins_directory_reached_through_a_link_outside_tmp_plays_in_its_box() {
     let out = stdout(&zombies(&plugins, &scripts, &args));
     assert!(out.contains("2 of 2 games played"), "{out}");
     assert!(out.contains("StandStill") && out.contains("RandomWalker"), "{out}");
+}
+
+// The box mounts over the real directories, not the link's path (bwrap cannot make a
+// mount point through a link); the link, in the box's read-only view, leads there.
+#[test]
+fn a_plugins_directory_reached_through_a_link_outside_tmp_plays_in_its_box() {
+    plays_through_a_link(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
+}
+
+// A box's `/tmp` is its own, where the link is missing: the files are bound at the path
+// as given too.
+#[test]
+fn a_plugins_directory_reached_through_a_link_under_tmp_plays_in_its_box() {
+    plays_through_a_link(std::path::Path::new("/tmp"));
 }

@@ -155,16 +155,32 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
             cmd.arg("--ro-bind").arg("/dev/null").arg(&h);
         }
     }
+    // Bound at its real place, and also at the path as given when a link on that path
+    // lies where the box has a directory of its own (its `/tmp`, a cover): there the
+    // link is missing, and the given path would lead nowhere. Elsewhere the link is in
+    // the box's read-only view and leads to the real place.
+    let own = |given: &Path, at: &Path| {
+        given != at && (given.starts_with(tmp) || covered.iter().any(|c| given.starts_with(c)))
+    };
     let mut shown: Vec<PathBuf> = Vec::new();
     for v in visible {
+        let given = absolute(v);
         let at = resolved_file(v);
-        if !shown.contains(&at) {
-            cmd.arg("--ro-bind-try").arg(absolute(v)).arg(&at);
-            shown.push(at);
+        let also = own(&given, &at).then(|| given.clone());
+        for place in std::iter::once(at).chain(also) {
+            if !shown.contains(&place) {
+                cmd.arg("--ro-bind-try").arg(&given).arg(&place);
+                shown.push(place);
+            }
         }
     }
-    for w in writable.iter().map(|w| resolved_dir(w)) {
-        cmd.arg("--bind").arg(&w).arg(&w);
+    for w in writable {
+        let given = absolute(w);
+        let at = resolved_dir(w);
+        if own(&given, &at) {
+            cmd.arg("--bind").arg(&at).arg(&given);
+        }
+        cmd.arg("--bind").arg(&at).arg(&at);
     }
     // The covers hold nothing but mount points: no box writes there. Nor in `/dev`,
     // whose tmpfs has no size of its own (its devices still work).
