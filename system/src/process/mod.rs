@@ -63,6 +63,8 @@
 //!   `io_uring`), installed between fork and exec;
 //! - `persistent`: [`Process`], the conversation with one long-lived program;
 //! - `once`: [`run_once`], one process per request;
+//! - `reaper`: [`reap_orphans_as_init`], a boxed worker's reaping of its box's orphans
+//!   (it is its box's process 1);
 //! - `witness`: [`SignalWitness`], the kernel's word (its tracing, as root) on whether a
 //!   boxed helper's SIGKILL came from outside its box.
 
@@ -75,6 +77,7 @@ mod cap;
 mod once;
 mod persistent;
 mod pipes;
+mod reaper;
 mod rlimits;
 mod sandbox;
 mod seccomp;
@@ -86,8 +89,9 @@ mod witness;
 pub use cap::{BOX_FILES_MEMORY, OomKills, PROGRAMS_ENV, ProcessCap};
 pub use once::{run_once, run_once_timed};
 pub use persistent::Process;
+pub use reaper::reap_orphans_as_init;
 pub use rlimits::default_run_as;
-pub use sandbox::{Sandbox, box_filter_missing, bwrap_available, helper_command};
+pub use sandbox::{HelperBox, Sandbox, box_filter_missing, bwrap_available, helper_command};
 pub use seccomp::unavailable as filter_unavailable;
 pub use spawn::signal_name;
 pub use spawn::{

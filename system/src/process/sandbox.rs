@@ -218,17 +218,38 @@ pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: 
     cmd
 }
 
+/// How a helper runs in its box ([`helper_command`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HelperBox {
+    /// Under bwrap's own process 1 (a library probe: its own signals take their course).
+    UnderInit,
+    /// As its box's process 1 (a game worker): the kernel delivers it no signal sent from
+    /// inside its box that it has no handler for (SIGKILL and SIGSTOP included), so its
+    /// death by SIGKILL came from outside the box, or from the kernel (its box's OOM
+    /// killer), and never from a bot in it. It reaps its box's orphans itself.
+    First,
+}
+
 /// The command for a helper of the host (`program`, a game worker or a library probe)
-/// run under `sandbox`: directly, or in a box where `program` and `files` (the bots it
-/// loads) are bound back read-only, `writable` read-write (with the sandbox's own
-/// writable paths), and `writable`'s first path is its working directory.
-pub fn helper_command(program: &Path, sandbox: &Sandbox, files: &[PathBuf], writable: &[&Path]) -> Command {
+/// run under `sandbox`: directly, or in a box (as `how` says) where `program` and
+/// `files` (the bots it loads) are bound back read-only, `writable` read-write (with the
+/// sandbox's own writable paths), and `writable`'s first path is its working directory.
+pub fn helper_command(
+    program: &Path,
+    sandbox: &Sandbox,
+    files: &[PathBuf],
+    writable: &[&Path],
+    how: HelperBox,
+) -> Command {
     match sandbox {
         Sandbox::None => Command::new(program),
         Sandbox::Bwrap { writable: more, hidden } => {
             let visible: Vec<PathBuf> = std::iter::once(program.to_owned()).chain(files.iter().cloned()).collect();
             let writable: Vec<PathBuf> = writable.iter().map(|w| w.to_path_buf()).chain(more.iter().cloned()).collect();
             let mut cmd = box_command(hidden, &visible, &writable, writable.first().map(PathBuf::as_path));
+            if how == HelperBox::First {
+                cmd.arg("--as-pid-1");
+            }
             cmd.arg("--").arg(program);
             cmd
         }

@@ -372,7 +372,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
     // In a worker, forked from its room for programs (charged there, not to the worker's
     // own cap that its native bots may have filled), then back.
     let in_room = super::cap::fork_in_room();
-    let spawned = cmd.spawn();
+    let spawned = super::reaper::spawning(|| cmd.spawn());
     drop(in_room);
     let child = spawned.map_err(|e| {
         let program = Path::new(if matches!(limits.sandbox, Sandbox::Bwrap { .. }) {
@@ -492,11 +492,13 @@ fn reap(pid: libc::pid_t) -> (ExitStatus, Option<Duration>) {
         // SAFETY: as above.
         let got = unsafe { libc::wait4(pid, &mut raw, 0, &mut usage) };
         if got == pid {
+            super::reaper::reaped(pid as u32);
             break;
         }
         if got < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
             continue;
         }
+        super::reaper::reaped(pid as u32);
         return (ExitStatus::from_raw(libc::SIGKILL), None);
     }
     let time = |t: libc::timeval| Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32) * 1000);

@@ -38,6 +38,10 @@
  *               MAP_ANONYMOUS, which RLIMIT_DATA does not count) and touches it a MiB
  *               at a time, logging how far it got every 16 MiB and at the end
  *               ("shm touched: N MiB"; "shm map: refused" if the mapping is)
+ *   -DORPHANS   at each of its first 19 calls leaves an orphan (a child that forks a
+ *               grandchild and exits at once; the grandchild exits 10 ms later); from
+ *               then on sleeps 150 ms a call, and 2.5 s after its 19th call logs how many
+ *               zombies its box holds ("zombies: N"), once
  *
  * Every bot logs its uid at its first call ("uid N"), for the test to look for its
  * processes afterwards. With none of them it only stays (the reference's stand-in). */
@@ -58,6 +62,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -426,6 +431,43 @@ static void eggs_turn(void *bot, const eb_context *ctx, eb_answer *answer) {
     }
 #ifdef SLOW
     usleep(30000);
+#endif
+#ifdef ORPHANS
+    static struct timespec after;
+    static int counted;
+    if (s->calls < 19) {
+        pid_t child = fork();
+        if (child == 0) {
+            if (fork() == 0) {
+                usleep(10000);
+                _exit(0);
+            }
+            _exit(0);
+        }
+        if (child > 0) waitpid(child, NULL, 0);
+        clock_gettime(CLOCK_MONOTONIC, &after);
+    } else if (!counted) {
+        usleep(150000);
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - after.tv_sec) * 1000 + (now.tv_nsec - after.tv_nsec) / 1000000 >= 2500) {
+            counted = 1;
+            int zombies = 0;
+            DIR *proc = opendir("/proc");
+            for (struct dirent *e; proc && (e = readdir(proc));) {
+                char path[300], stat[512];
+                snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+                FILE *f = e->d_name[0] >= '1' && e->d_name[0] <= '9' ? fopen(path, "r") : NULL;
+                size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+                if (f) fclose(f);
+                stat[n] = 0;
+                char *end = strrchr(stat, ')');
+                if (end && end[1] == ' ' && end[2] == 'Z') zombies++;
+            }
+            if (proc) closedir(proc);
+            zb_logf("zombies: %d", zombies);
+        }
+    }
 #endif
     if (++s->calls == TRIGGER && !once) {
         once = 1;
