@@ -1003,6 +1003,22 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
     assert!(victim["messages"].to_string().contains("believed once per entry"), "{victim}\n{context}");
 }
 
+/// A tournament's directory `name` in `setup`: its plugins the honest `egg-hunter` and
+/// the victim, `attack.c` built with `-D<define>`. Returns the directory, its plugins and
+/// the victim's library.
+fn victim_tournament(setup: &Setup, name: &str, define: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let base = setup.dir.path().join(name);
+    let plugins = base.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    for d in [&base, &plugins] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::copy(plugin_lib("egg_hunter"), plugins.join(lib_name("egg_hunter"))).unwrap();
+    let victim = plugins.join(lib_name("victim"));
+    compile_c(&data("boxes/attack.c"), &victim, &["-DBOT_NAME=\"victim\"", &format!("-D{define}"), "-pthread"]);
+    (base, plugins, victim)
+}
+
 /// A worker is its box's process 1 (`process::HelperBox::First`), to which the kernel
 /// gives every orphan of its box: it reaps them (`process::reap_orphans_as_init`), or
 /// each would stay a zombie until the box ended, counted against its processes. The
@@ -1014,15 +1030,7 @@ fn a_workers_box_reaps_the_orphans_its_bot_leaves() {
         return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
     }
     let setup = Setup::new();
-    let base = setup.dir.path().join("orphans");
-    let plugins = base.join("plugins");
-    std::fs::create_dir_all(&plugins).unwrap();
-    for d in [&base, &plugins] {
-        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    std::fs::copy(plugin_lib("egg_hunter"), plugins.join(lib_name("egg_hunter"))).unwrap();
-    let victim = plugins.join(lib_name("victim"));
-    compile_c(&data("boxes/attack.c"), &victim, &["-DBOT_NAME=\"victim\"", "-DORPHANS", "-pthread"]);
+    let (base, plugins, _) = victim_tournament(&setup, "orphans", "ORPHANS");
     let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "1", "--set", "max_turns=60"];
     let (results, log, context) = victims_results(eggs_host("--plugins", &plugins, &base, &args), &base);
     assert!(log.contains("zombies: 0"), "{context}");
@@ -1048,15 +1056,7 @@ fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_ag
     let setup = Setup::new();
     let arena_exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_arena")).unwrap();
     let play = |name: &str, define: &str, kill: bool, witness: bool| {
-        let base = setup.dir.path().join(name);
-        let plugins = base.join("plugins");
-        std::fs::create_dir_all(&plugins).unwrap();
-        for d in [&base, &plugins] {
-            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        std::fs::copy(plugin_lib("egg_hunter"), plugins.join(lib_name("egg_hunter"))).unwrap();
-        let victim = plugins.join(lib_name("victim"));
-        compile_c(&data("boxes/attack.c"), &victim, &["-DBOT_NAME=\"victim\"", &format!("-D{define}"), "-pthread"]);
+        let (base, plugins, victim) = victim_tournament(&setup, name, define);
         let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "2", "--set", "max_turns=40"];
         let mut cmd = eggs_command("--plugins", &plugins, &base, &args);
         if !witness {
