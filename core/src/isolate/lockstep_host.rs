@@ -206,6 +206,10 @@ impl<G: Game> Worker<G> {
     ) -> Option<Result<(), String>> {
         let proc = &mut game.procs[w];
         proc.ended = true;
+        // Its output ended: whether it ended too, by itself (a process that only closed
+        // its output, or sent a line over the cap, is killed here by the host, and that
+        // kill is not one from outside its box).
+        let by_itself = crate::process::ends_within(&proc.running.child, std::time::Duration::from_millis(500));
         let status = proc.running.kill();
         if w == 0 {
             let words = proc.running.stderr.last_words();
@@ -226,6 +230,7 @@ impl<G: Game> Worker<G> {
         // Killed from outside its box: not its fault. The game fails and is played
         // again; an entry is believed once.
         if !own_oom
+            && by_itself
             && (machine_short || self.killed_from_outside(seats[s], status, proc.running.player_pid))
             && !std::mem::replace(&mut self.claimed_outside[seats[s]], true)
         {
@@ -254,8 +259,8 @@ impl<G: Game> Worker<G> {
 
     /// Whether entry `e`'s lockstep worker that ended with `status` (not over its box's
     /// memory: the caller looks first) was killed from outside its box: it says so, or
-    /// it is its box's first process and died of SIGKILL, which nothing inside its box
-    /// can send it (`process::HelperBox::First`), or it runs a script, which cannot send
+    /// it is its box's first process and died of SIGKILL, which no other process of its
+    /// box can send it (`process::HelperBox::First`), or it runs a script, which cannot send
     /// the SIGKILL it died of, or the kernel's tracing says a task outside every box sent
     /// that SIGKILL to its process (`pid`, when the host has looked it up; see
     /// `process::SignalWitness`: it covers a root host's unboxed workers). (A box's bwrap

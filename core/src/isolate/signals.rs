@@ -88,7 +88,10 @@ pub fn watch_outside_signals() {
         // (write, _exit, sigaction, raise), on data set before any bot ran.
         unsafe {
             let (code, pid) = ((*info).si_code, (*info).si_pid());
-            if code <= 0 && pid == 0 {
+            // Sent by a process (`kill`, `sigqueue`, `tgkill`: the codes whose sender
+            // the kernel names; a timer's signal has its id where the sender would be).
+            let sent = matches!(code, libc::SI_USER | libc::SI_QUEUE | libc::SI_TKILL);
+            if sent && pid == 0 {
                 let line = b"killed from outside its box (a signal sent by a process outside it)\n";
                 libc::write(2, line.as_ptr().cast(), line.len());
                 libc::_exit(EXIT_KILLED_FROM_OUTSIDE);

@@ -95,7 +95,7 @@ pub use sandbox::{HelperBox, Sandbox, box_filter_missing, bwrap_available, helpe
 pub use seccomp::unavailable as filter_unavailable;
 pub use spawn::signal_name;
 pub use spawn::{
-    HOST_NICE, confine_helper, describe_status, first_child, has_ended, ignore_sigpipe, kill_group,
+    HOST_NICE, confine_helper, describe_status, ends_within, first_child, has_ended, ignore_sigpipe, kill_group,
     no_inherited_descriptors, raise_host_priority,
 };
 pub use uids::{BoxUser, open_box_file};

@@ -6,10 +6,11 @@
 //! **Architecture Invariant:** the reaper never reaps a program that `spawn` started: it
 //! keeps the pids `spawn` has started and not yet reaped ([`spawning`], [`reaped`]), and
 //! looks for zombies while holding them, so a program that ends before `spawn` has
-//! noted it is not taken from `spawn`'s own wait. Nor a child of a bot's own thread;
-//! one a bot forks from the worker's main thread (where its calls run) and leaves a
-//! zombie for a whole look ([`EVERY`]) is taken for an orphan: a bot that waits for
-//! its child later than that finds it gone (`ECHILD`).
+//! noted it is not taken from `spawn`'s own wait. Nor a child of a bot's own thread
+//! while that thread lives; one a bot forks from the worker's main thread (where its
+//! calls run), or from a thread that has ended, and leaves a zombie for a whole look
+//! ([`EVERY`]) is taken for an orphan: a bot that waits for its child later than that
+//! finds it gone (`ECHILD`).
 //!
 //! Not here: waiting for the programs `spawn` starts (`spawn::end_group_timed`), or
 //! anything of a process that is not its box's process 1 (there the reaper never runs).

@@ -223,10 +223,13 @@ pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: 
 pub enum HelperBox {
     /// Under bwrap's own process 1 (a library probe: its own signals take their course).
     UnderInit,
-    /// As its box's process 1 (a game worker): the kernel delivers it no signal sent from
-    /// inside its box that it has no handler for (SIGKILL and SIGSTOP included), so its
-    /// death by SIGKILL came from outside the box, or from the kernel (its box's OOM
-    /// killer), and never from a bot in it. It reaps its box's orphans itself.
+    /// As its box's process 1 (a game worker): the kernel delivers it no signal sent by
+    /// another process of its box that it has no handler for (SIGKILL and SIGSTOP
+    /// included), so its death by SIGKILL came from outside the box, from the kernel
+    /// (its box's OOM killer), or from its own hand (a bot in it can still bring one on
+    /// itself: `docs/hardening.md`, believed once per entry), never from a neighbour in
+    /// its box. It reaps its box's orphans itself, and the host ends it itself
+    /// (`spawn::kill_first_in_box`): its bot may have undone its `--die-with-parent`.
     First,
 }
 

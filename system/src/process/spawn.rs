@@ -195,6 +195,7 @@ pub fn has_ended(child: &Child) -> bool {
 /// Kills a process started with [`confine_helper`] and everything in its process group.
 /// Call it before reaping the process (`wait`), as its pid then names the group safely.
 pub fn kill_group(child: &mut Child) {
+    kill_first_in_box(child.id());
     if let Ok(pid) = i32::try_from(child.id()) {
         // SAFETY: a plain syscall; the group is the child's own (see `confine_helper`),
         // whose id cannot be reused while the child is unreaped.
@@ -203,6 +204,31 @@ pub fn kill_group(child: &mut Child) {
         }
     }
     let _ = child.kill();
+}
+
+/// SIGKILL to the first child of process `pid` (under bwrap, its box's process 1), from
+/// the host: the bot code a box's first process runs may have undone its
+/// `--die-with-parent` (`PR_SET_PDEATHSIG`), and its box is not in bwrap's process group
+/// (`--new-session`), so ending bwrap alone would leave the box running. A signal from
+/// the host, in a parent PID namespace, reaches it. The child is taken through a pidfd,
+/// and only while it is still `pid`'s child.
+fn kill_first_in_box(pid: u32) {
+    let Some(first) = first_child(pid) else { return };
+    let Some(fd) = pidfd_open(first) else { return };
+    let parent = std::fs::read(format!("/proc/{first}/stat")).ok().and_then(|stat| {
+        crate::clock::stat_fields(&stat).and_then(|mut f| f.nth(1)).and_then(|p| p.parse::<u32>().ok())
+    });
+    if parent == Some(pid) {
+        // SAFETY: pidfd_send_signal on a pidfd we own, a null siginfo, no flags.
+        unsafe {
+            libc::syscall(libc::SYS_pidfd_send_signal, fd.as_raw_fd(), libc::SIGKILL, std::ptr::null::<u8>(), 0);
+        }
+    }
+}
+
+/// Whether `child` ends (or has ended) by itself within `grace`, without reaping it.
+pub fn ends_within(child: &Child, grace: Duration) -> bool {
+    wait_exit(child.id(), grace)
 }
 
 /// "exit status 1", "killed by signal 9 (SIGKILL)".
@@ -450,6 +476,7 @@ pub(super) fn end_group(child: &mut Child) -> ExitStatus {
 /// then the status is made up, and nothing is concluded from it).
 pub(super) fn end_group_timed(child: &mut Child) -> (ExitStatus, Option<Duration>) {
     let pgid = child.id() as libc::pid_t;
+    kill_first_in_box(child.id());
     // SAFETY: killpg only sends a signal; the group is ours (the leader is not yet reaped).
     unsafe {
         libc::killpg(pgid, libc::SIGKILL);
@@ -635,5 +662,39 @@ mod tests {
         // Its memory group's verdict is added to how it ended.
         let over = ending("exit status 137".to_owned(), true, (exit(137), cpu), &boxed, Some("over"));
         assert_eq!(over, CallError::Exited("exit status 137: over".to_owned()));
+    }
+
+    /// A box's first process that undid its `--die-with-parent` is ended by
+    /// [`super::kill_group`] all the same: the host signals it itself.
+    #[test]
+    fn a_boxs_first_process_that_undid_its_die_with_parent_is_ended_with_its_box() {
+        if let Err(why) = super::sandbox::bwrap_available() {
+            assert!(std::env::var_os("CI").is_none(), "CI must run this test: {why}");
+            eprintln!("skipped: {why}");
+            return;
+        }
+        // PR_SET_PDEATHSIG (1) to 0, then a long sleep, as the box's process 1.
+        let script = "import ctypes, time; ctypes.CDLL(None).prctl(1, 0); print('ready', flush=True); time.sleep(60)";
+        let mut cmd = std::process::Command::new("bwrap");
+        cmd.args(["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/"])
+            .args(["--proc", "/proc", "--dev", "/dev", "--as-pid-1", "--", "/usr/bin/python3", "-c", script])
+            .stdout(std::process::Stdio::piped());
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd.spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
+        assert_eq!(line, "ready\n");
+        let first = super::first_child(child.id()).expect("the box's first process");
+        super::kill_group(&mut child);
+        child.wait().unwrap();
+        let gone = |pid: u32| {
+            std::fs::read(format!("/proc/{pid}/stat"))
+                .map_or(true, |s| crate::clock::stat_fields(&s).and_then(|mut f| f.next()) == Some("Z"))
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !gone(first) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(gone(first), "the box's first process {first} outlived its box");
     }
 }
