@@ -639,6 +639,7 @@ fn no_way_out(o: &Outcome) {
     assert!(log.contains("write: refused"), "{log}");
     assert!(log.contains("write after: refused"), "{log}");
     assert!(log.lines().any(|l| l.starts_with("root writes: 0 of")), "{log}");
+    assert!(log.contains("pdeathsig: refused"), "{log}");
 }
 
 // Unboxed as root: CapEff is full, the writes (direct and through /proc/<pid>/root) and
@@ -1019,6 +1020,46 @@ fn victim_tournament(setup: &Setup, name: &str, define: &str) -> (PathBuf, PathB
     (base, plugins, victim)
 }
 
+/// The workers loading `library`: the processes of the arena's binary whose command
+/// line names it.
+fn workers_loading(library: &Path) -> Vec<i32> {
+    let arena_exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_arena")).unwrap();
+    processes_naming(&library.display().to_string())
+        .into_iter()
+        .filter(|p| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == arena_exe))
+        .collect()
+}
+
+/// A host that dies at once (SIGKILL) leaves no box behind, even one whose bot tried to
+/// clear its worker's parent-death signal (the worker is its box's first process) and
+/// never returns from its call (`attack.c -DUNDYING`): the system-call filter refuses
+/// it, and bwrap's `--die-with-parent` ends the box with the host.
+#[test]
+fn a_box_whose_bot_clears_its_parent_death_signal_ends_with_a_host_killed_at_once() {
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+    }
+    let setup = Setup::new();
+    let (base, plugins, victim) = victim_tournament(&setup, "undying", "UNDYING");
+    let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "1", "--set", "max_turns=40"];
+    let mut host = eggs_host("--plugins", &plugins, &base, &args);
+    let workers = || workers_loading(&victim);
+    let started = Instant::now();
+    while workers().is_empty() && started.elapsed() < HOST_DEADLINE {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!workers().is_empty(), "the victim's worker never started");
+    // Its third call (the attack) comes within milliseconds of its first.
+    std::thread::sleep(Duration::from_secs(1));
+    host.kill().unwrap();
+    host.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !workers().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(workers(), Vec::<i32>::new(), "the victim's box outlived its host");
+}
+
 /// A worker is its box's process 1 (`process::HelperBox::First`), to which the kernel
 /// gives every orphan of its box: it reaps them (`process::reap_orphans_as_init`), or
 /// each would stay a zombie until the box ended, counted against its processes. The
@@ -1054,7 +1095,6 @@ fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_ag
         return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
     }
     let setup = Setup::new();
-    let arena_exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_arena")).unwrap();
     let play = |name: &str, define: &str, kill: bool, witness: bool| {
         let (base, plugins, victim) = victim_tournament(&setup, name, define);
         let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "2", "--set", "max_turns=40"];
@@ -1063,15 +1103,10 @@ fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_ag
             cmd.env("ARENA_NO_SIGNAL_WITNESS", "1");
         }
         let host = cmd.spawn().unwrap();
-        // The victim's worker: the process of the arena's binary whose command line
-        // names its library, killed once, 0.3 s after it is first seen.
-        let victim_path = victim.display().to_string();
+        // The victim's worker, killed once, 0.3 s after it is first seen.
         let started = Instant::now();
         while kill && started.elapsed() < HOST_DEADLINE {
-            let worker = processes_naming(&victim_path)
-                .into_iter()
-                .find(|p| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == arena_exe));
-            if let Some(pid) = worker {
+            if let Some(&pid) = workers_loading(&victim).first() {
                 std::thread::sleep(Duration::from_millis(300));
                 // SAFETY: a plain syscall, on a process of this test's tournament.
                 if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {

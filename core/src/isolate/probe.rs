@@ -51,7 +51,7 @@ pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> 
     if let Some(cap) = cap.as_mut() {
         let _ = cap.cap_memory(iso.memory.saturating_add(crate::process::BOX_FILES_MEMORY));
     }
-    crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap.as_ref(), uid);
+    crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap.as_ref(), uid, &iso.sandbox);
     let spawned = cmd
         .args(["__probe"])
         .arg(&file)

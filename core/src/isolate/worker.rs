@@ -217,7 +217,7 @@ impl<G: Game> Worker<G> {
             &writable,
             crate::process::HelperBox::First,
         );
-        crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap, uid);
+        crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap, uid, &iso.sandbox);
         if let Some(room) = room {
             cmd.env(crate::process::PROGRAMS_ENV, room);
         }

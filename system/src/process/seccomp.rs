@@ -1,15 +1,19 @@
-//! The system calls a program bot may not make: those that put bytes into a pipe without
-//! moving its stamp (`splice`, `vmsplice`, `tee`, `sendfile`) and `io_uring`, whose
-//! requests can do the same. The first four fail with `EINVAL`, what the kernel says of
-//! descriptors it cannot splice, so that libraries fall back to `write` (libuv, the
-//! JDK's `transferTo`, Go's `io.Copy` and Python's `shutil` all do on `EINVAL`; libuv,
-//! the JDK and Go do not on `ENOSYS`); `io_uring_setup`, `io_uring_enter` and
-//! `io_uring_register` fail with `ENOSYS`, as on a kernel without them, which is what
-//! their users test for. Everything else is allowed. The filter is a classic BPF
-//! program of a few dozen instructions, installed in the child between fork and exec
-//! (with `no_new_privs`, which bwrap sets for its child anyway), so it holds for the
-//! program, for bwrap in front of it and for all they fork, and no process of the box
-//! can lift it.
+//! The system calls a program bot, and a worker or probe that loads bots, may not make:
+//! those that put bytes into a pipe without moving its stamp (`splice`, `vmsplice`,
+//! `tee`, `sendfile`) and `io_uring`, whose requests can do the same; and a
+//! parent-death signal other than SIGKILL. The first four fail with `EINVAL`, what the
+//! kernel says of descriptors it cannot splice, so that libraries fall back to `write`
+//! (libuv, the JDK's `transferTo`, Go's `io.Copy` and Python's `shutil` all do on
+//! `EINVAL`; libuv, the JDK and Go do not on `ENOSYS`); `io_uring_setup`,
+//! `io_uring_enter` and `io_uring_register` fail with `ENOSYS`, as on a kernel without
+//! them, which is what their users test for; `prctl(PR_SET_PDEATHSIG, sig)` with any
+//! `sig` but SIGKILL fails with `EPERM`: a box's first process (a worker, which runs
+//! its bots' code; a program) could otherwise undo its `--die-with-parent` (bwrap's
+//! SIGKILL) and outlive a host that died at once. Everything else is allowed. The
+//! filter is a classic BPF program of a few dozen instructions, installed in the child
+//! between fork and exec (with `no_new_privs`, which bwrap sets for its child anyway),
+//! so it holds for the program or helper, for bwrap in front of it and for all they
+//! fork, and no process of the box can lift it.
 //!
 //! Why: a program's answer is judged by when it was written (`stamped`: the kernel
 //! stamps a FIFO's times at each `write`). The four calls above write into a pipe
@@ -33,13 +37,19 @@ const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD (0) | BPF_W (0) | BPF_ABS (0x20)
 const BPF_ALU_AND_K: u16 = 0x04 | 0x50; // BPF_ALU | BPF_AND | BPF_K
 const BPF_JMP_JEQ_K: u16 = 0x05 | 0x10; // BPF_JMP | BPF_JEQ | BPF_K
 const BPF_RET_K: u16 = 0x06; // BPF_RET | BPF_K
-/// `offsetof(struct seccomp_data, nr)` and `arch`.
+/// `offsetof(struct seccomp_data, nr)`, `arch`, and the low 32 bits of `args[0]` and
+/// `args[1]` (little-endian, as both architectures here are).
 const DATA_NR: u32 = 0;
 const DATA_ARCH: u32 = 4;
+const DATA_ARG0: u32 = 16;
+const DATA_ARG1: u32 = 24;
+/// `prctl`'s `PR_SET_PDEATHSIG` (the kernel reads the option as an `int`: its low 32 bits).
+const PR_SET_PDEATHSIG: u32 = 1;
 const RET_ALLOW: u32 = 0x7fff_0000;
 const RET_ERRNO: u32 = 0x0005_0000;
 const RET_EINVAL: u32 = RET_ERRNO | libc::EINVAL as u32;
 const RET_ENOSYS: u32 = RET_ERRNO | libc::ENOSYS as u32;
+const RET_EPERM: u32 = RET_ERRNO | libc::EPERM as u32;
 /// `seccomp(2)`'s `SECCOMP_FILTER_FLAG_SPEC_ALLOW`: installing a filter does not turn on
 /// the Speculative Store Bypass mitigation for the process (which some kernels do by
 /// default, and which slows everything it runs); it guards nothing the filter is for.
@@ -54,6 +64,7 @@ const ARCHES: &[Arch] = &[
         // sendfile, splice, tee, vmsplice, x32's vmsplice
         pipes: &[40, 275, 276, 278, 532],
         uring: IO_URING,
+        prctl: 157,
     },
     Arch {
         audit: 0x4000_0003, // i386
@@ -61,6 +72,7 @@ const ARCHES: &[Arch] = &[
         // sendfile, sendfile64, splice, tee, vmsplice
         pipes: &[187, 239, 313, 315, 316],
         uring: IO_URING,
+        prctl: 172,
     },
 ];
 #[cfg(target_arch = "aarch64")]
@@ -71,6 +83,7 @@ const ARCHES: &[Arch] = &[
         // sendfile, vmsplice, splice, tee
         pipes: &[71, 75, 76, 77],
         uring: IO_URING,
+        prctl: 167,
     },
     Arch {
         audit: 0x4000_0028, // 32-bit ARM
@@ -78,6 +91,7 @@ const ARCHES: &[Arch] = &[
         // sendfile, sendfile64, splice, tee, vmsplice
         pipes: &[187, 239, 340, 342, 343],
         uring: IO_URING,
+        prctl: 172,
     },
 ];
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
@@ -98,6 +112,8 @@ struct Arch {
     pipes: &'static [u32],
     /// `io_uring`'s: refused with `ENOSYS`.
     uring: &'static [u32],
+    /// `prctl`'s number: its `PR_SET_PDEATHSIG` to anything but SIGKILL refused with `EPERM`.
+    prctl: u32,
 }
 
 fn stmt(code: u16, k: u32) -> libc::sock_filter {
@@ -108,30 +124,47 @@ fn jump(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     libc::sock_filter { code: BPF_JMP_JEQ_K, jt, jf, k }
 }
 
+/// The instructions of the `prctl` check, between the refused calls' comparisons and
+/// the block's returns: `prctl` with `PR_SET_PDEATHSIG` and anything but SIGKILL goes to
+/// the `EPERM`, every other call to the allow right after these.
+const PRCTL_CHECK: usize = 5;
+
 /// The filter's instructions: per architecture, a check of `arch` that skips to the
 /// next architecture's when it is not this one, then the number compared with each
-/// refused call (a match jumps to that architecture's `EINVAL` or `ENOSYS`), else
-/// allowed; an architecture not listed is allowed.
+/// refused call (a match jumps to that architecture's `EINVAL` or `ENOSYS`), then the
+/// `prctl` check ([`PRCTL_CHECK`], to its `EPERM`), else allowed; an architecture not
+/// listed is allowed.
 fn instructions(arches: &[Arch]) -> Vec<libc::sock_filter> {
     let mut out = Vec::new();
+    let short = |n: usize| u8::try_from(n).expect("a short filter");
     for arch in arches {
-        // ld nr, [and mask], one jeq per call, ret allow, ret einval, ret enosys
+        // ld nr, [and mask], one jeq per call, the prctl check, ret allow, ret eperm,
+        // ret einval, ret enosys
         let masked = arch.mask != !0;
         let calls = arch.pipes.len() + arch.uring.len();
-        let body = 1 + usize::from(masked) + calls + 3;
+        let body = 1 + usize::from(masked) + calls + PRCTL_CHECK + 4;
         out.push(stmt(BPF_LD_W_ABS, DATA_ARCH));
-        out.push(jump(arch.audit, 0, u8::try_from(body).expect("a short filter")));
+        out.push(jump(arch.audit, 0, short(body)));
         out.push(stmt(BPF_LD_W_ABS, DATA_NR));
         if masked {
             out.push(stmt(BPF_ALU_AND_K, arch.mask));
         }
         for (i, &call) in arch.pipes.iter().chain(arch.uring).enumerate() {
-            // Past the later comparisons and the allow, to the EINVAL (then ENOSYS).
-            let to_einval = calls - i;
+            // Past the later comparisons, the prctl check, the allow and the EPERM, to
+            // the EINVAL (then ENOSYS).
+            let to_einval = calls - i - 1 + PRCTL_CHECK + 2;
             let to = if i < arch.pipes.len() { to_einval } else { to_einval + 1 };
-            out.push(jump(call, u8::try_from(to).expect("a short filter"), 0));
+            out.push(jump(call, short(to), 0));
         }
+        // jeq prctl (else to the allow), ld arg0, jeq PR_SET_PDEATHSIG (else allow), ld
+        // arg1, jeq SIGKILL (allow, else EPERM).
+        out.push(jump(arch.prctl, 0, 4));
+        out.push(stmt(BPF_LD_W_ABS, DATA_ARG0));
+        out.push(jump(PR_SET_PDEATHSIG, 0, 2));
+        out.push(stmt(BPF_LD_W_ABS, DATA_ARG1));
+        out.push(jump(libc::SIGKILL as u32, 0, 1));
         out.push(stmt(BPF_RET_K, RET_ALLOW));
+        out.push(stmt(BPF_RET_K, RET_EPERM));
         out.push(stmt(BPF_RET_K, RET_EINVAL));
         out.push(stmt(BPF_RET_K, RET_ENOSYS));
     }
@@ -139,7 +172,8 @@ fn instructions(arches: &[Arch]) -> Vec<libc::sock_filter> {
     out
 }
 
-/// The program bots' filter, made once; `None` where this architecture has none, or
+/// The filter of program bots and of the host's helpers that load bots (workers,
+/// probes: `spawn::confine_helper`), made once; `None` where this architecture has none, or
 /// the kernel will not take one from this process ([`unavailable`] says why): there a
 /// program starts without it.
 pub(super) fn program_filter() -> Option<&'static [libc::sock_filter]> {
@@ -206,7 +240,7 @@ mod tests {
     /// success, else its errno; last, `tee` through the 32-bit system-call gate (`int
     /// 0x80`, x86-64 only; else 0). Between fork and exit the child makes system calls
     /// only (no allocation, no lock).
-    fn calls_under_filter(filter: &[libc::sock_filter]) -> [i32; 7] {
+    fn calls_under_filter(filter: &[libc::sock_filter]) -> [i32; 9] {
         fn pipe() -> (i32, i32) {
             let mut fds = [0; 2];
             // SAFETY: pipe writes two descriptors into the array we own.
@@ -226,7 +260,7 @@ mod tests {
             let pid = libc::fork();
             assert!(pid >= 0);
             if pid == 0 {
-                let mut out = [-1i32; 7];
+                let mut out = [-1i32; 9];
                 if install(filter).is_ok() {
                     let errno = |ret: libc::c_long| if ret < 0 { *libc::__errno_location() } else { 0 };
                     out[0] = errno(libc::splice(r1, std::ptr::null_mut(), w2, std::ptr::null_mut(), 2, 0) as _);
@@ -239,12 +273,15 @@ mod tests {
                     out[4] = errno(libc::syscall(libc::SYS_io_uring_setup, 4, params.as_mut_ptr()));
                     out[5] = errno(libc::write(w2, b"z".as_ptr().cast(), 1) as _);
                     out[6] = tee_by_int80(r1, w2);
+                    // A parent-death signal cleared, then set to SIGKILL.
+                    out[7] = errno(libc::prctl(libc::PR_SET_PDEATHSIG, 0).into());
+                    out[8] = errno(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL).into());
                 }
                 libc::write(report_w, out.as_ptr().cast(), size_of_val(&out));
                 libc::_exit(0);
             }
             libc::close(report_w);
-            let mut out = [0i32; 7];
+            let mut out = [0i32; 9];
             assert_eq!(libc::read(report_r, out.as_mut_ptr().cast(), size_of_val(&out)), size_of_val(&out) as isize);
             let mut status = 0;
             assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
@@ -284,7 +321,7 @@ mod tests {
 
     /// Each refused call fails (on pipes, where it works without the filter): those that
     /// write into a pipe with EINVAL, `io_uring` with ENOSYS; a 32-bit program's `tee`
-    /// too; `write` still works.
+    /// too; `write` still works; a parent-death signal may be SIGKILL and nothing else.
     #[test]
     fn a_filtered_process_cannot_splice_tee_vmsplice_sendfile_or_io_uring_but_may_write() {
         let Some(filter) = program_filter() else {
@@ -298,8 +335,11 @@ mod tests {
         let without = calls_under_filter(&open);
         assert_eq!(&without[..4], &[0, 0, 0, 0], "{without:?}");
         assert_eq!(without[5], 0);
+        assert_eq!(&without[7..], &[0, 0], "{without:?}");
         let with = calls_under_filter(filter);
         assert_eq!(&with[..6], &[inval, inval, inval, inval, nosys, 0]);
+        // No parent-death signal but SIGKILL.
+        assert_eq!(&with[7..], &[libc::EPERM, 0]);
         // The 32-bit gate, where the kernel has it (an x86-64 kernel may be built or
         // booted without 32-bit programs: ENOSYS without the filter too).
         if without[6] == 0 && cfg!(target_arch = "x86_64") {
@@ -308,7 +348,7 @@ mod tests {
     }
 
     /// Every comparison jumps inside its architecture's block, to its EINVAL (the calls
-    /// on pipes) or its ENOSYS (`io_uring`'s).
+    /// on pipes) or its ENOSYS (`io_uring`'s); the `prctl` check to its EPERM or allow.
     #[test]
     fn each_refused_call_jumps_to_its_architectures_errno() {
         let code = instructions(ARCHES);
@@ -318,14 +358,26 @@ mod tests {
             let end = i + 2 + usize::from(code[i + 1].jf);
             assert_eq!((code[end - 1].code, code[end - 1].k), (BPF_RET_K, RET_ENOSYS));
             assert_eq!((code[end - 2].code, code[end - 2].k), (BPF_RET_K, RET_EINVAL));
-            assert_eq!((code[end - 3].code, code[end - 3].k), (BPF_RET_K, RET_ALLOW));
-            let jumps: Vec<usize> = (i + 2..end).filter(|&j| code[j].code == BPF_JMP_JEQ_K).collect();
+            assert_eq!((code[end - 3].code, code[end - 3].k), (BPF_RET_K, RET_EPERM));
+            assert_eq!((code[end - 4].code, code[end - 4].k), (BPF_RET_K, RET_ALLOW));
+            let check = end - 4 - PRCTL_CHECK;
+            let jumps: Vec<usize> = (i + 2..check).filter(|&j| code[j].code == BPF_JMP_JEQ_K).collect();
             assert_eq!(jumps.len(), arch.pipes.len() + arch.uring.len());
             for j in jumps {
+                assert_eq!(code[j].jf, 0);
                 let to = j + 1 + usize::from(code[j].jt);
                 let expected = if arch.pipes.contains(&code[j].k) { end - 2 } else { end - 1 };
                 assert_eq!(to, expected, "call {} of arch {:#x}", code[j].k, arch.audit);
             }
+            // The prctl check: each comparison's miss goes to the allow; the last one's
+            // match (SIGKILL) to the allow, its miss to the EPERM.
+            let target = |j: usize, taken: bool| j + 1 + usize::from(if taken { code[j].jt } else { code[j].jf });
+            assert_eq!((code[check].k, target(check, false)), (arch.prctl, end - 4));
+            assert_eq!((code[check + 1].code, code[check + 1].k), (BPF_LD_W_ABS, DATA_ARG0));
+            assert_eq!((code[check + 2].k, target(check + 2, false)), (PR_SET_PDEATHSIG, end - 4));
+            assert_eq!((code[check + 3].code, code[check + 3].k), (BPF_LD_W_ABS, DATA_ARG1));
+            let last = check + 4;
+            assert_eq!((code[last].k, target(last, true), target(last, false)), (9, end - 4, end - 3));
             i = end;
         }
         assert_eq!((code[i].code, code[i].k, code.len()), (BPF_RET_K, RET_ALLOW, i + 1));

@@ -99,8 +99,20 @@ pub fn no_inherited_descriptors() {
 /// beforehand ([`ProcessCap::cap_memory`]) is joined with it. With `user` (a box's uid, for
 /// a root host) it runs as that uid, with no supplementary groups; without a control
 /// group, RLIMIT_NPROC then caps that uid's processes: the box's.
-pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32, cap: Option<&ProcessCap>, user: Option<u32>) {
+pub fn confine_helper(
+    cmd: &mut Command,
+    memory: u64,
+    processes: u32,
+    cap: Option<&ProcessCap>,
+    user: Option<u32>,
+    sandbox: &Sandbox,
+) {
     cmd.process_group(0);
+    // The boxes' system-call filter (`seccomp`), as for program bots: above all, a worker
+    // runs as its box's first process, whose bots could otherwise undo its
+    // `--die-with-parent`.
+    let filter = super::seccomp::program_filter()
+        .filter(|_| !matches!(sandbox, Sandbox::Bwrap { .. }) || sandbox::filter_in_box());
     let joins: Vec<std::ffi::CString> = cap.map(ProcessCap::join_files).unwrap_or_default();
     // SAFETY: geteuid cannot fail.
     // A box's uid has no other process: RLIMIT_NPROC is then its cap, where no control
@@ -111,7 +123,7 @@ pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32, cap: Optio
         None => (unsafe { libc::geteuid() } != 0).then(|| user_processes() + u64::from(processes)),
     };
     // SAFETY: the closure only makes async-signal-safe calls (setrlimit, prctl, open,
-    // write, close, setgroups, setgid, setuid) on data prepared before the fork, and
+    // write, close, setgroups, setgid, setuid, seccomp) on data prepared before the fork, and
     // does not allocate.
     unsafe {
         cmd.pre_exec(move || {
@@ -132,6 +144,9 @@ pub fn confine_helper(cmd: &mut Command, memory: u64, processes: u32, cap: Optio
             // After the uid switch, which clears it.
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(io::Error::last_os_error());
+            }
+            if let Some(filter) = filter {
+                super::seccomp::install(filter)?;
             }
             Ok(())
         });

@@ -16,7 +16,7 @@
  *   -DESCAPE    logs its CapEff and how many other processes it sees, remounts /
  *               read-write (not as uid 0), writes TARGET_FILE directly and through
  *               /proc/<pid>/root of every visible process, unshares and setns-es into
- *               its parent's namespaces
+ *               its parent's namespaces, clears its parent-death signal
  *   -DREAD      reads the other entries' logs and bot files (READ_PATHS, ':'-separated)
  *   -DBLAME     a thread zeroes the worker's blame page (the path after --blame in its
  *               command line) in a loop; the call then blocks for ever
@@ -38,6 +38,8 @@
  *               MAP_ANONYMOUS, which RLIMIT_DATA does not count) and touches it a MiB
  *               at a time, logging how far it got every 16 MiB and at the end
  *               ("shm touched: N MiB"; "shm map: refused" if the mapping is)
+ *   -DUNDYING   clears its parent-death signal (its worker is its box's first process),
+ *               then never returns from that call
  *   -DORPHANS   at each of its first 19 calls leaves an orphan (a child that forks a
  *               grandchild and exits at once; the grandchild exits 10 ms later); from
  *               then on sleeps 150 ms a call, and 2.5 s after its 19th call logs how many
@@ -58,6 +60,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -267,6 +270,9 @@ static void attack(void) {
         _exit(0);
     }
     sleep(10);
+#elif defined(UNDYING)
+    zb_logf("pdeathsig: %s", prctl(PR_SET_PDEATHSIG, 0) == 0 ? "cleared" : "refused");
+    for (;;) pause();
 #elif defined(SIGNALS)
     pthread_t t;
     if (pthread_create(&t, NULL, signaller, NULL) == 0) pthread_detach(t);
@@ -333,6 +339,9 @@ static void attack(void) {
         if (ns >= 0) close(ns);
     }
     zb_logf("setns: %d", joined);
+    /* Its worker is its box's first process: with no parent-death signal it would outlive
+     * a host killed at once. */
+    zb_logf("pdeathsig: %s", prctl(PR_SET_PDEATHSIG, 0) == 0 ? "cleared" : "refused");
     /* After all that: can it write the tournament's directory now? */
     fd = open(TARGET_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     zb_logf("write after: %s", fd >= 0 ? "done" : "refused");
