@@ -26,8 +26,10 @@
 //! own and the 32-bit ARM ones. Elsewhere there is no filter ([`program_filter`] is
 //! `None`) and the gap stays open (`docs/hardening.md`).
 //!
-//! Not here: when the filter is installed (`rlimits::ChildSetup`), what the stamps are
-//! for (`stamped`, `clock`). It is not a sandbox: the box is (`sandbox`).
+//! Not here: when the filter is installed (`rlimits::ChildSetup` for programs,
+//! `spawn::confine_helper` for workers and probes), what the stamps are for
+//! (`stamped`, `clock`). It is not a sandbox: the box is (`sandbox`). Nor does it keep
+//! a parent-death signal whole: an `execve` from a second thread drops it too.
 
 use std::io;
 use std::sync::OnceLock;
@@ -56,7 +58,7 @@ const RET_EPERM: u32 = RET_ERRNO | libc::EPERM as u32;
 const FLAG_SPEC_ALLOW: libc::c_ulong = 4;
 
 /// `AUDIT_ARCH_*` of `linux/audit.h`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_endian = "little"))]
 const ARCHES: &[Arch] = &[
     Arch {
         audit: 0xC000_003E, // x86-64; x32 calls come with it, bit 30 set
@@ -75,7 +77,7 @@ const ARCHES: &[Arch] = &[
         prctl: 172,
     },
 ];
-#[cfg(target_arch = "aarch64")]
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 const ARCHES: &[Arch] = &[
     Arch {
         audit: 0xC000_00B7, // AArch64
@@ -94,12 +96,13 @@ const ARCHES: &[Arch] = &[
         prctl: 172,
     },
 ];
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+// A big-endian AArch64 would need its own audit values and the arguments' other half.
+#[cfg(not(all(any(target_arch = "x86_64", target_arch = "aarch64"), target_endian = "little")))]
 const ARCHES: &[Arch] = &[];
 
 /// `io_uring_setup`, `io_uring_enter`, `io_uring_register`: the same numbers on every
 /// architecture (they came after the tables were unified).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), target_endian = "little"))]
 const IO_URING: &[u32] = &[425, 426, 427];
 
 /// One architecture's refused calls.

@@ -110,7 +110,8 @@ pub fn confine_helper(
     cmd.process_group(0);
     // The boxes' system-call filter (`seccomp`), as for program bots: above all, a worker
     // runs as its box's first process, whose bots could otherwise undo its
-    // `--die-with-parent`.
+    // `--die-with-parent` by `prctl` (not by an `execve` from a second thread:
+    // docs/hardening.md's known gaps).
     let filter = super::seccomp::program_filter()
         .filter(|_| !matches!(sandbox, Sandbox::Bwrap { .. }) || sandbox::filter_in_box());
     let joins: Vec<std::ffi::CString> = cap.map(ProcessCap::join_files).unwrap_or_default();
