@@ -270,8 +270,7 @@ impl<G: Game> Worker<G> {
         let boxed = matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. });
         let sigkill = killed_by(status) == Some(libc::SIGKILL);
         status.code() == Some(EXIT_KILLED_FROM_OUTSIDE)
-            || (boxed && std::os::unix::process::ExitStatusExt::signal(&status).is_some())
-            || (boxed && sigkill)
+            || (boxed && (std::os::unix::process::ExitStatusExt::signal(&status).is_some() || sigkill))
             || (self.cannot_signal[e] && sigkill)
             || (sigkill
                 && pid.is_some_and(|pid| {

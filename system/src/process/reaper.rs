@@ -64,10 +64,7 @@ pub fn reap_orphans_as_init() {
 
 /// Whether process `pid` is a zombie now.
 fn zombie(pid: u32) -> bool {
-    std::fs::read(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.iter().rposition(|&b| b == b')').and_then(|at| s.get(at + 2).copied()))
-        == Some(b'Z')
+    super::spawn::state_of(pid) == Some(b'Z')
 }
 
 /// Reaps those of `children` that `spawn` did not start and that are zombies now and

@@ -556,9 +556,14 @@ pub(super) fn stopped_from_outside(pid: u32, limits: &Limits) -> bool {
     if !matches!(limits.sandbox, Sandbox::Bwrap { .. }) {
         return false;
     }
-    let Some(program) = first_child(pid) else { return false };
-    let stat = std::fs::read(format!("/proc/{program}/stat")).unwrap_or_default();
-    crate::clock::stat_fields(&stat).and_then(|mut f| f.next()) == Some("T")
+    first_child(pid).and_then(state_of) == Some(b'T')
+}
+
+/// The state of process `pid` now, as `/proc/<pid>/stat` gives it (`R`, `S`, `T`, `Z`,
+/// ...); `None` when it is gone.
+pub(super) fn state_of(pid: u32) -> Option<u8> {
+    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    crate::clock::stat_fields(&stat)?.next()?.bytes().next()
 }
 
 /// The first child of process `pid`'s main thread (`/proc/<pid>/task/<pid>/children`):
@@ -703,10 +708,7 @@ mod tests {
         let first = super::first_child(child.id()).expect("the box's first process");
         super::kill_group(&mut child);
         child.wait().unwrap();
-        let gone = |pid: u32| {
-            std::fs::read(format!("/proc/{pid}/stat"))
-                .map_or(true, |s| crate::clock::stat_fields(&s).and_then(|mut f| f.next()) == Some("Z"))
-        };
+        let gone = |pid: u32| super::state_of(pid).is_none_or(|s| s == b'Z');
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while !gone(first) && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
