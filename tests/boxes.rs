@@ -1021,12 +1021,13 @@ fn victim_tournament(setup: &Setup, name: &str, define: &str) -> (PathBuf, PathB
 }
 
 /// The workers loading `library`: the processes of the arena's binary whose command
-/// line names it.
+/// line names it and `__worker` (not its probe, which names it too and ends at once).
 fn workers_loading(library: &Path) -> Vec<i32> {
     let arena_exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_arena")).unwrap();
     processes_naming(&library.display().to_string())
         .into_iter()
         .filter(|p| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == arena_exe))
+        .filter(|p| cmdline(Path::new(&format!("/proc/{p}"))).contains(" __worker "))
         .collect()
 }
 
@@ -1041,16 +1042,23 @@ fn a_box_whose_bot_clears_its_parent_death_signal_ends_with_a_host_killed_at_onc
     }
     let setup = Setup::new();
     let (base, plugins, victim) = victim_tournament(&setup, "undying", "UNDYING");
-    let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "1", "--set", "max_turns=40"];
+    // A call limit far beyond the test's wait: the host never ends the hung call itself.
+    let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "1", "--set", "max_turns=40"]
+        .into_iter()
+        .chain(["--call-timeout-ms", "60000"])
+        .collect::<Vec<_>>();
     let mut host = eggs_host("--plugins", &plugins, &base, &args);
     let workers = || workers_loading(&victim);
     let started = Instant::now();
-    while workers().is_empty() && started.elapsed() < HOST_DEADLINE {
+    let mut found = workers();
+    while found.is_empty() && started.elapsed() < HOST_DEADLINE {
         std::thread::sleep(Duration::from_millis(20));
+        found = workers();
     }
-    assert!(!workers().is_empty(), "the victim's worker never started");
+    assert!(!found.is_empty(), "the victim's worker never started");
     // Its third call (the attack) comes within milliseconds of its first.
     std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(workers(), found, "the victim's worker ended before its host was killed");
     host.kill().unwrap();
     host.wait().unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
