@@ -1031,10 +1031,11 @@ fn workers_loading(library: &Path) -> Vec<i32> {
         .collect()
 }
 
-/// A host that dies at once (SIGKILL) leaves no box behind, even one whose bot tried to
-/// clear its worker's parent-death signal (the worker is its box's first process) and
-/// never returns from its call (`attack.c -DUNDYING`): the system-call filter refuses
-/// it, and bwrap's `--die-with-parent` ends the box with the host.
+/// A host that dies at once (SIGKILL) leaves no box behind, even one whose bot cleared
+/// its worker's parent-death signal, then replaced its worker by `/bin/sleep` from a
+/// second thread, which drops that signal whatever a filter refuses (`attack.c
+/// -DUNDYING`): the worker runs under bwrap's own process 1, which dies with bwrap
+/// (`--die-with-parent`), and so with the host, ending the box.
 #[test]
 fn a_box_whose_bot_clears_its_parent_death_signal_ends_with_a_host_killed_at_once() {
     if let Err(why) = arena::process::bwrap_available() {
@@ -1056,20 +1057,33 @@ fn a_box_whose_bot_clears_its_parent_death_signal_ends_with_a_host_killed_at_onc
         found = workers();
     }
     assert!(!found.is_empty(), "the victim's worker never started");
-    // Its third call (the attack) comes within milliseconds of its first.
-    std::thread::sleep(Duration::from_secs(1));
-    assert_eq!(workers(), found, "the victim's worker ended before its host was killed");
+    // Its third call (the attack) comes within milliseconds of its first, the exec 0.1 s
+    // later: the worker's process is `sleep` now, under the same pid.
+    let alive = |p: &i32| Path::new(&format!("/proc/{p}")).exists();
+    let sleeping = |p: &i32| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e.ends_with("sleep"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !found.iter().all(sleeping) && found.iter().all(alive) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let became_sleep = found.iter().all(sleeping);
     host.kill().unwrap();
     host.wait().unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !workers().is_empty() && Instant::now() < deadline {
+    while found.iter().any(alive) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(workers(), Vec::<i32>::new(), "the victim's box outlived its host");
+    let left: Vec<i32> = found.iter().copied().filter(alive).collect();
+    for &p in &left {
+        // SAFETY: kill only sends a signal, to what this test's attacker left.
+        unsafe {
+            libc::kill(p, libc::SIGKILL);
+        }
+    }
+    assert!(became_sleep, "the victim's worker never became sleep (pids {found:?})");
+    assert_eq!(left, Vec::<i32>::new(), "the victim's box outlived its host");
 }
 
-/// A worker is its box's process 1 (`process::HelperBox::First`), to which the kernel
-/// gives every orphan of its box: it reaps them (`process::reap_orphans_as_init`), or
+/// A worker runs under bwrap's own process 1, which reaps every orphan of its box; or
 /// each would stay a zombie until the box ended, counted against its processes. The
 /// victim (`attack.c -DORPHANS`) leaves 19 orphans, then counts its box's zombies 2.5 s
 /// later: none.
@@ -1089,14 +1103,14 @@ fn a_workers_box_reaps_the_orphans_its_bot_leaves() {
 /// Issue #30 Must 3, for workers: a tournament in strict mode (a worker and a box per
 /// entry) of the honest `egg-hunter` and a slow native victim (`attack.c -DSLOW`), where
 /// the test, as an administrator's stray `kill -9` would, kills the victim's worker from
-/// outside its box in a game. A SIGKILL cannot be caught; a worker is its box's process
-/// 1, to which the kernel delivers no SIGKILL sent from inside its box
-/// (`process::HelperBox::First`), so its death by one came from outside: the game is
+/// outside its box in a game. A SIGKILL cannot be caught; the boxes' filter keeps every
+/// other process of a worker's box from sending it one (`process::helper_command`), so
+/// its death by one came from outside: the game is
 /// played again (the results are those of a tournament without the kill) and nobody is
 /// charged. So it is without the kernel's tracing (`ARENA_NO_SIGNAL_WITNESS`, as on a
 /// host that is not root) and, as root, with it (`process::SignalWitness`). A victim
 /// whose own child sends its worker SIGKILL (`-DSELFKILL`) is not freed by it: the
-/// signal never arrives, and the victim, waiting to die, is charged with its hung call.
+/// signal is refused, and the victim, waiting to die, is charged with its hung call.
 #[test]
 fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_again() {
     if let Err(why) = arena::process::bwrap_available() {

@@ -259,18 +259,19 @@ impl<G: Game> Worker<G> {
 
     /// Whether entry `e`'s lockstep worker that ended with `status` (not over its box's
     /// memory: the caller looks first) was killed from outside its box: it says so, or
-    /// it is its box's first process and died of SIGKILL, which no other process of its
-    /// box can send it (`process::HelperBox::First`), or it runs a script, which cannot send
-    /// the SIGKILL it died of, or the kernel's tracing says a task outside every box sent
-    /// that SIGKILL to its process (`pid`, when the host has looked it up; see
-    /// `process::SignalWitness`: it covers a root host's unboxed workers). (A box's bwrap
-    /// reports its processes' deaths as exit statuses: a death by a signal is bwrap's
-    /// own, outside the box.)
+    /// it is boxed and died of SIGKILL, which no other process of its box can send it
+    /// (the boxes' filter guards it: `process::helper_command`), or it runs a script,
+    /// which cannot send the SIGKILL it died of, or the kernel's tracing says a task
+    /// outside every box sent that SIGKILL to its process (`pid`, when the host has
+    /// looked it up; see `process::SignalWitness`: it covers a root host's unboxed
+    /// workers). (A box's bwrap reports its processes' deaths as exit statuses: a death
+    /// by a signal is bwrap's own, outside the box.)
     fn killed_from_outside(&self, e: usize, status: ExitStatus, pid: Option<u32>) -> bool {
         let boxed = matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. });
         let sigkill = killed_by(status) == Some(libc::SIGKILL);
         status.code() == Some(EXIT_KILLED_FROM_OUTSIDE)
-            || (boxed && (std::os::unix::process::ExitStatusExt::signal(&status).is_some() || sigkill))
+            || (boxed && std::os::unix::process::ExitStatusExt::signal(&status).is_some())
+            || (boxed && sigkill && crate::process::helpers_guarded())
             || (self.cannot_signal[e] && sigkill)
             || (sigkill
                 && pid.is_some_and(|pid| {

@@ -39,13 +39,8 @@ pub fn probe<G: Game>(iso: &Isolation, path: &Path) -> Result<Entry<G>, String> 
     let home = make_home(&iso.scratch, "probe", uid)?;
     let out = home.join("report.json");
     let file = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    let mut cmd = crate::process::helper_command(
-        &iso.program,
-        &iso.sandbox,
-        std::slice::from_ref(&file),
-        &[home.as_path()],
-        crate::process::HelperBox::UnderInit,
-    );
+    let mut cmd =
+        crate::process::helper_command(&iso.program, &iso.sandbox, std::slice::from_ref(&file), &[home.as_path()]);
     let mut cap = crate::process::ProcessCap::new(iso.processes).ok();
     // A memory group too (its memory and its box's /tmp and /dev/shm), where one can be made.
     if let Some(cap) = cap.as_mut() {

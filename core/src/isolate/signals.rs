@@ -101,13 +101,8 @@ pub fn watch_outside_signals() {
                 libc::sigaction(sig, (*std::ptr::addr_of!(BEFORE))[slot].as_ptr(), std::ptr::null_mut());
             }
             // A fault happens again at once, under the action it had; a signal sent from
-            // inside the box is sent again. As its box's process 1 (a worker, see
-            // `process::HelperBox::First`) the kernel would drop it: the worker ends as
-            // the signal would have ended it (bwrap reports both as 128 + N).
+            // inside the box is sent again.
             if code <= 0 {
-                if libc::getpid() == 1 {
-                    libc::_exit(128 + sig);
-                }
                 libc::raise(sig);
             }
         }

@@ -210,13 +210,7 @@ impl<G: Game> Worker<G> {
             .filter_map(|f| crate::loaders::program::files_dir(f))
             .collect();
         let bound: Vec<PathBuf> = files.iter().chain(&own).cloned().collect();
-        let mut cmd = crate::process::helper_command(
-            &iso.program,
-            &iso.sandbox,
-            &bound,
-            &writable,
-            crate::process::HelperBox::First,
-        );
+        let mut cmd = crate::process::helper_command(&iso.program, &iso.sandbox, &bound, &writable);
         crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap, uid, &iso.sandbox);
         if let Some(room) = room {
             cmd.env(crate::process::PROGRAMS_ENV, room);

@@ -55,10 +55,6 @@ fn worker<G: Game>(
     call_limit: Duration,
     files: &[PathBuf],
 ) -> Result<()> {
-    // As its box's process 1, it reaps its box's orphans (a thread of its own, started
-    // before any bot is loaded: the referee's worker has it too, so the threads a game
-    // leaves behind are counted alike).
-    arena::process::reap_orphans_as_init();
     // A worker has a process group of its own, so a terminal's Ctrl-C does not reach
     // it; an interrupt sent to it anyway is ignored too: the host decides when to
     // stop, and a worker dying of it would be blamed on whichever bot was running.

@@ -60,11 +60,10 @@
 //!   written, whenever the host got to either;
 //! - `seccomp`: the system calls a program may not make, those that would write into
 //!   its stdout without moving its stamp (`splice`, `tee`, `vmsplice`, `sendfile`,
-//!   `io_uring`), installed between fork and exec;
+//!   `io_uring`), installed between fork and exec, and, in a worker's box, those that
+//!   would kill or stop the worker from another of the box's processes (its guard);
 //! - `persistent`: [`Process`], the conversation with one long-lived program;
 //! - `once`: [`run_once`], one process per request;
-//! - `reaper`: [`reap_orphans_as_init`], a boxed worker's reaping of its box's orphans
-//!   (it is its box's process 1);
 //! - `witness`: [`SignalWitness`], the kernel's word (its tracing, as root) on whether a
 //!   boxed helper's SIGKILL came from outside its box.
 
@@ -77,7 +76,6 @@ mod cap;
 mod once;
 mod persistent;
 mod pipes;
-mod reaper;
 mod rlimits;
 mod sandbox;
 mod seccomp;
@@ -89,9 +87,8 @@ mod witness;
 pub use cap::{BOX_FILES_MEMORY, OomKills, PROGRAMS_ENV, ProcessCap};
 pub use once::{run_once, run_once_timed};
 pub use persistent::Process;
-pub use reaper::reap_orphans_as_init;
 pub use rlimits::default_run_as;
-pub use sandbox::{HelperBox, Sandbox, box_filter_missing, bwrap_available, helper_command};
+pub use sandbox::{Sandbox, box_filter_missing, bwrap_available, helper_command, helpers_guarded};
 pub use seccomp::unavailable as filter_unavailable;
 pub use spawn::signal_name;
 pub use spawn::{

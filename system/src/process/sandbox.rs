@@ -218,41 +218,24 @@ pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: 
     cmd
 }
 
-/// How a helper runs in its box ([`helper_command`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HelperBox {
-    /// Under bwrap's own process 1 (a library probe: its own signals take their course).
-    UnderInit,
-    /// As its box's process 1 (a game worker): the kernel delivers it no signal sent by
-    /// another process of its box that it has no handler for (SIGKILL and SIGSTOP
-    /// included), so its death by SIGKILL came from outside the box, from the kernel
-    /// (its box's OOM killer), or from its own hand (a bot in it can still bring one on
-    /// itself: `docs/hardening.md`, believed once per entry), never from a neighbour in
-    /// its box. It reaps its box's orphans itself, and the host ends it itself
-    /// (`spawn::kill_first_in_box`): its bot may have undone its `--die-with-parent`.
-    First,
-}
-
 /// The command for a helper of the host (`program`, a game worker or a library probe)
-/// run under `sandbox`: directly, or in a box (as `how` says) where `program` and
-/// `files` (the bots it loads) are bound back read-only, `writable` read-write (with the
-/// sandbox's own writable paths), and `writable`'s first path is its working directory.
-pub fn helper_command(
-    program: &Path,
-    sandbox: &Sandbox,
-    files: &[PathBuf],
-    writable: &[&Path],
-    how: HelperBox,
-) -> Command {
+/// run under `sandbox`: directly, or in a box where `program` and `files` (the bots it
+/// loads) are bound back read-only, `writable` read-write (with the sandbox's own
+/// writable paths), and `writable`'s first path is its working directory. In a box the
+/// helper runs under bwrap's own process 1, which reaps the box's orphans and dies with
+/// bwrap (and so with the host), whatever the helper's code does; the helper is its
+/// box's process 2 ([`super::seccomp`]'s `GUARDED_PID`), which the boxes' filter keeps
+/// every other process of the box from killing or stopping (`spawn::confine_helper`):
+/// its death by SIGKILL came from outside the box, from the kernel (its box's OOM
+/// killer), or from its own hand (a bot in it can still bring one on itself:
+/// `docs/hardening.md`, believed once per entry), never from a neighbour in its box.
+pub fn helper_command(program: &Path, sandbox: &Sandbox, files: &[PathBuf], writable: &[&Path]) -> Command {
     match sandbox {
         Sandbox::None => Command::new(program),
         Sandbox::Bwrap { writable: more, hidden } => {
             let visible: Vec<PathBuf> = std::iter::once(program.to_owned()).chain(files.iter().cloned()).collect();
             let writable: Vec<PathBuf> = writable.iter().map(|w| w.to_path_buf()).chain(more.iter().cloned()).collect();
             let mut cmd = box_command(hidden, &visible, &writable, writable.first().map(PathBuf::as_path));
-            if how == HelperBox::First {
-                cmd.arg("--as-pid-1");
-            }
             cmd.arg("--").arg(program);
             cmd
         }
@@ -272,6 +255,13 @@ pub fn bwrap_available() -> Result<(), String> {
 /// such a bwrap from the privileges it may need).
 pub(super) fn filter_in_box() -> bool {
     bwrap_check().1
+}
+
+/// Whether a boxed helper (a worker) runs under the boxes' filter with its guard
+/// ([`helper_command`]): then no other process of its box can kill or stop it. Not
+/// where boxed programs get no filter ([`box_filter_missing`]).
+pub fn helpers_guarded() -> bool {
+    super::seccomp::helper_filter().is_some() && filter_in_box()
 }
 
 /// Why boxed programs run without the system-call filter here, if they do (and bwrap

@@ -7,10 +7,13 @@
 //! `EINVAL`; libuv, the JDK and Go do not on `ENOSYS`); `io_uring_setup`,
 //! `io_uring_enter` and `io_uring_register` fail with `ENOSYS`, as on a kernel without
 //! them, which is what their users test for; `prctl(PR_SET_PDEATHSIG, sig)` with any
-//! `sig` but SIGKILL fails with `EPERM`: a box's first process (a worker, which runs
-//! its bots' code; a program) could otherwise undo its `--die-with-parent` (bwrap's
-//! SIGKILL) and outlive a host that died at once. Everything else is allowed. The
-//! filter is a classic BPF program of a few dozen instructions, installed in the child
+//! `sig` but SIGKILL fails with `EPERM`: a box's first process (a program) could
+//! otherwise undo its `--die-with-parent` (bwrap's SIGKILL) and outlive a host that
+//! died at once. A boxed helper's filter ([`helper_filter`]) also guards the helper,
+//! its box's process 2 ([`GUARDED_PID`]): no process of the box may send it SIGKILL or
+//! a stop signal, trace, or join another's process group ([`instructions`]), so that
+//! its death by SIGKILL came from outside its box. Everything else is allowed. The
+//! filter is a classic BPF program of under a hundred instructions, installed in the child
 //! between fork and exec (with `no_new_privs`, which bwrap sets for its child anyway),
 //! so it holds for the program or helper, for bwrap in front of it and for all they
 //! fork, and no process of the box can lift it.
@@ -38,13 +41,15 @@ use std::sync::OnceLock;
 const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD (0) | BPF_W (0) | BPF_ABS (0x20)
 const BPF_ALU_AND_K: u16 = 0x04 | 0x50; // BPF_ALU | BPF_AND | BPF_K
 const BPF_JMP_JEQ_K: u16 = 0x05 | 0x10; // BPF_JMP | BPF_JEQ | BPF_K
+const BPF_JMP_JA: u16 = 0x05; // BPF_JMP | BPF_JA
 const BPF_RET_K: u16 = 0x06; // BPF_RET | BPF_K
-/// `offsetof(struct seccomp_data, nr)`, `arch`, and the low 32 bits of `args[0]` and
-/// `args[1]` (little-endian, as both architectures here are).
+/// `offsetof(struct seccomp_data, nr)`, `arch`, and the low 32 bits of `args[0]`,
+/// `args[1]` and `args[2]` (little-endian, as both architectures here are).
 const DATA_NR: u32 = 0;
 const DATA_ARCH: u32 = 4;
 const DATA_ARG0: u32 = 16;
 const DATA_ARG1: u32 = 24;
+const DATA_ARG2: u32 = 32;
 /// `prctl`'s `PR_SET_PDEATHSIG` (the kernel reads the option as an `int`: its low 32 bits).
 const PR_SET_PDEATHSIG: u32 = 1;
 const RET_ALLOW: u32 = 0x7fff_0000;
@@ -67,6 +72,16 @@ const ARCHES: &[Arch] = &[
         pipes: &[40, 275, 276, 278, 532],
         uring: IO_URING,
         prctl: 157,
+        // x32's own rt_sigqueueinfo, rt_tgsigqueueinfo and ptrace beside the 64-bit ones
+        signals: Signals {
+            kill: 62,
+            tkill: 200,
+            tgkill: 234,
+            queue: &[129, 524],
+            tg_queue: &[297, 536],
+            ptrace: &[101, 521],
+            setpgid: 109,
+        },
     },
     Arch {
         audit: 0x4000_0003, // i386
@@ -75,6 +90,15 @@ const ARCHES: &[Arch] = &[
         pipes: &[187, 239, 313, 315, 316],
         uring: IO_URING,
         prctl: 172,
+        signals: Signals {
+            kill: 37,
+            tkill: 238,
+            tgkill: 270,
+            queue: &[178],
+            tg_queue: &[335],
+            ptrace: &[26],
+            setpgid: 57,
+        },
     },
 ];
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
@@ -86,6 +110,15 @@ const ARCHES: &[Arch] = &[
         pipes: &[71, 75, 76, 77],
         uring: IO_URING,
         prctl: 167,
+        signals: Signals {
+            kill: 129,
+            tkill: 130,
+            tgkill: 131,
+            queue: &[138],
+            tg_queue: &[240],
+            ptrace: &[117],
+            setpgid: 154,
+        },
     },
     Arch {
         audit: 0x4000_0028, // 32-bit ARM
@@ -94,6 +127,15 @@ const ARCHES: &[Arch] = &[
         pipes: &[187, 239, 340, 342, 343],
         uring: IO_URING,
         prctl: 172,
+        signals: Signals {
+            kill: 37,
+            tkill: 238,
+            tgkill: 268,
+            queue: &[178],
+            tg_queue: &[363],
+            ptrace: &[26],
+            setpgid: 57,
+        },
     },
 ];
 // A big-endian AArch64 would need its own audit values and the arguments' other half.
@@ -104,6 +146,18 @@ const ARCHES: &[Arch] = &[];
 /// architecture (they came after the tables were unified).
 #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), target_endian = "little"))]
 const IO_URING: &[u32] = &[425, 426, 427];
+
+/// `pidfd_send_signal`: the same number on every architecture.
+const PIDFD_SEND_SIGNAL: u32 = 424;
+
+/// The signals no process of a guarded box may send its guarded process ([`Guard`]):
+/// SIGKILL, and those that stop a process (SIGSTOP; SIGTSTP, SIGTTIN and SIGTTOU, whose
+/// default action stops it too).
+const GUARDED_SIGNALS: [u32; 5] = [9, 19, 20, 21, 22];
+
+/// The process of a box that the boxes' filter guards: a helper's (a worker's, a
+/// probe's) pid in its box, under bwrap's own process 1 (`sandbox::helper_command`).
+pub(super) const GUARDED_PID: u32 = 2;
 
 /// One architecture's refused calls.
 struct Arch {
@@ -117,6 +171,93 @@ struct Arch {
     uring: &'static [u32],
     /// `prctl`'s number: its `PR_SET_PDEATHSIG` to anything but SIGKILL refused with `EPERM`.
     prctl: u32,
+    /// The calls that send signals, trace, or move a process into another's group: what
+    /// a guard ([`instructions`]' `guard`) checks.
+    signals: Signals,
+}
+
+/// One architecture's numbers of the calls a guard checks.
+struct Signals {
+    kill: u32,
+    tkill: u32,
+    tgkill: u32,
+    /// `rt_sigqueueinfo`'s.
+    queue: &'static [u32],
+    /// `rt_tgsigqueueinfo`'s.
+    tg_queue: &'static [u32],
+    ptrace: &'static [u32],
+    setpgid: u32,
+}
+
+/// A place in the filter being written, resolved to a jump's offset by [`Asm::finish`].
+#[derive(Clone, Copy)]
+struct Label(usize);
+
+/// A classic BPF program written with labels: each jump names where it goes, and
+/// [`Asm::finish`] turns that into the offsets the kernel reads (at most 255
+/// instructions ahead, which a filter this size never comes near).
+#[derive(Default)]
+struct Asm {
+    code: Vec<libc::sock_filter>,
+    /// Per instruction that jumps: its index and where its true and false branches go
+    /// (a `ja` uses the first only).
+    jumps: Vec<(usize, Label, Label)>,
+    /// Each label's instruction, once placed.
+    places: Vec<Option<usize>>,
+}
+
+impl Asm {
+    fn label(&mut self) -> Label {
+        self.places.push(None);
+        Label(self.places.len() - 1)
+    }
+
+    fn place(&mut self, at: Label) {
+        self.places[at.0] = Some(self.code.len());
+    }
+
+    fn stmt(&mut self, code: u16, k: u32) {
+        self.code.push(stmt(code, k));
+    }
+
+    fn load(&mut self, offset: u32) {
+        self.stmt(BPF_LD_W_ABS, offset);
+    }
+
+    /// If the accumulator is `k`, to `yes`, else to `no`.
+    fn jeq(&mut self, k: u32, yes: Label, no: Label) {
+        self.jumps.push((self.code.len(), yes, no));
+        self.code.push(jump(k, 0, 0));
+    }
+
+    /// If the accumulator is `k`, to `yes`, else on to the next instruction.
+    fn jeq_to(&mut self, k: u32, yes: Label) {
+        let next = self.label();
+        self.jeq(k, yes, next);
+        self.place(next);
+    }
+
+    fn goto(&mut self, to: Label) {
+        self.jumps.push((self.code.len(), to, to));
+        self.code.push(stmt(BPF_JMP_JA, 0));
+    }
+
+    fn finish(mut self) -> Vec<libc::sock_filter> {
+        for &(at, yes, no) in &self.jumps {
+            let offset = |to: Label| {
+                let to = self.places[to.0].expect("every label is placed");
+                to.checked_sub(at + 1).expect("jumps go forward")
+            };
+            let insn = &mut self.code[at];
+            if insn.code == BPF_JMP_JA {
+                insn.k = u32::try_from(offset(yes)).expect("a short filter");
+            } else {
+                insn.jt = u8::try_from(offset(yes)).expect("a short filter");
+                insn.jf = u8::try_from(offset(no)).expect("a short filter");
+            }
+        }
+        self.code
+    }
 }
 
 fn stmt(code: u16, k: u32) -> libc::sock_filter {
@@ -127,60 +268,128 @@ fn jump(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     libc::sock_filter { code: BPF_JMP_JEQ_K, jt, jf, k }
 }
 
-/// The instructions of the `prctl` check, between the refused calls' comparisons and
-/// the block's returns: `prctl` with `PR_SET_PDEATHSIG` and anything but SIGKILL goes to
-/// the `EPERM`, every other call to the allow right after these.
-const PRCTL_CHECK: usize = 5;
-
 /// The filter's instructions: per architecture, a check of `arch` that skips to the
 /// next architecture's when it is not this one, then the number compared with each
-/// refused call (a match jumps to that architecture's `EINVAL` or `ENOSYS`), then the
-/// `prctl` check ([`PRCTL_CHECK`], to its `EPERM`), else allowed; an architecture not
-/// listed is allowed.
-fn instructions(arches: &[Arch]) -> Vec<libc::sock_filter> {
-    let mut out = Vec::new();
-    let short = |n: usize| u8::try_from(n).expect("a short filter");
+/// refused call: the calls on pipes go to `EINVAL`, `io_uring`'s to `ENOSYS`, `prctl`
+/// to its check (`PR_SET_PDEATHSIG` with anything but SIGKILL: `EPERM`); with a `guard`
+/// (a pid `p`), the calls that could kill or stop process `p` of the box from another
+/// of its processes (or trace one) to theirs, each `EPERM`:
+/// - `kill` of a guarded signal ([`GUARDED_SIGNALS`]) to `p`, to the caller's process
+///   group (0), to every process (-1) or to `p`'s group (`-p`);
+/// - `tgkill` of one to `p`'s threads, `tkill` of one (any thread's id may be one of
+///   `p`'s), `rt_sigqueueinfo`, `rt_tgsigqueueinfo` and `pidfd_send_signal` of one to
+///   anyone (a queued SIGKILL is nobody's need);
+/// - every `ptrace` (a tracer can stop its tracee and send it anything);
+/// - `setpgid` into another's group (a nonzero second argument), so that `p` never joins
+///   a group its children may signal (`setpgid(0, 0)`, a group of one's own, stays).
+///
+/// Everything else, and an architecture not listed, is allowed.
+fn instructions(arches: &[Arch], guard: Option<u32>) -> Vec<libc::sock_filter> {
+    let mut asm = Asm::default();
     for arch in arches {
-        // ld nr, [and mask], one jeq per call, the prctl check, ret allow, ret eperm,
-        // ret einval, ret enosys
-        let masked = arch.mask != !0;
-        let calls = arch.pipes.len() + arch.uring.len();
-        let body = 1 + usize::from(masked) + calls + PRCTL_CHECK + 4;
-        out.push(stmt(BPF_LD_W_ABS, DATA_ARCH));
-        out.push(jump(arch.audit, 0, short(body)));
-        out.push(stmt(BPF_LD_W_ABS, DATA_NR));
-        if masked {
-            out.push(stmt(BPF_ALU_AND_K, arch.mask));
+        let [next_arch, allow, eperm, einval, enosys] = [(); 5].map(|()| asm.label());
+        let [prctl, kill, tgkill, sig1, sig2] = [(); 5].map(|()| asm.label());
+        let (setpgid, signal) = (asm.label(), asm.label());
+        asm.load(DATA_ARCH);
+        let this = asm.label();
+        asm.jeq(arch.audit, this, next_arch);
+        asm.place(this);
+        asm.load(DATA_NR);
+        if arch.mask != !0 {
+            asm.stmt(BPF_ALU_AND_K, arch.mask);
         }
-        for (i, &call) in arch.pipes.iter().chain(arch.uring).enumerate() {
-            // Past the later comparisons, the prctl check, the allow and the EPERM, to
-            // the EINVAL (then ENOSYS).
-            let to_einval = calls - i - 1 + PRCTL_CHECK + 2;
-            let to = if i < arch.pipes.len() { to_einval } else { to_einval + 1 };
-            out.push(jump(call, short(to), 0));
+        for &call in arch.pipes {
+            asm.jeq_to(call, einval);
         }
-        // jeq prctl (else to the allow), ld arg0, jeq PR_SET_PDEATHSIG (else allow), ld
-        // arg1, jeq SIGKILL (allow, else EPERM).
-        out.push(jump(arch.prctl, 0, 4));
-        out.push(stmt(BPF_LD_W_ABS, DATA_ARG0));
-        out.push(jump(PR_SET_PDEATHSIG, 0, 2));
-        out.push(stmt(BPF_LD_W_ABS, DATA_ARG1));
-        out.push(jump(libc::SIGKILL as u32, 0, 1));
-        out.push(stmt(BPF_RET_K, RET_ALLOW));
-        out.push(stmt(BPF_RET_K, RET_EPERM));
-        out.push(stmt(BPF_RET_K, RET_EINVAL));
-        out.push(stmt(BPF_RET_K, RET_ENOSYS));
+        for &call in arch.uring {
+            asm.jeq_to(call, enosys);
+        }
+        asm.jeq_to(arch.prctl, prctl);
+        let s = &arch.signals;
+        if guard.is_some() {
+            asm.jeq_to(s.kill, kill);
+            asm.jeq_to(s.tgkill, tgkill);
+            asm.jeq_to(s.tkill, sig1);
+            asm.jeq_to(PIDFD_SEND_SIGNAL, sig1);
+            for &call in s.queue {
+                asm.jeq_to(call, sig1);
+            }
+            for &call in s.tg_queue {
+                asm.jeq_to(call, sig2);
+            }
+            for &call in s.ptrace {
+                asm.jeq_to(call, eperm);
+            }
+            asm.jeq_to(s.setpgid, setpgid);
+        }
+        asm.goto(allow);
+        // prctl(PR_SET_PDEATHSIG, sig): only SIGKILL.
+        asm.place(prctl);
+        asm.load(DATA_ARG0);
+        let pdeathsig = asm.label();
+        asm.jeq(PR_SET_PDEATHSIG, pdeathsig, allow);
+        asm.place(pdeathsig);
+        asm.load(DATA_ARG1);
+        asm.jeq(libc::SIGKILL as u32, allow, eperm);
+        if let Some(p) = guard {
+            // kill(pid, sig): the pids that reach `p`, then the signal.
+            asm.place(kill);
+            asm.load(DATA_ARG0);
+            for pid in [p, 0, u32::MAX, p.wrapping_neg()] {
+                asm.jeq_to(pid, sig1);
+            }
+            asm.goto(allow);
+            // tgkill(tgid, tid, sig): `p`'s threads, then the signal.
+            asm.place(tgkill);
+            asm.load(DATA_ARG0);
+            asm.jeq(p, sig2, allow);
+            // The signal in the second argument, or the third.
+            asm.place(sig1);
+            asm.load(DATA_ARG1);
+            asm.goto(signal);
+            asm.place(sig2);
+            asm.load(DATA_ARG2);
+            asm.place(signal);
+            for sig in GUARDED_SIGNALS {
+                asm.jeq_to(sig, eperm);
+            }
+            asm.goto(allow);
+            // setpgid(pid, pgid): only into a group of one's own (0).
+            asm.place(setpgid);
+            asm.load(DATA_ARG1);
+            asm.jeq(0, allow, eperm);
+        } else {
+            for unused in [kill, tgkill, sig1, sig2, setpgid, signal] {
+                asm.place(unused);
+            }
+        }
+        asm.place(allow);
+        asm.stmt(BPF_RET_K, RET_ALLOW);
+        asm.place(eperm);
+        asm.stmt(BPF_RET_K, RET_EPERM);
+        asm.place(einval);
+        asm.stmt(BPF_RET_K, RET_EINVAL);
+        asm.place(enosys);
+        asm.stmt(BPF_RET_K, RET_ENOSYS);
+        asm.place(next_arch);
     }
-    out.push(stmt(BPF_RET_K, RET_ALLOW));
-    out
+    asm.stmt(BPF_RET_K, RET_ALLOW);
+    asm.finish()
 }
 
-/// The filter of program bots and of the host's helpers that load bots (workers,
-/// probes: `spawn::confine_helper`), made once; `None` where this architecture has none, or
-/// the kernel will not take one from this process ([`unavailable`] says why): there a
-/// program starts without it.
+/// The filter of program bots and of the host's unboxed helpers, made once; `None` where
+/// this architecture has none, or the kernel will not take one from this process
+/// ([`unavailable`] says why): there a program starts without it.
 pub(super) fn program_filter() -> Option<&'static [libc::sock_filter]> {
-    filter_or_why().as_ref().ok().map(Vec::as_slice)
+    filter_or_why().as_ref().ok().map(|(program, _)| program.as_slice())
+}
+
+/// The filter of the host's boxed helpers that load bots (workers, probes:
+/// `spawn::confine_helper`): the program bots' with a guard of [`GUARDED_PID`], the
+/// helper's pid in its box, so that nothing else in the box can kill or stop it
+/// ([`instructions`]); `None` as for [`program_filter`].
+pub(super) fn helper_filter() -> Option<&'static [libc::sock_filter]> {
+    filter_or_why().as_ref().ok().map(|(_, helper)| helper.as_slice())
 }
 
 /// Why program bots run without the filter here, if they do: an architecture with none
@@ -190,8 +399,11 @@ pub fn unavailable() -> Option<&'static str> {
     filter_or_why().as_ref().err().copied()
 }
 
-fn filter_or_why() -> &'static Result<Vec<libc::sock_filter>, &'static str> {
-    static FILTER: OnceLock<Result<Vec<libc::sock_filter>, &'static str>> = OnceLock::new();
+/// The two filters (programs', boxed helpers'), or why there are none.
+type Filters = (Vec<libc::sock_filter>, Vec<libc::sock_filter>);
+
+fn filter_or_why() -> &'static Result<Filters, &'static str> {
+    static FILTER: OnceLock<Result<Filters, &'static str>> = OnceLock::new();
     FILTER.get_or_init(|| {
         if ARCHES.is_empty() {
             return Err("no system-call filter is written for this architecture");
@@ -200,7 +412,9 @@ fn filter_or_why() -> &'static Result<Vec<libc::sock_filter>, &'static str> {
         // it looks at `no_new_privs`); EINVAL without seccomp filters, or what a filter
         // around this process answers for `seccomp` itself.
         match seccomp_call(0, std::ptr::null()) {
-            Err(e) if e.raw_os_error() == Some(libc::EFAULT) => Ok(instructions(ARCHES)),
+            Err(e) if e.raw_os_error() == Some(libc::EFAULT) => {
+                Ok((instructions(ARCHES, None), instructions(ARCHES, Some(GUARDED_PID))))
+            }
             _ => Err("the kernel refuses this process a seccomp filter"),
         }
     })
@@ -350,39 +564,176 @@ mod tests {
         }
     }
 
-    /// Every comparison jumps inside its architecture's block, to its EINVAL (the calls
-    /// on pipes) or its ENOSYS (`io_uring`'s); the `prctl` check to its EPERM or allow.
-    #[test]
-    fn each_refused_call_jumps_to_its_architectures_errno() {
-        let code = instructions(ARCHES);
-        let mut i = 0;
-        for arch in ARCHES {
-            assert_eq!((code[i].code, code[i].k), (BPF_LD_W_ABS, DATA_ARCH));
-            let end = i + 2 + usize::from(code[i + 1].jf);
-            assert_eq!((code[end - 1].code, code[end - 1].k), (BPF_RET_K, RET_ENOSYS));
-            assert_eq!((code[end - 2].code, code[end - 2].k), (BPF_RET_K, RET_EINVAL));
-            assert_eq!((code[end - 3].code, code[end - 3].k), (BPF_RET_K, RET_EPERM));
-            assert_eq!((code[end - 4].code, code[end - 4].k), (BPF_RET_K, RET_ALLOW));
-            let check = end - 4 - PRCTL_CHECK;
-            let jumps: Vec<usize> = (i + 2..check).filter(|&j| code[j].code == BPF_JMP_JEQ_K).collect();
-            assert_eq!(jumps.len(), arch.pipes.len() + arch.uring.len());
-            for j in jumps {
-                assert_eq!(code[j].jf, 0);
-                let to = j + 1 + usize::from(code[j].jt);
-                let expected = if arch.pipes.contains(&code[j].k) { end - 2 } else { end - 1 };
-                assert_eq!(to, expected, "call {} of arch {:#x}", code[j].k, arch.audit);
+    /// What the filter `code` answers for a call `nr` with `args` (their low 32 bits) made
+    /// in architecture `arch`: a classic BPF interpreter of the instructions the filter
+    /// uses.
+    fn answer(code: &[libc::sock_filter], arch: u32, nr: u32, args: [u32; 3]) -> u32 {
+        let (mut pc, mut acc) = (0usize, 0u32);
+        loop {
+            let insn = code[pc];
+            pc += 1;
+            match insn.code {
+                BPF_LD_W_ABS => {
+                    acc = match insn.k {
+                        DATA_NR => nr,
+                        DATA_ARCH => arch,
+                        DATA_ARG0 => args[0],
+                        DATA_ARG1 => args[1],
+                        DATA_ARG2 => args[2],
+                        other => panic!("a load of offset {other}"),
+                    }
+                }
+                BPF_ALU_AND_K => acc &= insn.k,
+                BPF_JMP_JEQ_K => pc += usize::from(if acc == insn.k { insn.jt } else { insn.jf }),
+                BPF_JMP_JA => pc += insn.k as usize,
+                BPF_RET_K => return insn.k,
+                other => panic!("instruction {other:#x}"),
             }
-            // The prctl check: each comparison's miss goes to the allow; the last one's
-            // match (SIGKILL) to the allow, its miss to the EPERM.
-            let target = |j: usize, taken: bool| j + 1 + usize::from(if taken { code[j].jt } else { code[j].jf });
-            assert_eq!((code[check].k, target(check, false)), (arch.prctl, end - 4));
-            assert_eq!((code[check + 1].code, code[check + 1].k), (BPF_LD_W_ABS, DATA_ARG0));
-            assert_eq!((code[check + 2].k, target(check + 2, false)), (PR_SET_PDEATHSIG, end - 4));
-            assert_eq!((code[check + 3].code, code[check + 3].k), (BPF_LD_W_ABS, DATA_ARG1));
-            let last = check + 4;
-            assert_eq!((code[last].k, target(last, true), target(last, false)), (9, end - 4, end - 3));
-            i = end;
         }
-        assert_eq!((code[i].code, code[i].k, code.len()), (BPF_RET_K, RET_ALLOW, i + 1));
+    }
+
+    /// Each architecture's calls get their answers, with and without a guard, and the
+    /// guard refuses exactly what would kill or stop its process from elsewhere in its
+    /// box (read by an interpreter of the filter, so every architecture's block is run,
+    /// not only this machine's).
+    #[test]
+    fn each_architectures_calls_get_their_answers_and_the_guard_refuses_what_reaches_its_process() {
+        const P: u32 = 2;
+        let neg = |n: u32| n.wrapping_neg();
+        let (plain, guarded) = (instructions(ARCHES, None), instructions(ARCHES, Some(P)));
+        for code in [&plain, &guarded] {
+            // An architecture not listed is allowed.
+            assert_eq!(answer(code, 0x1234, 40, [0; 3]), RET_ALLOW);
+        }
+        for arch in ARCHES {
+            let a = arch.audit;
+            let s = &arch.signals;
+            for code in [&plain, &guarded] {
+                for &call in arch.pipes {
+                    assert_eq!(answer(code, a, call, [0; 3]), RET_EINVAL, "{a:#x} {call}");
+                    if arch.mask != !0 {
+                        assert_eq!(answer(code, a, call | !arch.mask, [0; 3]), RET_EINVAL);
+                    }
+                }
+                for &call in arch.uring {
+                    assert_eq!(answer(code, a, call, [0; 3]), RET_ENOSYS);
+                }
+                assert_eq!(answer(code, a, arch.prctl, [1, 0, 0]), RET_EPERM);
+                assert_eq!(answer(code, a, arch.prctl, [1, 15, 0]), RET_EPERM);
+                assert_eq!(answer(code, a, arch.prctl, [1, 9, 0]), RET_ALLOW);
+                assert_eq!(answer(code, a, arch.prctl, [15, 0, 0]), RET_ALLOW);
+                // Calls no filter looks at: read (0 or 3), write (1 or 4 or 64).
+                for call in [0, 1, 3, 4, 63, 64] {
+                    if ![s.queue, s.tg_queue, s.ptrace].concat().contains(&call) {
+                        assert_eq!(answer(code, a, call, [9, 9, 9]), RET_ALLOW, "{a:#x} {call}");
+                    }
+                }
+            }
+            // Without a guard, signals and tracing are the kernel's business.
+            for (call, args) in [(s.kill, [P, 9, 0]), (s.tkill, [P, 9, 0]), (s.ptrace[0], [16, P, 0])] {
+                assert_eq!(answer(&plain, a, call, args), RET_ALLOW);
+            }
+            let g = |call: u32, args: [u32; 3]| answer(&guarded, a, call, args);
+            for sig in GUARDED_SIGNALS {
+                for pid in [P, 0, u32::MAX, neg(P)] {
+                    assert_eq!(g(s.kill, [pid, sig, 0]), RET_EPERM, "{a:#x} kill({pid}, {sig})");
+                }
+                assert_eq!(g(s.tgkill, [P, 7, sig]), RET_EPERM);
+                assert_eq!(g(s.tkill, [7, sig, 0]), RET_EPERM);
+                assert_eq!(g(PIDFD_SEND_SIGNAL, [3, sig, 0]), RET_EPERM);
+                for &q in s.queue {
+                    assert_eq!(g(q, [7, sig, 0]), RET_EPERM);
+                }
+                for &q in s.tg_queue {
+                    assert_eq!(g(q, [7, 7, sig]), RET_EPERM);
+                }
+                // To another process, or its group: allowed.
+                assert_eq!(g(s.kill, [7, sig, 0]), RET_ALLOW);
+                assert_eq!(g(s.kill, [neg(7), sig, 0]), RET_ALLOW);
+                assert_eq!(g(s.tgkill, [7, 7, sig]), RET_ALLOW);
+            }
+            // Other signals, to anyone: allowed.
+            for sig in [0, 1, 11, 15, 18] {
+                for pid in [P, 0, u32::MAX, neg(P), 7] {
+                    assert_eq!(g(s.kill, [pid, sig, 0]), RET_ALLOW);
+                }
+                assert_eq!(g(s.tgkill, [P, P, sig]), RET_ALLOW);
+                assert_eq!(g(s.tkill, [P, sig, 0]), RET_ALLOW);
+                assert_eq!(g(PIDFD_SEND_SIGNAL, [3, sig, 0]), RET_ALLOW);
+                for &q in s.tg_queue {
+                    assert_eq!(g(q, [7, 7, sig]), RET_ALLOW);
+                }
+            }
+            for &t in s.ptrace {
+                assert_eq!(g(t, [0, 0, 0]), RET_EPERM, "{a:#x} ptrace");
+            }
+            assert_eq!(g(s.setpgid, [0, 0, 0]), RET_ALLOW);
+            assert_eq!(g(s.setpgid, [7, 0, 0]), RET_ALLOW);
+            assert_eq!(g(s.setpgid, [0, 7, 0]), RET_EPERM);
+            assert_eq!(g(s.setpgid, [P, 7, 0]), RET_EPERM);
+        }
+    }
+
+    /// Under a guard of a live process `p` of this machine, another process can neither
+    /// kill nor stop it by any route, nor trace, nor join another's group; it can still
+    /// send `p` another signal, and SIGKILL to a process of its own.
+    #[test]
+    fn a_guarded_process_is_neither_killed_nor_stopped_by_its_neighbour() {
+        if unavailable().is_some() {
+            assert!(std::env::var_os("CI").is_none(), "no seccomp filter on this machine: {:?}", unavailable());
+            return;
+        }
+        // SAFETY: fork, pause, kill, waitpid and _exit on processes this test made; the
+        // children only make system calls (no allocation, no lock) and end with _exit.
+        unsafe {
+            let guarded = libc::fork();
+            assert!(guarded >= 0);
+            if guarded == 0 {
+                loop {
+                    libc::pause();
+                }
+            }
+            let p = guarded as u32;
+            let filter = instructions(ARCHES, Some(p));
+            let (mut fds, mut out) = ([0; 2], [-1i32; 9]);
+            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+            let neighbour = libc::fork();
+            assert!(neighbour >= 0);
+            if neighbour == 0 {
+                let errno = |ret: libc::c_long| if ret < 0 { *libc::__errno_location() } else { 0 };
+                if install(&filter).is_ok() {
+                    out[0] = errno(libc::kill(guarded, libc::SIGKILL).into());
+                    out[1] = errno(libc::kill(guarded, libc::SIGSTOP).into());
+                    out[2] = errno(libc::syscall(libc::SYS_tgkill, guarded, guarded, libc::SIGKILL));
+                    out[3] = errno(libc::syscall(libc::SYS_tkill, guarded, libc::SIGSTOP));
+                    out[4] = errno(libc::ptrace(libc::PTRACE_ATTACH, guarded, 0, 0));
+                    out[5] = errno(libc::setpgid(0, guarded).into());
+                    // Allowed: another signal (0: only whether it may be sent), and a
+                    // group of its own, then a SIGKILL to a child of its own.
+                    out[6] = errno(libc::kill(guarded, 0).into());
+                    out[7] = errno(libc::setpgid(0, 0).into());
+                    let child = libc::fork();
+                    if child == 0 {
+                        libc::pause();
+                        libc::_exit(0);
+                    }
+                    out[8] = errno(libc::kill(child, libc::SIGKILL).into());
+                    libc::waitpid(child, std::ptr::null_mut(), 0);
+                }
+                libc::write(fds[1], out.as_ptr().cast(), size_of_val(&out));
+                libc::_exit(0);
+            }
+            libc::close(fds[1]);
+            assert_eq!(libc::read(fds[0], out.as_mut_ptr().cast(), size_of_val(&out)), size_of_val(&out) as isize);
+            assert_eq!(libc::waitpid(neighbour, std::ptr::null_mut(), 0), neighbour);
+            // Still there, and not stopped.
+            let mut status = 0;
+            let now = libc::waitpid(guarded, &mut status, libc::WNOHANG | libc::WUNTRACED);
+            libc::kill(guarded, libc::SIGKILL);
+            libc::waitpid(guarded, std::ptr::null_mut(), 0);
+            assert_eq!(now, 0, "the guarded process changed state ({status:#x})");
+            let eperm = libc::EPERM;
+            assert_eq!(out, [eperm, eperm, eperm, eperm, eperm, eperm, 0, 0, 0]);
+        }
     }
 }

@@ -108,12 +108,14 @@ pub fn confine_helper(
     sandbox: &Sandbox,
 ) {
     cmd.process_group(0);
-    // The boxes' system-call filter (`seccomp`), as for program bots: above all, a worker
-    // runs as its box's first process, whose bots could otherwise undo its
-    // `--die-with-parent` by `prctl` (not by an `execve` from a second thread:
-    // docs/hardening.md's known gaps).
-    let filter = super::seccomp::program_filter()
-        .filter(|_| !matches!(sandbox, Sandbox::Bwrap { .. }) || sandbox::filter_in_box());
+    // The boxes' system-call filter (`seccomp`), as for program bots (no bot may undo
+    // its box's `--die-with-parent` by `prctl`), and in a box with its guard: nothing
+    // else in the box can kill or stop the helper, its process 2 under bwrap's own
+    // process 1 (`sandbox::helper_command`).
+    let filter = match sandbox {
+        Sandbox::None => super::seccomp::program_filter(),
+        Sandbox::Bwrap { .. } => super::seccomp::helper_filter().filter(|_| sandbox::filter_in_box()),
+    };
     let joins: Vec<std::ffi::CString> = cap.map(ProcessCap::join_files).unwrap_or_default();
     // SAFETY: geteuid cannot fail.
     // A box's uid has no other process: RLIMIT_NPROC is then its cap, where no control
@@ -223,8 +225,9 @@ pub fn kill_group(child: &mut Child) {
 }
 
 /// SIGKILL to the first child of process `pid` (under bwrap, its box's process 1), from
-/// the host: the bot code a box's first process runs may have undone its
-/// `--die-with-parent` (`PR_SET_PDEATHSIG`), and its box is not in bwrap's process group
+/// the host: the bot code a program's box's first process runs may have undone its
+/// `--die-with-parent` (`PR_SET_PDEATHSIG`; a worker's first process is bwrap's own,
+/// which runs no bot code), and its box is not in bwrap's process group
 /// (`--new-session`), so ending bwrap alone would leave the box running. A signal from
 /// the host, in a parent PID namespace, reaches it. The child is taken through a pidfd,
 /// and only while it is still `pid`'s child.
@@ -414,7 +417,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
     // In a worker, forked from its room for programs (charged there, not to the worker's
     // own cap that its native bots may have filled), then back.
     let in_room = super::cap::fork_in_room();
-    let spawned = super::reaper::spawning(|| cmd.spawn());
+    let spawned = cmd.spawn();
     drop(in_room);
     let child = spawned.map_err(|e| {
         let program = Path::new(if matches!(limits.sandbox, Sandbox::Bwrap { .. }) {
@@ -535,13 +538,11 @@ fn reap(pid: libc::pid_t) -> (ExitStatus, Option<Duration>) {
         // SAFETY: as above.
         let got = unsafe { libc::wait4(pid, &mut raw, 0, &mut usage) };
         if got == pid {
-            super::reaper::reaped(pid as u32);
             break;
         }
         if got < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
             continue;
         }
-        super::reaper::reaped(pid as u32);
         return (ExitStatus::from_raw(libc::SIGKILL), None);
     }
     let time = |t: libc::timeval| Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32) * 1000);

@@ -38,8 +38,9 @@
  *               MAP_ANONYMOUS, which RLIMIT_DATA does not count) and touches it a MiB
  *               at a time, logging how far it got every 16 MiB and at the end
  *               ("shm touched: N MiB"; "shm map: refused" if the mapping is)
- *   -DUNDYING   clears its parent-death signal (its worker is its box's first process),
- *               then never returns from that call
+ *   -DUNDYING   clears its worker's parent-death signal, then from a second thread (the
+ *               kernel keeps that signal per thread) replaces its worker by
+ *               `/bin/sleep 600`, which has none; never returns from that call
  *   -DORPHANS   at each of its first 19 calls leaves an orphan (a child that forks a
  *               grandchild and exits at once; the grandchild exits 10 ms later); from
  *               then on sleeps 150 ms a call, and 2.5 s after its 19th call logs how many
@@ -262,6 +263,19 @@ static void *spin(void *unused) {
 }
 #endif
 
+#ifdef UNDYING
+/* From a second thread: its execve leaves the process with that thread's parent-death
+ * signal, none. */
+static void *exec_sleep(void *unused) {
+    (void)unused;
+    usleep(100000);
+    char *argv[] = {"sleep", "600", NULL};
+    execv("/bin/sleep", argv);
+    zb_log("exec: failed");
+    return NULL;
+}
+#endif
+
 static void attack(void) {
 #if defined(SELFKILL)
     pid_t self = getpid();
@@ -272,6 +286,8 @@ static void attack(void) {
     sleep(10);
 #elif defined(UNDYING)
     zb_logf("pdeathsig: %s", prctl(PR_SET_PDEATHSIG, 0) == 0 ? "cleared" : "refused");
+    pthread_t t;
+    if (pthread_create(&t, NULL, exec_sleep, NULL) == 0) pthread_detach(t);
     for (;;) pause();
 #elif defined(SIGNALS)
     pthread_t t;
