@@ -355,6 +355,24 @@ fn memory_bombs_hit_the_memory_cap() {
     }
 }
 
+/// Rhai's limit of nested calls counts as `Engine::call_fn` counts them (`do_turn` is the
+/// first of 64), however the host calls `do_turn`: 63 nested calls under it play, 64 are a
+/// stack overflow.
+#[test]
+fn rhai_calls_nest_64_deep_counting_do_turn() {
+    let deep = |n: u32| {
+        let source =
+            format!("fn r(n) {{ if n == 0 {{ \"STAY\" }} else {{ r(n - 1) }} }}\nfn do_turn(ctx) {{ r({n}) }}\n");
+        let entry = script("deep.rhai", &source);
+        small_game(&[entry], 1).stats[0].clone()
+    };
+    let fits = deep(63);
+    assert!(fits.calls > 0 && fits.errors == 0, "{fits:?}");
+    let over = deep(64);
+    assert!(over.calls > 0 && over.errors == over.calls, "{over:?}");
+    assert!(over.messages[0].contains("Stack overflow"), "{:?}", over.messages);
+}
+
 #[test]
 fn garbage_answers_make_the_player_stay_and_count_as_errors() {
     for file in ["returns_number.lua", "returns_table.lua", "returns_unknown_direction.rhai", "returns_nothing.rhai"] {

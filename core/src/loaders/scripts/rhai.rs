@@ -14,7 +14,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use rhai::{AST, CallFnOptions, Dynamic, Engine, EvalAltResult, Map, Scope};
+use rhai::{Caches, Dynamic, Engine, EvalAltResult, EvalContext, GlobalRuntimeState, Map, Scope};
 use zombies_plugin_abi::Random;
 
 use super::{Script, Slot, first_line};
@@ -25,11 +25,26 @@ use crate::bot::BotError;
 const TIMEOUT: &str = "timeout";
 const MEMORY: &str = "memory";
 
+/// The deepest nesting of script function calls a script may reach (`do_turn` is 1).
+const MAX_CALL_LEVELS: usize = 64;
+
+/// How much deeper [`RhaiVm::call`]'s way of calling `do_turn` starts than
+/// `Engine::call_fn`'s: Rhai's `EvalContext::call_fn_raw` and the function call under it
+/// each count a level before `do_turn`'s own, so its engine allows that many more for the
+/// same depth of the script's own calls.
+const RAW_CALL_LEVELS: usize = 2;
+
 /// A script's engine, compiled script, persistent state and slot.
 #[allow(missing_debug_implementations)]
 pub struct RhaiVm<T: 'static> {
     engine: Engine,
-    ast: AST,
+    /// Rhai's state of a run, kept from call to call: the script's functions
+    /// (`global.lib`, pushed once) and the operation count (reset each call).
+    global: GlobalRuntimeState,
+    /// Rhai's function resolution caches, kept from call to call: each call of
+    /// `Engine::call_fn` starts with empty ones and resolves every function the
+    /// script calls (`ctx.bullets`, `random_move`) again.
+    caches: Caches,
     scope: Scope<'static>,
     /// The entry's `this`.
     state: Dynamic,
@@ -63,9 +78,13 @@ impl<T: 'static> RhaiVm<T> {
         let mut scope = Scope::new();
         slot.start_clock(script.limits.call_timeout);
         engine.run_ast_with_scope(&mut scope, &ast).map_err(|e| format!("{file}: at load: {}", describe(&e)))?;
+        engine.set_max_call_levels(MAX_CALL_LEVELS + RAW_CALL_LEVELS);
+        let mut global = engine.new_global_runtime_state();
+        global.lib.push(ast.shared_lib().clone());
         Ok(RhaiVm {
             engine,
-            ast,
+            global,
+            caches: Caches::new(),
             scope,
             state: Dynamic::from_map(Map::new()),
             slot,
@@ -77,12 +96,22 @@ impl<T: 'static> RhaiVm<T> {
 
     /// Calls `do_turn(arg)` with the slot holding `ctx` and `random`; a failure becomes
     /// the [`BotError`] it is.
-    pub fn call<C>(&mut self, ctx: &C, random: Random<'_>, arg: Dynamic) -> Result<Dynamic, BotError> {
+    ///
+    /// The call is what `Engine::call_fn_with_options` makes (`this` bound to the
+    /// entry's state, the scope rewound, `exit(v)` an answer, the error inside
+    /// `do_turn` unwrapped), but on the VM's kept runtime state and caches, so that
+    /// Rhai resolves the functions a script calls once per game, not once per call.
+    pub fn call<C>(&mut self, ctx: &C, random: Random<'_>, mut arg: Dynamic) -> Result<Dynamic, BotError> {
         self.mem_base.set(alloc_meter::thread_net() - self.retained);
         let slot = Rc::clone(&self.slot);
         let result = slot.with_call(ctx, random, self.script.limits.call_timeout, || {
-            let options = CallFnOptions::new().eval_ast(false).rewind_scope(true).bind_this_ptr(&mut self.state);
-            self.engine.call_fn_with_options::<Dynamic>(options, &mut self.scope, &self.ast, "do_turn", (arg,))
+            self.global.num_operations = 0;
+            let mut context = EvalContext::new(&self.engine, &mut self.global, &mut self.caches, &mut self.scope, None);
+            context.call_fn_raw("do_turn", true, true, &mut [&mut self.state, &mut arg]).or_else(|err| match *err {
+                EvalAltResult::Exit(out, ..) => Ok(out),
+                EvalAltResult::ErrorInFunctionCall(name, _, inner, _) if name == "do_turn" => Err(inner),
+                _ => Err(err),
+            })
         });
         self.retained = (alloc_meter::thread_net() - self.mem_base.get()).max(0);
         if let Some(err) = self.slot.output_error() {
@@ -128,7 +157,7 @@ fn engine<T: 'static>(script: &Script, slot: &Rc<Slot<T>>, mem_base: &Rc<Cell<is
     let mut engine = standard_engine();
     engine
         .set_max_operations(limits.op_budget)
-        .set_max_call_levels(64)
+        .set_max_call_levels(MAX_CALL_LEVELS)
         .set_max_expr_depths(64, 64)
         .set_max_string_size(MAX_STRING)
         .set_max_array_size(1 << 20)
