@@ -932,13 +932,74 @@ fn nobody_charged(results: &serde_json::Value, context: &str) {
 /// the victim of a kill from outside its box.
 const VICTIM: &str = "# arena: eggs persistent\nimport sys, time\nwhile True:\n    lines = [sys.stdin.readline() for _ in range(6)]\n    if not lines[-1]:\n        break\n    time.sleep(0.03)\n    sys.stdout.write(\"5\\nN\\nx\\n\")\n    sys.stdout.flush()\n";
 
+/// [`VICTIM`] that first tries to kill itself with SIGKILL, once per call, and says in
+/// its log (its standard error) what came of it the first time.
+const SELF_KILLER: &str = "# arena: eggs persistent\nimport os, sys, time\nsaid = False\nwhile True:\n    lines = [sys.stdin.readline() for _ in range(6)]\n    if not lines[-1]:\n        break\n    try:\n        os.kill(os.getpid(), 9)\n        what = 'sent'\n    except PermissionError:\n        what = 'refused'\n    if not said:\n        print('selfkill: ' + what, file=sys.stderr, flush=True)\n        said = True\n    time.sleep(0.03)\n    sys.stdout.write(\"5\\nN\\nx\\n\")\n    sys.stdout.flush()\n";
+
+/// A tournament (`name`, in `setup`) of `py-hunter` and the program `victim` (its source
+/// after the shebang), 4 eggs games with `extra` arguments, where the test, as an
+/// administrator's stray `kill -9` would, kills the victim's program (its Python
+/// process) from outside its box, then, for a second kill, its bwrap (a later process):
+/// each the first found alive, at least 0.3 s into its game. Returns the results, the
+/// victim's log and a context for messages.
+fn program_victim_tournament(
+    setup: &Setup,
+    python: &str,
+    name: &str,
+    victim: &str,
+    kills: usize,
+    extra: &[&str],
+) -> (serde_json::Value, String, String) {
+    let base = setup.dir.path().join(name);
+    let scripts = base.join("scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    for d in [&base, &scripts] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let hunter = std::fs::read_to_string(root().join("scripts/eggs/py-hunter.py")).unwrap();
+    let shebang = format!("#!{python}");
+    write_executable(&scripts.join("py-hunter.py"), &hunter.replacen("#!/usr/bin/env python3", &shebang, 1));
+    let victim_file = scripts.join("victim.py");
+    write_executable(&victim_file, &format!("{shebang}\n{victim}"));
+    let args: Vec<&str> = ["--seed", "7", "--jobs", "2", "--rounds", "4", "--set", "max_turns=40"]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .collect();
+    let host = eggs_host("--scripts", &scripts, &base, &args);
+    let victim_path = victim_file.display().to_string();
+    let started = Instant::now();
+    let (mut killed, mut done): (Vec<i32>, usize) = (Vec::new(), 0);
+    while done < kills && started.elapsed() < HOST_DEADLINE {
+        let found: Vec<i32> = processes_naming(&victim_path).into_iter().filter(|p| !killed.contains(p)).collect();
+        let exe = |p: &i32| std::fs::read_link(format!("/proc/{p}/exe")).unwrap_or_default().display().to_string();
+        let target = if done == 0 {
+            found.iter().find(|p| exe(p).contains("python")).copied()
+        } else {
+            found.iter().find(|p| exe(p).ends_with("/bwrap")).copied()
+        };
+        match target {
+            Some(pid) => {
+                std::thread::sleep(Duration::from_millis(300));
+                // SAFETY: a plain syscall, on a process of this test's tournament.
+                if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                    // Every process of that box is gone before the next is looked for.
+                    killed.extend(found);
+                    done += 1;
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+            }
+            None => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+    victims_results(host, &base)
+}
+
 /// Issue #30 Must 3: a signal from outside is not the victim's fault. A tournament of
-/// program bots alone (boxed by the host itself, no workers) where the test, as an
-/// administrator's stray `kill -9` would, kills the victim's program from outside its box
-/// in a game: that game is played again (the results are those of a tournament without
-/// the kill), the victim is not charged, and its log says why. The host believes that
-/// once per entry (a program can fake such a death by exiting with 137): a second kill,
-/// of its bwrap this time, is charged as its crash.
+/// program bots alone (boxed by the host itself, no workers) where the victim's program
+/// is killed from outside its box in a game: that game is played again (the results are
+/// those of a tournament without the kill), the victim is not charged, and its log says
+/// why. The host believes that once per entry (a program can fake such a death by
+/// exiting with 137): a second kill, of its bwrap this time, is charged as its crash.
 #[test]
 fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_again() {
     let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
@@ -946,49 +1007,7 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
         return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
     }
     let setup = Setup::new();
-    let play = |name: &str, kills: usize| {
-        let base = setup.dir.path().join(name);
-        let scripts = base.join("scripts");
-        std::fs::create_dir_all(&scripts).unwrap();
-        for d in [&base, &scripts] {
-            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        let hunter = std::fs::read_to_string(root().join("scripts/eggs/py-hunter.py")).unwrap();
-        let shebang = format!("#!{python}");
-        write_executable(&scripts.join("py-hunter.py"), &hunter.replacen("#!/usr/bin/env python3", &shebang, 1));
-        let victim = scripts.join("victim.py");
-        write_executable(&victim, &format!("{shebang}\n{VICTIM}"));
-        let args = ["--seed", "7", "--jobs", "2", "--rounds", "4", "--set", "max_turns=40"];
-        let host = eggs_host("--scripts", &scripts, &base, &args);
-        // Kill the victim's program, then (a later process) its bwrap: each the first
-        // found alive, at least 0.3 s into its game.
-        let victim_path = victim.display().to_string();
-        let started = Instant::now();
-        let (mut killed, mut done): (Vec<i32>, usize) = (Vec::new(), 0);
-        while done < kills && started.elapsed() < HOST_DEADLINE {
-            let found: Vec<i32> = processes_naming(&victim_path).into_iter().filter(|p| !killed.contains(p)).collect();
-            let bwrap = |p: &i32| std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "bwrap");
-            let target = if done == 0 {
-                found.iter().find(|p| !bwrap(p)).copied()
-            } else {
-                found.iter().find(|p| bwrap(p)).copied()
-            };
-            match target {
-                Some(pid) => {
-                    std::thread::sleep(Duration::from_millis(300));
-                    // SAFETY: a plain syscall, on a process of this test's tournament.
-                    if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
-                        // Every process of that box is gone before the next is looked for.
-                        killed.extend(found);
-                        done += 1;
-                        std::thread::sleep(Duration::from_millis(300));
-                    }
-                }
-                None => std::thread::sleep(Duration::from_millis(20)),
-            }
-        }
-        victims_results(host, &base)
-    };
+    let play = |name: &str, kills: usize| program_victim_tournament(&setup, python, name, VICTIM, kills, &[]);
     let (reference, _, _) = play("reference", 0);
     let (once, log, context) = play("once", 1);
     assert_eq!(games(&once), games(&reference), "{context}");
@@ -1002,6 +1021,37 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
     let victim = twice["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == "victim").unwrap();
     assert!(victim["errors"].as_u64() > Some(0), "{context}");
     assert!(victim["messages"].to_string().contains("believed once per entry"), "{victim}\n{context}");
+}
+
+/// The same in strict mode, where each program runs in its entry's worker, in the
+/// worker's box: the worker guards its program as its filter guards the worker
+/// (`process::guard_programs`: no other process of the box may kill or stop it), so the
+/// program's death by SIGKILL came from outside; the worker says so to the host, which
+/// plays the game again, once per entry. And a program that tries to kill itself with
+/// SIGKILL is refused (`PermissionError`): the tournament is the reference's.
+#[test]
+fn a_program_in_its_entrys_worker_killed_from_outside_is_not_charged_and_its_game_is_played_again() {
+    let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+    }
+    let setup = Setup::new();
+    let strict = ["--isolate", "strict"];
+    let play = |name: &str, victim: &str, kills: usize| {
+        program_victim_tournament(&setup, python, name, victim, kills, &strict)
+    };
+    let (reference, _, _) = play("reference", VICTIM, 0);
+    let (once, log, context) = play("once", VICTIM, 1);
+    assert_eq!(games(&once), games(&reference), "{context}");
+    assert!(
+        log.contains("its program was killed from outside its box") && log.contains("the game is played again"),
+        "{context}"
+    );
+    nobody_charged(&once, &context);
+    let (own, log, context) = play("own", SELF_KILLER, 0);
+    assert!(log.contains("selfkill: refused"), "{context}");
+    assert_eq!(games(&own), games(&reference), "{context}");
+    nobody_charged(&own, &context);
 }
 
 /// A tournament's directory `name` in `setup`: its plugins the honest `egg-hunter` and

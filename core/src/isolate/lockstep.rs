@@ -92,6 +92,22 @@ pub fn out_line(seat: usize, reason: &str) -> String {
     format!("O {seat} {}\n", reason.replace(['\n', '\r'], " "))
 }
 
+/// The line of a seat's own process that says a program of its entry was killed from
+/// outside its box (`reason`, as `crate::bot::host_fault` was told): the host plays the
+/// game again, believed once per entry.
+pub fn fault_line(seat: usize, reason: &str) -> String {
+    format!("F {seat} {}\n", reason.replace(['\n', '\r'], " "))
+}
+
+/// Writes the fault line of `seat` when its call just made a host fault
+/// (`crate::bot::take_host_fault`): before the call's own line, so that the host ends
+/// the game before it passes that call on.
+fn say_host_fault(output: &Output<'_>, seat: usize) {
+    if let Some(reason) = crate::bot::take_host_fault() {
+        output.write(&fault_line(seat, &reason));
+    }
+}
+
 /// The line of the referee that asks `seat` for the calls of `batch` (`calls` of them,
 /// made by [`Game::request`]).
 pub fn request_line(seat: usize, calls: usize, batch: &[u8]) -> String {
@@ -143,6 +159,8 @@ pub enum Line<'a> {
     Call(usize),
     /// A seat is out.
     Out(usize, &'a str),
+    /// A seat's program was killed from outside its box, its own process says.
+    Fault(usize, &'a str),
     /// The referee waits for a seat's next call, having played this many of its calls.
     Wait(usize, u64),
     /// The referee asks a seat for this many calls (served mode).
@@ -160,6 +178,7 @@ pub fn parse_line(line: &str) -> Line<'_> {
     match (tag, seat.and_then(|s| s.parse().ok())) {
         (Some("C"), Some(seat)) => Line::Call(seat),
         (Some("O"), Some(seat)) => Line::Out(seat, rest),
+        (Some("F"), Some(seat)) => Line::Fault(seat, rest),
         (Some("W"), Some(seat)) => match rest.parse() {
             Ok(consumed) => Line::Wait(seat, consumed),
             Err(_) => Line::Other,
@@ -438,6 +457,7 @@ impl<G: Game> Bot<G> for Live<'_, '_, '_, G> {
         crate::debug::open_call();
         let answer = self.inner.turn(ctx);
         let mut said = crate::debug::close_call();
+        say_host_fault(self.output, self.seat);
         let tape = self.tape.borrow();
         for call in &tape[self.sent..] {
             self.output.write(&call_line::<G>(self.seat, call, said.take().as_deref()));
@@ -612,6 +632,7 @@ fn serve_seats<G: Game>(
         let Some((bot, tape)) = bots.get_mut(seat).and_then(Option::as_mut) else { continue };
         let read = line.trim_end().splitn(4, ' ').nth(3).is_some_and(|b| read_bytes_into(b, &mut batch).is_ok());
         let served = read.then(|| G::serve(&batch, &lockstep.names, bot));
+        say_host_fault(output, seat);
         let mut calls = std::mem::take(&mut *tape.borrow_mut());
         let said = std::mem::take(&mut bot.said);
         bytes.clear();
@@ -647,6 +668,10 @@ mod tests {
         assert_eq!(parse_line("C 3 [1,2]\n"), Line::Call(3));
         assert_eq!(parse_line("C 3 [1,2] \"a b\"\n"), Line::Call(3));
         assert_eq!(parse_line(&out_line(1, "crashed\n(SIGSEGV)")), Line::Out(1, "crashed (SIGSEGV)"));
+        assert_eq!(
+            parse_line(&fault_line(2, "a.py: killed\nfrom outside")),
+            Line::Fault(2, "a.py: killed from outside")
+        );
         assert_eq!(parse_line("{\"nonce\":1}"), Line::Other);
         assert_eq!(parse_line("C x [1]"), Line::Other);
         assert_eq!(parse_line(&wait_line(2, 17)), Line::Wait(2, 17));

@@ -134,7 +134,7 @@ impl<G: Game> Worker<G> {
                 *running.route.lock().unwrap_or_else(|p| p.into_inner()) = (w, Some(send.clone()));
                 (running, true)
             }
-            _ => (self.launch(&files, box_names, w, send.clone())?, false),
+            _ => (self.launch(&files, box_names, w, send.clone(), w > 0)?, false),
         })
     }
 
@@ -166,7 +166,14 @@ impl<G: Game> Worker<G> {
             let mut taken = 0;
             while let Some((w, lines)) = event.take() {
                 match lines {
-                    Some(lines) => game.take_lines(w, lines),
+                    Some(lines) => {
+                        game.take_lines(w, lines);
+                        if let Some((s, why)) = game.fault.take()
+                            && let Some(end) = self.lockstep_fault(game, s, why, seats, names)
+                        {
+                            return end;
+                        }
+                    }
                     None if game.procs[w].ended || game.procs[w].answer.is_some() => {}
                     None => {
                         // Answers that came before the death go first: a batch the
@@ -254,6 +261,36 @@ impl<G: Game> Worker<G> {
             None => crash_reason(&words, status, at),
         };
         put_out(&mut game.procs, &mut game.out, s, reason);
+        None
+    }
+
+    /// Seat `s`'s own process (of its entry alone, whose programs it guards:
+    /// `process::guard_programs`) says that its program was killed from outside its box
+    /// (`why`): the game fails and is played again, as for its worker, believed once per
+    /// entry, and never when its box's memory group killed a process (the programs of a
+    /// worker count in its group). Else the host puts the seat out itself, with a reason
+    /// that says why the claim was not taken.
+    fn lockstep_fault(
+        &mut self,
+        game: &mut LockstepGame,
+        s: usize,
+        why: String,
+        seats: &[usize],
+        names: &[String],
+    ) -> Option<Result<(), String>> {
+        let proc = game.procs.iter().find(|p| p.seats == [s])?;
+        let oom = proc.running.cap.as_ref().map_or(crate::process::OomKills::None, |c| c.oom_kills());
+        let believed =
+            oom == crate::process::OomKills::None && !std::mem::replace(&mut self.claimed_outside[seats[s]], true);
+        if believed {
+            return Some(Err(format!("{}: {why}", names[s])));
+        }
+        let reason = if oom == crate::process::OomKills::None {
+            "its program died of SIGKILL (a death from outside its box is believed once per entry, and it was already)"
+        } else {
+            "its program was killed by the kernel's OOM killer in its box's memory group"
+        };
+        put_out(&mut game.procs, &mut game.out, s, reason.to_owned());
         None
     }
 
@@ -420,6 +457,9 @@ struct LockstepGame {
     /// Served answers taken for the referee and not sent yet: the lines that came
     /// together go to it in one write ([`LockstepGame::send_to_referee`]).
     to_referee: String,
+    /// A seat whose own process says its program was killed from outside its box, and
+    /// what it says (`Worker::lockstep_fault` decides).
+    fault: Option<(usize, String)>,
 }
 
 impl LockstepGame {
@@ -435,6 +475,7 @@ impl LockstepGame {
             served,
             finish_by: None,
             to_referee: String::new(),
+            fault: None,
         }
     }
 
@@ -501,7 +542,12 @@ impl LockstepGame {
                     p.await_call(consumed, batch, times_itself);
                 }
             }
+            // Only a seat's own process of one entry speaks of its program's death.
+            lockstep::Line::Fault(s, why) if w > 0 && self.procs[w].seats == [s] && self.out[s].is_none() => {
+                self.fault.get_or_insert((s, why.to_owned()));
+            }
             lockstep::Line::Call(_)
+            | lockstep::Line::Fault(..)
             | lockstep::Line::Out(..)
             | lockstep::Line::Wait(..)
             | lockstep::Line::Request(..)

@@ -95,7 +95,7 @@ impl<G: Game> Worker<G> {
         let (send, answers) = mpsc::channel();
         let files = self.files.clone();
         let names = self.names.clone();
-        let mut running = self.launch(&files, names, 0, send)?;
+        let mut running = self.launch(&files, names, 0, send, false)?;
         // Its threads and processes once it has loaded every entry: what it has at rest
         // between games.
         match answers.recv_timeout(PROBE_TIME) {
@@ -113,13 +113,16 @@ impl<G: Game> Worker<G> {
     }
 
     /// Starts a worker that loads `files` (entries named `names`) in a box of its own;
-    /// its lines go to `events`, tagged `tag`.
+    /// its lines go to `events`, tagged `tag`. A lockstep worker of one entry
+    /// (`one_entry`) guards its programs as its filter guards it
+    /// (`process::guard_programs`); a shared worker's box holds every entry's bots.
     pub(super) fn launch(
         &mut self,
         files: &[PathBuf],
         names: Vec<String>,
         tag: usize,
         events: mpsc::Sender<Event>,
+        one_entry: bool,
     ) -> Result<Running, String> {
         let iso = &self.iso;
         std::fs::create_dir_all(&self.dir).map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
@@ -148,6 +151,13 @@ impl<G: Game> Worker<G> {
             cap.delegate(uid);
         }
         let mut cmd = self.worker_command(files, &home, &blame_path, cap.as_ref(), uid);
+        if one_entry
+            && files.len() == 1
+            && matches!(iso.sandbox, crate::process::Sandbox::Bwrap { .. })
+            && crate::process::helpers_guarded()
+        {
+            cmd.env(crate::process::GUARD_PROGRAMS_ENV, "1");
+        }
         // Its every task is the boxes' for the signal witness, before any runs a bot.
         if let Some(witness) = crate::process::SignalWitness::get() {
             let fd = witness.join_fd();

@@ -61,6 +61,10 @@ fn worker<G: Game>(
     ctrlc::set_handler(|| {}).context("cannot ignore Ctrl-C")?;
     // Before any bot is loaded: a signal from outside its box is not a bot's crash.
     arena::isolate::watch_outside_signals();
+    // A boxed worker of one entry: its programs are guarded as it is.
+    if std::env::var_os(arena::process::GUARD_PROGRAMS_ENV).is_some() {
+        arena::process::guard_programs();
+    }
     // Answers go out on the original stdout; from now on fd 1 is stderr, so that
     // nothing a bot prints can be taken for an answer.
     let answers = private_stdout().context("cannot set up the worker's answer pipe")?;

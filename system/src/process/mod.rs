@@ -92,8 +92,8 @@ pub use sandbox::{Sandbox, box_filter_missing, bwrap_available, helper_command, 
 pub use seccomp::unavailable as filter_unavailable;
 pub use spawn::signal_name;
 pub use spawn::{
-    HOST_NICE, confine_helper, describe_status, ends_within, first_child, has_ended, ignore_sigpipe, kill_group,
-    no_inherited_descriptors, raise_host_priority,
+    GUARD_PROGRAMS_ENV, HOST_NICE, confine_helper, describe_status, ends_within, first_child, guard_programs,
+    has_ended, ignore_sigpipe, kill_group, no_inherited_descriptors, raise_host_priority,
 };
 pub use uids::{BoxUser, open_box_file};
 pub use witness::{SignalWitness, join_self};

@@ -49,6 +49,9 @@ pub(super) struct ChildSetup {
     pub(super) run_as: Option<(u32, u32)>,
     /// The system-call filter of program bots (`seccomp`), installed last.
     pub(super) filter: Option<&'static [libc::sock_filter]>,
+    /// In a boxed worker of one entry, the guard of the program's own pid (filled in the
+    /// child: `seccomp::fill_guard`), installed after `filter`.
+    pub(super) guard: Option<Vec<libc::sock_filter>>,
 }
 
 /// Lowers one limit (soft and hard) to at most `soft`/`hard`. Async-signal-safe.
@@ -70,7 +73,7 @@ pub(super) fn lower_limit(resource: libc::__rlimit_resource_t, soft: u64, hard: 
 impl ChildSetup {
     /// Runs in the child after fork, before exec: only async-signal-safe calls, no
     /// allocation (`io::Error::last_os_error` does not allocate).
-    pub(super) fn apply(&self) -> io::Result<()> {
+    pub(super) fn apply(&mut self) -> io::Result<()> {
         super::spawn::ordinary_priority();
         // "0" moves this process into its groups before it can fork (and before it
         // drops root).
@@ -102,6 +105,11 @@ impl ChildSetup {
         own_session_keyring();
         if let Some(filter) = self.filter {
             super::seccomp::install(filter)?;
+        }
+        if let Some(guard) = self.guard.as_mut() {
+            // SAFETY: getpid cannot fail.
+            super::seccomp::fill_guard(guard, unsafe { libc::getpid() } as u32);
+            super::seccomp::install(guard)?;
         }
         Ok(())
     }

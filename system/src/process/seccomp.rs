@@ -392,6 +392,31 @@ pub(super) fn helper_filter() -> Option<&'static [libc::sock_filter]> {
     filter_or_why().as_ref().ok().map(|(_, helper)| helper.as_slice())
 }
 
+/// Where a program's own pid goes in its guard ([`program_guard`], [`fill_guard`]): no
+/// process has it (the kernel's pids stop at 2^22), nor does any other value the
+/// filter compares.
+const PLACEHOLDER_PID: u32 = 0x7fff_fff1;
+
+/// The filter of a program that a boxed worker starts for its one entry, with the guard
+/// of the program's own pid left to fill in the child ([`fill_guard`]), a copy of its
+/// own made before the fork; `None` as for [`program_filter`].
+pub(super) fn program_guard() -> Option<Vec<libc::sock_filter>> {
+    static GUARD: OnceLock<Option<Vec<libc::sock_filter>>> = OnceLock::new();
+    GUARD.get_or_init(|| program_filter().map(|_| instructions(ARCHES, Some(PLACEHOLDER_PID)))).clone()
+}
+
+/// Puts `pid` (the calling process's own, in a child between fork and exec) where
+/// [`program_guard`] left its place. Async-signal-safe: it only writes to `filter`.
+pub(super) fn fill_guard(filter: &mut [libc::sock_filter], pid: u32) {
+    for insn in filter.iter_mut().filter(|i| i.code == BPF_JMP_JEQ_K) {
+        if insn.k == PLACEHOLDER_PID {
+            insn.k = pid;
+        } else if insn.k == PLACEHOLDER_PID.wrapping_neg() {
+            insn.k = pid.wrapping_neg();
+        }
+    }
+}
+
 /// Why program bots run without the filter here, if they do: an architecture with none
 /// written, or a kernel (or a filter around this process, as a container's) that
 /// refuses `seccomp(2)`.
@@ -672,6 +697,17 @@ mod tests {
             assert_eq!(g(s.setpgid, [0, 7, 0]), RET_EPERM);
             assert_eq!(g(s.setpgid, [P, 7, 0]), RET_EPERM);
         }
+    }
+
+    /// A program's guard with its pid filled in is the guard made for that pid.
+    #[test]
+    fn a_programs_guard_filled_with_its_pid_is_the_guard_of_that_pid() {
+        let mut guard = instructions(ARCHES, Some(PLACEHOLDER_PID));
+        fill_guard(&mut guard, 4242);
+        let made = instructions(ARCHES, Some(4242));
+        let words = |f: &[libc::sock_filter]| f.iter().map(|i| (i.code, i.jt, i.jf, i.k)).collect::<Vec<_>>();
+        assert_eq!(words(&guard), words(&made));
+        assert_ne!(words(&made), words(&instructions(ARCHES, Some(4243))));
     }
 
     /// Under a guard of a live process `p` of this machine, another process can neither

@@ -395,7 +395,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
     if let (Some(cap), Some(bytes)) = (cap.as_mut(), limits.address_space) {
         let _ = cap.cap_memory(bytes.saturating_add(super::cap::BOX_FILES_MEMORY));
     }
-    let setup = ChildSetup {
+    let mut setup = ChildSetup {
         cgroups: cap.as_ref().map(ProcessCap::join_files).unwrap_or_default(),
         address_space: limits.address_space,
         cpu_seconds: limits.cpu_seconds,
@@ -408,9 +408,12 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
         // in a box only where bwrap works under it (`sandbox::filter_in_box`).
         filter: super::seccomp::program_filter()
             .filter(|_| !matches!(limits.sandbox, Sandbox::Bwrap { .. }) || sandbox::filter_in_box()),
+        // In a boxed worker of one entry: nothing else in the box may kill or stop it.
+        guard: programs_guarded(limits).then(super::seccomp::program_guard).flatten(),
     };
     // SAFETY: the closure only calls async-signal-safe functions (getrlimit, setrlimit,
-    // signal, setgroups, setgid, setuid, prctl, seccomp) on plain copied data, and does not allocate.
+    // signal, setgroups, setgid, setuid, prctl, getpid, seccomp) on plain copied data,
+    // and does not allocate (the guard is filled in place).
     unsafe {
         cmd.pre_exec(move || setup.apply());
     }
@@ -598,20 +601,50 @@ pub(super) fn ending(
 
 /// Whether a program that ended by itself with `status` (reaped after using `cpu`; never
 /// when it could not be reaped), not over its memory group's limit ([`ending`] looks
-/// first), was killed from outside its box ([`CallError::KilledFromOutside`]): only
-/// under [`Sandbox::Bwrap`], where the program is its box's first process
-/// (`--as-pid-1`), to which the kernel delivers no signal from inside the box that it
-/// has no handler for, SIGKILL included. Then bwrap's own death by a signal, or a
-/// SIGKILL of the program (bwrap's exit status 128 + 9) that was not its CPU limit
-/// (`limits.cpu_seconds`, which the kernel enforces with a SIGKILL), came from outside
-/// the box.
+/// first), was killed from outside its box ([`CallError::KilledFromOutside`]): under
+/// [`Sandbox::Bwrap`], where the program is its box's first process (`--as-pid-1`), to
+/// which the kernel delivers no signal from inside the box that it has no handler for,
+/// SIGKILL included, bwrap's own death by a signal, or a SIGKILL of the program
+/// (bwrap's exit status 128 + 9); in a boxed worker of one entry, where the program's
+/// filter guards it ([`programs_guarded`]: no other process of the box may send it
+/// SIGKILL; its worker's own kills are not deaths by itself), its death by SIGKILL.
+/// Never a SIGKILL that its CPU limit explains (`limits.cpu_seconds`, which the kernel
+/// enforces with a SIGKILL).
 fn killed_from_outside(status: ExitStatus, cpu: Option<Duration>, limits: &Limits) -> bool {
     let Some(cpu) = cpu else { return false };
-    if !matches!(limits.sandbox, Sandbox::Bwrap { .. }) {
-        return false;
-    }
     let under_cpu_limit = limits.cpu_seconds.is_none_or(|s| cpu < Duration::from_secs(s));
-    status.signal().is_some() || (status.code() == Some(128 + libc::SIGKILL) && under_cpu_limit)
+    match limits.sandbox {
+        Sandbox::Bwrap { .. } => {
+            status.signal().is_some() || (status.code() == Some(128 + libc::SIGKILL) && under_cpu_limit)
+        }
+        Sandbox::None => programs_guarded(limits) && status.signal() == Some(libc::SIGKILL) && under_cpu_limit,
+    }
+}
+
+/// Whether this process is a boxed worker of one entry ([`guard_programs`]).
+static GUARD_PROGRAMS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The variable by which the host tells a boxed worker of one entry, whose filter guards
+/// it, to guard the programs it starts too ([`guard_programs`]).
+pub const GUARD_PROGRAMS_ENV: &str = "ARENA_GUARD_PROGRAMS";
+
+/// Called by a boxed worker of one entry at its start (told by [`GUARD_PROGRAMS_ENV`]),
+/// before any bot is loaded: every program it starts then gets a guard of its own pid
+/// (`seccomp::program_guard`), so that no other process of the box (the worker's being
+/// its own entry's, the program's own children) may kill or stop it, and its death by
+/// SIGKILL is known to come from outside ([`killed_from_outside`]). Not in a worker of
+/// several entries, whose native bots share its box with the programs.
+pub fn guard_programs() {
+    GUARD_PROGRAMS.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a program started under `limits` gets its own guard ([`guard_programs`]): in
+/// a boxed worker of one entry, unboxed itself (bwrap does not nest), where there is a
+/// filter.
+fn programs_guarded(limits: &Limits) -> bool {
+    GUARD_PROGRAMS.load(std::sync::atomic::Ordering::Relaxed)
+        && matches!(limits.sandbox, Sandbox::None)
+        && super::seccomp::program_filter().is_some()
 }
 
 /// Whether the child has ended (without reaping it).

@@ -28,7 +28,8 @@
  *   -DINJECT    writes forged protocol lines (a call of another seat, a verdict, a wait)
  *               into its own worker's standard input (/proc/self/fd/0: the pipe the host
  *               or, in strict mode, the host's relay feeds) and forged lines (the other
- *               seats' calls, verdicts and waits, a score) to every descriptor from 1 to
+ *               seats' calls, verdicts, waits and claims of a program killed from
+ *               outside, a score) to every descriptor from 1 to
  *               1023 (its answer pipe among them), then answers as usual
  *   -DSLOW      sleeps 30 ms at every call (no attack: the victim of a kill from
  *               outside its box)
@@ -429,7 +430,8 @@ static void attack(void) {
     size_t len = 0;
     for (unsigned seat = 0; seat < 8; seat++)
         if (seat != own_seat)
-            len += (size_t)snprintf(claims + len, sizeof claims - len, "C %u [99]\nO %u forged by the attacker\nW %u 0\n",
+            len += (size_t)snprintf(claims + len, sizeof claims - len,
+                                    "C %u [99]\nO %u forged by the attacker\nW %u 0\nF %u killed from outside\n", seat,
                                     seat, seat, seat);
     len += (size_t)snprintf(claims + len, sizeof claims - len,
                             "{\"nonce\":0,\"response\":{\"Played\":{\"scores\":[99,0,0]}}}\n");
