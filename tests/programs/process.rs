@@ -260,12 +260,13 @@ fn environment_has_pythonunbuffered_and_extra_vars() {
     assert_eq!(got[0], format!("1 7 {}", dir.path().canonicalize().unwrap().display()));
 }
 
-/// A program that signals itself (SIGKILL, SIGTERM, SIGSEGV) and answers with its pid.
-const SELF_SIGNALS: &str = "import os, sys\nfor line in sys.stdin:\n    for s in (9, 15, 11):\n        os.kill(os.getpid(), s)\n    print(os.getpid(), flush=True)\n";
+/// A program that sends itself SIGKILL and SIGSTOP and answers with its pid and what
+/// came of each ("sent", or "refused" by its box's filter).
+const SELF_SIGNALS: &str = "import os, sys\nfor line in sys.stdin:\n    got = []\n    for s in (9, 19):\n        try:\n            os.kill(os.getpid(), s)\n            got.append('sent')\n        except PermissionError:\n            got.append('refused')\n    print(os.getpid(), *got, flush=True)\n";
 
-/// The boxed program of process `pid` (its bwrap's one child).
-fn first_child(pid: u32) -> Option<i32> {
-    arena::process::first_child(pid).map(|p| p as i32)
+/// The boxed program of process `pid` (its bwrap's): the one child of bwrap's process 1.
+fn boxed_program(pid: u32) -> Option<i32> {
+    arena::process::first_child(arena::process::first_child(pid)?).map(|p| p as i32)
 }
 
 /// SIGKILL to `pid`, then waits until it has ended (a kill lands when the process is
@@ -280,11 +281,11 @@ fn kill_and_wait(pid: i32) {
     assert!(eventually(Duration::from_secs(10), ended), "{pid} still runs");
 }
 
-/// Issue #30 Must 3: a boxed program is its box's first process, so nothing in its box
-/// can kill it with a signal it does not handle (the kernel drops them), and its death by
-/// SIGKILL, its bwrap's death, or its stop (found when its call runs out of time) is the
-/// work of something outside its box: `KilledFromOutside`, which the caller does not
-/// charge to the entry. Unboxed, the same kill is an exit like any other, and the stop
+/// Issue #30 Must 3: a boxed program is its box's process 2, which its filter guards, so
+/// nothing in its box can kill or stop it (its own SIGKILL and SIGSTOP are refused), and
+/// its death by SIGKILL, its bwrap's death, or its stop (found when its call runs out of
+/// time) is the work of something outside its box: `KilledFromOutside`, which the caller
+/// does not charge to the entry. Unboxed, the same kill is an exit like any other, and the stop
 /// its timeout.
 #[test]
 fn a_boxed_program_killed_or_stopped_from_outside_its_box_says_so_and_cannot_kill_itself() {
@@ -302,19 +303,19 @@ fn a_boxed_program_killed_or_stopped_from_outside_its_box_says_so_and_cannot_kil
         other => panic!("not killed from outside: {other:?}"),
     };
 
-    // Its own signals are dropped: it answers, as the box's process 1, twice.
+    // Its own SIGKILL and SIGSTOP are refused: it answers, as the box's process 2, twice.
     let mut p = spawn(argv.clone(), &boxed);
-    assert_eq!(p.ask(b"x\n", 1, long).unwrap(), vec!["1"]);
-    assert_eq!(p.ask(b"x\n", 1, long).unwrap(), vec!["1"]);
+    assert_eq!(p.ask(b"x\n", 1, long).unwrap(), vec!["2 refused refused"]);
+    assert_eq!(p.ask(b"x\n", 1, long).unwrap(), vec!["2 refused refused"]);
     // The program itself killed from outside.
-    kill_and_wait(first_child(p.pid()).expect("the program under its bwrap"));
+    kill_and_wait(boxed_program(p.pid()).expect("the program under its bwrap"));
     let how = outside(p.ask(b"x\n", 1, long));
     assert!(how.contains("SIGKILL"), "{how}");
     assert!(p.has_ended());
 
     // Its bwrap killed from outside.
     let mut q = spawn(argv.clone(), &boxed);
-    assert_eq!(q.ask(b"x\n", 1, long).unwrap(), vec!["1"]);
+    assert_eq!(q.ask(b"x\n", 1, long).unwrap(), vec!["2 refused refused"]);
     kill_and_wait(q.pid() as i32);
     assert!(outside(q.ask(b"x\n", 1, long)).contains("SIGKILL"));
 
@@ -329,8 +330,8 @@ fn a_boxed_program_killed_or_stopped_from_outside_its_box_says_so_and_cannot_kil
     // time, and that is not its doing either. Unboxed, a stopped program's call is its
     // timeout.
     let mut s = spawn(python_bot(&py, dir.path(), "stopped.py", SELF_SIGNALS), &boxed);
-    assert_eq!(s.ask(b"x\n", 1, long).unwrap(), vec!["1"]);
-    let program = first_child(s.pid()).expect("the program under its bwrap");
+    assert_eq!(s.ask(b"x\n", 1, long).unwrap(), vec!["2 refused refused"]);
+    let program = boxed_program(s.pid()).expect("the program under its bwrap");
     // SAFETY: a plain syscall, on a process this test started.
     assert_eq!(unsafe { libc::kill(program, libc::SIGSTOP) }, 0);
     let how = outside(s.ask(b"x\n", 1, Duration::from_millis(300)));

@@ -217,12 +217,12 @@ pub enum CallError {
     Io(&'static str, HostIo),
     /// The program could not be started.
     Spawn(String),
-    /// The program's box was killed from outside it ([`Sandbox::Bwrap`] only): its
-    /// first process died of a SIGKILL that nothing in its box could have sent (the
-    /// kernel drops one sent to a box's first process from inside), with no memory or
-    /// CPU limit of its own reached, or its bwrap died of a signal; or the call ran out
-    /// of time while its first process stood stopped by a signal (which, too, only
-    /// something outside its box can send it): then the host has killed it. The host's fault or
+    /// The program's box was killed from outside it (in its own box, or in a boxed
+    /// worker of one entry): the program died of a SIGKILL that nothing in its box
+    /// could have sent (its filter guards it: `seccomp`), with no memory or CPU limit
+    /// of its own reached, or its bwrap died of a signal; or the call ran out of time
+    /// while it stood stopped by a signal (which, too, only something outside its box
+    /// can send it): then the host has killed it. The host's fault or
     /// the machine's, not the program's: how it ended, as [`CallError::Exited`] says it.
     /// A program can fake it by exiting with status 137; the caller decides how often
     /// it believes one.

@@ -197,8 +197,11 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
 /// The command that runs a program bot as `spec` says in a box: its program and script
 /// files (the files named in its argv) and the directory of its own files (`files`)
 /// bound back over `hidden`, its directory as its working directory, `writable` bound
-/// read-write. The program runs as the box's process 1 (`--as-pid-1`: no bwrap init in
-/// between); the children it forks and leaves are reaped by it, or end with the box.
+/// read-write. The program runs as the box's process 2 under bwrap's own process 1,
+/// which reaps the children it leaves and dies with bwrap (and so with the host),
+/// whatever the program does; its filter guards it there (`spawn::start`: no other
+/// process of the box may kill or stop it), so its death by SIGKILL came from outside
+/// (`spawn::killed_from_outside`).
 pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: &[PathBuf]) -> Command {
     let visible: Vec<PathBuf> = spec
         .command
@@ -211,10 +214,7 @@ pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: 
         .chain(spec.files.iter().map(|f| absolute(f)).filter(|f| f.is_dir()))
         .collect();
     let mut cmd = box_command(hidden, &visible, writable, spec.dir.as_deref());
-    // The program is its box's first process: the kernel delivers it no signal sent from
-    // inside its box that it has no handler for (SIGKILL and SIGSTOP included), so a
-    // death by SIGKILL came from outside (`spawn::killed_from_outside`).
-    cmd.arg("--as-pid-1").arg("--").args(&spec.command);
+    cmd.arg("--").args(&spec.command);
     cmd
 }
 
@@ -224,7 +224,7 @@ pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: 
 /// writable paths), and `writable`'s first path is its working directory. In a box the
 /// helper runs under bwrap's own process 1, which reaps the box's orphans and dies with
 /// bwrap (and so with the host), whatever the helper's code does; the helper is its
-/// box's process 2 ([`super::seccomp`]'s `GUARDED_PID`), which the boxes' filter keeps
+/// box's process 2 ([`super::seccomp`]'s `GUARDED_PID`, as a program's), which the boxes' filter keeps
 /// every other process of the box from killing or stopping (`spawn::confine_helper`):
 /// its death by SIGKILL came from outside the box, from the kernel (its box's OOM
 /// killer), or from its own hand (a bot in it can still bring one on itself:
@@ -257,11 +257,11 @@ pub(super) fn filter_in_box() -> bool {
     bwrap_check().1
 }
 
-/// Whether a boxed helper (a worker) runs under the boxes' filter with its guard
-/// ([`helper_command`]): then no other process of its box can kill or stop it. Not
-/// where boxed programs get no filter ([`box_filter_missing`]).
+/// Whether a boxed helper (a worker) or program runs under the boxes' filter with its
+/// guard ([`helper_command`], [`program_command`]): then no other process of its box
+/// can kill or stop it. Not where boxed programs get no filter ([`box_filter_missing`]).
 pub fn helpers_guarded() -> bool {
-    super::seccomp::helper_filter().is_some() && filter_in_box()
+    super::seccomp::boxed_filter().is_some() && filter_in_box()
 }
 
 /// Why boxed programs run without the system-call filter here, if they do (and bwrap

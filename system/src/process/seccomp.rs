@@ -7,10 +7,11 @@
 //! `EINVAL`; libuv, the JDK and Go do not on `ENOSYS`); `io_uring_setup`,
 //! `io_uring_enter` and `io_uring_register` fail with `ENOSYS`, as on a kernel without
 //! them, which is what their users test for; `prctl(PR_SET_PDEATHSIG, sig)` with any
-//! `sig` but SIGKILL fails with `EPERM`: a box's first process (a program) could
-//! otherwise undo its `--die-with-parent` (bwrap's SIGKILL) and outlive a host that
-//! died at once. A boxed helper's filter ([`helper_filter`]) also guards the helper,
-//! its box's process 2 ([`GUARDED_PID`]): no process of the box may send it SIGKILL or
+//! `sig` but SIGKILL fails with `EPERM`: a process running bot code as its box's first
+//! process could otherwise undo its `--die-with-parent` (bwrap's SIGKILL) and outlive
+//! a host that died at once (a box's first process is bwrap's own now: a second line).
+//! The filter of what the host boxes ([`boxed_filter`]) also guards its
+//! box's process 2 ([`GUARDED_PID`], the helper or program): no process of the box may send it SIGKILL or
 //! a stop signal, trace, or join another's process group ([`instructions`]), so that
 //! its death by SIGKILL came from outside its box. Everything else is allowed. The
 //! filter is a classic BPF program of under a hundred instructions, installed in the child
@@ -156,7 +157,8 @@ const PIDFD_SEND_SIGNAL: u32 = 424;
 const GUARDED_SIGNALS: [u32; 5] = [9, 19, 20, 21, 22];
 
 /// The process of a box that the boxes' filter guards: a helper's (a worker's, a
-/// probe's) pid in its box, under bwrap's own process 1 (`sandbox::helper_command`).
+/// probe's) or a program's pid in its box, under bwrap's own process 1
+/// (`sandbox::helper_command`, `sandbox::program_command`).
 pub(super) const GUARDED_PID: u32 = 2;
 
 /// One architecture's refused calls.
@@ -377,18 +379,18 @@ fn instructions(arches: &[Arch], guard: Option<u32>) -> Vec<libc::sock_filter> {
     asm.finish()
 }
 
-/// The filter of program bots and of the host's unboxed helpers, made once; `None` where
+/// The filter of unboxed program bots and of the host's unboxed helpers, made once; `None` where
 /// this architecture has none, or the kernel will not take one from this process
 /// ([`unavailable`] says why): there a program starts without it.
 pub(super) fn program_filter() -> Option<&'static [libc::sock_filter]> {
     filter_or_why().as_ref().ok().map(|(program, _)| program.as_slice())
 }
 
-/// The filter of the host's boxed helpers that load bots (workers, probes:
-/// `spawn::confine_helper`): the program bots' with a guard of [`GUARDED_PID`], the
-/// helper's pid in its box, so that nothing else in the box can kill or stop it
-/// ([`instructions`]); `None` as for [`program_filter`].
-pub(super) fn helper_filter() -> Option<&'static [libc::sock_filter]> {
+/// The filter of what the host boxes (a helper that loads bots, a worker or a probe:
+/// `spawn::confine_helper`; a program bot: `spawn::start`): the program bots' with a
+/// guard of [`GUARDED_PID`], its pid in its box, so that nothing else in the box can
+/// kill or stop it ([`instructions`]); `None` as for [`program_filter`].
+pub(super) fn boxed_filter() -> Option<&'static [libc::sock_filter]> {
     filter_or_why().as_ref().ok().map(|(_, helper)| helper.as_slice())
 }
 

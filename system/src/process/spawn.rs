@@ -114,7 +114,7 @@ pub fn confine_helper(
     // process 1 (`sandbox::helper_command`).
     let filter = match sandbox {
         Sandbox::None => super::seccomp::program_filter(),
-        Sandbox::Bwrap { .. } => super::seccomp::helper_filter().filter(|_| sandbox::filter_in_box()),
+        Sandbox::Bwrap { .. } => super::seccomp::boxed_filter().filter(|_| sandbox::filter_in_box()),
     };
     let joins: Vec<std::ffi::CString> = cap.map(ProcessCap::join_files).unwrap_or_default();
     // SAFETY: geteuid cannot fail.
@@ -225,9 +225,9 @@ pub fn kill_group(child: &mut Child) {
 }
 
 /// SIGKILL to the first child of process `pid` (under bwrap, its box's process 1), from
-/// the host: the bot code a program's box's first process runs may have undone its
-/// `--die-with-parent` (`PR_SET_PDEATHSIG`; a worker's first process is bwrap's own,
-/// which runs no bot code), and its box is not in bwrap's process group
+/// the host: a second line (that process is bwrap's own, which runs no bot code and
+/// dies with bwrap; a box whose first process ran bot code could have undone its
+/// `--die-with-parent`, `PR_SET_PDEATHSIG`), as its box is not in bwrap's process group
 /// (`--new-session`), so ending bwrap alone would leave the box running. A signal from
 /// the host, in a parent PID namespace, reaches it. The child is taken through a pidfd,
 /// and only while it is still `pid`'s child.
@@ -405,9 +405,12 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
         file_size: limits.file_size,
         run_as,
         // No `splice` and the like into its stdout, whose stamp they would not move;
-        // in a box only where bwrap works under it (`sandbox::filter_in_box`).
-        filter: super::seccomp::program_filter()
-            .filter(|_| !matches!(limits.sandbox, Sandbox::Bwrap { .. }) || sandbox::filter_in_box()),
+        // in a box only where bwrap works under it (`sandbox::filter_in_box`), with the
+        // guard of its pid there.
+        filter: match limits.sandbox {
+            Sandbox::None => super::seccomp::program_filter(),
+            Sandbox::Bwrap { .. } => super::seccomp::boxed_filter().filter(|_| sandbox::filter_in_box()),
+        },
         // In a boxed worker of one entry: nothing else in the box may kill or stop it.
         guard: programs_guarded(limits).then(super::seccomp::program_guard).flatten(),
     };
@@ -553,14 +556,17 @@ fn reap(pid: libc::pid_t) -> (ExitStatus, Option<Duration>) {
 }
 
 /// Whether a boxed program (`pid` is its bwrap's) is stopped by a signal (state `T`)
-/// now: as its box's first process (see [`killed_from_outside`]) it cannot be stopped
-/// from inside its box (the kernel drops a SIGSTOP, SIGTSTP, ... sent from there, its
-/// own included), so the stop came from outside, and the time it stands is not its own.
+/// now: guarded in its box (see [`killed_from_outside`]) it cannot be stopped from
+/// inside its box (its filter refuses every stop signal to it, its own included), nor
+/// can bwrap's process 1 above it, so the stop came from outside, and the time it
+/// stands is not its own.
 pub(super) fn stopped_from_outside(pid: u32, limits: &Limits) -> bool {
-    if !matches!(limits.sandbox, Sandbox::Bwrap { .. }) {
+    if !matches!(limits.sandbox, Sandbox::Bwrap { .. }) || !sandbox::helpers_guarded() {
         return false;
     }
-    first_child(pid).and_then(state_of) == Some(b'T')
+    let init = first_child(pid);
+    let program = init.and_then(first_child);
+    [init, program].into_iter().flatten().any(|p| state_of(p) == Some(b'T'))
 }
 
 /// The state of process `pid` now, as `/proc/<pid>/stat` gives it (`R`, `S`, `T`, `Z`,
@@ -602,10 +608,10 @@ pub(super) fn ending(
 /// Whether a program that ended by itself with `status` (reaped after using `cpu`; never
 /// when it could not be reaped), not over its memory group's limit ([`ending`] looks
 /// first), was killed from outside its box ([`CallError::KilledFromOutside`]): under
-/// [`Sandbox::Bwrap`], where the program is its box's first process (`--as-pid-1`), to
-/// which the kernel delivers no signal from inside the box that it has no handler for,
-/// SIGKILL included, bwrap's own death by a signal, or a SIGKILL of the program
-/// (bwrap's exit status 128 + 9); in a boxed worker of one entry, where the program's
+/// [`Sandbox::Bwrap`], bwrap's own death by a signal, or, where its filter guards the
+/// program (its box's process 2 under bwrap's process 1: no other process of the box,
+/// and not the program itself, may send it SIGKILL), a SIGKILL of the program (bwrap's
+/// exit status 128 + 9); in a boxed worker of one entry, where the program's
 /// filter guards it ([`programs_guarded`]: no other process of the box may send it
 /// SIGKILL; its worker's own kills are not deaths by itself), its death by SIGKILL.
 /// Never a SIGKILL that its CPU limit explains (`limits.cpu_seconds`, which the kernel
@@ -615,7 +621,8 @@ fn killed_from_outside(status: ExitStatus, cpu: Option<Duration>, limits: &Limit
     let under_cpu_limit = limits.cpu_seconds.is_none_or(|s| cpu < Duration::from_secs(s));
     match limits.sandbox {
         Sandbox::Bwrap { .. } => {
-            status.signal().is_some() || (status.code() == Some(128 + libc::SIGKILL) && under_cpu_limit)
+            status.signal().is_some()
+                || (status.code() == Some(128 + libc::SIGKILL) && under_cpu_limit && sandbox::helpers_guarded())
         }
         Sandbox::None => programs_guarded(limits) && status.signal() == Some(libc::SIGKILL) && under_cpu_limit,
     }
@@ -695,7 +702,10 @@ mod tests {
     fn only_a_boxed_programs_sigkill_that_no_limit_of_its_own_explains_came_from_outside() {
         let boxed = Limits { sandbox: Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..Limits::default() };
         let cpu = Some(Duration::from_millis(20));
-        assert!(outside(exit(137), cpu, &boxed, false));
+        // A SIGKILL of the program itself: from outside where its filter guards it.
+        let guarded = super::sandbox::helpers_guarded();
+        assert!(guarded || std::env::var_os("CI").is_none(), "CI must have guarded boxes");
+        assert_eq!(outside(exit(137), cpu, &boxed, false), guarded);
         // Its bwrap killed by a signal.
         assert!(outside(ExitStatus::from_raw(libc::SIGKILL), cpu, &boxed, false));
         // Its own memory group's OOM killer, its own exit, its own fault.
@@ -704,7 +714,7 @@ mod tests {
         assert!(!outside(exit(139), cpu, &boxed, false));
         // Its CPU limit, which the kernel enforces with a SIGKILL.
         let timed = Limits { cpu_seconds: Some(3), ..boxed.clone() };
-        assert!(outside(exit(137), cpu, &timed, false));
+        assert_eq!(outside(exit(137), cpu, &timed, false), guarded);
         assert!(!outside(exit(137), Some(Duration::from_millis(4100)), &timed, false));
         // Not reaped: nothing concluded.
         assert!(!outside(exit(137), None, &boxed, false));
