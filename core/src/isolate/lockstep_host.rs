@@ -278,7 +278,11 @@ impl<G: Game> Worker<G> {
         seats: &[usize],
         names: &[String],
     ) -> Option<Result<(), String>> {
-        let proc = game.procs.iter().find(|p| p.seats == [s])?;
+        // Said only by a worker the host told to guard its programs (`Worker::launch`):
+        // from any other, a bot's line.
+        let guarded =
+            matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. }) && crate::process::helpers_guarded();
+        let proc = game.procs.iter().find(|p| p.seats == [s]).filter(|_| guarded)?;
         let oom = proc.running.cap.as_ref().map_or(crate::process::OomKills::None, |c| c.oom_kills());
         let believed =
             oom == crate::process::OomKills::None && !std::mem::replace(&mut self.claimed_outside[seats[s]], true);
