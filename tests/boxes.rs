@@ -936,6 +936,24 @@ const VICTIM: &str = "# arena: eggs persistent\nimport sys, time\nwhile True:\n 
 /// its log (its standard error) what came of it the first time.
 const SELF_KILLER: &str = "# arena: eggs persistent\nimport os, sys, time\nsaid = False\nwhile True:\n    lines = [sys.stdin.readline() for _ in range(6)]\n    if not lines[-1]:\n        break\n    try:\n        os.kill(os.getpid(), 9)\n        what = 'sent'\n    except PermissionError:\n        what = 'refused'\n    if not said:\n        print('selfkill: ' + what, file=sys.stderr, flush=True)\n        said = True\n    time.sleep(0.03)\n    sys.stdout.write(\"5\\nN\\nx\\n\")\n    sys.stdout.flush()\n";
 
+/// The directory `name` in `setup` of a tournament of `py-hunter` and the program
+/// `victim.py` (`victim`, its source after the shebang of `python`), readable by all:
+/// the directory, its scripts and the victim's file.
+fn program_victim_dir(setup: &Setup, python: &str, name: &str, victim: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let base = setup.dir.path().join(name);
+    let scripts = base.join("scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    for d in [&base, &scripts] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let hunter = std::fs::read_to_string(root().join("scripts/eggs/py-hunter.py")).unwrap();
+    let shebang = format!("#!{python}");
+    write_executable(&scripts.join("py-hunter.py"), &hunter.replacen("#!/usr/bin/env python3", &shebang, 1));
+    let victim_file = scripts.join("victim.py");
+    write_executable(&victim_file, &format!("{shebang}\n{victim}"));
+    (base, scripts, victim_file)
+}
+
 /// A tournament (`name`, in `setup`) of `py-hunter` and the program `victim` (its source
 /// after the shebang), 4 eggs games with `extra` arguments, where the test, as an
 /// administrator's stray `kill -9` would, kills the victim's program (its Python
@@ -950,17 +968,7 @@ fn program_victim_tournament(
     kills: usize,
     extra: &[&str],
 ) -> (serde_json::Value, String, String) {
-    let base = setup.dir.path().join(name);
-    let scripts = base.join("scripts");
-    std::fs::create_dir_all(&scripts).unwrap();
-    for d in [&base, &scripts] {
-        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let hunter = std::fs::read_to_string(root().join("scripts/eggs/py-hunter.py")).unwrap();
-    let shebang = format!("#!{python}");
-    write_executable(&scripts.join("py-hunter.py"), &hunter.replacen("#!/usr/bin/env python3", &shebang, 1));
-    let victim_file = scripts.join("victim.py");
-    write_executable(&victim_file, &format!("{shebang}\n{victim}"));
+    let (base, scripts, victim_file) = program_victim_dir(setup, python, name, victim);
     let args: Vec<&str> = ["--seed", "7", "--jobs", "2", "--rounds", "4", "--set", "max_turns=40"]
         .into_iter()
         .chain(extra.iter().copied())
@@ -1098,7 +1106,7 @@ fn a_box_whose_bot_clears_its_parent_death_signal_ends_with_a_host_killed_at_onc
         .into_iter()
         .chain(["--call-timeout-ms", "60000"])
         .collect::<Vec<_>>();
-    let mut host = eggs_host("--plugins", &plugins, &base, &args);
+    let host = eggs_host("--plugins", &plugins, &base, &args);
     let workers = || workers_loading(&victim);
     let started = Instant::now();
     let mut found = workers();
@@ -1108,73 +1116,16 @@ fn a_box_whose_bot_clears_its_parent_death_signal_ends_with_a_host_killed_at_onc
     }
     assert!(!found.is_empty(), "the victim's worker never started");
     // Its third call (the attack) comes within milliseconds of its first, the exec 0.1 s
-    // later: the worker's process is `sleep` now, under the same pid.
-    let alive = |p: &i32| Path::new(&format!("/proc/{p}")).exists();
-    let sleeping = |p: &i32| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e.ends_with("sleep"));
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !found.iter().all(sleeping) && found.iter().all(alive) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let became_sleep = found.iter().all(sleeping);
-    host.kill().unwrap();
-    host.wait().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while found.iter().any(alive) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let left: Vec<i32> = found.iter().copied().filter(alive).collect();
-    for &p in &left {
-        // SAFETY: kill only sends a signal, to what this test's attacker left.
-        unsafe {
-            libc::kill(p, libc::SIGKILL);
-        }
-    }
-    assert!(became_sleep, "the victim's worker never became sleep (pids {found:?})");
-    assert_eq!(left, Vec::<i32>::new(), "the victim's box outlived its host");
+    // later.
+    assert_ends_with_its_host(host, &found);
 }
 
-/// A program bot that, at its first call, replaces itself by `/bin/sleep 600` from a
-/// second thread (which drops the parent-death signal the kernel keeps per thread),
-/// then answers no more.
-const UNDYING_PROGRAM: &str = "# arena: eggs persistent\nimport os, sys, threading, time\ndef undying():\n    time.sleep(0.1)\n    os.execv('/bin/sleep', ['sleep', '600'])\nstarted = False\nwhile True:\n    lines = [sys.stdin.readline() for _ in range(6)]\n    if not lines[-1]:\n        break\n    if not started:\n        started = True\n        threading.Thread(target=undying).start()\n    sys.stdout.write(\"5\\nN\\nx\\n\")\n    sys.stdout.flush()\n";
-
-/// The same for a program the host boxes itself (program bots alone: no workers): it
-/// runs under bwrap's own process 1 too, so a host killed at once (SIGKILL) leaves no
-/// box behind even when the program replaced itself by `/bin/sleep` from a second thread.
-#[test]
-fn a_programs_box_ends_with_a_host_killed_at_once_whatever_the_program_execs() {
-    let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
-    if let Err(why) = arena::process::bwrap_available() {
-        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
-    }
-    let setup = Setup::new();
-    let base = setup.dir.path().join("undying-program");
-    let scripts = base.join("scripts");
-    std::fs::create_dir_all(&scripts).unwrap();
-    for d in [&base, &scripts] {
-        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let hunter = std::fs::read_to_string(root().join("scripts/eggs/py-hunter.py")).unwrap();
-    let shebang = format!("#!{python}");
-    write_executable(&scripts.join("py-hunter.py"), &hunter.replacen("#!/usr/bin/env python3", &shebang, 1));
-    let victim = scripts.join("victim.py");
-    write_executable(&victim, &format!("{shebang}\n{UNDYING_PROGRAM}"));
-    let args = ["--seed", "7", "--jobs", "1", "--rounds", "1", "--set", "max_turns=40", "--call-timeout-ms", "60000"];
-    let mut host = eggs_host("--scripts", &scripts, &base, &args);
-    let victim_path = victim.display().to_string();
-    let exe = |p: &i32| std::fs::read_link(format!("/proc/{p}/exe")).unwrap_or_default();
-    let started = Instant::now();
-    let mut found: Vec<i32> = Vec::new();
-    while found.is_empty() && started.elapsed() < HOST_DEADLINE {
-        found = processes_naming(&victim_path)
-            .into_iter()
-            .filter(|p| exe(p).to_string_lossy().contains("python"))
-            .collect();
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(!found.is_empty(), "the victim's program never started");
+/// Waits (10 s at most) until each of `found` (the victim's processes) is `sleep`,
+/// under the same pid, kills `host` at once (SIGKILL), and checks that none of them is
+/// left 10 s later (ending any that is).
+fn assert_ends_with_its_host(mut host: std::process::Child, found: &[i32]) {
     let alive = |p: &i32| Path::new(&format!("/proc/{p}")).exists();
-    let sleeping = |p: &i32| exe(p).ends_with("sleep");
+    let sleeping = |p: &i32| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e.ends_with("sleep"));
     let deadline = Instant::now() + Duration::from_secs(10);
     while !found.iter().all(sleeping) && found.iter().all(alive) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
@@ -1193,8 +1144,41 @@ fn a_programs_box_ends_with_a_host_killed_at_once_whatever_the_program_execs() {
             libc::kill(p, libc::SIGKILL);
         }
     }
-    assert!(became_sleep, "the victim's program never became sleep (pids {found:?})");
+    assert!(became_sleep, "the victim's process never became sleep (pids {found:?})");
     assert_eq!(left, Vec::<i32>::new(), "the victim's box outlived its host");
+}
+
+/// A program bot that, at its first call, replaces itself by `/bin/sleep 600` from a
+/// second thread (which drops the parent-death signal the kernel keeps per thread),
+/// then answers no more.
+const UNDYING_PROGRAM: &str = "# arena: eggs persistent\nimport os, sys, threading, time\ndef undying():\n    time.sleep(0.1)\n    os.execv('/bin/sleep', ['sleep', '600'])\nstarted = False\nwhile True:\n    lines = [sys.stdin.readline() for _ in range(6)]\n    if not lines[-1]:\n        break\n    if not started:\n        started = True\n        threading.Thread(target=undying).start()\n    sys.stdout.write(\"5\\nN\\nx\\n\")\n    sys.stdout.flush()\n";
+
+/// The same for a program the host boxes itself (program bots alone: no workers): it
+/// runs under bwrap's own process 1 too, so a host killed at once (SIGKILL) leaves no
+/// box behind even when the program replaced itself by `/bin/sleep` from a second thread.
+#[test]
+fn a_programs_box_ends_with_a_host_killed_at_once_whatever_the_program_execs() {
+    let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+    }
+    let setup = Setup::new();
+    let (base, scripts, victim) = program_victim_dir(&setup, python, "undying-program", UNDYING_PROGRAM);
+    let args = ["--seed", "7", "--jobs", "1", "--rounds", "1", "--set", "max_turns=40", "--call-timeout-ms", "60000"];
+    let host = eggs_host("--scripts", &scripts, &base, &args);
+    let victim_path = victim.display().to_string();
+    let exe = |p: &i32| std::fs::read_link(format!("/proc/{p}/exe")).unwrap_or_default();
+    let started = Instant::now();
+    let mut found: Vec<i32> = Vec::new();
+    while found.is_empty() && started.elapsed() < HOST_DEADLINE {
+        found = processes_naming(&victim_path)
+            .into_iter()
+            .filter(|p| exe(p).to_string_lossy().contains("python"))
+            .collect();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!found.is_empty(), "the victim's program never started");
+    assert_ends_with_its_host(host, &found);
 }
 
 /// A worker runs under bwrap's own process 1, which reaps every orphan of its box; or
