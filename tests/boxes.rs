@@ -956,16 +956,16 @@ fn program_victim_dir(setup: &Setup, python: &str, name: &str, victim: &str) -> 
 
 /// A tournament (`name`, in `setup`) of `py-hunter` and the program `victim` (its source
 /// after the shebang), 4 eggs games with `extra` arguments, where the test, as an
-/// administrator's stray `kill -9` would, kills the victim's program (its Python
-/// process) from outside its box, then, for a second kill, its bwrap (a later process):
-/// each the first found alive, at least 0.3 s into its game. Returns the results, the
-/// victim's log and a context for messages.
+/// administrator's stray `kill -9` (or `kill -STOP`: `signal`) would, signals the
+/// victim's program (its Python process) from outside its box, then, for a second
+/// kill, its bwrap (a later process): each the first found alive, at least 0.3 s into
+/// its game. Returns the results, the victim's log and a context for messages.
 fn program_victim_tournament(
     setup: &Setup,
     python: &str,
     name: &str,
     victim: &str,
-    kills: usize,
+    (kills, signal): (usize, i32),
     extra: &[&str],
 ) -> (serde_json::Value, String, String) {
     let (base, scripts, victim_file) = program_victim_dir(setup, python, name, victim);
@@ -989,7 +989,7 @@ fn program_victim_tournament(
             Some(pid) => {
                 std::thread::sleep(Duration::from_millis(300));
                 // SAFETY: a plain syscall, on a process of this test's tournament.
-                if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                if unsafe { libc::kill(pid, if done == 0 { signal } else { libc::SIGKILL }) } == 0 {
                     // Every process of that box is gone before the next is looked for.
                     killed.extend(found);
                     done += 1;
@@ -1015,7 +1015,8 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
         return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
     }
     let setup = Setup::new();
-    let play = |name: &str, kills: usize| program_victim_tournament(&setup, python, name, VICTIM, kills, &[]);
+    let play =
+        |name: &str, kills: usize| program_victim_tournament(&setup, python, name, VICTIM, (kills, libc::SIGKILL), &[]);
     let (reference, _, _) = play("reference", 0);
     let (once, log, context) = play("once", 1);
     assert_eq!(games(&once), games(&reference), "{context}");
@@ -1034,9 +1035,10 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
 /// The same in strict mode, where each program runs in its entry's worker, in the
 /// worker's box: the worker guards its program as its filter guards the worker
 /// (`process::guard_programs`: no other process of the box may kill or stop it), so the
-/// program's death by SIGKILL came from outside; the worker says so to the host, which
-/// plays the game again, once per entry. And a program that tries to kill itself with
-/// SIGKILL is refused (`PermissionError`): the tournament is the reference's.
+/// program's death by SIGKILL, or its stop, came from outside; the worker says so to
+/// the host, which plays the game again, once per entry. And a program that tries to
+/// kill itself with SIGKILL is refused (`PermissionError`): the tournament is the
+/// reference's.
 #[test]
 fn a_program_in_its_entrys_worker_killed_from_outside_is_not_charged_and_its_game_is_played_again() {
     let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
@@ -1045,18 +1047,20 @@ fn a_program_in_its_entrys_worker_killed_from_outside_is_not_charged_and_its_gam
     }
     let setup = Setup::new();
     let strict = ["--isolate", "strict"];
-    let play = |name: &str, victim: &str, kills: usize| {
-        program_victim_tournament(&setup, python, name, victim, kills, &strict)
+    let play = |name: &str, victim: &str, kill: (usize, i32)| {
+        program_victim_tournament(&setup, python, name, victim, kill, &strict)
     };
-    let (reference, _, _) = play("reference", VICTIM, 0);
-    let (once, log, context) = play("once", VICTIM, 1);
-    assert_eq!(games(&once), games(&reference), "{context}");
-    assert!(
-        log.contains("its program was killed from outside its box") && log.contains("the game is played again"),
-        "{context}"
-    );
-    nobody_charged(&once, &context);
-    let (own, log, context) = play("own", SELF_KILLER, 0);
+    let (reference, _, _) = play("reference", VICTIM, (0, 0));
+    for (name, signal) in [("killed", libc::SIGKILL), ("stopped", libc::SIGSTOP)] {
+        let (once, log, context) = play(name, VICTIM, (1, signal));
+        assert_eq!(games(&once), games(&reference), "{context}");
+        assert!(
+            log.contains("its program was killed from outside its box") && log.contains("the game is played again"),
+            "{context}"
+        );
+        nobody_charged(&once, &context);
+    }
+    let (own, log, context) = play("own", SELF_KILLER, (0, 0));
     assert!(log.contains("selfkill: refused"), "{context}");
     assert_eq!(games(&own), games(&reference), "{context}");
     nobody_charged(&own, &context);

@@ -555,18 +555,22 @@ fn reap(pid: libc::pid_t) -> (ExitStatus, Option<Duration>) {
     (ExitStatus::from_raw(raw), Some(time(usage.ru_utime) + time(usage.ru_stime)))
 }
 
-/// Whether a boxed program (`pid` is its bwrap's) is stopped by a signal (state `T`)
-/// now: guarded in its box (see [`killed_from_outside`]) it cannot be stopped from
-/// inside its box (its filter refuses every stop signal to it, its own included), nor
-/// can bwrap's process 1 above it, so the stop came from outside, and the time it
-/// stands is not its own.
+/// Whether a boxed program (`pid` is its bwrap's, or, in a boxed worker of one entry,
+/// the program's own) is stopped by a signal (state `T`) now: guarded in its box (see
+/// [`killed_from_outside`]) it cannot be stopped from inside its box (its filter refuses
+/// every stop signal to it, its own included), nor can bwrap's process 1 above it, so
+/// the stop came from outside, and the time it stands is not its own.
 pub(super) fn stopped_from_outside(pid: u32, limits: &Limits) -> bool {
-    if !matches!(limits.sandbox, Sandbox::Bwrap { .. }) || !sandbox::helpers_guarded() {
-        return false;
+    let stopped = |p: u32| state_of(p) == Some(b'T');
+    match limits.sandbox {
+        Sandbox::Bwrap { .. } if sandbox::helpers_guarded() => {
+            let init = first_child(pid);
+            let program = init.and_then(first_child);
+            [init, program].into_iter().flatten().any(stopped)
+        }
+        Sandbox::Bwrap { .. } => false,
+        Sandbox::None => programs_guarded(limits) && stopped(pid),
     }
-    let init = first_child(pid);
-    let program = init.and_then(first_child);
-    [init, program].into_iter().flatten().any(|p| state_of(p) == Some(b'T'))
 }
 
 /// The state of process `pid` now, as `/proc/<pid>/stat` gives it (`R`, `S`, `T`, `Z`,
