@@ -956,16 +956,17 @@ fn program_victim_dir(setup: &Setup, python: &str, name: &str, victim: &str) -> 
 
 /// A tournament (`name`, in `setup`) of `py-hunter` and the program `victim` (its source
 /// after the shebang), 4 eggs games with `extra` arguments, where the test, as an
-/// administrator's stray `kill -9` (or `kill -STOP`: `signal`) would, signals the
-/// victim's program (its Python process) from outside its box, then, for a second
-/// kill, its bwrap (a later process): each the first found alive, at least 0.3 s into
-/// its game. Returns the results, the victim's log and a context for messages.
+/// administrator's stray `kill -9` (or `kill -STOP`) would, signals processes of the
+/// victim from outside their box, one after the other as `kills` says: each the first
+/// process of the victim found alive whose executable's path names the given part
+/// (`python`: its program; `bwrap`: its box), at least 0.3 s into its game, a later
+/// process each time. Returns the results, the victim's log and a context for messages.
 fn program_victim_tournament(
     setup: &Setup,
     python: &str,
     name: &str,
     victim: &str,
-    (kills, signal): (usize, i32),
+    kills: &[(&str, i32)],
     extra: &[&str],
 ) -> (serde_json::Value, String, String) {
     let (base, scripts, victim_file) = program_victim_dir(setup, python, name, victim);
@@ -977,19 +978,16 @@ fn program_victim_tournament(
     let victim_path = victim_file.display().to_string();
     let started = Instant::now();
     let (mut killed, mut done): (Vec<i32>, usize) = (Vec::new(), 0);
-    while done < kills && started.elapsed() < HOST_DEADLINE {
+    while let Some(&(part, signal)) = kills.get(done)
+        && started.elapsed() < HOST_DEADLINE
+    {
         let found: Vec<i32> = processes_naming(&victim_path).into_iter().filter(|p| !killed.contains(p)).collect();
         let exe = |p: &i32| std::fs::read_link(format!("/proc/{p}/exe")).unwrap_or_default().display().to_string();
-        let target = if done == 0 {
-            found.iter().find(|p| exe(p).contains("python")).copied()
-        } else {
-            found.iter().find(|p| exe(p).ends_with("/bwrap")).copied()
-        };
-        match target {
+        match found.iter().find(|p| exe(p).contains(part)).copied() {
             Some(pid) => {
                 std::thread::sleep(Duration::from_millis(300));
                 // SAFETY: a plain syscall, on a process of this test's tournament.
-                if unsafe { libc::kill(pid, if done == 0 { signal } else { libc::SIGKILL }) } == 0 {
+                if unsafe { libc::kill(pid, signal) } == 0 {
                     // Every process of that box is gone before the next is looked for.
                     killed.extend(found);
                     done += 1;
@@ -1015,17 +1013,16 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
         return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
     }
     let setup = Setup::new();
-    let play =
-        |name: &str, kills: usize| program_victim_tournament(&setup, python, name, VICTIM, (kills, libc::SIGKILL), &[]);
-    let (reference, _, _) = play("reference", 0);
-    let (once, log, context) = play("once", 1);
+    let play = |name: &str, kills: &[(&str, i32)]| program_victim_tournament(&setup, python, name, VICTIM, kills, &[]);
+    let (reference, _, _) = play("reference", &[]);
+    let (once, log, context) = play("once", &[("python", libc::SIGKILL)]);
     assert_eq!(games(&once), games(&reference), "{context}");
     assert!(
         log.contains("its program was killed from outside its box") && log.contains("the game is played again"),
         "{context}"
     );
     nobody_charged(&once, &context);
-    let (twice, _, context) = play("twice", 2);
+    let (twice, _, context) = play("twice", &[("python", libc::SIGKILL), ("bwrap", libc::SIGKILL)]);
     assert_eq!(twice["played"], reference["played"], "{context}");
     let victim = twice["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == "victim").unwrap();
     assert!(victim["errors"].as_u64() > Some(0), "{context}");
@@ -1036,8 +1033,9 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
 /// worker's box: the worker guards its program as its filter guards the worker
 /// (`process::guard_programs`: no other process of the box may kill or stop it), so the
 /// program's death by SIGKILL, or its stop, came from outside; the worker says so to
-/// the host, which plays the game again, once per entry. And a program that tries to
-/// kill itself with SIGKILL is refused (`PermissionError`): the tournament is the
+/// the host, which plays the game again, once per entry: a second kill is charged, and
+/// its log says that the game was not played again. And a program that tries to kill
+/// itself with SIGKILL is refused (`PermissionError`): the tournament is the
 /// reference's.
 #[test]
 fn a_program_in_its_entrys_worker_killed_from_outside_is_not_charged_and_its_game_is_played_again() {
@@ -1047,12 +1045,12 @@ fn a_program_in_its_entrys_worker_killed_from_outside_is_not_charged_and_its_gam
     }
     let setup = Setup::new();
     let strict = ["--isolate", "strict"];
-    let play = |name: &str, victim: &str, kill: (usize, i32)| {
-        program_victim_tournament(&setup, python, name, victim, kill, &strict)
+    let play = |name: &str, victim: &str, kills: &[(&str, i32)]| {
+        program_victim_tournament(&setup, python, name, victim, kills, &strict)
     };
-    let (reference, _, _) = play("reference", VICTIM, (0, 0));
+    let (reference, _, _) = play("reference", VICTIM, &[]);
     for (name, signal) in [("killed", libc::SIGKILL), ("stopped", libc::SIGSTOP)] {
-        let (once, log, context) = play(name, VICTIM, (1, signal));
+        let (once, log, context) = play(name, VICTIM, &[("python", signal)]);
         assert_eq!(games(&once), games(&reference), "{context}");
         assert!(
             log.contains("its program was killed from outside its box") && log.contains("the game is played again"),
@@ -1060,7 +1058,13 @@ fn a_program_in_its_entrys_worker_killed_from_outside_is_not_charged_and_its_gam
         );
         nobody_charged(&once, &context);
     }
-    let (own, log, context) = play("own", SELF_KILLER, (0, 0));
+    let (twice, log, context) = play("twice", VICTIM, &[("python", libc::SIGKILL), ("python", libc::SIGKILL)]);
+    assert_eq!(twice["played"], reference["played"], "{context}");
+    let victim = twice["leaderboard"].as_array().unwrap().iter().find(|s| s["name"] == "victim").unwrap();
+    assert!(victim["disqualified"].as_u64() > Some(0), "{context}");
+    assert!(victim["messages"].to_string().contains("believed once per entry"), "{victim}\n{context}");
+    assert!(log.contains("not played again"), "{context}");
+    let (own, log, context) = play("own", SELF_KILLER, &[]);
     assert!(log.contains("selfkill: refused"), "{context}");
     assert_eq!(games(&own), games(&reference), "{context}");
     nobody_charged(&own, &context);

@@ -169,7 +169,7 @@ impl<G: Game> Worker<G> {
                     Some(lines) => {
                         game.take_lines(w, lines);
                         if let Some((s, why)) = game.fault.take()
-                            && let Some(end) = self.lockstep_fault(game, s, why, seats, names)
+                            && let Some(end) = self.lockstep_fault(game, s, why, names)
                         {
                             return end;
                         }
@@ -239,7 +239,7 @@ impl<G: Game> Worker<G> {
         if !own_oom
             && by_itself
             && (machine_short || self.killed_from_outside(seats[s], status, proc.running.player_pid))
-            && !std::mem::replace(&mut self.claimed_outside[seats[s]], true)
+            && self.iso.claimed_outside.first(&names[s])
         {
             let by = if machine_short { ", by the kernel: the machine was short of memory" } else { "" };
             let why = format!(
@@ -275,7 +275,6 @@ impl<G: Game> Worker<G> {
         game: &mut LockstepGame,
         s: usize,
         why: String,
-        seats: &[usize],
         names: &[String],
     ) -> Option<Result<(), String>> {
         // Said only by a worker the host told to guard its programs (`Worker::launch`):
@@ -284,8 +283,7 @@ impl<G: Game> Worker<G> {
             matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. }) && crate::process::helpers_guarded();
         let proc = game.procs.iter().find(|p| p.seats == [s]).filter(|_| guarded)?;
         let oom = proc.running.cap.as_ref().map_or(crate::process::OomKills::None, |c| c.oom_kills());
-        let believed =
-            oom == crate::process::OomKills::None && !std::mem::replace(&mut self.claimed_outside[seats[s]], true);
+        let believed = oom == crate::process::OomKills::None && self.iso.claimed_outside.first(&names[s]);
         if believed {
             return Some(Err(format!("{}: {why}", names[s])));
         }
@@ -294,6 +292,10 @@ impl<G: Game> Worker<G> {
         } else {
             "its program was killed by the kernel's OOM killer in its box's memory group"
         };
+        // Its worker may have said in its log that the game is played again: the log
+        // says that it was not.
+        let log = crate::loaders::log::EntryLog::new(self.iso.logs.as_deref(), &names[s], true);
+        log.append(&format!("{}not played again: {reason}\n", crate::loaders::log::game_marker()));
         put_out(&mut game.procs, &mut game.out, s, reason.to_owned());
         None
     }

@@ -99,4 +99,20 @@ pub struct Isolation {
     /// The entries' log directory, where the lines of a play the host ends go
     /// (`crate::loaders::log::recover_pending`).
     pub logs: Option<PathBuf>,
+    /// The entries whose process was believed once to have been killed from outside
+    /// its box: shared by every tournament thread (and kept by a clone), so that an
+    /// entry is believed once, not once per thread.
+    pub claimed_outside: ClaimedOutside,
+}
+
+/// The entries (by name) believed once to have been killed from outside their box
+/// ([`Isolation::claimed_outside`]).
+#[derive(Debug, Clone, Default)]
+pub struct ClaimedOutside(std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>);
+
+impl ClaimedOutside {
+    /// Whether this is `entry`'s first such claim (now recorded): the one believed.
+    pub fn first(&self, entry: &str) -> bool {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(entry.to_owned())
+    }
 }

@@ -40,8 +40,6 @@ pub struct Worker<G: Game> {
     /// Per entry: a script (Lua, Rhai), which cannot send a signal: a death by SIGKILL
     /// that the host did not send is then not its fault.
     pub(super) cannot_signal: Vec<bool>,
-    /// Per entry: it said once that it was killed from outside its box (believed once).
-    pub(super) claimed_outside: Vec<bool>,
     /// Per entry: a program bot, whose calls the worker times itself (on the program's
     /// own time, not the worker's): the host holds them to the wall-clock backstop only.
     pub(super) times_itself: Vec<bool>,
@@ -73,14 +71,12 @@ impl<G: Game> Worker<G> {
             .collect();
         let dir = scratch_file(&iso.scratch, "worker");
         let crashers = vec![false; entries.len()];
-        let claimed_outside = vec![false; entries.len()];
         Worker {
             iso,
             files,
             names,
             times_itself,
             cannot_signal,
-            claimed_outside,
             crashers,
             kept: Vec::new(),
             running: None,

@@ -308,6 +308,7 @@ pub fn isolation(sources: &Sources, isolate: Isolate, bank: TimeBank) -> Result<
         sandbox,
         lockstep,
         logs,
+        claimed_outside: Default::default(),
     })))
 }
 
