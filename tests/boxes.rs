@@ -928,6 +928,20 @@ fn nobody_charged(results: &serde_json::Value, context: &str) {
     }
 }
 
+/// The Python of the program victims, where this machine has one and can box it; else
+/// `None`, after saying why (which fails the test under CI: `util::skip`).
+fn boxed_python() -> Option<&'static str> {
+    let Some(python) = python() else {
+        crate::util::skip("skipped: no /usr/bin/python3");
+        return None;
+    };
+    if let Err(why) = arena::process::bwrap_available() {
+        crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+        return None;
+    }
+    Some(python)
+}
+
 /// A program bot that plays the whole game and stays, slowly (30 ms of sleep a call):
 /// the victim of a kill from outside its box.
 const VICTIM: &str = "# arena: eggs persistent\nimport sys, time\nwhile True:\n    lines = [sys.stdin.readline() for _ in range(6)]\n    if not lines[-1]:\n        break\n    time.sleep(0.03)\n    sys.stdout.write(\"5\\nN\\nx\\n\")\n    sys.stdout.flush()\n";
@@ -1008,10 +1022,7 @@ fn program_victim_tournament(
 /// exiting with 137): a second kill, of its bwrap this time, is charged as its crash.
 #[test]
 fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_again() {
-    let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
-    if let Err(why) = arena::process::bwrap_available() {
-        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
-    }
+    let Some(python) = boxed_python() else { return };
     let setup = Setup::new();
     let play = |name: &str, kills: &[(&str, i32)]| program_victim_tournament(&setup, python, name, VICTIM, kills, &[]);
     let (reference, _, _) = play("reference", &[]);
@@ -1039,10 +1050,7 @@ fn a_program_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_a
 /// reference's.
 #[test]
 fn a_program_in_its_entrys_worker_killed_from_outside_is_not_charged_and_its_game_is_played_again() {
-    let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
-    if let Err(why) = arena::process::bwrap_available() {
-        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
-    }
+    let Some(python) = boxed_python() else { return };
     let setup = Setup::new();
     let strict = ["--isolate", "strict"];
     let play = |name: &str, victim: &str, kills: &[(&str, i32)]| {
@@ -1166,10 +1174,7 @@ const UNDYING_PROGRAM: &str = "# arena: eggs persistent\nimport os, sys, threadi
 /// box behind even when the program replaced itself by `/bin/sleep` from a second thread.
 #[test]
 fn a_programs_box_ends_with_a_host_killed_at_once_whatever_the_program_execs() {
-    let Some(python) = python() else { return crate::util::skip("skipped: no /usr/bin/python3") };
-    if let Err(why) = arena::process::bwrap_available() {
-        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
-    }
+    let Some(python) = boxed_python() else { return };
     let setup = Setup::new();
     let (base, scripts, victim) = program_victim_dir(&setup, python, "undying-program", UNDYING_PROGRAM);
     let args = ["--seed", "7", "--jobs", "1", "--rounds", "1", "--set", "max_turns=40", "--call-timeout-ms", "60000"];

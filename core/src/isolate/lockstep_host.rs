@@ -280,7 +280,7 @@ impl<G: Game> Worker<G> {
         // Said only by a worker the host told to guard its programs (`Worker::launch`):
         // from any other, a bot's line.
         let guarded =
-            matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. }) && crate::process::helpers_guarded();
+            matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. }) && crate::process::boxes_guarded();
         let proc = game.procs.iter().find(|p| p.seats == [s]).filter(|_| guarded)?;
         let oom = proc.running.cap.as_ref().map_or(crate::process::OomKills::None, |c| c.oom_kills());
         let believed = oom == crate::process::OomKills::None && self.iso.claimed_outside.first(&names[s]);
@@ -314,7 +314,7 @@ impl<G: Game> Worker<G> {
         let sigkill = killed_by(status) == Some(libc::SIGKILL);
         status.code() == Some(EXIT_KILLED_FROM_OUTSIDE)
             || (boxed && std::os::unix::process::ExitStatusExt::signal(&status).is_some())
-            || (boxed && sigkill && crate::process::helpers_guarded())
+            || (boxed && sigkill && crate::process::boxes_guarded())
             || (self.cannot_signal[e] && sigkill)
             || (sigkill
                 && pid.is_some_and(|pid| {

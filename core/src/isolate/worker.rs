@@ -109,8 +109,8 @@ impl<G: Game> Worker<G> {
     }
 
     /// Starts a worker that loads `files` (entries named `names`) in a box of its own;
-    /// its lines go to `events`, tagged `tag`. A lockstep worker of one entry
-    /// (`one_entry`) guards its programs as its filter guards it
+    /// its lines go to `events`, tagged `tag`. A seat's worker of a lockstep game
+    /// (`lockstep_seat`) with one entry guards its programs as its filter guards it
     /// (`process::guard_programs`); a shared worker's box holds every entry's bots.
     pub(super) fn launch(
         &mut self,
@@ -118,7 +118,7 @@ impl<G: Game> Worker<G> {
         names: Vec<String>,
         tag: usize,
         events: mpsc::Sender<Event>,
-        one_entry: bool,
+        lockstep_seat: bool,
     ) -> Result<Running, String> {
         let iso = &self.iso;
         std::fs::create_dir_all(&self.dir).map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
@@ -147,10 +147,10 @@ impl<G: Game> Worker<G> {
             cap.delegate(uid);
         }
         let mut cmd = self.worker_command(files, &home, &blame_path, cap.as_ref(), uid);
-        if one_entry
+        if lockstep_seat
             && files.len() == 1
             && matches!(iso.sandbox, crate::process::Sandbox::Bwrap { .. })
-            && crate::process::helpers_guarded()
+            && crate::process::boxes_guarded()
         {
             cmd.env(crate::process::GUARD_PROGRAMS_ENV, "1");
         }

@@ -88,7 +88,7 @@ pub use cap::{BOX_FILES_MEMORY, OomKills, PROGRAMS_ENV, ProcessCap};
 pub use once::{run_once, run_once_timed};
 pub use persistent::Process;
 pub use rlimits::default_run_as;
-pub use sandbox::{Sandbox, box_filter_missing, bwrap_available, helper_command, helpers_guarded};
+pub use sandbox::{Sandbox, box_filter_missing, boxes_guarded, bwrap_available, helper_command};
 pub use seccomp::unavailable as filter_unavailable;
 pub use spawn::signal_name;
 pub use spawn::{

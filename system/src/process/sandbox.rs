@@ -224,7 +224,7 @@ pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: 
 /// writable paths), and `writable`'s first path is its working directory. In a box the
 /// helper runs under bwrap's own process 1, which reaps the box's orphans and dies with
 /// bwrap (and so with the host), whatever the helper's code does; the helper is its
-/// box's process 2 ([`super::seccomp`]'s `GUARDED_PID`, as a program's), which the boxes' filter keeps
+/// box's process 2 (`seccomp::GUARDED_PID`, as a program's), which the boxes' filter keeps
 /// every other process of the box from killing or stopping (`spawn::confine_helper`):
 /// its death by SIGKILL came from outside the box, from the kernel (its box's OOM
 /// killer), or from its own hand (a bot in it can still bring one on itself:
@@ -258,9 +258,9 @@ pub(super) fn filter_in_box() -> bool {
 }
 
 /// Whether a boxed helper (a worker) or program runs under the boxes' filter with its
-/// guard ([`helper_command`], [`program_command`]): then no other process of its box
+/// guard ([`helper_command`], `program_command`): then no other process of its box
 /// can kill or stop it. Not where boxed programs get no filter ([`box_filter_missing`]).
-pub fn helpers_guarded() -> bool {
+pub fn boxes_guarded() -> bool {
     super::seccomp::boxed_filter().is_some() && filter_in_box()
 }
 

@@ -10,11 +10,12 @@
 //! `sig` but SIGKILL fails with `EPERM`: a process running bot code as its box's first
 //! process could otherwise undo its `--die-with-parent` (bwrap's SIGKILL) and outlive
 //! a host that died at once (a box's first process is bwrap's own now: a second line).
-//! The filter of what the host boxes ([`boxed_filter`]) also guards its
-//! box's process 2 ([`GUARDED_PID`], the helper or program): no process of the box may send it SIGKILL or
-//! a stop signal, trace, or join another's process group ([`instructions`]), so that
-//! its death by SIGKILL came from outside its box. Everything else is allowed. The
-//! filter is a classic BPF program of under a hundred instructions, installed in the child
+//! The filter of what the host boxes ([`boxed_filter`]) also guards its box's process 2
+//! ([`GUARDED_PID`], the helper or program): no process of the box may send it SIGKILL
+//! or a stop signal, trace, or join another's process group ([`instructions`]), so
+//! that its death by SIGKILL came from outside its box. Everything else is allowed.
+//! The filter is a classic BPF program of under a hundred instructions per
+//! architecture, installed in the child
 //! between fork and exec (with `no_new_privs`, which bwrap sets for its child anyway),
 //! so it holds for the program or helper, for bwrap in front of it and for all they
 //! fork, and no process of the box can lift it.
@@ -151,7 +152,7 @@ const IO_URING: &[u32] = &[425, 426, 427];
 /// `pidfd_send_signal`: the same number on every architecture.
 const PIDFD_SEND_SIGNAL: u32 = 424;
 
-/// The signals no process of a guarded box may send its guarded process ([`Guard`]):
+/// The signals no process of a guarded box may send its guarded process ([`instructions`]):
 /// SIGKILL, and those that stop a process (SIGSTOP; SIGTSTP, SIGTTIN and SIGTTOU, whose
 /// default action stops it too).
 const GUARDED_SIGNALS: [u32; 5] = [9, 19, 20, 21, 22];
@@ -244,6 +245,8 @@ impl Asm {
         self.code.push(stmt(BPF_JMP_JA, 0));
     }
 
+    /// The instructions, each jump's offsets filled in (a label nothing jumps to may be
+    /// left unplaced).
     fn finish(mut self) -> Vec<libc::sock_filter> {
         for &(at, yes, no) in &self.jumps {
             let offset = |to: Label| {
@@ -360,10 +363,6 @@ fn instructions(arches: &[Arch], guard: Option<u32>) -> Vec<libc::sock_filter> {
             asm.place(setpgid);
             asm.load(DATA_ARG1);
             asm.jeq(0, allow, eperm);
-        } else {
-            for unused in [kill, tgkill, sig1, sig2, setpgid, signal] {
-                asm.place(unused);
-            }
         }
         asm.place(allow);
         asm.stmt(BPF_RET_K, RET_ALLOW);

@@ -563,7 +563,7 @@ fn reap(pid: libc::pid_t) -> (ExitStatus, Option<Duration>) {
 pub(super) fn stopped_from_outside(pid: u32, limits: &Limits) -> bool {
     let stopped = |p: u32| state_of(p) == Some(b'T');
     match limits.sandbox {
-        Sandbox::Bwrap { .. } if sandbox::helpers_guarded() => {
+        Sandbox::Bwrap { .. } if sandbox::boxes_guarded() => {
             let init = first_child(pid);
             let program = init.and_then(first_child);
             [init, program].into_iter().flatten().any(stopped)
@@ -626,7 +626,7 @@ fn killed_from_outside(status: ExitStatus, cpu: Option<Duration>, limits: &Limit
     match limits.sandbox {
         Sandbox::Bwrap { .. } => {
             status.signal().is_some()
-                || (status.code() == Some(128 + libc::SIGKILL) && under_cpu_limit && sandbox::helpers_guarded())
+                || (status.code() == Some(128 + libc::SIGKILL) && under_cpu_limit && sandbox::boxes_guarded())
         }
         Sandbox::None => programs_guarded(limits) && status.signal() == Some(libc::SIGKILL) && under_cpu_limit,
     }
@@ -643,7 +643,7 @@ pub const GUARD_PROGRAMS_ENV: &str = "ARENA_GUARD_PROGRAMS";
 /// before any bot is loaded: every program it starts then gets a guard of its own pid
 /// (`seccomp::program_guard`), so that no other process of the box (the worker's being
 /// its own entry's, the program's own children) may kill or stop it, and its death by
-/// SIGKILL is known to come from outside ([`killed_from_outside`]). Not in a worker of
+/// SIGKILL is known to come from outside (`killed_from_outside`). Not in a worker of
 /// several entries, whose native bots share its box with the programs.
 pub fn guard_programs() {
     GUARD_PROGRAMS.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -707,7 +707,7 @@ mod tests {
         let boxed = Limits { sandbox: Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..Limits::default() };
         let cpu = Some(Duration::from_millis(20));
         // A SIGKILL of the program itself: from outside where its filter guards it.
-        let guarded = super::sandbox::helpers_guarded();
+        let guarded = super::sandbox::boxes_guarded();
         assert!(guarded || std::env::var_os("CI").is_none(), "CI must have guarded boxes");
         assert_eq!(outside(exit(137), cpu, &boxed, false), guarded);
         // Its bwrap killed by a signal.
