@@ -216,7 +216,7 @@ impl<G: Game> Worker<G> {
         // Its output ended: whether it ended too, by itself (a process that only closed
         // its output, or sent a line over the cap, is killed here by the host, and that
         // kill is not one from outside its box).
-        let by_itself = crate::process::ends_within(&proc.running.child, std::time::Duration::from_millis(500));
+        let by_itself = crate::process::ends_by_itself(&proc.running.child);
         let status = proc.running.kill();
         if w == 0 {
             let words = proc.running.stderr.last_words();

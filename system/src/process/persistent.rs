@@ -429,11 +429,11 @@ impl Process {
         e
     }
 
-    /// The child closed a pipe or ended: give it a moment to end by itself, then kill the
-    /// group and report how it ended (killed from outside its box, when only that can
-    /// explain it: [`ending`]).
+    /// The child closed a pipe or ended: give it a moment to end by itself
+    /// ([`super::spawn::OWN_END_GRACE`]), then kill the group and report how it ended
+    /// (killed from outside its box, when only that can explain it: [`ending`]).
     fn died(&mut self, what: &str) -> CallError {
-        let exited = wait_exit(self.pid(), Duration::from_millis(100));
+        let exited = wait_exit(self.pid(), super::spawn::OWN_END_GRACE);
         let error = match self.kill_inner() {
             Some(end) if exited => ending(describe_status(end.0), true, end, &self.limits, self.over_memory.as_deref()),
             _ => CallError::Exited(what.to_string()),

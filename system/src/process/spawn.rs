@@ -245,9 +245,16 @@ fn kill_first_in_box(pid: u32) {
     }
 }
 
-/// Whether `child` ends (or has ended) by itself within `grace`, without reaping it.
-pub fn ends_within(child: &Child, grace: Duration) -> bool {
-    wait_exit(child.id(), grace)
+/// How long the host gives a process whose output ended (a program, a worker) to end
+/// by itself before it ends it, and so before a death it finds is taken as the
+/// process's own end: in a box that end goes through the box's process 1 and bwrap, each
+/// of which must be scheduled, on a loaded machine too.
+pub const OWN_END_GRACE: Duration = Duration::from_millis(500);
+
+/// Whether `child` ends (or has ended) by itself within [`OWN_END_GRACE`], without
+/// reaping it.
+pub fn ends_by_itself(child: &Child) -> bool {
+    wait_exit(child.id(), OWN_END_GRACE)
 }
 
 /// "exit status 1", "killed by signal 9 (SIGKILL)".
