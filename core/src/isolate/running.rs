@@ -126,7 +126,7 @@ impl Running {
                     if let Some(p) = self.player.as_mut() {
                         p.mark();
                     }
-                    self.player.is_none()
+                    false
                 }
             }
         };
@@ -209,8 +209,9 @@ impl Running {
 /// The second look at a call that seemed over at the first (its playing thread
 /// `probe` marked then): whether it is, on the own time the thread surely used since
 /// `origin` (`TaskProbe::own_surely`; that time too, for the verdict's message), or not
-/// yet while the thread only waits for a CPU. Without a probe it is over; without an
-/// origin on the probe's scale, it is over unless the thread only waits.
+/// yet while the thread only waits for a CPU. Without a probe it is not (the wall-clock
+/// backstop decides); without an origin on the probe's scale, it is over unless the
+/// thread only waits.
 pub(super) fn surely_over(
     probe: Option<&mut TaskProbe>,
     origin: Option<u64>,
@@ -218,7 +219,10 @@ pub(super) fn surely_over(
     allowed: u64,
 ) -> (bool, Option<u64>) {
     match (probe, origin) {
-        (None, _) => (true, None),
+        // No playing thread to read: the worker is gone, or going (its death, which comes
+        // through its box's process 1 and bwrap, is reported once its output ends), and
+        // is not blamed for a hang; the wall-clock backstop still ends one never found.
+        (None, _) => (false, None),
         (Some(p), None) => (!p.waiting(), None),
         (Some(p), Some(origin)) => {
             let surely = p.own_surely(now).map(|own| own.saturating_sub(origin));
