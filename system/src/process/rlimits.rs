@@ -70,6 +70,26 @@ pub(super) fn lower_limit(resource: libc::__rlimit_resource_t, soft: u64, hard: 
     Ok(())
 }
 
+/// Whether this process may set a CPU limit (RLIMIT_CPU) for a child it starts: not in
+/// a box whose filter refuses every new RLIMIT_CPU (`seccomp`'s guard, which a boxed
+/// worker runs under, and so every child it forks until its exec). Asked of the kernel
+/// once, by setting this process's own limit to what it is. Where it may not, a program
+/// the worker starts runs without a CPU limit of its own: its calls' deadlines, on the
+/// worker's clock, are what bound it (as they bound a persistent program, which never
+/// has one).
+pub(super) fn cpu_limit_settable() -> bool {
+    static SETTABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SETTABLE.get_or_init(|| {
+        let mut now = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: prlimit on this process, reading into and then writing from a struct
+        // we own: the limit is set to what it already is.
+        unsafe {
+            libc::prlimit(0, libc::RLIMIT_CPU, std::ptr::null(), &mut now) == 0
+                && libc::prlimit(0, libc::RLIMIT_CPU, &now, std::ptr::null_mut()) == 0
+        }
+    })
+}
+
 impl ChildSetup {
     /// Runs in the child after fork, before exec: only async-signal-safe calls, no
     /// allocation (`io::Error::last_os_error` does not allocate).

@@ -46,15 +46,26 @@ const BPF_JMP_JEQ_K: u16 = 0x05 | 0x10; // BPF_JMP | BPF_JEQ | BPF_K
 const BPF_JMP_JA: u16 = 0x05; // BPF_JMP | BPF_JA
 const BPF_RET_K: u16 = 0x06; // BPF_RET | BPF_K
 /// `offsetof(struct seccomp_data, nr)`, `arch`, and the low 32 bits of `args[0]`,
-/// `args[1]` and `args[2]` (little-endian, as both architectures here are).
+/// `args[1]` and `args[2]` (little-endian, as both architectures here are), then the
+/// high 32 bits of `args[2]`.
 const DATA_NR: u32 = 0;
 const DATA_ARCH: u32 = 4;
 const DATA_ARG0: u32 = 16;
 const DATA_ARG1: u32 = 24;
 const DATA_ARG2: u32 = 32;
+const DATA_ARG2_HIGH: u32 = 36;
 /// `prctl`'s `PR_SET_PDEATHSIG` (the kernel reads the option as an `int`: its low 32 bits).
 const PR_SET_PDEATHSIG: u32 = 1;
 const RET_ALLOW: u32 = 0x7fff_0000;
+/// `SECCOMP_RET_KILL_PROCESS` (Linux 4.14): the whole process dies as of SIGSYS, a
+/// signal it cannot catch (an older kernel kills the calling thread alone).
+const RET_KILL_PROCESS: u32 = 0x8000_0000;
+/// `RLIMIT_CPU`: resource 0 on every architecture here.
+const RLIMIT_CPU: u32 = 0;
+/// The exit status the boxes' exit rule ([`exit_rule`]) takes for a death by SIGKILL:
+/// bwrap's 128 + 9 for a process 2 killed by it, as its low byte (what a parent sees of
+/// an `exit` status).
+const EXIT_AS_SIGKILL: u32 = 128 + libc::SIGKILL as u32;
 const RET_ERRNO: u32 = 0x0005_0000;
 const RET_EINVAL: u32 = RET_ERRNO | libc::EINVAL as u32;
 const RET_ENOSYS: u32 = RET_ERRNO | libc::ENOSYS as u32;
@@ -74,6 +85,10 @@ const ARCHES: &[Arch] = &[
         pipes: &[40, 275, 276, 278, 532],
         uring: IO_URING,
         prctl: 157,
+        setrlimit: 160,
+        prlimit: 302,
+        exits: [60, 231],
+        wide: true,
         // x32's own rt_sigqueueinfo, rt_tgsigqueueinfo and ptrace beside the 64-bit ones
         signals: Signals {
             kill: 62,
@@ -92,6 +107,11 @@ const ARCHES: &[Arch] = &[
         pipes: &[187, 239, 313, 315, 316],
         uring: IO_URING,
         prctl: 172,
+        // setrlimit (getrlimit 76 and ugetrlimit 191 only read)
+        setrlimit: 75,
+        prlimit: 340,
+        exits: [1, 252],
+        wide: false,
         signals: Signals {
             kill: 37,
             tkill: 238,
@@ -112,6 +132,10 @@ const ARCHES: &[Arch] = &[
         pipes: &[71, 75, 76, 77],
         uring: IO_URING,
         prctl: 167,
+        setrlimit: 164,
+        prlimit: 261,
+        exits: [93, 94],
+        wide: true,
         signals: Signals {
             kill: 129,
             tkill: 130,
@@ -129,6 +153,11 @@ const ARCHES: &[Arch] = &[
         pipes: &[187, 239, 340, 342, 343],
         uring: IO_URING,
         prctl: 172,
+        // setrlimit (ugetrlimit 191 only reads)
+        setrlimit: 75,
+        prlimit: 369,
+        exits: [1, 248],
+        wide: false,
         signals: Signals {
             kill: 37,
             tkill: 238,
@@ -174,6 +203,15 @@ struct Arch {
     uring: &'static [u32],
     /// `prctl`'s number: its `PR_SET_PDEATHSIG` to anything but SIGKILL refused with `EPERM`.
     prctl: u32,
+    /// `setrlimit`'s: under a guard, of `RLIMIT_CPU` refused with `EPERM`.
+    setrlimit: u32,
+    /// `prlimit64`'s: under a guard, a new `RLIMIT_CPU` (its third argument not NULL)
+    /// refused with `EPERM`, whatever the process.
+    prlimit: u32,
+    /// `exit`'s and `exit_group`'s: what the exit rule ([`exit_rule`]) looks at.
+    exits: [u32; 2],
+    /// Whether a pointer is 64 bits (its high half in the arguments' second word).
+    wide: bool,
     /// The calls that send signals, trace, or move a process into another's group: what
     /// a guard ([`instructions`]' `guard`) checks.
     signals: Signals,
@@ -286,7 +324,14 @@ fn jump(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
 ///   anyone (a queued SIGKILL is nobody's need);
 /// - every `ptrace` (a tracer can stop its tracee and send it anything);
 /// - `setpgid` into another's group (a nonzero second argument), so that `p` never joins
-///   a group its children may signal (`setpgid(0, 0)`, a group of one's own, stays).
+///   a group its children may signal (`setpgid(0, 0)`, a group of one's own, stays);
+/// - a new `RLIMIT_CPU` for anyone: `setrlimit(RLIMIT_CPU, _)`, and `prlimit64(_,
+///   RLIMIT_CPU, new, _)` with `new` not NULL (both halves of a 64-bit pointer looked
+///   at), so that no process of the box lowers `p`'s CPU limit below the host's, whose
+///   SIGKILL at that limit would pass for one from outside (a thread's id names its
+///   whole process to `prlimit64`, so no pid can be let through); reading it
+///   (`getrlimit`, `ugetrlimit`, `prlimit64` with `new` NULL) and every other resource
+///   stay.
 ///
 /// Everything else, and an architecture not listed, is allowed.
 fn instructions(arches: &[Arch], guard: Option<u32>) -> Vec<libc::sock_filter> {
@@ -295,6 +340,7 @@ fn instructions(arches: &[Arch], guard: Option<u32>) -> Vec<libc::sock_filter> {
         let [next_arch, allow, eperm, einval, enosys] = [(); 5].map(|()| asm.label());
         let [prctl, kill, tgkill, sig1, sig2] = [(); 5].map(|()| asm.label());
         let (setpgid, signal) = (asm.label(), asm.label());
+        let (setrlimit, prlimit) = (asm.label(), asm.label());
         asm.load(DATA_ARCH);
         let this = asm.label();
         asm.jeq(arch.audit, this, next_arch);
@@ -326,6 +372,8 @@ fn instructions(arches: &[Arch], guard: Option<u32>) -> Vec<libc::sock_filter> {
                 asm.jeq_to(call, eperm);
             }
             asm.jeq_to(s.setpgid, setpgid);
+            asm.jeq_to(arch.setrlimit, setrlimit);
+            asm.jeq_to(arch.prlimit, prlimit);
         }
         asm.goto(allow);
         // prctl(PR_SET_PDEATHSIG, sig): only SIGKILL.
@@ -363,6 +411,24 @@ fn instructions(arches: &[Arch], guard: Option<u32>) -> Vec<libc::sock_filter> {
             asm.place(setpgid);
             asm.load(DATA_ARG1);
             asm.jeq(0, allow, eperm);
+            // setrlimit(resource, new): not RLIMIT_CPU.
+            asm.place(setrlimit);
+            asm.load(DATA_ARG0);
+            asm.jeq(RLIMIT_CPU, eperm, allow);
+            // prlimit64(pid, resource, new, old): RLIMIT_CPU only read (`new` NULL).
+            asm.place(prlimit);
+            asm.load(DATA_ARG1);
+            let cpu = asm.label();
+            asm.jeq(RLIMIT_CPU, cpu, allow);
+            asm.place(cpu);
+            asm.load(DATA_ARG2);
+            if arch.wide {
+                let low_null = asm.label();
+                asm.jeq(0, low_null, eperm);
+                asm.place(low_null);
+                asm.load(DATA_ARG2_HIGH);
+            }
+            asm.jeq(0, allow, eperm);
         }
         asm.place(allow);
         asm.stmt(BPF_RET_K, RET_ALLOW);
@@ -376,6 +442,54 @@ fn instructions(arches: &[Arch], guard: Option<u32>) -> Vec<libc::sock_filter> {
     }
     asm.stmt(BPF_RET_K, RET_ALLOW);
     asm.finish()
+}
+
+/// The boxes' exit rule, which bwrap installs in its box's processes (`sandbox`: its
+/// `--add-seccomp-fd`, applied in process 1 once it has set up and in process 2 just
+/// before its exec, never in bwrap's own first process outside the box): a call of
+/// `exit` or `exit_group` whose status has [`EXIT_AS_SIGKILL`] (137) as its low byte
+/// kills the caller's process ([`RET_KILL_PROCESS`]: it dies of SIGSYS, its own crash).
+/// Bwrap reports a process 2 killed by signal N as its own exit status 128 + N, so
+/// that in a box with the rule bwrap's 137 says a real SIGKILL. Bwrap's process 1 exits
+/// with 137 too after reporting such a SIGKILL through its event descriptor, and then
+/// dies of SIGSYS, which changes nothing: bwrap has read the status by then, and the
+/// box was ending. Everything else, and an architecture not listed, is allowed.
+fn exit_rule_instructions(arches: &[Arch]) -> Vec<libc::sock_filter> {
+    let mut asm = Asm::default();
+    for arch in arches {
+        let [next_arch, allow, status, kill] = [(); 4].map(|()| asm.label());
+        asm.load(DATA_ARCH);
+        let this = asm.label();
+        asm.jeq(arch.audit, this, next_arch);
+        asm.place(this);
+        asm.load(DATA_NR);
+        if arch.mask != !0 {
+            asm.stmt(BPF_ALU_AND_K, arch.mask);
+        }
+        for call in arch.exits {
+            asm.jeq_to(call, status);
+        }
+        asm.goto(allow);
+        // exit(status), exit_group(status): the low byte of the status, as a parent sees it.
+        asm.place(status);
+        asm.load(DATA_ARG0);
+        asm.stmt(BPF_ALU_AND_K, 0xff);
+        asm.jeq(EXIT_AS_SIGKILL, kill, allow);
+        asm.place(allow);
+        asm.stmt(BPF_RET_K, RET_ALLOW);
+        asm.place(kill);
+        asm.stmt(BPF_RET_K, RET_KILL_PROCESS);
+        asm.place(next_arch);
+    }
+    asm.stmt(BPF_RET_K, RET_ALLOW);
+    asm.finish()
+}
+
+/// The boxes' exit rule ([`exit_rule_instructions`]), made once; `None` as for
+/// [`program_filter`].
+pub(super) fn exit_rule() -> Option<&'static [libc::sock_filter]> {
+    static RULE: OnceLock<Option<Vec<libc::sock_filter>>> = OnceLock::new();
+    RULE.get_or_init(|| program_filter().map(|_| exit_rule_instructions(ARCHES))).as_deref()
 }
 
 /// The filter of unboxed program bots and of the host's unboxed helpers, made once; `None` where
@@ -590,10 +704,16 @@ mod tests {
         }
     }
 
-    /// What the filter `code` answers for a call `nr` with `args` (their low 32 bits) made
-    /// in architecture `arch`: a classic BPF interpreter of the instructions the filter
-    /// uses.
+    /// What the filter `code` answers for a call `nr` with `args` (their low 32 bits, the
+    /// high ones 0) made in architecture `arch`.
     fn answer(code: &[libc::sock_filter], arch: u32, nr: u32, args: [u32; 3]) -> u32 {
+        answer_wide(code, arch, nr, args.map(u64::from))
+    }
+
+    /// What the filter `code` answers for a call `nr` with `args` (64 bits each) made in
+    /// architecture `arch`: a classic BPF interpreter of the instructions the filters
+    /// use.
+    fn answer_wide(code: &[libc::sock_filter], arch: u32, nr: u32, args: [u64; 3]) -> u32 {
         let (mut pc, mut acc) = (0usize, 0u32);
         loop {
             let insn = code[pc];
@@ -603,9 +723,10 @@ mod tests {
                     acc = match insn.k {
                         DATA_NR => nr,
                         DATA_ARCH => arch,
-                        DATA_ARG0 => args[0],
-                        DATA_ARG1 => args[1],
-                        DATA_ARG2 => args[2],
+                        DATA_ARG0 => args[0] as u32,
+                        DATA_ARG1 => args[1] as u32,
+                        DATA_ARG2 => args[2] as u32,
+                        DATA_ARG2_HIGH => (args[2] >> 32) as u32,
                         other => panic!("a load of offset {other}"),
                     }
                 }
@@ -697,6 +818,175 @@ mod tests {
             assert_eq!(g(s.setpgid, [7, 0, 0]), RET_ALLOW);
             assert_eq!(g(s.setpgid, [0, 7, 0]), RET_EPERM);
             assert_eq!(g(s.setpgid, [P, 7, 0]), RET_EPERM);
+        }
+    }
+
+    /// Under a guard, every architecture's `setrlimit` of `RLIMIT_CPU` and `prlimit64`
+    /// of a new `RLIMIT_CPU` (to any process; on a 64-bit architecture a pointer whose
+    /// low half alone is 0 too) are refused; reading that limit, and setting any other,
+    /// are not; without a guard nothing of it is looked at.
+    #[test]
+    fn each_architectures_guard_refuses_a_new_cpu_limit_but_lets_it_be_read_and_others_be_set() {
+        const CPU: u64 = RLIMIT_CPU as u64;
+        const NOFILE: u64 = 7;
+        let (plain, guarded) = (instructions(ARCHES, None), instructions(ARCHES, Some(2)));
+        let ptr: u64 = 0x7ffd_1000;
+        for arch in ARCHES {
+            let a = arch.audit;
+            let g = |nr: u32, args: [u64; 3]| answer_wide(&guarded, a, nr, args);
+            assert_eq!(g(arch.setrlimit, [CPU, ptr, 0]), RET_EPERM, "{a:#x} setrlimit(RLIMIT_CPU)");
+            assert_eq!(g(arch.setrlimit, [NOFILE, ptr, 0]), RET_ALLOW, "{a:#x}");
+            for pid in [0, 2, 7, 4242] {
+                assert_eq!(g(arch.prlimit, [pid, CPU, ptr]), RET_EPERM, "{a:#x} prlimit64({pid}, RLIMIT_CPU)");
+                // A get: the new limit NULL.
+                assert_eq!(g(arch.prlimit, [pid, CPU, 0]), RET_ALLOW, "{a:#x}");
+                assert_eq!(g(arch.prlimit, [pid, NOFILE, ptr]), RET_ALLOW, "{a:#x}");
+            }
+            // A pointer with its low half 0: refused where pointers are 64 bits; a 32-bit
+            // kernel entry reads the low half only, NULL.
+            let high_only = answer_wide(&guarded, a, arch.prlimit, [0, CPU, 1 << 32]);
+            assert_eq!(high_only, if arch.wide { RET_EPERM } else { RET_ALLOW }, "{a:#x}");
+            if arch.mask != !0 {
+                assert_eq!(g(arch.setrlimit | !arch.mask, [CPU, ptr, 0]), RET_EPERM, "{a:#x} x32");
+                assert_eq!(g(arch.prlimit | !arch.mask, [0, CPU, ptr]), RET_EPERM, "{a:#x} x32");
+            }
+            // Without a guard: the kernel's business.
+            assert_eq!(answer_wide(&plain, a, arch.setrlimit, [CPU, ptr, 0]), RET_ALLOW);
+            assert_eq!(answer_wide(&plain, a, arch.prlimit, [0, CPU, ptr]), RET_ALLOW);
+        }
+        // The calls that only read a limit: x86-64's getrlimit (97), i386's getrlimit
+        // (76) and ugetrlimit (191), AArch64's getrlimit (163), ARM's ugetrlimit (191).
+        for (i, arch) in ARCHES.iter().enumerate() {
+            let gets: &[u32] = match (cfg!(target_arch = "x86_64"), i) {
+                (true, 0) => &[97],
+                (true, _) => &[76, 191],
+                (false, 0) => &[163],
+                (false, _) => &[191],
+            };
+            for &get in gets {
+                assert_eq!(answer_wide(&guarded, arch.audit, get, [RLIMIT_CPU.into(), ptr, 0]), RET_ALLOW);
+            }
+        }
+    }
+
+    /// The exit rule kills the process that calls `exit` or `exit_group` with a status
+    /// whose low byte is 137, on every architecture (x32 too), and lets every other
+    /// status, and every other call, through.
+    #[test]
+    fn each_architectures_exit_with_137_is_killed_and_other_statuses_pass() {
+        let rule = exit_rule_instructions(ARCHES);
+        assert_eq!(answer(&rule, 0x1234, 60, [137, 0, 0]), RET_ALLOW);
+        for arch in ARCHES {
+            let a = arch.audit;
+            for call in arch.exits {
+                for status in [137, 137 + 256, 0xffff_ff89] {
+                    assert_eq!(answer(&rule, a, call, [status, 0, 0]), RET_KILL_PROCESS, "{a:#x} {call}({status})");
+                }
+                for status in [0, 1, 3, 9, 86, 136, 138, 159, 255, 256] {
+                    assert_eq!(answer(&rule, a, call, [status, 0, 0]), RET_ALLOW, "{a:#x} {call}({status})");
+                }
+                if arch.mask != !0 {
+                    assert_eq!(answer(&rule, a, call | !arch.mask, [137, 0, 0]), RET_KILL_PROCESS, "{a:#x} x32");
+                }
+            }
+            // Another call with 137 as its first argument.
+            assert_eq!(answer(&rule, a, arch.prctl, [137, 0, 0]), RET_ALLOW);
+        }
+    }
+
+    /// In a forked child under `filter`: the calls' errnos (0 for success), each a
+    /// system call alone, as in [`calls_under_filter`].
+    fn limits_under_filter(filter: &[libc::sock_filter]) -> [i32; 6] {
+        let setrlimit = libc::c_long::from(ARCHES[0].setrlimit);
+        let mut fds = [0; 2];
+        // SAFETY: plain system calls on descriptors and structs this test owns; the
+        // child only makes system calls and ends with _exit.
+        unsafe {
+            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+            let pid = libc::fork();
+            assert!(pid >= 0);
+            if pid == 0 {
+                let mut out = [-1i32; 6];
+                if install(filter).is_ok() {
+                    let errno = |ret: libc::c_long| if ret < 0 { *libc::__errno_location() } else { 0 };
+                    let mut cpu = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                    let mut files = cpu;
+                    out[0] = errno(libc::syscall(libc::SYS_prlimit64, 0, libc::RLIMIT_CPU, 0, &mut cpu));
+                    out[1] = errno(libc::getrlimit(libc::RLIMIT_NOFILE, &mut files).into());
+                    // Each set to what it is (a lowered one would work as well, or not).
+                    out[2] = errno(libc::syscall(setrlimit, libc::RLIMIT_CPU, &cpu));
+                    out[3] = errno(libc::syscall(libc::SYS_prlimit64, 0, libc::RLIMIT_CPU, &cpu, 0));
+                    out[4] = errno(libc::setrlimit(libc::RLIMIT_CPU, &cpu).into());
+                    out[5] = errno(libc::syscall(setrlimit, libc::RLIMIT_NOFILE, &files));
+                }
+                libc::write(fds[1], out.as_ptr().cast(), size_of_val(&out));
+                libc::_exit(0);
+            }
+            libc::close(fds[1]);
+            let mut out = [0i32; 6];
+            assert_eq!(libc::read(fds[0], out.as_mut_ptr().cast(), size_of_val(&out)), size_of_val(&out) as isize);
+            libc::close(fds[0]);
+            assert_eq!(libc::waitpid(pid, std::ptr::null_mut(), 0), pid);
+            out
+        }
+    }
+
+    /// Under the boxes' filter, on this kernel: `setrlimit(RLIMIT_CPU)` and
+    /// `prlimit64(0, RLIMIT_CPU, new)` (and so libc's `setrlimit`) fail with EPERM;
+    /// reading the limit works, and so does setting another (RLIMIT_NOFILE). Without
+    /// it, the same sets work.
+    #[test]
+    fn a_boxed_process_cannot_set_its_cpu_limit_but_may_read_it_and_set_another() {
+        let Some(filter) = boxed_filter() else {
+            assert!(std::env::var_os("CI").is_none(), "no seccomp filter on this machine: {:?}", unavailable());
+            return;
+        };
+        let open = [stmt(BPF_RET_K, RET_ALLOW)];
+        assert_eq!(limits_under_filter(&open), [0; 6]);
+        let eperm = libc::EPERM;
+        assert_eq!(limits_under_filter(filter), [0, 0, eperm, eperm, eperm, 0]);
+    }
+
+    /// How a forked child under `filter` that then calls `exit` (by `call`: `_exit`,
+    /// `exit_group`, or the one-thread `exit`) with `status` ended: its wait status.
+    fn exit_under_filter(filter: &[libc::sock_filter], call: libc::c_long, status: i32) -> i32 {
+        // SAFETY: the child only makes system calls and ends with one.
+        unsafe {
+            let pid = libc::fork();
+            assert!(pid >= 0);
+            if pid == 0 {
+                if install(filter).is_err() {
+                    libc::_exit(99);
+                }
+                libc::syscall(call, status);
+                libc::_exit(98);
+            }
+            let mut wait = 0;
+            assert_eq!(libc::waitpid(pid, &mut wait, 0), pid);
+            wait
+        }
+    }
+
+    /// Under the exit rule, on this kernel: a process that exits with 137 (by
+    /// `exit_group`, or by `exit` with one thread; or with 137 + 256, whose low byte its
+    /// parent sees) dies of SIGSYS; one that exits with 3 exits with 3. Without it, 137
+    /// is its exit status.
+    #[test]
+    fn a_process_under_the_exit_rule_that_exits_with_137_dies_of_sigsys_and_3_stays_3() {
+        let Some(rule) = exit_rule() else {
+            assert!(std::env::var_os("CI").is_none(), "no seccomp filter on this machine: {:?}", unavailable());
+            return;
+        };
+        let open = [stmt(BPF_RET_K, RET_ALLOW)];
+        let exited = |wait: i32| libc::WIFEXITED(wait).then(|| libc::WEXITSTATUS(wait));
+        let signal = |wait: i32| libc::WIFSIGNALED(wait).then(|| libc::WTERMSIG(wait));
+        assert_eq!(exited(exit_under_filter(&open, libc::SYS_exit_group, 137)), Some(137));
+        for call in [libc::SYS_exit_group, libc::SYS_exit] {
+            for status in [137, 137 + 256] {
+                let wait = exit_under_filter(rule, call, status);
+                assert_eq!(signal(wait), Some(libc::SIGSYS), "{call}({status}): {wait:#x}");
+            }
+            assert_eq!(exited(exit_under_filter(rule, call, 3)), Some(3));
         }
     }
 

@@ -405,7 +405,9 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
     let mut setup = ChildSetup {
         cgroups: cap.as_ref().map(ProcessCap::join_files).unwrap_or_default(),
         address_space: limits.address_space,
-        cpu_seconds: limits.cpu_seconds,
+        // Not in a boxed worker, whose filter refuses every new CPU limit (for its own
+        // process, which its native bots share, and so for the children it forks).
+        cpu_seconds: limits.cpu_seconds.filter(|_| super::rlimits::cpu_limit_settable()),
         // RLIMIT_NPROC counts a user's processes: only for a user of the program's own.
         processes: if cap.is_some() || run_as.is_none() { None } else { limits.processes },
         open_files: limits.open_files,
