@@ -1078,6 +1078,37 @@ fn a_program_in_its_entrys_worker_killed_from_outside_is_not_charged_and_its_gam
     nobody_charged(&own, &context);
 }
 
+/// A worker cannot make its own end pass for a kill from outside its box: a native
+/// victim (strict mode: a worker and a box per entry) that exits with 137 (bwrap's
+/// status for a process killed by SIGKILL, `attack.c -DEXIT137`) dies of SIGSYS under
+/// the boxes' exit rule, its crash; one that lowers its worker's CPU limit to 1 s to
+/// have the kernel's SIGKILL at it (`-DCPULIMIT`) is refused that limit and is charged
+/// with its hung call. Neither is taken for a kill from outside, and each is charged
+/// in every game.
+#[test]
+fn a_worker_that_exits_with_137_or_lowers_its_cpu_limit_is_charged_not_killed_from_outside() {
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+    }
+    if !arena::process::boxes_guarded() {
+        return crate::util::skip("skipped: this machine's boxes are not guarded");
+    }
+    let setup = Setup::new();
+    for (define, charge, said) in [("EXIT137", "SIGSYS", None), ("CPULIMIT", "time limit", Some("cpulimit: refused"))] {
+        let (base, plugins, _) = victim_tournament(&setup, &define.to_lowercase(), define);
+        let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "2", "--set", "max_turns=40"];
+        let host = eggs_command("--plugins", &plugins, &base, &args).spawn().unwrap();
+        let (results, log, context) = victims_results(host, &base);
+        assert!(!context.contains("killed from outside"), "{define}: {context}");
+        let victim = standing(&results, "victim");
+        assert_eq!(victim["disqualified"].as_u64(), results["played"].as_u64(), "{define}: {victim}\n{context}");
+        assert!(victim["messages"].to_string().contains(charge), "{define}: {victim}\n{context}");
+        if let Some(said) = said {
+            assert!(log.contains(said), "{define}: {context}");
+        }
+    }
+}
+
 /// A tournament's directory `name` in `setup`: its plugins the honest `egg-hunter` and
 /// the victim, `attack.c` built with `-D<define>`. Returns the directory, its plugins and
 /// the victim's library.

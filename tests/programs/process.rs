@@ -344,12 +344,40 @@ fn a_boxed_program_killed_or_stopped_from_outside_its_box_says_so_and_cannot_kil
     // SAFETY: as above.
     assert_eq!(unsafe { libc::kill(t.pid() as i32, libc::SIGSTOP) }, 0);
     assert_eq!(t.ask(b"x\n", 1, Duration::from_millis(300)), Err(CallError::Timeout));
+}
 
-    // A program that ends with 137 by itself looks the same from outside its box: the
-    // caller believes that once per entry (`Program::call_error`).
+/// A program that lowers its CPU limit (RLIMIT_CPU, by `setrlimit` and by `prlimit`, to
+/// 1 s), says what came of it, then spins for up to 1.5 s of CPU and exits with 3.
+const LOWERS_CPU_LIMIT: &str = "import os, resource, sys, time\nsys.stdin.readline()\ngot = []\nfor lower in (lambda: resource.setrlimit(resource.RLIMIT_CPU, (1, 1)), lambda: resource.prlimit(0, resource.RLIMIT_CPU, (1, 1))):\n    try:\n        lower()\n        got.append('lowered')\n    except (ValueError, OSError):\n        got.append('refused')\nprint(*got, resource.getrlimit(resource.RLIMIT_CPU)[1] == resource.RLIM_INFINITY, flush=True)\nsys.stdin.readline()\nwhile time.process_time() < 1.5:\n    pass\nos._exit(3)\n";
+
+/// A boxed program cannot make its own end pass for a kill from outside its box: one
+/// that exits with 137 (what bwrap says of a process 2 killed by SIGKILL) dies of SIGSYS
+/// under the boxes' exit rule, and one that would lower its CPU limit below the host's
+/// (to have the kernel's SIGKILL at it) is refused, still reads its limit, spins and
+/// exits by itself. Each is its own end (`Exited`), which the caller charges to its
+/// entry.
+#[test]
+fn a_boxed_program_that_exits_with_137_or_lowers_its_cpu_limit_ends_by_itself_not_from_outside() {
+    let Some(py) = python() else { return };
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+    }
+    if !arena::process::boxes_guarded() {
+        return crate::util::skip("skipped: this machine's boxes are not guarded");
+    }
+    let dir = open_dir();
+    let boxed =
+        Limits { sandbox: arena::process::Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..Limits::default() };
+    let long = Duration::from_secs(60);
     let fake = python_bot(&py, dir.path(), "fake.py", "import os, sys\nsys.stdin.readline()\nos._exit(137)\n");
     let mut f = spawn(fake, &boxed);
-    outside(f.ask(b"x\n", 1, long));
+    match f.ask(b"x\n", 1, long) {
+        Err(CallError::Exited(how)) => assert!(how.contains("SIGSYS"), "{how}"),
+        other => panic!("a program that exits with 137: {other:?}"),
+    }
+    let mut c = spawn(python_bot(&py, dir.path(), "cpu.py", LOWERS_CPU_LIMIT), &boxed);
+    assert_eq!(c.ask(b"x\n", 1, long), Ok(vec!["refused refused True".to_owned()]));
+    assert_eq!(c.ask(b"x\n", 1, long), Err(CallError::Exited("exit status 3".to_owned())));
 }
 
 /// A boxed persistent program (as root: a user of its own) may open its pipes again by

@@ -18,7 +18,8 @@
 //! also gets (`rlimits`, `cap`, `uids`), or choosing a sandbox (the CLI's `--sandbox`
 //! and `--trust-bots`).
 
-use std::io;
+use std::io::{self, Seek, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -130,11 +131,21 @@ fn box_env(cmd: &mut Command, chdir: Option<&Path>) {
 }
 
 /// A box's command line: `hidden` covered, `visible` (files, or directories bound whole)
-/// bound back read-only, `writable` bound read-write, run in `chdir`.
-fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], chdir: Option<&Path>) -> Command {
+/// bound back read-only, `writable` bound read-write, run in `chdir`; with the boxes'
+/// exit rule when `exit_rule` ([`add_exit_rule`]).
+fn box_command(
+    hidden: &[PathBuf],
+    visible: &[PathBuf],
+    writable: &[PathBuf],
+    chdir: Option<&Path>,
+    exit_rule: bool,
+) -> Command {
     let mut cmd = Command::new("bwrap");
     box_env(&mut cmd, chdir);
     cmd.args(BOX_COMMON);
+    if exit_rule {
+        add_exit_rule(&mut cmd);
+    }
     let tmp = Path::new("/tmp");
     let mut covered: Vec<PathBuf> = Vec::new();
     // A directory is covered before those inside it (a cover over a cover hides it).
@@ -194,6 +205,77 @@ fn box_command(hidden: &[PathBuf], visible: &[PathBuf], writable: &[PathBuf], ch
     cmd
 }
 
+/// Gives bwrap the boxes' exit rule (`seccomp::exit_rule`: an `exit` with status 137
+/// kills its process by SIGSYS) for the box's processes (`--add-seccomp-fd`, which
+/// bwrap applies in its process 1 and, last before the exec, in its process 2; not in
+/// bwrap's own first process, outside the box, which must pass on a real SIGKILL of
+/// the box's process 2 as 137). The rule travels in a memory file of its own per
+/// command, inherited by bwrap alone (close-on-exec but in the child, and closed in the
+/// host with the command); where none can be made, or there is no rule, the command
+/// fails to start rather than box without it.
+fn add_exit_rule(cmd: &mut Command) {
+    let fd = super::seccomp::exit_rule().ok_or_else(|| io::Error::from_raw_os_error(libc::ENOSYS)).and_then(rule_file);
+    match fd {
+        Ok(fd) => {
+            cmd.arg("--add-seccomp-fd").arg(fd.as_raw_fd().to_string());
+            // SAFETY: fcntl on a descriptor the closure owns; async-signal-safe.
+            unsafe {
+                cmd.pre_exec(move || {
+                    if libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, 0) != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        Err(e) => {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            // SAFETY: the closure makes no call at all.
+            unsafe { cmd.pre_exec(move || Err(io::Error::from_raw_os_error(errno))) };
+        }
+    }
+}
+
+/// A memory file (close-on-exec, above standard error) holding `rule` as bwrap reads a
+/// filter: its instructions as the kernel lays them out, read from the start.
+fn rule_file(rule: &[libc::sock_filter]) -> io::Result<OwnedFd> {
+    // SAFETY: memfd_create takes a name and flags and returns a new descriptor or -1.
+    let raw = unsafe { libc::memfd_create(c"arena-exit-rule".as_ptr(), libc::MFD_CLOEXEC) };
+    if raw < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the kernel just returned this descriptor to us; nothing else owns it.
+    let first = unsafe { OwnedFd::from_raw_fd(raw) };
+    // Never 0, 1 or 2, which the child's standard streams take over before its exec
+    // (a host started with one of them closed would get one here).
+    let fd = if raw > 2 {
+        first
+    } else {
+        // SAFETY: F_DUPFD_CLOEXEC makes a new descriptor (3 or above) of ours.
+        let above = unsafe { libc::fcntl(raw, libc::F_DUPFD_CLOEXEC, 3) };
+        if above < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: as above, a new descriptor nothing else owns.
+        unsafe { OwnedFd::from_raw_fd(above) }
+    };
+    let mut file = std::fs::File::from(fd);
+    let bytes: Vec<u8> = rule
+        .iter()
+        .flat_map(|i| {
+            let mut b = [0u8; 8];
+            b[..2].copy_from_slice(&i.code.to_ne_bytes());
+            b[2] = i.jt;
+            b[3] = i.jf;
+            b[4..].copy_from_slice(&i.k.to_ne_bytes());
+            b
+        })
+        .collect();
+    file.write_all(&bytes)?;
+    file.seek(io::SeekFrom::Start(0))?;
+    Ok(OwnedFd::from(file))
+}
+
 /// The command that runs a program bot as `spec` says in a box: its program and script
 /// files (the files named in its argv) and the directory of its own files (`files`)
 /// bound back over `hidden`, its directory as its working directory, `writable` bound
@@ -213,7 +295,7 @@ pub(super) fn program_command(spec: &ProgramSpec, writable: &[PathBuf], hidden: 
         .filter(|p| p.is_absolute() && p.is_file())
         .chain(spec.files.iter().map(|f| absolute(f)).filter(|f| f.is_dir()))
         .collect();
-    let mut cmd = box_command(hidden, &visible, writable, spec.dir.as_deref());
+    let mut cmd = box_command(hidden, &visible, writable, spec.dir.as_deref(), boxes_guarded());
     cmd.arg("--").args(&spec.command);
     cmd
 }
@@ -235,7 +317,8 @@ pub fn helper_command(program: &Path, sandbox: &Sandbox, files: &[PathBuf], writ
         Sandbox::Bwrap { writable: more, hidden } => {
             let visible: Vec<PathBuf> = std::iter::once(program.to_owned()).chain(files.iter().cloned()).collect();
             let writable: Vec<PathBuf> = writable.iter().map(|w| w.to_path_buf()).chain(more.iter().cloned()).collect();
-            let mut cmd = box_command(hidden, &visible, &writable, writable.first().map(PathBuf::as_path));
+            let mut cmd =
+                box_command(hidden, &visible, &writable, writable.first().map(PathBuf::as_path), boxes_guarded());
             cmd.arg("--").arg(program);
             cmd
         }
@@ -258,10 +341,13 @@ pub(super) fn filter_in_box() -> bool {
 }
 
 /// Whether a boxed helper (a worker) or program runs under the boxes' filter with its
-/// guard ([`helper_command`], `program_command`): then no other process of its box
-/// can kill or stop it. Not where boxed programs get no filter ([`box_filter_missing`]).
+/// guard ([`helper_command`], `program_command`), and its box's processes under the
+/// boxes' exit rule ([`add_exit_rule`]): then no other process of its box can kill or
+/// stop it, and bwrap's exit status 137 says that it died of SIGKILL. Not where boxed
+/// programs get no filter ([`box_filter_missing`]), nor where bwrap does not take the
+/// exit rule (before bubblewrap 0.5, which has no `--add-seccomp-fd`).
 pub fn boxes_guarded() -> bool {
-    super::seccomp::boxed_filter().is_some() && filter_in_box()
+    super::seccomp::boxed_filter().is_some() && filter_in_box() && bwrap_check().2
 }
 
 /// Why boxed programs run without the system-call filter here, if they do (and bwrap
@@ -269,23 +355,28 @@ pub fn boxes_guarded() -> bool {
 /// that does not start under it.
 pub fn box_filter_missing() -> Option<&'static str> {
     match bwrap_check() {
-        (Ok(()), false) => Some(super::seccomp::unavailable().unwrap_or(SETUID_BWRAP)),
+        (Ok(()), false, _) => Some(super::seccomp::unavailable().unwrap_or(SETUID_BWRAP)),
         _ => None,
     }
 }
 
 const SETUID_BWRAP: &str = "the setuid bwrap of this machine does not start under no_new_privs";
 
-fn bwrap_check() -> &'static (Result<(), String>, bool) {
-    static RESULT: OnceLock<(Result<(), String>, bool)> = OnceLock::new();
+/// Whether bwrap works, whether it starts under the filter, and whether it takes the
+/// exit rule too.
+fn bwrap_check() -> &'static (Result<(), String>, bool, bool) {
+    static RESULT: OnceLock<(Result<(), String>, bool, bool)> = OnceLock::new();
     RESULT.get_or_init(|| {
-        let Some(filter) = super::seccomp::program_filter() else { return (run_bwrap_true(None), false) };
-        match run_bwrap_true(Some(filter)) {
-            Ok(()) => (Ok(()), true),
+        let Some(filter) = super::seccomp::program_filter() else { return (run_bwrap_true(None, false), false, false) };
+        if run_bwrap_true(Some(filter), true).is_ok() {
+            return (Ok(()), true, true);
+        }
+        match run_bwrap_true(Some(filter), false) {
+            Ok(()) => (Ok(()), true, false),
             // Only a setuid bwrap may need what no_new_privs takes away: any other
             // failure is bwrap's own, and boxes would fail the same way.
-            Err(_) if bwrap_is_setuid() => (run_bwrap_true(None), false),
-            Err(why) => (Err(why), false),
+            Err(_) if bwrap_is_setuid() => (run_bwrap_true(None, false), false, false),
+            Err(why) => (Err(why), false, false),
         }
     })
 }
@@ -300,8 +391,8 @@ fn bwrap_is_setuid() -> bool {
         .is_some_and(|m| m.permissions().mode() & 0o4000 != 0)
 }
 
-fn run_bwrap_true(filter: Option<&'static [libc::sock_filter]>) -> Result<(), String> {
-    let mut cmd = box_command(&[], &[], &[], Some(Path::new("/")));
+fn run_bwrap_true(filter: Option<&'static [libc::sock_filter]>, exit_rule: bool) -> Result<(), String> {
+    let mut cmd = box_command(&[], &[], &[], Some(Path::new("/")), exit_rule);
     cmd.args(["--", "true"]);
     cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).current_dir("/");
     let user = BoxUser::for_box()?;

@@ -35,6 +35,11 @@
  *               outside its box)
  *   -DSELFKILL  a child it forks sends SIGKILL to its own process (its worker), which
  *               then waits to die
+ *   -DEXIT137   ends its own process (its worker) with exit status 137, what bwrap says
+ *               of a process it runs that died of SIGKILL
+ *   -DCPULIMIT  lowers its own process's CPU limit (RLIMIT_CPU, soft and hard) to 1 s,
+ *               logs whether it could ("cpulimit: lowered" or "cpulimit: refused"), then
+ *               spins for ever (lowered, the kernel kills its worker by SIGKILL)
  *   -DSHMHOG    maps SHM_MIB (300) MiB of shared anonymous memory (MAP_SHARED |
  *               MAP_ANONYMOUS, which RLIMIT_DATA does not count) and touches it a MiB
  *               at a time, logging how far it got every 16 MiB and at the end
@@ -64,6 +69,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -285,6 +291,13 @@ static void attack(void) {
         _exit(0);
     }
     sleep(10);
+#elif defined(EXIT137)
+    _exit(137);
+#elif defined(CPULIMIT)
+    struct rlimit one = {1, 1};
+    zb_log(setrlimit(RLIMIT_CPU, &one) == 0 ? "cpulimit: lowered" : "cpulimit: refused");
+    for (volatile unsigned long n = 0;; n++) {
+    }
 #elif defined(UNDYING)
     zb_logf("pdeathsig: %s", prctl(PR_SET_PDEATHSIG, 0) == 0 ? "cleared" : "refused");
     pthread_t t;
