@@ -234,13 +234,16 @@ impl<G: Game> Worker<G> {
         let oom = proc.running.cap.as_ref().map_or(crate::process::OomKills::None, |c| c.oom_kills());
         let own_oom = oom == crate::process::OomKills::OverItsLimit && killed_by(status) == Some(libc::SIGKILL);
         let machine_short = oom == crate::process::OomKills::MachineShort;
+        // Where no memory group answers: the machine's OOM killer killed a process since
+        // the worker started, which may have been the worker (a bot can raise its
+        // `oom_score_adj` and exhaust the machine's memory).
+        let machine_oom = proc.running.machine_oom.unaccounted(proc.running.cap.as_ref());
         // Killed from outside its box: not its fault. The game fails and is played
         // again; an entry is believed once.
-        if !own_oom
+        let outside = !own_oom
             && by_itself
-            && (machine_short || self.killed_from_outside(seats[s], status, proc.running.player_pid))
-            && self.iso.claimed_outside.first(&names[s])
-        {
+            && (machine_short || self.killed_from_outside(seats[s], status, proc.running.player_pid));
+        if outside && !machine_oom && self.iso.claimed_outside.first(&names[s]) {
             let by = if machine_short { ", by the kernel: the machine was short of memory" } else { "" };
             let why = format!(
                 "{}'s worker was killed from outside its box ({}{by}): not its fault",
@@ -258,6 +261,9 @@ impl<G: Game> Worker<G> {
                 describe_exit(status),
                 limit >> 20
             ),
+            None if outside && machine_oom => {
+                format!("{}: {}", crash_reason(&words, status, at), crate::process::MACHINE_OOM)
+            }
             None => crash_reason(&words, status, at),
         };
         put_out(&mut game.procs, &mut game.out, s, reason);
@@ -283,20 +289,25 @@ impl<G: Game> Worker<G> {
             matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. }) && crate::process::boxes_guarded();
         let proc = game.procs.iter().find(|p| p.seats == [s]).filter(|_| guarded)?;
         let oom = proc.running.cap.as_ref().map_or(crate::process::OomKills::None, |c| c.oom_kills());
-        let believed = oom == crate::process::OomKills::None && self.iso.claimed_outside.first(&names[s]);
+        let machine_oom = proc.running.machine_oom.unaccounted(proc.running.cap.as_ref());
+        let believed =
+            oom == crate::process::OomKills::None && !machine_oom && self.iso.claimed_outside.first(&names[s]);
         if believed {
             return Some(Err(format!("{}: {why}", names[s])));
         }
-        let reason = if oom == crate::process::OomKills::None {
-            "its program died of SIGKILL (a death from outside its box is believed once per entry, and it was already)"
+        let reason = if oom != crate::process::OomKills::None {
+            "its program was killed by the kernel's OOM killer in its box's memory group".to_owned()
+        } else if machine_oom {
+            format!("its program died of SIGKILL: {}", crate::process::MACHINE_OOM)
         } else {
-            "its program was killed by the kernel's OOM killer in its box's memory group"
+            "its program died of SIGKILL (a death from outside its box is believed once per entry, and it was already)"
+                .to_owned()
         };
         // Its worker may have said in its log that the game is played again: the log
         // says that it was not.
         let log = crate::loaders::log::EntryLog::new(self.iso.logs.as_deref(), &names[s], true);
         log.append(&format!("{}not played again: {reason}\n", crate::loaders::log::game_marker()));
-        put_out(&mut game.procs, &mut game.out, s, reason.to_owned());
+        put_out(&mut game.procs, &mut game.out, s, reason);
         None
     }
 

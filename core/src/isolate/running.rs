@@ -35,6 +35,10 @@ pub(super) struct Running {
     pub(super) stderr: StderrTail,
     /// The worker's process cap; dropped (what is left in it killed) after the worker.
     pub(super) cap: Option<crate::process::ProcessCap>,
+    /// The machine's OOM kills when it started: where its cap has no memory group,
+    /// whether its death by SIGKILL may be the machine's OOM killer's
+    /// ([`crate::process::MachineOom::unaccounted`]).
+    pub(super) machine_oom: crate::process::MachineOom,
     /// The worker's playing thread (found when first needed): its pid (in the host's
     /// PID namespace) and its counters.
     pub(super) player: Option<TaskProbe>,

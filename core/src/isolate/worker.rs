@@ -160,6 +160,7 @@ impl<G: Game> Worker<G> {
             // SAFETY: join_self only calls getpid and write, on plain copied data.
             unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || crate::process::join_self(fd)) };
         }
+        let machine_oom = crate::process::MachineOom::watch();
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -183,6 +184,7 @@ impl<G: Game> Worker<G> {
             blame,
             stderr,
             cap,
+            machine_oom,
             player: None,
             player_pid: None,
             home,

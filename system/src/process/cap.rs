@@ -21,6 +21,10 @@
 //! bwrap (whose `/sys` is read-only but for that one directory) still gives its programs
 //! groups of their own.
 //!
+//! Where a box has no memory group, the machine's OOM-kill count ([`MachineOom`],
+//! `/proc/vmstat`) is what says whether the kernel's OOM killer may have ended it: it
+//! tells that some process of the machine was killed, not whose.
+//!
 //! Not here: RLIMIT_NPROC, the fallback where no group can be made (`rlimits`, `spawn`),
 //! and RLIMIT_DATA / RLIMIT_AS, all a box's memory has where no memory group can be.
 
@@ -71,6 +75,65 @@ pub enum OomKills {
     /// It killed a process of the box while the box was under its own limit: the
     /// machine (or a group above the host's) was short of memory, not the box's fault.
     MachineShort,
+}
+
+/// The machine's count of OOM kills (`oom_kill` in `/proc/vmstat`, Linux 4.13 and
+/// later), taken when a box starts, to tell when its death is judged whether the
+/// kernel's OOM killer killed any process of the machine meanwhile
+/// ([`MachineOom::killed_since`]). It is what answers where the box has no memory
+/// group of its own ([`ProcessCap::oom_kills`] then says [`OomKills::None`]): a bot
+/// that raised its own `oom_score_adj` and exhausted the machine's memory dies of the
+/// global OOM killer's SIGKILL, which nothing else tells from one sent from outside.
+/// It says nothing of whose process was killed, nor why: any OOM kill on the machine
+/// meanwhile makes a death by SIGKILL not believed. A kernel without the counter
+/// answers nothing (every `killed_since` is `false`, as before it was looked at).
+#[derive(Debug, Clone, Copy)]
+pub struct MachineOom {
+    /// Where the count comes from: `/proc/vmstat` ([`MachineOom::watch`]), or a test's.
+    count: fn() -> Option<u64>,
+    /// The count when the box started.
+    at_start: Option<u64>,
+}
+
+impl MachineOom {
+    /// The machine's count now, as a box starts.
+    pub fn watch() -> MachineOom {
+        MachineOom::watch_with(machine_oom_kills)
+    }
+
+    fn watch_with(count: fn() -> Option<u64>) -> MachineOom {
+        MachineOom { count, at_start: count() }
+    }
+
+    /// Whether the machine's OOM killer has killed a process since [`MachineOom::watch`]
+    /// (`false` where the kernel does not count them).
+    pub fn killed_since(&self) -> bool {
+        matches!((self.at_start, (self.count)()), (Some(then), Some(now)) if now > then)
+    }
+
+    /// Whether a box's death by SIGKILL may be the kernel's OOM killer's where nothing
+    /// else says: its cap (`cap`, if it has one) has no memory group of its own, and
+    /// the machine's OOM killer killed a process since the box started. With a memory
+    /// group, [`ProcessCap::oom_kills`] answers (the kernel counts a global OOM kill in
+    /// the victim's group too).
+    pub fn unaccounted(&self, cap: Option<&ProcessCap>) -> bool {
+        cap.and_then(ProcessCap::memory_limit).is_none() && self.killed_since()
+    }
+}
+
+/// Why a death by SIGKILL that [`MachineOom::unaccounted`] may explain is not taken for
+/// one from outside its box.
+pub const MACHINE_OOM: &str = "the kernel's OOM killer killed a process of this machine while it ran, and no memory group of its box says whose: not taken for a kill from outside";
+
+/// The machine's OOM kills so far: the `oom_kill` line of `/proc/vmstat`; `None` where
+/// there is none (before Linux 4.13).
+pub fn machine_oom_kills() -> Option<u64> {
+    vmstat_oom_kills(&std::fs::read_to_string("/proc/vmstat").ok()?)
+}
+
+/// The `oom_kill` count of a `/proc/vmstat` text.
+fn vmstat_oom_kills(vmstat: &str) -> Option<u64> {
+    vmstat.lines().find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok())
 }
 
 /// The memory a box's `/tmp` and `/dev/shm` may hold together (64 MiB each, see
@@ -422,4 +485,51 @@ fn pids_group_of(file: &str) -> Option<PathBuf> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MachineOom, vmstat_oom_kills};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// The machine's OOM kills as a test sets them.
+    static FAKE_KILLS: AtomicU64 = AtomicU64::new(0);
+
+    fn fake_kills() -> Option<u64> {
+        Some(FAKE_KILLS.load(Ordering::SeqCst))
+    }
+
+    fn no_counter() -> Option<u64> {
+        None
+    }
+
+    /// A death is put down to the machine's OOM killer when its count grew since the box
+    /// started and no memory group of the box answers; not when the count stayed, nor
+    /// on a kernel without the counter.
+    #[test]
+    fn a_death_is_not_believed_when_the_machines_oom_kills_grew_and_no_memory_group_answers() {
+        FAKE_KILLS.store(5, Ordering::SeqCst);
+        let watch = MachineOom::watch_with(fake_kills);
+        assert!(!watch.killed_since());
+        assert!(!watch.unaccounted(None));
+        FAKE_KILLS.store(6, Ordering::SeqCst);
+        assert!(watch.killed_since());
+        assert!(watch.unaccounted(None));
+        // A box that started after that kill: nothing since.
+        assert!(!MachineOom::watch_with(fake_kills).unaccounted(None));
+        // No counter (a kernel before 4.13): as before, nothing is concluded.
+        assert!(!MachineOom::watch_with(no_counter).unaccounted(None));
+    }
+
+    /// `oom_kill` read from a `/proc/vmstat` text (not `oom_kill_` of another line), and
+    /// none where the text has no such line; this kernel's has one.
+    #[test]
+    fn the_machines_oom_kills_are_read_from_vmstat() {
+        assert_eq!(vmstat_oom_kills("pgfault 12\noom_kill 3\nnr_foo 1\n"), Some(3));
+        assert_eq!(vmstat_oom_kills("oom_kill_other 9\noom_kill 0\n"), Some(0));
+        assert_eq!(vmstat_oom_kills("pgfault 12\n"), None);
+        if std::env::var_os("CI").is_some() {
+            assert!(super::machine_oom_kills().is_some(), "this kernel has no oom_kill in /proc/vmstat");
+        }
+    }
 }

@@ -84,7 +84,7 @@ mod stamped;
 mod uids;
 mod witness;
 
-pub use cap::{BOX_FILES_MEMORY, OomKills, PROGRAMS_ENV, ProcessCap};
+pub use cap::{BOX_FILES_MEMORY, MACHINE_OOM, MachineOom, OomKills, PROGRAMS_ENV, ProcessCap};
 pub use once::{run_once, run_once_timed};
 pub use persistent::Process;
 pub use rlimits::default_run_as;
@@ -161,7 +161,8 @@ pub struct Limits {
     /// RLIMIT_AS in bytes (virtual memory per process).
     pub address_space: Option<u64>,
     /// RLIMIT_CPU in seconds (SIGXCPU then, SIGKILL a second later); over the whole life of
-    /// the process.
+    /// the process. Not set by a boxed worker, whose filter refuses every new CPU limit
+    /// (for its children too).
     pub cpu_seconds: Option<u64>,
     /// Processes and threads of the program: its own `pids` control group's cap where
     /// the host (or a worker, in its room) can make one; else RLIMIT_NPROC, which counts
@@ -224,8 +225,11 @@ pub enum CallError {
     /// while it stood stopped by a signal (which, too, only something outside its box
     /// can send it): then the host has killed it. The host's fault or
     /// the machine's, not the program's: how it ended, as [`CallError::Exited`] says it.
-    /// A program can fake it by exiting with status 137; the caller decides how often
-    /// it believes one.
+    /// It cannot fake it by exiting with status 137 (the boxes' exit rule kills it by
+    /// SIGSYS: `seccomp`) nor by lowering its CPU limit (its filter refuses it), and
+    /// where it has no memory group a death while the machine's OOM killer killed a
+    /// process is not this ([`MachineOom`]); what it can still bring on itself
+    /// (`docs/hardening.md`) the caller believes as often as it decides.
     KilledFromOutside(String),
 }
 

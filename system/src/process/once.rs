@@ -49,7 +49,7 @@ pub fn run_once_timed(
 ) -> (Result<Vec<String>, CallError>, Duration) {
     // The clock starts once the program runs (`start` returns after its `execve`): the
     // host's set-up before is not its time (`ProgramTimer::start_spawned`).
-    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap, user, stamped, .. } =
+    let Started { mut child, stdin, mut stdout, mut stderr, pidfd, cap, user, machine_oom, stamped, .. } =
         match start(spec, limits, false) {
             Ok(started) => started,
             Err(e) => return (Err(e), Duration::ZERO),
@@ -82,6 +82,7 @@ pub fn run_once_timed(
     let by_itself = has_exited(child.id());
     let end = end_group_timed(&mut child);
     let over_memory = super::spawn::over_memory(cap.as_ref());
+    let machine_oom = machine_oom.unaccounted(cap.as_ref());
     drop(cap);
     drop(user);
     // Pass on the rest of stderr; bounded, as a process that left the group may hold it.
@@ -106,7 +107,7 @@ pub fn run_once_timed(
     let result = match result.0 {
         Ok(lines) if lines.is_empty() => {
             let how = format!("{} without printing a line", describe_status(end.0));
-            Err(ending(how, by_itself, end, limits, over_memory.as_deref()))
+            Err(ending(how, by_itself, end, limits, over_memory.as_deref(), machine_oom))
         }
         Err(CallError::Timeout) if stopped => Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned())),
         other => other,

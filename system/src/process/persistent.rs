@@ -61,6 +61,11 @@ pub struct Process {
     /// Set when it is killed: its memory group's OOM killer ended a process of it for
     /// its own memory limit (see [`super::spawn::over_memory`]).
     over_memory: Option<String>,
+    /// The machine's OOM kills when it started (see [`super::cap::MachineOom`]).
+    machine_oom: super::cap::MachineOom,
+    /// Set when it is killed: the machine's OOM killer killed a process while it ran,
+    /// and no memory group of its own says whose.
+    oom_unaccounted: bool,
     /// The uid its box runs as, if leased (released after the program is killed).
     _user: Option<super::uids::BoxUser>,
     /// What it was started under: whether a death was its own ([`ending`]).
@@ -75,8 +80,18 @@ impl Process {
         limits: &Limits,
         mut stderr_sink: Box<dyn Write + Send>,
     ) -> Result<Process, CallError> {
-        let Started { child, stdin, stdout, mut stderr, pidfd, cap: process_cap, user, stamped, stdin_stamped } =
-            start(spec, limits, true)?;
+        let Started {
+            child,
+            stdin,
+            stdout,
+            mut stderr,
+            pidfd,
+            cap: process_cap,
+            user,
+            machine_oom,
+            stamped,
+            stdin_stamped,
+        } = start(spec, limits, true)?;
         let cap = limits.stderr_cap;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new().name(format!("stderr-{}", child.id())).spawn(move || {
@@ -113,6 +128,8 @@ impl Process {
             last_time: Duration::ZERO,
             cap: process_cap,
             over_memory: None,
+            machine_oom,
+            oom_unaccounted: false,
             _user: user,
             limits: limits.clone(),
         };
@@ -435,7 +452,10 @@ impl Process {
     fn died(&mut self, what: &str) -> CallError {
         let exited = wait_exit(self.pid(), super::spawn::OWN_END_GRACE);
         let error = match self.kill_inner() {
-            Some(end) if exited => ending(describe_status(end.0), true, end, &self.limits, self.over_memory.as_deref()),
+            Some(end) if exited => {
+                let over = self.over_memory.as_deref();
+                ending(describe_status(end.0), true, end, &self.limits, over, self.oom_unaccounted)
+            }
             _ => CallError::Exited(what.to_string()),
         };
         self.ended = error.ended().map(str::to_owned);
@@ -459,6 +479,7 @@ impl Process {
         let status = end_group_timed(&mut self.child);
         self.reaped = true;
         self.over_memory = super::spawn::over_memory(self.cap.as_ref());
+        self.oom_unaccounted = self.machine_oom.unaccounted(self.cap.as_ref());
         // What left the process group (a `setsid` daemon) is still in the cap.
         drop(self.cap.take());
         if let Some((rx, handle)) = self.stderr_done.take() {

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use super::cap::ProcessCap;
+use super::cap::{MACHINE_OOM, MachineOom, ProcessCap};
 use super::rlimits::{ChildSetup, become_user, check_access, lower_limit, own_session_keyring};
 use super::sandbox::{self, Sandbox};
 use super::uids::BoxUser;
@@ -330,6 +330,8 @@ pub(super) struct Started {
     pub(super) cap: Option<ProcessCap>,
     /// The uid its box runs as (a root host's lease), held while it lives.
     pub(super) user: Option<BoxUser>,
+    /// The machine's OOM kills when it started ([`MachineOom::unaccounted`]).
+    pub(super) machine_oom: MachineOom,
     /// Stdout is a stamped pipe: `stamped::written` on it tells when the program last
     /// wrote.
     pub(super) stamped: bool,
@@ -429,6 +431,9 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
     unsafe {
         cmd.pre_exec(move || setup.apply());
     }
+    // The machine's OOM kills before it runs: where it has no memory group, what tells
+    // whether a death by SIGKILL may be the machine's OOM killer's.
+    let machine_oom = MachineOom::watch();
     // In a worker, forked from its room for programs (charged there, not to the worker's
     // own cap that its native bots may have filled), then back.
     let in_room = super::cap::fork_in_room();
@@ -463,6 +468,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
         pidfd,
         cap,
         user,
+        machine_oom,
         stamped: stamped_stdout,
         stdin_stamped: stamped_stdin,
     };
@@ -603,17 +609,24 @@ pub(super) const STOPPED_FROM_OUTSIDE: &str = "stopped by a signal sent from out
 /// memory group's verdict added (`over_memory`, see [`over_memory`]); else killed from
 /// outside its box ([`CallError::KilledFromOutside`]) when it ended by itself
 /// (`by_itself`, not killed by the host) and only that explains its end
-/// ([`killed_from_outside`], from its reaped status and CPU time `ended`).
+/// ([`killed_from_outside`], from its reaped status and CPU time `ended`), unless the
+/// machine's OOM killer may have killed it (`machine_oom`: it killed a process of the
+/// machine while the program ran, and no memory group of its own says whose, see
+/// [`MachineOom::unaccounted`]; its end is then its own, and says why).
 pub(super) fn ending(
     how: String,
     by_itself: bool,
     (status, cpu): (ExitStatus, Option<Duration>),
     limits: &Limits,
     over_memory: Option<&str>,
+    machine_oom: bool,
 ) -> CallError {
     match over_memory {
         Some(over) => CallError::Exited(format!("{how}: {over}")),
-        None if by_itself && killed_from_outside(status, cpu, limits) => CallError::KilledFromOutside(how),
+        None if by_itself && killed_from_outside(status, cpu, limits) => match machine_oom {
+            true => CallError::Exited(format!("{how}: {MACHINE_OOM}")),
+            false => CallError::KilledFromOutside(how),
+        },
         None => CallError::Exited(how),
     }
 }
@@ -707,8 +720,30 @@ mod tests {
     /// Whether [`ending`] takes a program that ended by itself so for killed from outside.
     fn outside(status: ExitStatus, cpu: Option<Duration>, limits: &Limits, over_memory: bool) -> bool {
         let over = over_memory.then_some("over its memory limit");
-        let error = ending("how".to_owned(), true, (status, cpu), limits, over);
+        let error = ending("how".to_owned(), true, (status, cpu), limits, over, false);
         matches!(error, CallError::KilledFromOutside(_))
+    }
+
+    /// A boxed program's SIGKILL that would pass for one from outside is its own end
+    /// when the machine's OOM killer killed a process while it ran and no memory group
+    /// of its own says whose (`machine_oom`), and the reason says so.
+    #[test]
+    fn a_boxed_programs_sigkill_while_the_machines_oom_killer_killed_is_not_from_outside() {
+        if !super::sandbox::boxes_guarded() {
+            assert!(std::env::var_os("CI").is_none(), "CI must have guarded boxes");
+            return;
+        }
+        let boxed = Limits { sandbox: Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..Limits::default() };
+        let end = (exit(137), Some(Duration::from_millis(20)));
+        let believed = ending("exit status 137".to_owned(), true, end, &boxed, None, false);
+        assert_eq!(believed, CallError::KilledFromOutside("exit status 137".to_owned()));
+        let error = ending("exit status 137".to_owned(), true, end, &boxed, None, true);
+        assert_eq!(error, CallError::Exited(format!("exit status 137: {}", super::MACHINE_OOM)));
+        // Its own exit: the same as without.
+        assert_eq!(
+            ending("exit status 1".to_owned(), true, (exit(1), end.1), &boxed, None, true),
+            CallError::Exited("exit status 1".to_owned())
+        );
     }
 
     #[test]
@@ -735,10 +770,10 @@ mod tests {
         assert!(!outside(exit(137), cpu, &Limits::default(), false));
         assert!(!outside(ExitStatus::from_raw(libc::SIGKILL), cpu, &Limits::default(), false));
         // Killed by the host (not by itself): never from outside.
-        let by_host = ending("how".to_owned(), false, (exit(137), cpu), &boxed, None);
+        let by_host = ending("how".to_owned(), false, (exit(137), cpu), &boxed, None, false);
         assert_eq!(by_host, CallError::Exited("how".to_owned()));
         // Its memory group's verdict is added to how it ended.
-        let over = ending("exit status 137".to_owned(), true, (exit(137), cpu), &boxed, Some("over"));
+        let over = ending("exit status 137".to_owned(), true, (exit(137), cpu), &boxed, Some("over"), false);
         assert_eq!(over, CallError::Exited("exit status 137: over".to_owned()));
     }
 
