@@ -10,7 +10,10 @@
 //! empty ones (a bot given as a file by an empty file), and only its own files and its
 //! scratch directory bound back. Its environment is cleared but for a few harmless
 //! variables ([`BOX_ENV`]); its session keyring is a new one of its own (`rlimits`, in
-//! the child before bwrap starts). It has no capabilities, and it dies
+//! the child before bwrap starts). Where its process 2 is guarded (`seccomp`), bwrap
+//! also installs the boxes' exit rule in it and in its process 1 (an exit with 137
+//! dies of SIGSYS, so that bwrap's 137 is a real SIGKILL: [`boxes_guarded`]). It has
+//! no capabilities, and it dies
 //! with the process that started it (`--die-with-parent`): when its first process ends,
 //! the kernel ends every process of its PID namespace.
 //!

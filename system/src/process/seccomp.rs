@@ -12,13 +12,20 @@
 //! a host that died at once (a box's first process is bwrap's own now: a second line).
 //! The filter of what the host boxes ([`boxed_filter`]) also guards its box's process 2
 //! ([`GUARDED_PID`], the helper or program): no process of the box may send it SIGKILL
-//! or a stop signal, trace, or join another's process group ([`instructions`]), so
-//! that its death by SIGKILL came from outside its box. Everything else is allowed.
+//! or a stop signal, trace, join another's process group, or set a new `RLIMIT_CPU`
+//! (whose SIGKILL would come below the host's CPU limit) ([`instructions`]), so that
+//! its death by SIGKILL came from outside its box. Everything else is allowed.
 //! The filter is a classic BPF program of under a hundred instructions per
 //! architecture, installed in the child
 //! between fork and exec (with `no_new_privs`, which bwrap sets for its child anyway),
 //! so it holds for the program or helper, for bwrap in front of it and for all they
 //! fork, and no process of the box can lift it.
+//!
+//! A second, smaller filter, the boxes' exit rule ([`exit_rule`]), kills a process that
+//! exits with status 137 (it dies of SIGSYS), so that bwrap's 137 says a real SIGKILL
+//! of its process 2. Bwrap installs it in the box itself (`sandbox`'s
+//! `--add-seccomp-fd`): bwrap's own first process, outside the box, is under the first
+//! filter only, and must exit with 137 to pass such a SIGKILL on.
 //!
 //! Why: a program's answer is judged by when it was written (`stamped`: the kernel
 //! stamps a FIFO's times at each `write`). The four calls above write into a pipe
@@ -32,7 +39,8 @@
 //! `None`) and the gap stays open (`docs/hardening.md`).
 //!
 //! Not here: when the filter is installed (`rlimits::ChildSetup` for programs,
-//! `spawn::confine_helper` for workers and probes), what the stamps are for
+//! `spawn::confine_helper` for workers and probes; the exit rule, `sandbox`), what a
+//! death by SIGKILL is taken for (`spawn`, the lockstep host), what the stamps are for
 //! (`stamped`, `clock`). It is not a sandbox: the box is (`sandbox`). Nor does it keep
 //! a parent-death signal whole: an `execve` from a second thread drops it too.
 
@@ -830,6 +838,8 @@ mod tests {
         const CPU: u64 = RLIMIT_CPU as u64;
         const NOFILE: u64 = 7;
         let (plain, guarded) = (instructions(ARCHES, None), instructions(ARCHES, Some(2)));
+        // Still under a hundred instructions per architecture (the module's word).
+        assert!(guarded.len() < 100 * ARCHES.len(), "{} instructions", guarded.len());
         let ptr: u64 = 0x7ffd_1000;
         for arch in ARCHES {
             let a = arch.audit;
