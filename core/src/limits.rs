@@ -322,7 +322,11 @@ impl<G: Plays> Bot<G> for Guarded<'_, G> {
             Ok(_) if self.over(spent, limit) => Err(BotError::Timeout),
             answer => answer,
         };
-        let late = matches!(answer, Err(BotError::Timeout)) && limit.is_some_and(|l| spent >= l);
+        // A timeout at the limit per call (not a game's own shorter deadline): the bot's
+        // deadline and this charge are two readings of the thread's own time, each short
+        // of the truth by at most `READ_ERROR`.
+        let late = matches!(answer, Err(BotError::Timeout))
+            && limit.is_some_and(|l| spent.saturating_add(crate::clock::READ_ERROR) >= l);
         self.count_late(late, 1, clock);
         answer
     }

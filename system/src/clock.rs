@@ -17,6 +17,8 @@
 //!   keeps a mark (its own time at a moment at most [`MARK_AGE`] before the call); a
 //!   long call is charged from that mark, that is at most [`MARK_AGE`] of the engine's
 //!   own time too much, whatever the load.
+//!   Each reading of the counters is bracketed by two reads of the clock and made
+//!   again when a wait for a CPU fell between them ([`own_now`], [`READ_ERROR`]).
 //! - **program bots**: the wall time from the request to the answer, less the time the
 //!   program's tasks (every thread of every process it consists of, as far as the host
 //!   saw them when the call started) and the host's calling thread waited for a CPU
@@ -277,27 +279,62 @@ pub fn thread_cpu_nanos() -> u64 {
     monotonic_nanos()
 }
 
-/// The calling thread's own time at wall time `now` (from [`monotonic_nanos`] or
-/// [`call_nanos`]), on a scale of its own: only differences mean anything. It never
-/// runs faster than wall time.
-pub fn thread_own(now: u64) -> u64 {
-    let sched = thread_sched();
+/// The most a reading of the calling thread's own time ([`own_now`]) may fall short of
+/// the truth: the wall clock and the thread's counters are two reads, and a wait for a
+/// CPU between them would count in the second and not in the first. A reading whose
+/// two clock reads are further apart than this is made again (a few times at most).
+pub const READ_ERROR: Duration = Duration::from_micros(20);
+
+/// Readings [`own_now`] makes at most before it takes one whose reads were further
+/// apart than [`READ_ERROR`] (a machine so loaded that every try was preempted).
+const READ_TRIES: u32 = 8;
+
+/// The calling thread's own time now, on a scale of its own (only differences mean
+/// anything), with the wall time ([`call_nanos`]) it is the own time at: `(now, own)`.
+/// It never runs faster than wall time, and falls short of the truth by at most
+/// [`READ_ERROR`] (but on a machine that preempted every one of [`READ_TRIES`] tries;
+/// before, a wait for a CPU between the wall clock's read and the counters' made it
+/// fall short by that wait: under load, a call stopped at its own limit by a script's
+/// deadline was once charged less than that limit a moment later).
+pub fn own_now() -> (u64, u64) {
+    let sched = consistent_reading(call_nanos, thread_sched);
     SCHEDSTAT_SCALE.with(|c| {
         if c.get().is_none() {
-            c.set(Some(sched.is_some()));
+            c.set(Some(sched.1.is_some()));
         }
     });
     match sched {
-        Some(s) => now.saturating_sub(s.wait),
-        None => thread_cpu_nanos(),
+        (now, Some(wait)) => (now, now.saturating_sub(wait)),
+        (now, None) => (now, thread_cpu_nanos()),
     }
 }
 
-/// Reads the thread's own time now and makes it the thread's mark.
-fn mark_now(now: u64) -> u64 {
-    let own = thread_own(now);
+/// A wall time read with `clock` and the thread's wait for a CPU read with `sched`
+/// (`None` where the counters cannot be read) that belong together: the two clock
+/// reads around the counters' read at most [`READ_ERROR`] apart, or the last of
+/// [`READ_TRIES`] tries.
+fn consistent_reading(mut clock: impl FnMut() -> u64, mut sched: impl FnMut() -> Option<Sched>) -> (u64, Option<u64>) {
+    let mut tries = 0;
+    loop {
+        let now = clock();
+        let Some(s) = sched() else {
+            return (now, None);
+        };
+        tries += 1;
+        // The counters were read between `now` and `after`: a wait that counts in them
+        // and not in `now` is at most the time between the two.
+        let after = clock();
+        if after.saturating_sub(now) <= READ_ERROR.as_nanos() as u64 || tries >= READ_TRIES {
+            return (now, Some(s.wait));
+        }
+    }
+}
+
+/// Reads the thread's own time now and makes it the thread's mark: `(now, own)`.
+fn mark_now() -> (u64, u64) {
+    let (now, own) = own_now();
     MARK.with(|m| m.set((now, own)));
-    own
+    (now, own)
 }
 
 /// The time of one call made in the calling thread (see the module's doc). Started
@@ -320,14 +357,15 @@ impl Stopwatch {
         if wall != 0 && now.saturating_sub(wall) <= MARK_AGE.as_nanos() as u64 {
             Stopwatch { wall0: now, own0: own }
         } else {
-            Stopwatch { wall0: now, own0: mark_now(now) }
+            let (now, own) = mark_now();
+            Stopwatch { wall0: now, own0: own }
         }
     }
 
     /// Starts timing, reading the thread's counters now.
     pub fn start_exact() -> Stopwatch {
-        let now = call_nanos();
-        Stopwatch { wall0: now, own0: mark_now(now) }
+        let (now, own) = mark_now();
+        Stopwatch { wall0: now, own0: own }
     }
 
     /// Wall time at the start ([`call_nanos`]: on the monotonic clock's scale).
@@ -356,14 +394,13 @@ impl Stopwatch {
         if wall < SHORT.as_nanos() as u64 {
             return Duration::from_nanos(wall);
         }
-        Duration::from_nanos(mark_now(now).saturating_sub(self.own0).min(wall))
+        self.own_exact()
     }
 
     /// Own time since the start, always read from the counters (at most the wall time).
     pub fn own_exact(&self) -> Duration {
-        let now = call_nanos();
-        let wall = now.saturating_sub(self.wall0);
-        Duration::from_nanos(mark_now(now).saturating_sub(self.own0).min(wall))
+        let (now, own) = mark_now();
+        Duration::from_nanos(own.saturating_sub(self.own0).min(now.saturating_sub(self.wall0)))
     }
 }
 
@@ -404,7 +441,8 @@ impl OwnDeadline {
         if now >= self.backstop {
             return true;
         }
-        let used = mark_now(now).saturating_sub(self.watch.own0).min(now - self.watch.wall0);
+        let (now, own) = mark_now();
+        let used = own.saturating_sub(self.watch.own0).min(now.saturating_sub(self.watch.wall0));
         if used >= self.limit {
             return true;
         }
@@ -1161,5 +1199,45 @@ mod tests {
         assert!(!deadline.passed());
         std::thread::sleep(Duration::from_millis(25));
         assert!(deadline.passed());
+    }
+
+    /// A reading whose counters came after a wait for a CPU (the clock moved more than
+    /// `READ_ERROR` across the counters' read) is made again, so that the wait it
+    /// holds is matched by its wall time: the own time read is not short by that wait.
+    #[test]
+    fn a_reading_preempted_between_the_clock_and_the_counters_is_made_again() {
+        use std::cell::Cell;
+        // Wall time 1 ms; the first read of the counters waits 5 ms for a CPU (the
+        // kernel counts that wait); the second try is not preempted.
+        let (wall, wait, reads) = (Cell::new(1_000_000u64), Cell::new(0u64), Cell::new(0));
+        let clock = || {
+            wall.set(wall.get() + 100);
+            wall.get()
+        };
+        let sched = || {
+            reads.set(reads.get() + 1);
+            if reads.get() == 1 {
+                wall.set(wall.get() + 5_000_000);
+                wait.set(wait.get() + 5_000_000);
+            }
+            Some(Sched { cpu: 0, wait: wait.get() })
+        };
+        let (now, waited) = consistent_reading(clock, sched);
+        assert_eq!(reads.get(), 2, "read again");
+        // Own time (wall less waits) as of `now`: the 1 ms before plus the reads' own
+        // 100 ns steps, not 5 ms less.
+        let own = now - waited.unwrap();
+        assert!((1_000_000..1_001_000).contains(&own), "own {own}");
+        // A machine that preempts every try: the last reading is taken.
+        let (n, tries) = (Cell::new(0u64), Cell::new(0));
+        let always = || {
+            tries.set(tries.get() + 1);
+            n.set(n.get() + 1_000_000);
+            Some(Sched { cpu: 0, wait: 0 })
+        };
+        let _ = consistent_reading(|| n.get(), always);
+        assert_eq!(tries.get(), READ_TRIES);
+        // No counters: no retry.
+        assert_eq!(consistent_reading(|| 7, || None), (7, None));
     }
 }
