@@ -612,44 +612,66 @@ mod tests {
             assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
             (fds[0], fds[1])
         }
-        let (report_r, report_w) = pipe();
         let (r1, w1) = pipe();
         let (_r2, w2) = pipe();
-        // SAFETY: plain system calls on descriptors and buffers this test owns; the
-        // child only makes system calls and ends with _exit.
-        unsafe {
+        // SAFETY: plain system calls on descriptors and buffers this test owns.
+        let file = unsafe {
             let file = libc::memfd_create(c"probe".as_ptr(), 0);
             assert!(file >= 0);
             assert_eq!(libc::write(file, b"abcd".as_ptr().cast(), 4), 4);
             assert_eq!(libc::write(w1, b"abcdef".as_ptr().cast(), 6), 6);
+            file
+        };
+        under_filter(filter, || {
+            // SAFETY: plain system calls on descriptors and buffers this test owns.
+            unsafe {
+                let iov = libc::iovec { iov_base: b"xy".as_ptr().cast_mut().cast(), iov_len: 2 };
+                let mut offset: libc::off_t = 0;
+                let mut params = [0u8; 120];
+                [
+                    errno(libc::splice(r1, std::ptr::null_mut(), w2, std::ptr::null_mut(), 2, 0) as _),
+                    errno(libc::tee(r1, w2, 2, 0) as _),
+                    errno(libc::vmsplice(w2, &iov, 1, 0) as _),
+                    errno(libc::sendfile(w2, file, &mut offset, 2) as _),
+                    errno(libc::syscall(libc::SYS_io_uring_setup, 4, params.as_mut_ptr())),
+                    errno(libc::write(w2, b"z".as_ptr().cast(), 1) as _),
+                    tee_by_int80(r1, w2),
+                    // A parent-death signal cleared, then set to SIGKILL.
+                    errno(libc::prctl(libc::PR_SET_PDEATHSIG, 0).into()),
+                    errno(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL).into()),
+                ]
+            }
+        })
+    }
+
+    /// The errno of a system call that returned `ret`, 0 when it worked.
+    fn errno(ret: libc::c_long) -> i32 {
+        // SAFETY: reads this thread's errno.
+        if ret < 0 { unsafe { *libc::__errno_location() } } else { 0 }
+    }
+
+    /// What `calls` returns when run in a forked child under `filter` (every entry -1
+    /// where the filter could not be installed), passed back through a pipe. `calls`
+    /// runs after a fork: it may only make system calls (no allocation, no lock).
+    fn under_filter<const N: usize>(filter: &[libc::sock_filter], calls: impl FnOnce() -> [i32; N]) -> [i32; N] {
+        let mut fds = [0; 2];
+        // SAFETY: plain system calls on descriptors and buffers this test owns; the
+        // child only makes system calls (`calls`, as its callers promise) and ends with
+        // _exit.
+        unsafe {
+            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
             let pid = libc::fork();
             assert!(pid >= 0);
             if pid == 0 {
-                let mut out = [-1i32; 9];
-                if install(filter).is_ok() {
-                    let errno = |ret: libc::c_long| if ret < 0 { *libc::__errno_location() } else { 0 };
-                    out[0] = errno(libc::splice(r1, std::ptr::null_mut(), w2, std::ptr::null_mut(), 2, 0) as _);
-                    out[1] = errno(libc::tee(r1, w2, 2, 0) as _);
-                    let iov = libc::iovec { iov_base: b"xy".as_ptr().cast_mut().cast(), iov_len: 2 };
-                    out[2] = errno(libc::vmsplice(w2, &iov, 1, 0) as _);
-                    let mut offset: libc::off_t = 0;
-                    out[3] = errno(libc::sendfile(w2, file, &mut offset, 2) as _);
-                    let mut params = [0u8; 120];
-                    out[4] = errno(libc::syscall(libc::SYS_io_uring_setup, 4, params.as_mut_ptr()));
-                    out[5] = errno(libc::write(w2, b"z".as_ptr().cast(), 1) as _);
-                    out[6] = tee_by_int80(r1, w2);
-                    // A parent-death signal cleared, then set to SIGKILL.
-                    out[7] = errno(libc::prctl(libc::PR_SET_PDEATHSIG, 0).into());
-                    out[8] = errno(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL).into());
-                }
-                libc::write(report_w, out.as_ptr().cast(), size_of_val(&out));
+                let out = if install(filter).is_ok() { calls() } else { [-1; N] };
+                libc::write(fds[1], out.as_ptr().cast(), size_of_val(&out));
                 libc::_exit(0);
             }
-            libc::close(report_w);
-            let mut out = [0i32; 9];
-            assert_eq!(libc::read(report_r, out.as_mut_ptr().cast(), size_of_val(&out)), size_of_val(&out) as isize);
-            let mut status = 0;
-            assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
+            libc::close(fds[1]);
+            let mut out = [0i32; N];
+            assert_eq!(libc::read(fds[0], out.as_mut_ptr().cast(), size_of_val(&out)), size_of_val(&out) as isize);
+            libc::close(fds[0]);
+            assert_eq!(libc::waitpid(pid, std::ptr::null_mut(), 0), pid);
             out
         }
     }
@@ -916,37 +938,22 @@ mod tests {
     /// system call alone, as in [`calls_under_filter`].
     fn limits_under_filter(filter: &[libc::sock_filter]) -> [i32; 6] {
         let setrlimit = libc::c_long::from(ARCHES[0].setrlimit);
-        let mut fds = [0; 2];
-        // SAFETY: plain system calls on descriptors and structs this test owns; the
-        // child only makes system calls and ends with _exit.
-        unsafe {
-            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
-            let pid = libc::fork();
-            assert!(pid >= 0);
-            if pid == 0 {
-                let mut out = [-1i32; 6];
-                if install(filter).is_ok() {
-                    let errno = |ret: libc::c_long| if ret < 0 { *libc::__errno_location() } else { 0 };
-                    let mut cpu = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-                    let mut files = cpu;
-                    out[0] = errno(libc::syscall(libc::SYS_prlimit64, 0, libc::RLIMIT_CPU, 0, &mut cpu));
-                    out[1] = errno(libc::getrlimit(libc::RLIMIT_NOFILE, &mut files).into());
+        under_filter(filter, || {
+            // SAFETY: system calls on structs this closure owns.
+            unsafe {
+                let mut cpu = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                let mut files = cpu;
+                [
+                    errno(libc::syscall(libc::SYS_prlimit64, 0, libc::RLIMIT_CPU, 0, &mut cpu)),
+                    errno(libc::getrlimit(libc::RLIMIT_NOFILE, &mut files).into()),
                     // Each set to what it is (a lowered one would work as well, or not).
-                    out[2] = errno(libc::syscall(setrlimit, libc::RLIMIT_CPU, &cpu));
-                    out[3] = errno(libc::syscall(libc::SYS_prlimit64, 0, libc::RLIMIT_CPU, &cpu, 0));
-                    out[4] = errno(libc::setrlimit(libc::RLIMIT_CPU, &cpu).into());
-                    out[5] = errno(libc::syscall(setrlimit, libc::RLIMIT_NOFILE, &files));
-                }
-                libc::write(fds[1], out.as_ptr().cast(), size_of_val(&out));
-                libc::_exit(0);
+                    errno(libc::syscall(setrlimit, libc::RLIMIT_CPU, &cpu)),
+                    errno(libc::syscall(libc::SYS_prlimit64, 0, libc::RLIMIT_CPU, &cpu, 0)),
+                    errno(libc::setrlimit(libc::RLIMIT_CPU, &cpu).into()),
+                    errno(libc::syscall(setrlimit, libc::RLIMIT_NOFILE, &files)),
+                ]
             }
-            libc::close(fds[1]);
-            let mut out = [0i32; 6];
-            assert_eq!(libc::read(fds[0], out.as_mut_ptr().cast(), size_of_val(&out)), size_of_val(&out) as isize);
-            libc::close(fds[0]);
-            assert_eq!(libc::waitpid(pid, std::ptr::null_mut(), 0), pid);
-            out
-        }
+        })
     }
 
     /// Under the boxes' filter, on this kernel: `setrlimit(RLIMIT_CPU)` and
@@ -1035,39 +1042,28 @@ mod tests {
                     libc::pause();
                 }
             }
-            let p = guarded as u32;
-            let filter = instructions(ARCHES, Some(p));
-            let (mut fds, mut out) = ([0; 2], [-1i32; 9]);
-            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
-            let neighbour = libc::fork();
-            assert!(neighbour >= 0);
-            if neighbour == 0 {
-                let errno = |ret: libc::c_long| if ret < 0 { *libc::__errno_location() } else { 0 };
-                if install(&filter).is_ok() {
-                    out[0] = errno(libc::kill(guarded, libc::SIGKILL).into());
-                    out[1] = errno(libc::kill(guarded, libc::SIGSTOP).into());
-                    out[2] = errno(libc::syscall(libc::SYS_tgkill, guarded, guarded, libc::SIGKILL));
-                    out[3] = errno(libc::syscall(libc::SYS_tkill, guarded, libc::SIGSTOP));
-                    out[4] = errno(libc::ptrace(libc::PTRACE_ATTACH, guarded, 0, 0));
-                    out[5] = errno(libc::setpgid(0, guarded).into());
-                    // Allowed: another signal (0: only whether it may be sent), and a
-                    // group of its own, then a SIGKILL to a child of its own.
-                    out[6] = errno(libc::kill(guarded, 0).into());
-                    out[7] = errno(libc::setpgid(0, 0).into());
-                    let child = libc::fork();
-                    if child == 0 {
-                        libc::pause();
-                        libc::_exit(0);
-                    }
-                    out[8] = errno(libc::kill(child, libc::SIGKILL).into());
-                    libc::waitpid(child, std::ptr::null_mut(), 0);
+            let filter = instructions(ARCHES, Some(guarded as u32));
+            let out = under_filter(&filter, || {
+                let mut out = [0; 9];
+                out[0] = errno(libc::kill(guarded, libc::SIGKILL).into());
+                out[1] = errno(libc::kill(guarded, libc::SIGSTOP).into());
+                out[2] = errno(libc::syscall(libc::SYS_tgkill, guarded, guarded, libc::SIGKILL));
+                out[3] = errno(libc::syscall(libc::SYS_tkill, guarded, libc::SIGSTOP));
+                out[4] = errno(libc::ptrace(libc::PTRACE_ATTACH, guarded, 0, 0));
+                out[5] = errno(libc::setpgid(0, guarded).into());
+                // Allowed: another signal (0: only whether it may be sent), and a group
+                // of its own, then a SIGKILL to a child of its own.
+                out[6] = errno(libc::kill(guarded, 0).into());
+                out[7] = errno(libc::setpgid(0, 0).into());
+                let child = libc::fork();
+                if child == 0 {
+                    libc::pause();
+                    libc::_exit(0);
                 }
-                libc::write(fds[1], out.as_ptr().cast(), size_of_val(&out));
-                libc::_exit(0);
-            }
-            libc::close(fds[1]);
-            assert_eq!(libc::read(fds[0], out.as_mut_ptr().cast(), size_of_val(&out)), size_of_val(&out) as isize);
-            assert_eq!(libc::waitpid(neighbour, std::ptr::null_mut(), 0), neighbour);
+                out[8] = errno(libc::kill(child, libc::SIGKILL).into());
+                libc::waitpid(child, std::ptr::null_mut(), 0);
+                out
+            });
             // Still there, and not stopped.
             let mut status = 0;
             let now = libc::waitpid(guarded, &mut status, libc::WNOHANG | libc::WUNTRACED);
