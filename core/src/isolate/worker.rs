@@ -160,7 +160,7 @@ impl<G: Game> Worker<G> {
             // SAFETY: join_self only calls getpid and write, on plain copied data.
             unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || crate::process::join_self(fd)) };
         }
-        let machine_oom = crate::process::MachineOom::watch();
+        let machine_oom = crate::process::MachineOom::watch(cap.as_ref());
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

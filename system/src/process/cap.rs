@@ -96,19 +96,21 @@ pub struct MachineOom {
 }
 
 impl MachineOom {
-    /// The machine's count now, as a box starts.
-    pub fn watch() -> MachineOom {
-        MachineOom::watch_with(machine_oom_kills)
+    /// The machine's count now, as a box with `cap` starts; not read (nor later) where
+    /// that cap has a memory group, which answers itself ([`MachineOom::unaccounted`]):
+    /// a program started for each call would read `/proc/vmstat` for nothing.
+    pub fn watch(cap: Option<&ProcessCap>) -> MachineOom {
+        MachineOom::watch_with(machine_oom_kills, cap.and_then(ProcessCap::memory_limit).is_some())
     }
 
-    fn watch_with(count: fn() -> Option<u64>) -> MachineOom {
-        MachineOom { count, at_start: count() }
+    fn watch_with(count: fn() -> Option<u64>, grouped: bool) -> MachineOom {
+        MachineOom { count, at_start: if grouped { None } else { count() } }
     }
 
     /// Whether the machine's OOM killer has killed a process since [`MachineOom::watch`]
-    /// (`false` where the kernel does not count them).
+    /// (`false` where the kernel does not count them, or the count was not read).
     pub fn killed_since(&self) -> bool {
-        matches!((self.at_start, (self.count)()), (Some(then), Some(now)) if now > then)
+        self.at_start.is_some_and(|then| (self.count)().is_some_and(|now| now > then))
     }
 
     /// Whether a box's death by SIGKILL may be the kernel's OOM killer's where nothing
@@ -509,16 +511,29 @@ mod tests {
     #[test]
     fn a_death_is_not_believed_when_the_machines_oom_kills_grew_and_no_memory_group_answers() {
         FAKE_KILLS.store(5, Ordering::SeqCst);
-        let watch = MachineOom::watch_with(fake_kills);
+        let watch = MachineOom::watch_with(fake_kills, false);
         assert!(!watch.killed_since());
         assert!(!watch.unaccounted(None));
         FAKE_KILLS.store(6, Ordering::SeqCst);
         assert!(watch.killed_since());
         assert!(watch.unaccounted(None));
         // A box that started after that kill: nothing since.
-        assert!(!MachineOom::watch_with(fake_kills).unaccounted(None));
+        assert!(!MachineOom::watch_with(fake_kills, false).unaccounted(None));
         // No counter (a kernel before 4.13): as before, nothing is concluded.
-        assert!(!MachineOom::watch_with(no_counter).unaccounted(None));
+        assert!(!MachineOom::watch_with(no_counter, false).unaccounted(None));
+        // A box with a memory group of its own: the count is never read.
+        let grouped = MachineOom::watch_with(counted_kills, true);
+        FAKE_KILLS.store(7, Ordering::SeqCst);
+        assert!(!grouped.killed_since());
+        assert_eq!(READS.load(Ordering::SeqCst), 0, "the count was read for a box with a memory group");
+    }
+
+    /// Reads of [`counted_kills`].
+    static READS: AtomicU64 = AtomicU64::new(0);
+
+    fn counted_kills() -> Option<u64> {
+        READS.fetch_add(1, Ordering::SeqCst);
+        fake_kills()
     }
 
     /// `oom_kill` read from a `/proc/vmstat` text (not `oom_kill_` of another line), and

@@ -433,7 +433,7 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
     }
     // The machine's OOM kills before it runs: where it has no memory group, what tells
     // whether a death by SIGKILL may be the machine's OOM killer's.
-    let machine_oom = MachineOom::watch();
+    let machine_oom = MachineOom::watch(cap.as_ref());
     // In a worker, forked from its room for programs (charged there, not to the worker's
     // own cap that its native bots may have filled), then back.
     let in_room = super::cap::fork_in_room();
