@@ -256,6 +256,19 @@ struct Asm {
 }
 
 impl Asm {
+    /// Loads the call's number (x32's bit taken off) when the call is made in `arch`,
+    /// else goes to `other` (the next architecture's block).
+    fn call_of(&mut self, arch: &Arch, other: Label) {
+        self.load(DATA_ARCH);
+        let this = self.label();
+        self.jeq(arch.audit, this, other);
+        self.place(this);
+        self.load(DATA_NR);
+        if arch.mask != !0 {
+            self.stmt(BPF_ALU_AND_K, arch.mask);
+        }
+    }
+
     fn label(&mut self) -> Label {
         self.places.push(None);
         Label(self.places.len() - 1)
@@ -349,14 +362,7 @@ fn instructions(arches: &[Arch], guard: Option<u32>) -> Vec<libc::sock_filter> {
         let [prctl, kill, tgkill, sig1, sig2] = [(); 5].map(|()| asm.label());
         let (setpgid, signal) = (asm.label(), asm.label());
         let (setrlimit, prlimit) = (asm.label(), asm.label());
-        asm.load(DATA_ARCH);
-        let this = asm.label();
-        asm.jeq(arch.audit, this, next_arch);
-        asm.place(this);
-        asm.load(DATA_NR);
-        if arch.mask != !0 {
-            asm.stmt(BPF_ALU_AND_K, arch.mask);
-        }
+        asm.call_of(arch, next_arch);
         for &call in arch.pipes {
             asm.jeq_to(call, einval);
         }
@@ -466,14 +472,7 @@ fn exit_rule_instructions(arches: &[Arch]) -> Vec<libc::sock_filter> {
     let mut asm = Asm::default();
     for arch in arches {
         let [next_arch, allow, status, kill] = [(); 4].map(|()| asm.label());
-        asm.load(DATA_ARCH);
-        let this = asm.label();
-        asm.jeq(arch.audit, this, next_arch);
-        asm.place(this);
-        asm.load(DATA_NR);
-        if arch.mask != !0 {
-            asm.stmt(BPF_ALU_AND_K, arch.mask);
-        }
+        asm.call_of(arch, next_arch);
         for call in arch.exits {
             asm.jeq_to(call, status);
         }
