@@ -236,6 +236,12 @@ fn state_persists_between_calls_and_is_fresh_for_each_game() {
             "count.rhai",
             "fn do_turn(ctx) { this.calls = if this.calls == () { 1 } else { this.calls + 1 }; if this.calls == 1 { \"STAY\" } else { `BAD${this.calls}` } }",
         ),
+        (
+            // `this` named only deep inside `do_turn`, as a method's object: still the
+            // entry's state (a script that names `this` nowhere is called without it).
+            "nested.rhai",
+            "fn bump(n) { this.calls = if this.calls == () { n } else { this.calls + n }; this.calls }\nfn do_turn(ctx) { let c = 0; if ctx.bullets >= 0 { for i in 0..1 { c = this.bump(1); } } if c == 1 { \"STAY\" } else { `BAD${c}` } }",
+        ),
     ] {
         let entry = script(file, src);
         for seed in 0..2 {
@@ -360,17 +366,22 @@ fn memory_bombs_hit_the_memory_cap() {
 /// stack overflow.
 #[test]
 fn rhai_calls_nest_64_deep_counting_do_turn() {
-    let deep = |n: u32| {
-        let source =
-            format!("fn r(n) {{ if n == 0 {{ \"STAY\" }} else {{ r(n - 1) }} }}\nfn do_turn(ctx) {{ r({n}) }}\n");
-        let entry = script("deep.rhai", &source);
-        small_game(&[entry], 1).stats[0].clone()
-    };
-    let fits = deep(63);
-    assert!(fits.calls > 0 && fits.errors == 0, "{fits:?}");
-    let over = deep(64);
-    assert!(over.calls > 0 && over.errors == over.calls, "{over:?}");
-    assert!(over.messages[0].contains("Stack overflow"), "{:?}", over.messages);
+    // Both ways of calling `do_turn`: with `this` bound (a script that names it) and as a
+    // plain function (one that does not).
+    for this in ["", "this.deep = true; "] {
+        let deep = |n: u32| {
+            let source = format!(
+                "fn r(n) {{ if n == 0 {{ \"STAY\" }} else {{ r(n - 1) }} }}\nfn do_turn(ctx) {{ {this}r({n}) }}\n"
+            );
+            let entry = script("deep.rhai", &source);
+            small_game(&[entry], 1).stats[0].clone()
+        };
+        let fits = deep(63);
+        assert!(fits.calls > 0 && fits.errors == 0, "{this:?}: {fits:?}");
+        let over = deep(64);
+        assert!(over.calls > 0 && over.errors == over.calls, "{this:?}: {over:?}");
+        assert!(over.messages[0].contains("Stack overflow"), "{this:?}: {:?}", over.messages);
+    }
 }
 
 #[test]

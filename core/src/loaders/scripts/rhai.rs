@@ -48,6 +48,9 @@ pub struct RhaiVm<T: 'static> {
     scope: Scope<'static>,
     /// The entry's `this`.
     state: Dynamic,
+    /// Whether the script names `this` anywhere: if not, `do_turn` is called as a plain
+    /// function, without the method look-up that binding `this` costs each call.
+    uses_this: bool,
     /// The slot of this VM.
     pub slot: Rc<Slot<T>>,
     /// `alloc_meter::thread_net()` minus the bytes this VM holds, during a call.
@@ -75,6 +78,12 @@ impl<T: 'static> RhaiVm<T> {
         if !ast.iter_functions().any(|f| f.name == "do_turn" && f.params.len() == 1) {
             return Err(format!("{file}: defines no `fn do_turn(ctx)`"));
         }
+        // (No `eval`, so a script's every `this` is in its tree.)
+        let mut uses_this = false;
+        ast.walk(&mut |path: &[rhai::ASTNode]| {
+            uses_this |= matches!(path.last(), Some(rhai::ASTNode::Expr(rhai::Expr::ThisPtr(..))));
+            !uses_this
+        });
         let mut scope = Scope::new();
         slot.start_clock(script.limits.call_timeout);
         engine.run_ast_with_scope(&mut scope, &ast).map_err(|e| format!("{file}: at load: {}", describe(&e)))?;
@@ -87,6 +96,7 @@ impl<T: 'static> RhaiVm<T> {
             caches: Caches::new(),
             scope,
             state: Dynamic::from_map(Map::new()),
+            uses_this,
             slot,
             mem_base,
             retained: 0,
@@ -100,14 +110,21 @@ impl<T: 'static> RhaiVm<T> {
     /// The call is what `Engine::call_fn_with_options` makes (`this` bound to the
     /// entry's state, the scope rewound, `exit(v)` an answer, the error inside
     /// `do_turn` unwrapped), but on the VM's kept runtime state and caches, so that
-    /// Rhai resolves the functions a script calls once per game, not once per call.
+    /// Rhai resolves the functions a script calls once per game, not once per call. A
+    /// script that never names `this` gets a plain call: nothing of it could see the
+    /// difference.
     pub fn call<C>(&mut self, ctx: &C, random: Random<'_>, mut arg: Dynamic) -> Result<Dynamic, BotError> {
         self.mem_base.set(alloc_meter::thread_net() - self.retained);
         let slot = Rc::clone(&self.slot);
         let result = slot.with_call(ctx, random, self.script.limits.call_timeout, || {
             self.global.num_operations = 0;
             let mut context = EvalContext::new(&self.engine, &mut self.global, &mut self.caches, &mut self.scope, None);
-            context.call_fn_raw("do_turn", true, true, &mut [&mut self.state, &mut arg]).or_else(|err| match *err {
+            let called = if self.uses_this {
+                context.call_fn_raw("do_turn", true, true, &mut [&mut self.state, &mut arg])
+            } else {
+                context.call_fn_raw("do_turn", false, false, &mut [&mut arg])
+            };
+            called.or_else(|err| match *err {
                 EvalAltResult::Exit(out, ..) => Ok(out),
                 EvalAltResult::ErrorInFunctionCall(name, _, inner, _) if name == "do_turn" => Err(inner),
                 _ => Err(err),
