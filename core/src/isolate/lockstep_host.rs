@@ -240,9 +240,8 @@ impl<G: Game> Worker<G> {
         let machine_oom = proc.running.machine_oom.unaccounted(proc.running.cap.as_ref());
         // Killed from outside its box: not its fault. The game fails and is played
         // again; an entry is believed once.
-        let outside = !own_oom
-            && by_itself
-            && (machine_short || self.killed_from_outside(seats[s], status, proc.running.player_pid));
+        let outside =
+            !own_oom && by_itself && (machine_short || self.killed_from_outside(seats[s], status, &proc.running.chain));
         if outside && !machine_oom && self.iso.claimed_outside.first(&names[s]) {
             let by = if machine_short { ", by the kernel: the machine was short of memory" } else { "" };
             let why = format!(
@@ -313,24 +312,27 @@ impl<G: Game> Worker<G> {
 
     /// Whether entry `e`'s lockstep worker that ended with `status` (not over its box's
     /// memory: the caller looks first) was killed from outside its box: it says so, or
-    /// it is boxed and died of SIGKILL, which no other process of its box can send it
-    /// (the boxes' filter guards it: `process::helper_command`), or it runs a script,
-    /// which cannot send the SIGKILL it died of, or the kernel's tracing says a task
-    /// outside every box sent that SIGKILL to its process (`pid`, when the host has
-    /// looked it up; see `process::SignalWitness`: it covers a root host's unboxed
-    /// workers). (A box's bwrap reports its processes' deaths as exit statuses: a death
-    /// by a signal is bwrap's own, outside the box.)
-    fn killed_from_outside(&self, e: usize, status: ExitStatus, pid: Option<u32>) -> bool {
+    /// it runs a script, which cannot send the SIGKILL it died of, or it is boxed and
+    /// died of SIGKILL, which no other process of its box can send it by any call the
+    /// boxes' filter knows (`process::helper_command`), or the kernel's tracing says a
+    /// task outside every box sent that SIGKILL to its process (`chain`: the pids from
+    /// the host's child down to the worker, when the host has found them; see
+    /// `process::SignalWitness`). Where the host has that witness (a root host), a
+    /// boxed worker's death by SIGKILL needs its word too: a box can bring a SIGKILL on
+    /// itself by ways no filter sees (`kill` of one of its threads' ids, a timer or an
+    /// I/O signal of SIGKILL, a child's exit signal), and the kernel names none of them
+    /// a kill from outside. (A box's bwrap reports its processes' deaths as exit
+    /// statuses: a death by a signal is bwrap's own, outside the box.)
+    fn killed_from_outside(&self, e: usize, status: ExitStatus, chain: &[u32]) -> bool {
         let boxed = matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. });
         let sigkill = killed_by(status) == Some(libc::SIGKILL);
+        let witness = crate::process::SignalWitness::get();
+        let witnessed = || witness.is_some_and(|w| chain.iter().any(|&pid| w.killed_from_outside(pid)));
         status.code() == Some(EXIT_KILLED_FROM_OUTSIDE)
             || (boxed && std::os::unix::process::ExitStatusExt::signal(&status).is_some())
-            || (boxed && sigkill && crate::process::boxes_guarded())
             || (self.cannot_signal[e] && sigkill)
-            || (sigkill
-                && pid.is_some_and(|pid| {
-                    crate::process::SignalWitness::get().is_some_and(|w| w.killed_from_outside(pid))
-                }))
+            || (sigkill && boxed && crate::process::boxes_guarded() && witness.is_none())
+            || (sigkill && witnessed())
     }
 
     /// Keeps for the next game each process of a lockstep game (`procs`, number 0 the
@@ -579,6 +581,9 @@ impl LockstepGame {
     fn ready(&mut self, w: usize) {
         let proc = &mut self.procs[w];
         proc.ready = true;
+        // Its playing thread, and the pids a kill from outside would be sent to, found
+        // while it lives (a death is judged on them: `killed_from_outside`).
+        let _ = proc.running.player_probe();
         if let Some((call, batch, times_itself)) = proc.deferred.take()
             && proc.seats.len() == 1
             && self.calls[proc.seats[0]] == call

@@ -43,6 +43,11 @@ pub(super) struct Running {
     /// PID namespace) and its counters.
     pub(super) player: Option<TaskProbe>,
     pub(super) player_pid: Option<u32>,
+    /// Found with the playing thread: the processes from the host's child down to the
+    /// worker (in a box: bwrap, the box's first process, the worker), in the host's PID
+    /// namespace: where a SIGKILL from outside the box that ended the worker was sent
+    /// (`crate::process::SignalWitness`).
+    pub(super) chain: Vec<u32>,
     /// Its box's directory, the only one it may write: its blame page, its replays,
     /// its entries' logs (`logs/`, moved to the real logs by the host after each game)
     /// and the output of the game in play (`pending/`, kept if the host ends it).
@@ -188,10 +193,11 @@ impl Running {
     /// The counters of the worker's playing thread (found on first use).
     pub(super) fn player_probe(&mut self) -> Option<&mut TaskProbe> {
         if self.player.is_none()
-            && let Some((pid, probe)) = player_task(self.child.id())
+            && let Some((chain, probe)) = player_task(self.child.id())
         {
             self.player = Some(probe);
-            self.player_pid = Some(pid);
+            self.player_pid = chain.last().copied();
+            self.chain = chain;
         }
         self.player.as_mut()
     }
@@ -343,15 +349,17 @@ pub(super) fn spawn_reader(out: ChildStdout, lines: Route) {
 }
 
 /// The thread that plays a worker's games: the worker's main thread (in a box, the
-/// main thread of the process bwrap started), with its pid.
-fn player_task(root: u32) -> Option<(u32, TaskProbe)> {
+/// main thread of the process bwrap started), with the pids from `root` down to it
+/// (its own last).
+fn player_task(root: u32) -> Option<(Vec<u32>, TaskProbe)> {
     let me = std::env::current_exe().ok()?;
-    let mut pid = root;
+    let mut chain = vec![root];
     for _ in 0..4 {
+        let pid = *chain.last()?;
         if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == me) {
-            return TaskProbe::open(pid, pid).map(|p| (pid, p));
+            return TaskProbe::open(pid, pid).map(|p| (chain, p));
         }
-        pid = crate::process::first_child(pid)?;
+        chain.push(crate::process::first_child(pid)?);
     }
     None
 }

@@ -187,6 +187,7 @@ impl<G: Game> Worker<G> {
             machine_oom,
             player: None,
             player_pid: None,
+            chain: Vec::new(),
             home,
             logs,
             names,

@@ -35,6 +35,12 @@
  *               outside its box)
  *   -DSELFKILL  a child it forks sends SIGKILL to its own process (its worker), which
  *               then waits to die
+ *   -DTIDKILL   sends SIGKILL to the id of a second thread of its own process (a `kill`
+ *               of a thread's id kills the whole process), logging whether it was sent
+ *               ("tidkill: sent" or "tidkill: refused"), then waits to die
+ *   -DTIMERKILL arms a timer whose signal is SIGKILL (`timer_create`), due 1 ms later,
+ *               logging whether it could ("timerkill: armed" or "timerkill: refused"),
+ *               then waits to die
  *   -DEXIT137   ends its own process (its worker) with exit status 137, what bwrap says
  *               of a process it runs that died of SIGKILL
  *   -DCPULIMIT  lowers its own process's CPU limit (RLIMIT_CPU, soft and hard) to 1 s,
@@ -283,8 +289,34 @@ static void *exec_sleep(void *unused) {
 }
 #endif
 
+#ifdef TIDKILL
+static volatile pid_t second_thread;
+static void *idle(void *unused) {
+    (void)unused;
+    second_thread = (pid_t)syscall(SYS_gettid);
+    for (;;) pause();
+    return NULL;
+}
+#endif
+
 static void attack(void) {
-#if defined(SELFKILL)
+#if defined(TIDKILL)
+    pthread_t t;
+    if (pthread_create(&t, NULL, idle, NULL) == 0) pthread_detach(t);
+    while (!second_thread) usleep(1000);
+    zb_log(kill(second_thread, SIGKILL) == 0 ? "tidkill: sent" : "tidkill: refused");
+    sleep(10);
+#elif defined(TIMERKILL)
+    timer_t timer;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = SIGKILL;
+    struct itimerspec due = {{0, 0}, {0, 1000000}};
+    int armed = timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0 && timer_settime(timer, 0, &due, NULL) == 0;
+    zb_log(armed ? "timerkill: armed" : "timerkill: refused");
+    sleep(10);
+#elif defined(SELFKILL)
     pid_t self = getpid();
     if (fork() == 0) {
         kill(self, SIGKILL);
