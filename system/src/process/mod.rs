@@ -284,6 +284,15 @@ fn io_err(doing: &'static str, e: io::Error) -> CallError {
     CallError::Io(doing, HostIo(std::sync::Arc::new(e)))
 }
 
+/// For a test that cannot run on this machine (no box, no filter, not root): says so
+/// on stderr, and fails instead under `CI`, which must run every test (as
+/// `tests/util::skip` does for the integration tests).
+#[cfg(test)]
+pub(crate) fn skip(line: &str) {
+    assert!(std::env::var_os("CI").is_none(), "CI must run this test, but: {line}");
+    eprintln!("{line}");
+}
+
 #[cfg(test)]
 mod tests {
     use std::error::Error as _;

@@ -730,8 +730,7 @@ mod tests {
     #[test]
     fn a_boxed_programs_sigkill_while_the_machines_oom_killer_killed_is_not_from_outside() {
         if !super::sandbox::boxes_guarded() {
-            assert!(std::env::var_os("CI").is_none(), "CI must have guarded boxes");
-            return;
+            return crate::process::skip("skipped: this machine's boxes are not guarded");
         }
         let boxed = Limits { sandbox: Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..Limits::default() };
         let end = (exit(137), Some(Duration::from_millis(20)));
@@ -782,9 +781,7 @@ mod tests {
     #[test]
     fn a_boxs_first_process_that_undid_its_die_with_parent_is_ended_with_its_box() {
         if let Err(why) = super::sandbox::bwrap_available() {
-            assert!(std::env::var_os("CI").is_none(), "CI must run this test: {why}");
-            eprintln!("skipped: {why}");
-            return;
+            return crate::process::skip(&format!("skipped: {why}"));
         }
         // PR_SET_PDEATHSIG (1) to 0, then a long sleep, as the box's process 1.
         let script = "import ctypes, time; ctypes.CDLL(None).prctl(1, 0); print('ready', flush=True); time.sleep(60)";
