@@ -1109,16 +1109,16 @@ fn a_worker_that_exits_with_137_or_lowers_its_cpu_limit_is_charged_not_killed_fr
     }
 }
 
-/// A boxed worker that brings a SIGKILL on itself by ways no filter sees, a `kill` of
-/// the id of a second thread of its own (`attack.c -DTIDKILL`) or a timer whose signal
-/// is SIGKILL (`-DTIMERKILL`), dies of SIGKILL as if killed from outside. Where the host
-/// has the kernel's word on who sent it (a root host: `process::SignalWitness`), the
-/// death is its own: charged in every game, never taken for a kill from outside. Without
-/// that word (`ARENA_NO_SIGNAL_WITNESS`, as on a host that is not root) it is believed
-/// once per entry, no more: its first game is played again, and the same death in the
-/// replay is charged.
+/// A boxed worker that brings a SIGKILL on itself by ways its guard does not see, a
+/// `kill` of the id of a second thread of its own (`attack.c -DTIDKILL`) or a timer
+/// whose signal is SIGKILL (`-DTIMERKILL`), is never taken for one killed from outside.
+/// Where the host has the kernel's word on who sent a SIGKILL (a root host:
+/// `process::SignalWitness`), the bot may do it, and its death is its own crash,
+/// charged in every game. Without that word (`ARENA_NO_SIGNAL_WITNESS`, as on a host
+/// that is not root), its worker refuses it those calls (`process::refuse_self_kills`):
+/// the bot waits to die, and its hung call is charged in every game.
 #[test]
-fn a_worker_that_kills_itself_by_a_thread_id_or_a_timer_is_charged_where_the_kernel_says_who_sent_it() {
+fn a_worker_that_kills_itself_by_a_thread_id_or_a_timer_is_charged_not_killed_from_outside() {
     if let Err(why) = arena::process::bwrap_available() {
         return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
     }
@@ -1130,24 +1130,29 @@ fn a_worker_that_kills_itself_by_a_thread_id_or_a_timer_is_charged_where_the_ker
         return crate::util::skip("skipped: the kernel's word on a SIGKILL's sender needs a root host");
     }
     let setup = Setup::new();
-    for define in ["TIDKILL", "TIMERKILL"] {
+    for (define, refused) in [("TIDKILL", "tidkill: refused"), ("TIMERKILL", "timerkill: refused")] {
         for witness in [true, false] {
             let name = format!("{}-{witness}", define.to_lowercase());
             let (base, plugins, _) = victim_tournament(&setup, &name, define);
             let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "2", "--set", "max_turns=40"];
             let mut cmd = eggs_command("--plugins", &plugins, &base, &args);
-            if !witness {
-                cmd.env("ARENA_NO_SIGNAL_WITNESS", "1");
-            }
-            let (results, _, context) = victims_results(cmd.spawn().unwrap(), &base);
+            match witness {
+                true => cmd.env_remove("ARENA_NO_SIGNAL_WITNESS"),
+                false => cmd.env("ARENA_NO_SIGNAL_WITNESS", "1"),
+            };
+            let (results, log, context) = victims_results(cmd.spawn().unwrap(), &base);
             let context = format!("{define}, witness {witness}: {context}");
-            // Its death by SIGKILL (the attack worked: its log line goes with it), in
-            // every game and replay.
             let victim = standing(&results, "victim");
             assert_eq!(victim["disqualified"].as_u64(), results["played"].as_u64(), "{victim}\n{context}");
-            assert!(victim["messages"].to_string().contains("SIGKILL"), "{victim}\n{context}");
-            let believed = context.matches("victim's worker was killed from outside its box").count();
-            assert_eq!(believed, usize::from(!witness), "{context}");
+            let messages = victim["messages"].to_string();
+            if witness {
+                // It died of its SIGKILL (its log line goes with it).
+                assert!(messages.contains("SIGKILL"), "{victim}\n{context}");
+            } else {
+                assert!(log.contains(refused), "{context}");
+                assert!(messages.contains("time limit") && !messages.contains("SIGKILL"), "{victim}\n{context}");
+            }
+            assert!(!context.contains("killed from outside"), "{context}");
             nobody_else_charged(&results, "victim", &context);
         }
     }

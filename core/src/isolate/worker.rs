@@ -153,6 +153,13 @@ impl<G: Game> Worker<G> {
             && crate::process::boxes_guarded()
         {
             cmd.env(crate::process::GUARD_PROGRAMS_ENV, "1");
+            // Where the kernel cannot say who sent a SIGKILL, a worker that starts no
+            // program refuses its bots every way to one of its own that its guard does
+            // not see, so that its death by SIGKILL came from outside
+            // (`lockstep_host::killed_from_outside`).
+            if crate::process::SignalWitness::get().is_none() && !crate::loaders::is_program(&files[0]) {
+                cmd.env(crate::process::REFUSE_SELF_KILLS_ENV, "1");
+            }
         }
         // Its every task is the boxes' for the signal witness, before any runs a bot.
         if let Some(witness) = crate::process::SignalWitness::get() {

@@ -65,6 +65,14 @@ fn worker<G: Game>(
     if std::env::var_os(arena::process::GUARD_PROGRAMS_ENV).is_some() {
         arena::process::guard_programs();
     }
+    // A boxed worker of one entry that starts no program, on a host that cannot tell
+    // who sent a SIGKILL: its bots may not bring one on it.
+    if std::env::var_os(arena::process::REFUSE_SELF_KILLS_ENV).is_some() {
+        if files.iter().any(|f| loaders::is_program(f)) {
+            anyhow::bail!("told to refuse self-kills, but it starts programs");
+        }
+        arena::process::refuse_self_kills().context("cannot refuse its bots a SIGKILL of their own")?;
+    }
     // Answers go out on the original stdout; from now on fd 1 is stderr, so that
     // nothing a bot prints can be taken for an answer.
     let answers = private_stdout().context("cannot set up the worker's answer pipe")?;

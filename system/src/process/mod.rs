@@ -92,8 +92,9 @@ pub use sandbox::{Sandbox, box_filter_missing, boxes_guarded, bwrap_available, h
 pub use seccomp::unavailable as filter_unavailable;
 pub use spawn::signal_name;
 pub use spawn::{
-    GUARD_PROGRAMS_ENV, HOST_NICE, confine_helper, describe_status, ends_by_itself, first_child, guard_programs,
-    has_ended, ignore_sigpipe, kill_group, no_inherited_descriptors, raise_host_priority,
+    GUARD_PROGRAMS_ENV, HOST_NICE, REFUSE_SELF_KILLS_ENV, confine_helper, describe_status, ends_by_itself, first_child,
+    guard_programs, has_ended, ignore_sigpipe, kill_group, no_inherited_descriptors, raise_host_priority,
+    refuse_self_kills,
 };
 pub use uids::{BoxUser, open_box_file};
 pub use witness::{SignalWitness, join_self};

@@ -21,6 +21,13 @@
 //! so it holds for the program or helper, for bwrap in front of it and for all they
 //! fork, and no process of the box can lift it.
 //!
+//! A third filter, the self-kill rule ([`self_kill_rule`]), is for a boxed worker of a
+//! native or script entry on a host that cannot trace who sent a SIGKILL: it refuses the
+//! ways to a SIGKILL of one's own that the guard cannot see (a `kill` of a thread's id,
+//! a signal the kernel sends later: a timer's, an I/O signal, a child's exit signal), so
+//! that such a worker's death by SIGKILL came from outside. The worker installs it on
+//! all its threads before it loads its bot.
+//!
 //! A second, smaller filter, the boxes' exit rule ([`exit_rule`]), kills a process that
 //! exits with status 137 (it dies of SIGSYS), so that bwrap's 137 says a real SIGKILL
 //! of its process 2. Bwrap installs it in the box itself (`sandbox`'s
@@ -52,6 +59,7 @@ const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD (0) | BPF_W (0) | BPF_ABS (0x20)
 const BPF_ALU_AND_K: u16 = 0x04 | 0x50; // BPF_ALU | BPF_AND | BPF_K
 const BPF_JMP_JEQ_K: u16 = 0x05 | 0x10; // BPF_JMP | BPF_JEQ | BPF_K
 const BPF_JMP_JA: u16 = 0x05; // BPF_JMP | BPF_JA
+const BPF_JMP_JSET_K: u16 = 0x05 | 0x40; // BPF_JMP | BPF_JSET | BPF_K
 const BPF_RET_K: u16 = 0x06; // BPF_RET | BPF_K
 /// `offsetof(struct seccomp_data, nr)`, `arch`, and the low 32 bits of `args[0]`,
 /// `args[1]` and `args[2]` (little-endian, as both architectures here are), then the
@@ -107,6 +115,7 @@ const ARCHES: &[Arch] = &[
             ptrace: &[101, 521],
             setpgid: 109,
         },
+        later: Later { fcntl: &[72], timer_create: &[222, 526], mq_notify: &[244, 527], clone: 56 },
     },
     Arch {
         audit: 0x4000_0003, // i386
@@ -129,6 +138,7 @@ const ARCHES: &[Arch] = &[
             ptrace: &[26],
             setpgid: 57,
         },
+        later: Later { fcntl: &[55, 221], timer_create: &[259], mq_notify: &[281], clone: 120 },
     },
 ];
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
@@ -153,6 +163,7 @@ const ARCHES: &[Arch] = &[
             ptrace: &[117],
             setpgid: 154,
         },
+        later: Later { fcntl: &[25], timer_create: &[107], mq_notify: &[184], clone: 220 },
     },
     Arch {
         audit: 0x4000_0028, // 32-bit ARM
@@ -175,6 +186,7 @@ const ARCHES: &[Arch] = &[
             ptrace: &[26],
             setpgid: 57,
         },
+        later: Later { fcntl: &[55, 221], timer_create: &[257], mq_notify: &[278], clone: 120 },
     },
 ];
 // A big-endian AArch64 would need its own audit values and the arguments' other half.
@@ -188,6 +200,20 @@ const IO_URING: &[u32] = &[425, 426, 427];
 
 /// `pidfd_send_signal`: the same number on every architecture.
 const PIDFD_SEND_SIGNAL: u32 = 424;
+
+/// `clone3`: the same number on every architecture. Its exit signal is in a structure the
+/// filter cannot read, so the self-kill rule refuses it with `ENOSYS`, as a kernel
+/// without it would (glibc and Rust's standard library then use `clone`).
+const CLONE3: u32 = 435;
+
+/// `fcntl`'s `F_SETSIG` on every architecture here.
+const F_SETSIG: u32 = 10;
+
+/// `clone`'s `CSIGNAL`: the bits of its flags that are the exit signal.
+const CSIGNAL: u32 = 0xff;
+
+/// The sign bit of a 32-bit pid: set for a process group (`-pgid`) and for everyone (-1).
+const PID_SIGN: u32 = 0x8000_0000;
 
 /// The signals no process of a guarded box may send its guarded process ([`instructions`]):
 /// SIGKILL, and those that stop a process (SIGSTOP; SIGTSTP, SIGTTIN and SIGTTOU, whose
@@ -223,6 +249,23 @@ struct Arch {
     /// The calls that send signals, trace, or move a process into another's group: what
     /// a guard ([`instructions`]' `guard`) checks.
     signals: Signals,
+    /// The calls by which a process makes the kernel send a signal of its choosing
+    /// later: what the self-kill rule ([`self_kill_instructions`]) checks.
+    later: Later,
+}
+
+/// One architecture's numbers of the calls by which the kernel sends a signal a process
+/// chose: at a timer's expiry, for I/O, at a message's arrival, at a child's exit.
+struct Later {
+    /// `fcntl`'s (and `fcntl64`'s): its `F_SETSIG` names the I/O signal.
+    fcntl: &'static [u32],
+    /// `timer_create`'s (x32's own beside the 64-bit one): its signal is in a structure
+    /// the filter cannot read.
+    timer_create: &'static [u32],
+    /// `mq_notify`'s, likewise.
+    mq_notify: &'static [u32],
+    /// `clone`'s: the low byte of its flags (its first argument) is the exit signal.
+    clone: u32,
 }
 
 /// One architecture's numbers of the calls a guard checks.
@@ -290,6 +333,12 @@ impl Asm {
     fn jeq(&mut self, k: u32, yes: Label, no: Label) {
         self.jumps.push((self.code.len(), yes, no));
         self.code.push(jump(k, 0, 0));
+    }
+
+    /// If the accumulator has any bit of `k`, to `yes`, else to `no`.
+    fn jset(&mut self, k: u32, yes: Label, no: Label) {
+        self.jumps.push((self.code.len(), yes, no));
+        self.code.push(libc::sock_filter { code: BPF_JMP_JSET_K, jt: 0, jf: 0, k });
     }
 
     /// If the accumulator is `k`, to `yes`, else on to the next instruction.
@@ -456,6 +505,117 @@ fn instructions(arches: &[Arch], guard: Option<u32>) -> Vec<libc::sock_filter> {
     }
     asm.stmt(BPF_RET_K, RET_ALLOW);
     asm.finish()
+}
+
+/// The self-kill rule's instructions ([`self_kill_rule`]): per architecture, each call
+/// by which a process could bring a SIGKILL or a stop signal ([`GUARDED_SIGNALS`]) on
+/// its own process by a way a guard does not see, refused:
+/// - `kill` of one to a single process (a positive pid): a thread's id names its whole
+///   process to `kill`, and the filter cannot tell a thread's id of its own process from
+///   another process's pid (`EPERM`; a group, everyone and 0 are the guard's business);
+/// - `fcntl(fd, F_SETSIG, sig)` of one, the signal the kernel sends for I/O on `fd`
+///   (`EPERM`);
+/// - every `timer_create` and `mq_notify`, whose signal is in a structure the filter
+///   cannot read (`EPERM`);
+/// - `clone` with one as its exit signal, which the kernel sends the parent when the
+///   child ends (`EPERM`); `clone3`, whose exit signal is in a structure (`ENOSYS`).
+///
+/// Everything else, and an architecture not listed, is allowed.
+fn self_kill_instructions(arches: &[Arch]) -> Vec<libc::sock_filter> {
+    let mut asm = Asm::default();
+    for arch in arches {
+        let [next_arch, allow, eperm, enosys] = [(); 4].map(|()| asm.label());
+        let [kill, fcntl, clone, signal] = [(); 4].map(|()| asm.label());
+        asm.call_of(arch, next_arch);
+        asm.jeq_to(arch.signals.kill, kill);
+        for &call in arch.later.fcntl {
+            asm.jeq_to(call, fcntl);
+        }
+        for &call in arch.later.timer_create.iter().chain(arch.later.mq_notify) {
+            asm.jeq_to(call, eperm);
+        }
+        asm.jeq_to(arch.later.clone, clone);
+        asm.jeq(CLONE3, enosys, allow);
+        // kill(pid, sig): a single process (pid > 0), then the signal.
+        asm.place(kill);
+        asm.load(DATA_ARG0);
+        let nonzero = asm.label();
+        asm.jeq(0, allow, nonzero);
+        asm.place(nonzero);
+        let single = asm.label();
+        asm.jset(PID_SIGN, allow, single);
+        asm.place(single);
+        asm.load(DATA_ARG1);
+        asm.goto(signal);
+        // fcntl(fd, cmd, arg): F_SETSIG, then the signal.
+        asm.place(fcntl);
+        asm.load(DATA_ARG1);
+        let setsig = asm.label();
+        asm.jeq(F_SETSIG, setsig, allow);
+        asm.place(setsig);
+        asm.load(DATA_ARG2);
+        asm.goto(signal);
+        // clone(flags, ...): the exit signal in the flags' low byte.
+        asm.place(clone);
+        asm.load(DATA_ARG0);
+        asm.stmt(BPF_ALU_AND_K, CSIGNAL);
+        asm.place(signal);
+        for sig in GUARDED_SIGNALS {
+            asm.jeq_to(sig, eperm);
+        }
+        asm.goto(allow);
+        asm.place(allow);
+        asm.stmt(BPF_RET_K, RET_ALLOW);
+        asm.place(eperm);
+        asm.stmt(BPF_RET_K, RET_EPERM);
+        asm.place(enosys);
+        asm.stmt(BPF_RET_K, RET_ENOSYS);
+        asm.place(next_arch);
+    }
+    asm.stmt(BPF_RET_K, RET_ALLOW);
+    asm.finish()
+}
+
+/// The self-kill rule ([`self_kill_instructions`]), made once; `None` as for
+/// [`program_filter`]. A boxed worker of one entry that starts no program installs it
+/// on itself where the host cannot tell its death by SIGKILL from one it brought on
+/// itself otherwise (`spawn::refuse_self_kills`).
+pub(super) fn self_kill_rule() -> Option<&'static [libc::sock_filter]> {
+    static RULE: OnceLock<Option<Vec<libc::sock_filter>>> = OnceLock::new();
+    RULE.get_or_init(|| program_filter().map(|_| self_kill_instructions(ARCHES))).as_deref()
+}
+
+/// `seccomp(2)`'s `SECCOMP_FILTER_FLAG_TSYNC`: the filter goes to every thread of the
+/// process at once.
+const FLAG_TSYNC: libc::c_ulong = 1;
+
+/// Installs `filter` on every thread of the calling process (which already runs under a
+/// filter with `no_new_privs`, or sets it), for them and every process they start from
+/// now on. Not for a child between fork and exec: it may allocate its error.
+pub(super) fn install_on_every_thread(filter: &[libc::sock_filter]) -> io::Result<()> {
+    let prog = libc::sock_fprog {
+        len: u16::try_from(filter.len()).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?,
+        filter: filter.as_ptr().cast_mut(),
+    };
+    // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) only sets a flag of the calling thread.
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let call = |flags: libc::c_ulong| {
+        // SAFETY: seccomp only reads `prog`, which outlives the call.
+        let ret = unsafe { libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, &prog) };
+        match ret {
+            0 => Ok(()),
+            // With TSYNC: the id of a thread that could not take it.
+            tid if tid > 0 => Err(io::Error::other(format!("thread {tid} cannot take the filter"))),
+            _ => Err(io::Error::last_os_error()),
+        }
+    };
+    match call(FLAG_TSYNC | FLAG_SPEC_ALLOW) {
+        // A kernel before 4.17 does not know the second flag.
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => call(FLAG_TSYNC),
+        done => done,
+    }
 }
 
 /// The boxes' exit rule, which bwrap installs in its box's processes (`sandbox`: its
@@ -769,6 +929,7 @@ mod tests {
                 }
                 BPF_ALU_AND_K => acc &= insn.k,
                 BPF_JMP_JEQ_K => pc += usize::from(if acc == insn.k { insn.jt } else { insn.jf }),
+                BPF_JMP_JSET_K => pc += usize::from(if acc & insn.k != 0 { insn.jt } else { insn.jf }),
                 BPF_JMP_JA => pc += insn.k as usize,
                 BPF_RET_K => return insn.k,
                 other => panic!("instruction {other:#x}"),
@@ -1072,5 +1233,97 @@ mod tests {
             let eperm = libc::EPERM;
             assert_eq!(out, [eperm, eperm, eperm, eperm, eperm, eperm, 0, 0, 0]);
         }
+    }
+
+    /// Each architecture's self-kill rule refuses a SIGKILL or a stop signal by `kill` to
+    /// a single process, as an `F_SETSIG` signal or a `clone` exit signal, and every
+    /// `timer_create` and `mq_notify` (`EPERM`), `clone3` with `ENOSYS`, and nothing
+    /// else (read by the interpreter, so every architecture's block is run).
+    #[test]
+    fn each_architectures_self_kill_rule_refuses_the_ways_to_a_sigkill_of_ones_own_and_nothing_else() {
+        let rule = self_kill_instructions(ARCHES);
+        assert_eq!(answer(&rule, 0x1234, 62, [5, 9, 0]), RET_ALLOW);
+        let neg = |n: u32| n.wrapping_neg();
+        for arch in ARCHES {
+            let a = arch.audit;
+            let kill = arch.signals.kill;
+            for sig in GUARDED_SIGNALS {
+                assert_eq!(answer(&rule, a, kill, [5, sig, 0]), RET_EPERM, "{a:#x} kill {sig}");
+                assert_eq!(answer(&rule, a, arch.later.clone, [0x0010_0000 | sig, 0, 0]), RET_EPERM, "{a:#x} {sig}");
+                for &fcntl in arch.later.fcntl {
+                    assert_eq!(answer(&rule, a, fcntl, [3, F_SETSIG, sig]), RET_EPERM, "{a:#x} fcntl {sig}");
+                }
+                // A group, everyone and the caller's group are the guard's business.
+                for pid in [0, neg(5), u32::MAX] {
+                    assert_eq!(answer(&rule, a, kill, [pid, sig, 0]), RET_ALLOW, "{a:#x} kill({pid}, {sig})");
+                }
+            }
+            if arch.mask != !0 {
+                assert_eq!(answer(&rule, a, kill | !arch.mask, [5, 9, 0]), RET_EPERM, "{a:#x} x32 kill");
+            }
+            // Other signals, other commands, a child's usual exit signal (SIGCHLD).
+            for sig in [0, 1, 15, 17, 29] {
+                assert_eq!(answer(&rule, a, kill, [5, sig, 0]), RET_ALLOW, "{a:#x} kill {sig}");
+                assert_eq!(answer(&rule, a, arch.later.clone, [0x0010_0000 | sig, 0, 0]), RET_ALLOW);
+                for &fcntl in arch.later.fcntl {
+                    assert_eq!(answer(&rule, a, fcntl, [3, F_SETSIG, sig]), RET_ALLOW);
+                    assert_eq!(answer(&rule, a, fcntl, [3, 3, 9]), RET_ALLOW, "{a:#x} F_GETFL");
+                }
+            }
+            for &call in arch.later.timer_create.iter().chain(arch.later.mq_notify) {
+                assert_eq!(answer(&rule, a, call, [0; 3]), RET_EPERM, "{a:#x} {call}");
+            }
+            assert_eq!(answer(&rule, a, CLONE3, [0; 3]), RET_ENOSYS, "{a:#x} clone3");
+            for call in arch.exits.into_iter().chain([arch.prctl, arch.setrlimit]) {
+                assert_eq!(answer(&rule, a, call, [5, 9, 9]), RET_ALLOW, "{a:#x} {call}");
+            }
+        }
+    }
+
+    /// Live, on this kernel: under the self-kill rule a process can neither `kill` a
+    /// single process (itself, a child) with SIGKILL or SIGSTOP, nor set SIGKILL as an
+    /// I/O signal, nor make a timer, nor clone with SIGKILL as the exit signal; `clone3`
+    /// is unknown; other signals, and a SIGKILL to its own group, still go.
+    #[test]
+    fn a_process_under_the_self_kill_rule_cannot_bring_a_sigkill_on_itself() {
+        let Some(rule) = or_skip(self_kill_rule()) else { return };
+        let out = under_filter(rule, || {
+            // SAFETY: plain system calls on objects this child owns; a clone that the rule
+            // let through would return 0 in its child, which exits at once.
+            unsafe {
+                let me = libc::getpid();
+                let child = libc::fork();
+                if child == 0 {
+                    libc::pause();
+                    libc::_exit(0);
+                }
+                let mut ev: libc::sigevent = std::mem::zeroed();
+                ev.sigev_notify = libc::SIGEV_SIGNAL;
+                ev.sigev_signo = libc::SIGKILL;
+                let mut timer: libc::c_long = 0;
+                let cloned = libc::syscall(libc::SYS_clone, libc::SIGKILL as libc::c_long, 0, 0, 0, 0);
+                if cloned == 0 {
+                    libc::_exit(0);
+                }
+                let out = [
+                    errno(libc::kill(me, libc::SIGKILL).into()),
+                    errno(libc::kill(me, libc::SIGSTOP).into()),
+                    errno(libc::kill(child, libc::SIGKILL).into()),
+                    errno(libc::fcntl(0, 10, libc::SIGKILL).into()),
+                    errno(libc::syscall(libc::SYS_timer_create, libc::CLOCK_MONOTONIC, &mut ev, &mut timer)),
+                    errno(cloned),
+                    errno(libc::syscall(libc::SYS_clone3, 0, 0)),
+                    // Allowed: another signal to itself, an I/O signal that is not one.
+                    errno(libc::kill(me, 0).into()),
+                    errno(libc::fcntl(0, 10, libc::SIGUSR1).into()),
+                    // And its child ended by SIGTERM.
+                    errno(libc::kill(child, libc::SIGTERM).into()),
+                ];
+                libc::waitpid(child, std::ptr::null_mut(), 0);
+                out
+            }
+        });
+        let (eperm, enosys) = (libc::EPERM, libc::ENOSYS);
+        assert_eq!(out, [eperm, eperm, eperm, eperm, eperm, eperm, enosys, 0, 0, 0]);
     }
 }

@@ -671,6 +671,28 @@ pub fn guard_programs() {
     GUARD_PROGRAMS.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// The variable by which the host tells a boxed worker of one entry that starts no
+/// program (a native or script entry), whose filter guards it, to refuse its bots the
+/// ways to a SIGKILL of its own that the guard does not see ([`refuse_self_kills`]):
+/// where the host has no signal witness (`SignalWitness`) to tell such a death from one
+/// from outside.
+pub const REFUSE_SELF_KILLS_ENV: &str = "ARENA_REFUSE_SELF_KILLS";
+
+/// Called by a boxed worker of one entry that starts no program, at its start (told by
+/// [`REFUSE_SELF_KILLS_ENV`]), before any bot is loaded: from then on none of its
+/// threads, nor any process they start, may send SIGKILL or a stop signal to a single
+/// process by `kill` (a thread's id of its own among them), nor have the kernel send
+/// one later (a timer, an I/O signal, a message queue's, a child's exit signal):
+/// `seccomp::self_kill_rule`. With the guard of its filter, nothing in its box can
+/// then bring a SIGKILL on it, so its death by one came from outside. Where there is
+/// no filter, nothing is installed (the host does not ask: its boxes are not guarded).
+pub fn refuse_self_kills() -> io::Result<()> {
+    match super::seccomp::self_kill_rule() {
+        Some(rule) => super::seccomp::install_on_every_thread(rule),
+        None => Ok(()),
+    }
+}
+
 /// Whether a program started under `limits` gets its own guard ([`guard_programs`]): in
 /// a boxed worker of one entry, unboxed itself (bwrap does not nest), where there is a
 /// filter.
