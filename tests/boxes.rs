@@ -1301,36 +1301,44 @@ fn a_workers_box_reaps_the_orphans_its_bot_leaves() {
 
 /// Issue #30 Must 3, for workers: a tournament in strict mode (a worker and a box per
 /// entry) of the honest `egg-hunter` and a slow native victim (`attack.c -DSLOW`), where
-/// the test, as an administrator's stray `kill -9` would, kills the victim's worker from
-/// outside its box in a game. A SIGKILL cannot be caught; the boxes' filter keeps every
-/// other process of a worker's box from sending it one (`process::helper_command`), so
-/// its death by one came from outside: the game is
-/// played again (the results are those of a tournament without the kill) and nobody is
-/// charged. So it is without the kernel's tracing (`ARENA_NO_SIGNAL_WITNESS`, as on a
+/// the test, as an administrator's stray `kill -9` or `kill -SEGV` would, signals the
+/// victim's worker from outside its box in a game. A SIGKILL cannot be caught; the
+/// boxes' filter keeps every other process of a worker's box from sending it one
+/// (`process::helper_command`), so its death by one came from outside; a SIGSEGV sent
+/// from outside its box the worker tells apart itself (exit status 86) where the host
+/// has no signal witness, and the kernel tells where it has one. Either way the game
+/// is played again (the results are those of a tournament without the signal) and
+/// nobody is charged: without the kernel's tracing (`ARENA_NO_SIGNAL_WITNESS`, as on a
 /// host that is not root) and, as root, with it (`process::SignalWitness`). A victim
 /// whose own child sends its worker SIGKILL (`-DSELFKILL`) is not freed by it: the
-/// signal is refused, and the victim, waiting to die, is charged with its hung call.
+/// signal is refused, and the victim, waiting to die, is charged with its hung call. A
+/// victim that exits with 86 itself (`-DEXIT86`), its worker's word for a signal from
+/// outside, is charged with its crash in every game where the host has the witness,
+/// which then asks the kernel and not the worker; without it, it is believed once.
 #[test]
 fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_again() {
     if let Err(why) = arena::process::bwrap_available() {
         return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
     }
     let setup = Setup::new();
-    let play = |name: &str, define: &str, kill: bool, witness: bool| {
+    let play = |name: &str, define: &str, signal: Option<i32>, witness: bool| {
         let (base, plugins, victim) = victim_tournament(&setup, name, define);
         let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "2", "--set", "max_turns=40"];
         let mut cmd = eggs_command("--plugins", &plugins, &base, &args);
-        if !witness {
-            cmd.env("ARENA_NO_SIGNAL_WITNESS", "1");
-        }
+        match witness {
+            true => cmd.env_remove("ARENA_NO_SIGNAL_WITNESS"),
+            false => cmd.env("ARENA_NO_SIGNAL_WITNESS", "1"),
+        };
         let host = cmd.spawn().unwrap();
-        // The victim's worker, killed once, 0.3 s after it is first seen.
+        // The victim's worker, signalled once, 0.3 s after it is first seen.
         let started = Instant::now();
-        while kill && started.elapsed() < HOST_DEADLINE {
+        while let Some(sig) = signal
+            && started.elapsed() < HOST_DEADLINE
+        {
             if let Some(&pid) = workers_loading(&victim).first() {
                 std::thread::sleep(Duration::from_millis(300));
                 // SAFETY: a plain syscall, on a process of this test's tournament.
-                if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                if unsafe { libc::kill(pid, sig) } == 0 {
                     break;
                 }
             }
@@ -1339,22 +1347,37 @@ fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_ag
         let (v, _, context) = victims_results(host, &base);
         (v, context)
     };
-    let (reference, _) = play("reference", "SLOW", false, false);
+    let (reference, _) = play("reference", "SLOW", None, false);
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        crate::util::skip("the signal witness's half skipped: not root");
+    }
     for witness in [false, true].into_iter().filter(|&w| !w || root) {
-        let (killed, context) = play(&format!("killed-{witness}"), "SLOW", true, witness);
-        assert_eq!(games(&killed), games(&reference), "witness {witness}: {context}");
-        assert!(
-            context.contains("victim's worker was killed from outside its box")
-                && context.contains("the game is played again"),
-            "witness {witness}: {context}"
-        );
-        nobody_charged(&killed, &context);
+        for sig in [libc::SIGKILL, libc::SIGSEGV] {
+            let (killed, context) = play(&format!("killed-{sig}-{witness}"), "SLOW", Some(sig), witness);
+            let context = format!("signal {sig}, witness {witness}: {context}");
+            assert_eq!(games(&killed), games(&reference), "{context}");
+            assert!(
+                context.contains("victim's worker was killed from outside its box")
+                    && context.contains("the game is played again"),
+                "{context}"
+            );
+            nobody_charged(&killed, &context);
+        }
+        // Its own word for a signal from outside: believed without the witness (once
+        // per entry, the rest charged), never with it.
+        let (own, context) = play(&format!("exit86-{witness}"), "EXIT86", None, witness);
+        let context = format!("exit 86, witness {witness}: {context}");
+        let victim = standing(&own, "victim");
+        assert_eq!(victim["disqualified"].as_u64(), own["played"].as_u64(), "{victim}\n{context}");
+        assert!(victim["messages"].to_string().contains("exit status 86"), "{victim}\n{context}");
+        let believed = context.matches("victim's worker was killed from outside its box").count();
+        assert_eq!(believed, usize::from(!witness), "{context}");
     }
     // Its own SIGKILL, sent by a process of its box, never arrives: its hung call is
     // charged, in every game, and nothing is taken for a kill from outside.
-    let (own, context) = play("own", "SELFKILL", false, false);
+    let (own, context) = play("own", "SELFKILL", None, false);
     let victim = standing(&own, "victim");
     assert_eq!(victim["disqualified"].as_u64(), own["played"].as_u64(), "{victim}\n{context}");
     let messages = victim["messages"].to_string();

@@ -311,28 +311,35 @@ impl<G: Game> Worker<G> {
     }
 
     /// Whether entry `e`'s lockstep worker that ended with `status` (not over its box's
-    /// memory: the caller looks first) was killed from outside its box: it says so, or
-    /// it runs a script, which cannot send the SIGKILL it died of, or it is boxed and
-    /// died of SIGKILL, which no other process of its box can send it by any call the
-    /// boxes' filter knows (`process::helper_command`), or the kernel's tracing says a
-    /// task outside every box sent that SIGKILL to its process (`chain`: the pids from
-    /// the host's child down to the worker, when the host has found them; see
-    /// `process::SignalWitness`). Where the host has that witness (a root host), a
-    /// boxed worker's death by SIGKILL needs its word too: a box can bring a SIGKILL on
-    /// itself by ways no filter sees (`kill` of one of its threads' ids, a timer or an
-    /// I/O signal of SIGKILL, a child's exit signal), and the kernel names none of them
-    /// a kill from outside. (A box's bwrap reports its processes' deaths as exit
-    /// statuses: a death by a signal is bwrap's own, outside the box.)
+    /// memory: the caller looks first) was killed from outside its box. Where the host
+    /// has the kernel's word on who sent a signal (`process::SignalWitness`, a root
+    /// host), that word decides: a task outside every box sent the signal it died of,
+    /// SIGKILL or another that ends it, by `kill` or `tgkill`, to its process, its box's
+    /// first process or its bwrap (`chain`, found when it said it was ready). A box can
+    /// bring a SIGKILL on itself by ways its guard does not see (a `kill` of one of its
+    /// threads' ids, a timer), and its bot can exit with any status, so nothing else is
+    /// believed there. Without the witness: the worker says so (exit status 86: it saw
+    /// a signal from outside its box, `watch_outside_signals`), or it runs a script,
+    /// which cannot send the SIGKILL it died of, or it is boxed and died of SIGKILL,
+    /// which nothing in its box can send it (its guard, `process::helper_command`, and
+    /// for a native or script entry the self-kill rule, `process::refuse_self_kills`).
+    /// And either way, a boxed worker's bwrap killed by a signal: bwrap reports its
+    /// processes' deaths as exit statuses, so a death by a signal is bwrap's own,
+    /// outside the box.
     fn killed_from_outside(&self, e: usize, status: ExitStatus, chain: &[u32]) -> bool {
         let boxed = matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. });
-        let sigkill = killed_by(status) == Some(libc::SIGKILL);
-        let witness = crate::process::SignalWitness::get();
-        let witnessed = || witness.is_some_and(|w| chain.iter().any(|&pid| w.killed_from_outside(pid)));
-        status.code() == Some(EXIT_KILLED_FROM_OUTSIDE)
-            || (boxed && std::os::unix::process::ExitStatusExt::signal(&status).is_some())
-            || (self.cannot_signal[e] && sigkill)
-            || (sigkill && boxed && crate::process::boxes_guarded() && witness.is_none())
-            || (sigkill && witnessed())
+        let bwraps_own = boxed && std::os::unix::process::ExitStatusExt::signal(&status).is_some();
+        let signal = killed_by(status);
+        match crate::process::SignalWitness::get() {
+            Some(w) => bwraps_own || signal.is_some_and(|sig| chain.iter().any(|&pid| w.sent_from_outside(pid, sig))),
+            None => {
+                let sigkill = signal == Some(libc::SIGKILL);
+                bwraps_own
+                    || status.code() == Some(EXIT_KILLED_FROM_OUTSIDE)
+                    || (self.cannot_signal[e] && sigkill)
+                    || (sigkill && boxed && crate::process::boxes_guarded())
+            }
+        }
     }
 
     /// Keeps for the next game each process of a lockstep game (`procs`, number 0 the

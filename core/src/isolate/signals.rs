@@ -47,8 +47,16 @@ fn describe_signal(sig: i32) -> String {
 
 /// The exit status of a boxed worker that a signal from outside its box would have
 /// killed (see [`watch_outside_signals`]): the host's fault or the machine's, never the
-/// entry's. Bwrap passes it on as its own.
+/// entry's. Bwrap passes it on as its own. A native bot in the worker can exit with it
+/// too, so the host believes it only where it has no signal witness of its own (and
+/// there tells its workers not to use it, [`WITNESSED_ENV`]).
 pub const EXIT_KILLED_FROM_OUTSIDE: i32 = 86;
+
+/// The variable by which a host that has the kernel's word on who sent a signal
+/// (`process::SignalWitness`) tells its workers so: they then leave the signals that
+/// end them to take their course ([`watch_outside_signals`] does nothing), and the host
+/// asks the kernel who sent the one a worker died of.
+pub const WITNESSED_ENV: &str = "ARENA_SIGNALS_WITNESSED";
 
 /// The signals a worker watches for a sender outside its box (SIGINT, SIGTERM and
 /// SIGHUP it ignores: the host decides when it stops; SIGKILL and SIGSTOP cannot be
@@ -69,6 +77,9 @@ const WATCHED_SIGNALS: [i32; 13] = [
     libc::SIGPROF,
 ];
 
+/// Whether the host has a signal witness ([`WITNESSED_ENV`]), read by the handler.
+static WITNESSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// The actions the watched signals had before [`watch_outside_signals`] (Rust's own
 /// stack-overflow handler, for SIGSEGV and SIGBUS), restored when a signal is the box's
 /// own.
@@ -81,8 +92,12 @@ static mut BEFORE: [std::mem::MaybeUninit<libc::sigaction>; 32] = [const { std::
 /// instead of dying of it as if the bot had crashed. A signal of the box's own (a fault,
 /// or a kill from one of its own processes) takes its course as before. A bot can undo
 /// this in its own process, or fake the exit: it only costs its own games (the host
-/// believes a box once per entry, see `Worker::play_lockstep`).
+/// believes a box once per entry, see `Worker::play_lockstep`). Where the host says it
+/// has a signal witness ([`WITNESSED_ENV`]), a signal from outside ends the worker as
+/// it would by default instead (Rust's own handler would let a SIGSEGV that no fault
+/// made pass), and the host asks the kernel who sent it.
 pub fn watch_outside_signals() {
+    WITNESSED.store(std::env::var_os(WITNESSED_ENV).is_some(), std::sync::atomic::Ordering::Relaxed);
     extern "C" fn on_signal(sig: i32, info: *mut libc::siginfo_t, _ctx: *mut std::ffi::c_void) {
         // SAFETY: the kernel passes a valid siginfo; only async-signal-safe calls follow
         // (write, _exit, sigaction, raise), on data set before any bot ran.
@@ -94,7 +109,13 @@ pub fn watch_outside_signals() {
             if sent && pid == 0 {
                 let line = b"killed from outside its box (a signal sent by a process outside it)\n";
                 libc::write(2, line.as_ptr().cast(), line.len());
-                libc::_exit(EXIT_KILLED_FROM_OUTSIDE);
+                if !WITNESSED.load(std::sync::atomic::Ordering::Relaxed) {
+                    libc::_exit(EXIT_KILLED_FROM_OUTSIDE);
+                }
+                // The host asks the kernel: the worker dies of the signal.
+                libc::signal(sig, libc::SIG_DFL);
+                libc::raise(sig);
+                return;
             }
             let slot = sig as usize;
             if slot < 32 {

@@ -157,7 +157,7 @@ impl<G: Game> Worker<G> {
             // program refuses its bots every way to one of its own that its guard does
             // not see, so that its death by SIGKILL came from outside
             // (`lockstep_host::killed_from_outside`).
-            if crate::process::SignalWitness::get().is_none() && !crate::loaders::is_program(&files[0]) {
+            if crate::process::SignalWitness::get().is_none() && !crate::loaders::program::is_program(&files[0]) {
                 cmd.env(crate::process::REFUSE_SELF_KILLS_ENV, "1");
             }
         }
@@ -230,6 +230,11 @@ impl<G: Game> Worker<G> {
         crate::process::confine_helper(&mut cmd, iso.memory, iso.processes, cap, uid, &iso.sandbox);
         if let Some(room) = room {
             cmd.env(crate::process::PROGRAMS_ENV, room);
+        }
+        // Where the kernel says who sent a signal, the worker leaves its signals to take
+        // their course, and the host asks (`lockstep_host::killed_from_outside`).
+        if crate::process::SignalWitness::get().is_some() {
+            cmd.env(super::signals::WITNESSED_ENV, "1");
         }
         cmd.env(crate::loaders::log::PENDING_ENV, home.join("pending"));
         cmd.args(&iso.args)

@@ -177,12 +177,6 @@ pub struct Declaration {
     pub protocol: Option<u32>,
 }
 
-/// Whether the bot file `path` is a program (neither a native library nor a script): a
-/// worker that loads it starts processes.
-pub fn is_program(path: &Path) -> bool {
-    !native::is_library_name(path) && !scripts::is_script_name(path)
-}
-
 /// The game a script or program plays: its `arena: <game> [persistent] [protocol <n>]`
 /// line among the first five, else the name of its directory if that is a game, else
 /// zombies.

@@ -68,7 +68,7 @@ fn worker<G: Game>(
     // A boxed worker of one entry that starts no program, on a host that cannot tell
     // who sent a SIGKILL: its bots may not bring one on it.
     if std::env::var_os(arena::process::REFUSE_SELF_KILLS_ENV).is_some() {
-        if files.iter().any(|f| loaders::is_program(f)) {
+        if files.iter().any(|f| loaders::program::is_program(f)) {
             anyhow::bail!("told to refuse self-kills, but it starts programs");
         }
         arena::process::refuse_self_kills().context("cannot refuse its bots a SIGKILL of their own")?;

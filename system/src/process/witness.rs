@@ -1,24 +1,26 @@
-//! The kernel's word on who sent a SIGKILL ([`SignalWitness`]): whether a boxed helper
-//! (a worker) that died of SIGKILL was killed by a process outside its box, or by its
-//! own code.
+//! The kernel's word on who sent a signal that ends a worker ([`SignalWitness`]):
+//! whether a boxed helper (a worker) that died of SIGKILL, or of another signal that
+//! ends a process by default ([`TRACED`]), was sent it by a process outside its box, or
+//! brought it on itself.
 //!
 //! A SIGKILL cannot be caught, and a box's exit status only says that one came; a
-//! native bot in a worker can send it to its own worker. The kernel's tracing can say
-//! who sent it: its `signal_generate` event names the task that made each signal (the
-//! sender) and the task it goes to. Where the host is root and tracing is mounted (or
-//! it can mount it at `/sys/kernel/tracing`), it keeps two trace instances of its own:
-//! - **every SIGKILL** of the machine, with its sender, its target and how it was sent
-//!   (`code`: a `kill`, a `tgkill`, ...);
-//! - **the SIGKILLs the boxes' tasks made**: the same event, traced only for the tasks
+//! native bot in a worker can send it, or any other, to its own worker, and can say
+//! anything its worker could say about it. The kernel's tracing can say who sent it:
+//! its `signal_generate` event names the task that made each signal (the sender) and
+//! the task it goes to. Where the host is root and tracing is mounted (or it can mount
+//! it at `/sys/kernel/tracing`), it keeps two trace instances of its own:
+//! - **every such signal** of the machine, with its sender, its target and how it was
+//!   sent (`code`: a `kill`, a `tgkill`, ...);
+//! - **those the boxes' tasks made**: the same event, traced only for the tasks
 //!   of the processes the host added ([`SignalWitness::join`], which a helper's
 //!   process calls on itself before it becomes the box) and every task they fork (the
 //!   kernel's `event-fork`), so a task joins before it can run a bot's code.
 //!
-//! A helper was killed from outside its box when a SIGKILL sent to it by `kill` or
-//! `tgkill` appears in the first and not in the second, from a task that is not the
-//! host's own. A SIGKILL the kernel sends of itself (a timer's, a CPU limit's, the OOM
-//! killer's) is not taken as from outside: its sender is whatever task ran at the
-//! time.
+//! A helper was sent a signal from outside its box when that signal, sent to it by
+//! `kill` or `tgkill`, appears in the first and not in the second, from a task that is
+//! not the host's own. A signal the kernel sends of itself (a timer's, a CPU limit's,
+//! the OOM killer's, a fault's) is not taken as from outside: its sender is whatever
+//! task ran at the time.
 //!
 //! It decides nothing: whether such a death is the entry's fault is its caller's call.
 //! Not here: programs a worker starts (the worker, in its box, cannot read the traces),
@@ -40,21 +42,29 @@ const PREFIX: &str = "arena-witness-";
 /// How many events are kept, per instance (the oldest go first).
 const KEPT: usize = 4096;
 
-/// Each instance's ring buffer, per CPU, in KiB: SIGKILLs are few.
+/// Each instance's ring buffer, per CPU, in KiB: such signals are few.
 const BUFFER_KIB: &str = "64";
 
 /// Two events of the two instances are the same signal when their times are this close
 /// (each instance reads the clock for itself), in microseconds.
 const SAME_EVENT_US: u64 = 2_000;
 
+/// The signals traced: SIGKILL, and those that end a worker by default and that it used
+/// to tell apart itself (`isolate::watch_outside_signals`, which a worker of a host with
+/// a witness leaves off): SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1,
+/// SIGSEGV, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF and SIGSYS. (A worker ignores SIGINT,
+/// SIGTERM and SIGHUP; SIGSTOP does not end it.)
+pub const TRACED: [i32; 14] = [9, 3, 4, 5, 6, 7, 8, 10, 11, 12, 14, 26, 27, 31];
+
 /// The kernel's `si_code`s of a signal a task sent by a system call: `kill` (SI_USER),
 /// `sigqueue` (SI_QUEUE), `tkill` / `tgkill` (SI_TKILL).
 const SENT_CODES: [i32; 3] = [0, -1, -6];
 
-/// One `signal_generate` event: the sender's task id, the target's, how it was sent,
-/// and when (microseconds of the trace clock).
+/// One `signal_generate` event: the signal, the sender's task id, the target's, how it
+/// was sent, and when (microseconds of the trace clock).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Event {
+    sig: i32,
     sender: u32,
     target: u32,
     code: i32,
@@ -72,8 +82,8 @@ struct Instance {
 }
 
 impl Instance {
-    /// Makes the instance `name` tracing every `signal_generate` of a SIGKILL (for the
-    /// tasks in its `set_event_pid` only, with `boxed`).
+    /// Makes the instance `name` tracing every `signal_generate` of a signal of
+    /// [`TRACED`] (for the tasks in its `set_event_pid` only, with `boxed`).
     fn make(tracefs: &Path, name: &str, boxed: bool) -> std::io::Result<Instance> {
         let dir = tracefs.join("instances").join(name);
         std::fs::create_dir(&dir)?;
@@ -87,7 +97,8 @@ impl Instance {
                 std::fs::write(dir.join("set_event_pid"), "0")?;
             }
             let event = dir.join("events/signal/signal_generate");
-            std::fs::write(event.join("filter"), "sig == 9")?;
+            let filter: Vec<String> = TRACED.iter().map(|sig| format!("sig == {sig}")).collect();
+            std::fs::write(event.join("filter"), filter.join(" || "))?;
             std::fs::write(event.join("enable"), "1")?;
             let pipe = OpenOptions::new()
                 .read(true)
@@ -150,7 +161,9 @@ fn parse_line(line: &str) -> Option<Event> {
     let sig = field(words.first(), "sig=")?;
     let code = field(words.get(2), "code=")?;
     let target = field(words.len().checked_sub(3).and_then(|i| words.get(i)), "pid=")?;
-    (sig == 9).then_some(Event {
+    let sig = i32::try_from(sig).ok()?;
+    TRACED.contains(&sig).then_some(Event {
+        sig,
         sender: sender.parse().ok()?,
         target: u32::try_from(target).ok()?,
         code: i32::try_from(code).ok()?,
@@ -221,9 +234,16 @@ impl SignalWitness {
 
     /// Whether the task `pid` (a helper's process, in the host's PID namespace) was
     /// sent a SIGKILL by `kill` or `tgkill` from a task outside every box and outside
-    /// the host. Call it once the process is known dead: the event was traced before
-    /// the signal was delivered.
+    /// the host ([`SignalWitness::sent_from_outside`]).
     pub fn killed_from_outside(&self, pid: u32) -> bool {
+        self.sent_from_outside(pid, libc::SIGKILL)
+    }
+
+    /// Whether the task `pid` (a helper's process, in the host's PID namespace) was
+    /// sent signal `sig` (one of [`TRACED`]) by `kill` or `tgkill` from a task outside
+    /// every box and outside the host. Call it once the process is known dead: the
+    /// event was traced before the signal was delivered.
+    pub fn sent_from_outside(&self, pid: u32, sig: i32) -> bool {
         let (mut all, mut boxed) = match (self.all.lock(), self.boxed.lock()) {
             (Ok(a), Ok(b)) => (a, b),
             _ => return false,
@@ -232,12 +252,15 @@ impl SignalWitness {
         boxed.drain();
         all.events.iter().any(|e| {
             e.target == pid
+                && e.sig == sig
                 && SENT_CODES.contains(&e.code)
                 && !is_own_task(e.sender)
-                && !boxed
-                    .events
-                    .iter()
-                    .any(|b| b.sender == e.sender && b.target == e.target && b.at_us.abs_diff(e.at_us) <= SAME_EVENT_US)
+                && !boxed.events.iter().any(|b| {
+                    b.sig == e.sig
+                        && b.sender == e.sender
+                        && b.target == e.target
+                        && b.at_us.abs_diff(e.at_us) <= SAME_EVENT_US
+                })
         })
     }
 }
@@ -323,10 +346,15 @@ mod tests {
     #[test]
     fn trace_lines_are_read_from_the_event_outwards() {
         let line = "            bash-28410   [000] d..1. 74565.014692: signal_generate: sig=9 errno=0 code=0 comm=bash pid=28412 grp=1 res=0";
-        assert_eq!(parse_line(line), Some(Event { sender: 28410, target: 28412, code: 0, at_us: 74_565_014_692 }));
+        assert_eq!(
+            parse_line(line),
+            Some(Event { sig: 9, sender: 28410, target: 28412, code: 0, at_us: 74_565_014_692 })
+        );
         // Names that hold spaces, dashes and what looks like fields.
         let line = " a-1 [7] x pid=5-77   [001] d..2. 12.000003: signal_generate: sig=9 errno=0 code=-6 comm=b pid=3 c pid=901 grp=0 res=0";
-        assert_eq!(parse_line(line), Some(Event { sender: 77, target: 901, code: -6, at_us: 12_000_003 }));
+        assert_eq!(parse_line(line), Some(Event { sig: 9, sender: 77, target: 901, code: -6, at_us: 12_000_003 }));
+        let line = "kill-40 [000] d..1. 3.000004: signal_generate: sig=11 errno=0 code=0 comm=w pid=41 grp=1 res=0";
+        assert_eq!(parse_line(line), Some(Event { sig: 11, sender: 40, target: 41, code: 0, at_us: 3_000_004 }));
         assert_eq!(parse_line("# tracer: nop"), None);
         assert_eq!(
             parse_line("x-1 [000] d..1. 1.000001: signal_generate: sig=19 errno=0 code=0 comm=x pid=2 grp=1 res=0"),
@@ -382,6 +410,38 @@ mod tests {
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(!witness.killed_from_outside(pid));
+    }
+
+    /// The same for another signal that ends a process (SIGSEGV, sent by `kill`): the
+    /// box's own is told from one from outside, and neither is taken for a SIGKILL.
+    #[test]
+    fn another_fatal_signal_from_outside_a_box_is_told_from_the_boxs_own() {
+        let Some(witness) = SignalWitness::get() else {
+            return crate::process::skip("skipped: no signal witness here (not root, or no tracing)");
+        };
+        use std::os::unix::process::ExitStatusExt as _;
+        let joined = |program: &str, args: &[&str]| {
+            let fd = witness.join_fd();
+            let mut cmd = std::process::Command::new(program);
+            cmd.args(args);
+            // SAFETY: join_self only calls getpid and write.
+            unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || join_self(fd)) };
+            cmd.spawn().unwrap()
+        };
+        // Its own: the box's shell sends itself SIGSEGV.
+        let mut own = joined("/bin/sh", &["-c", "kill -SEGV $$; sleep 5"]);
+        let pid = own.id();
+        assert_eq!(own.wait().unwrap().signal(), Some(libc::SIGSEGV));
+        assert!(!witness.sent_from_outside(pid, libc::SIGSEGV));
+        // From outside.
+        let mut victim = joined("/bin/sleep", &["5"]);
+        let pid = victim.id();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let sent = std::process::Command::new("/bin/kill").args(["-SEGV", &pid.to_string()]).status().unwrap();
+        assert!(sent.success());
+        assert_eq!(victim.wait().unwrap().signal(), Some(libc::SIGSEGV));
+        assert!(witness.sent_from_outside(pid, libc::SIGSEGV));
+        assert!(!witness.sent_from_outside(pid, libc::SIGKILL) && !witness.sent_from_outside(pid, libc::SIGBUS));
     }
 
     #[test]

@@ -41,6 +41,8 @@
  *   -DTIMERKILL arms a timer whose signal is SIGKILL (`timer_create`), due 1 ms later,
  *               logging whether it could ("timerkill: armed" or "timerkill: refused"),
  *               then waits to die
+ *   -DEXIT86    ends its own process (its worker) with exit status 86, what a worker
+ *               says when a signal from outside its box would have killed it
  *   -DEXIT137   ends its own process (its worker) with exit status 137, what bwrap says
  *               of a process it runs that died of SIGKILL
  *   -DCPULIMIT  lowers its own process's CPU limit (RLIMIT_CPU, soft and hard) to 1 s,
@@ -323,6 +325,8 @@ static void attack(void) {
         _exit(0);
     }
     sleep(10);
+#elif defined(EXIT86)
+    _exit(86);
 #elif defined(EXIT137)
     _exit(137);
 #elif defined(CPULIMIT)
