@@ -97,8 +97,11 @@ impl Instance {
                 std::fs::write(dir.join("set_event_pid"), "0")?;
             }
             let event = dir.join("events/signal/signal_generate");
-            let filter: Vec<String> = TRACED.iter().map(|sig| format!("sig == {sig}")).collect();
-            std::fs::write(event.join("filter"), filter.join(" || "))?;
+            // The signals traced, sent by a system call (a timer's SIGALRM and a fault's
+            // SIGSEGV, which may be many, are not kept).
+            let sigs: Vec<String> = TRACED.iter().map(|sig| format!("sig == {sig}")).collect();
+            let codes: Vec<String> = SENT_CODES.iter().map(|code| format!("code == {code}")).collect();
+            std::fs::write(event.join("filter"), format!("({}) && ({})", sigs.join(" || "), codes.join(" || ")))?;
             std::fs::write(event.join("enable"), "1")?;
             let pipe = OpenOptions::new()
                 .read(true)
