@@ -348,6 +348,14 @@ impl Asm {
         self.place(next);
     }
 
+    /// Each of `returns`' labels placed at an instruction that returns its value.
+    fn returns(&mut self, returns: &[(Label, u32)]) {
+        for &(at, value) in returns {
+            self.place(at);
+            self.stmt(BPF_RET_K, value);
+        }
+    }
+
     fn goto(&mut self, to: Label) {
         self.jumps.push((self.code.len(), to, to));
         self.code.push(stmt(BPF_JMP_JA, 0));
@@ -493,14 +501,7 @@ fn instructions(arches: &[Arch], guard: Option<u32>) -> Vec<libc::sock_filter> {
             }
             asm.jeq(0, allow, eperm);
         }
-        asm.place(allow);
-        asm.stmt(BPF_RET_K, RET_ALLOW);
-        asm.place(eperm);
-        asm.stmt(BPF_RET_K, RET_EPERM);
-        asm.place(einval);
-        asm.stmt(BPF_RET_K, RET_EINVAL);
-        asm.place(enosys);
-        asm.stmt(BPF_RET_K, RET_ENOSYS);
+        asm.returns(&[(allow, RET_ALLOW), (eperm, RET_EPERM), (einval, RET_EINVAL), (enosys, RET_ENOSYS)]);
         asm.place(next_arch);
     }
     asm.stmt(BPF_RET_K, RET_ALLOW);
@@ -564,12 +565,7 @@ fn self_kill_instructions(arches: &[Arch]) -> Vec<libc::sock_filter> {
             asm.jeq_to(sig, eperm);
         }
         asm.goto(allow);
-        asm.place(allow);
-        asm.stmt(BPF_RET_K, RET_ALLOW);
-        asm.place(eperm);
-        asm.stmt(BPF_RET_K, RET_EPERM);
-        asm.place(enosys);
-        asm.stmt(BPF_RET_K, RET_ENOSYS);
+        asm.returns(&[(allow, RET_ALLOW), (eperm, RET_EPERM), (enosys, RET_ENOSYS)]);
         asm.place(next_arch);
     }
     asm.stmt(BPF_RET_K, RET_ALLOW);
@@ -583,39 +579,6 @@ fn self_kill_instructions(arches: &[Arch]) -> Vec<libc::sock_filter> {
 pub(super) fn self_kill_rule() -> Option<&'static [libc::sock_filter]> {
     static RULE: OnceLock<Option<Vec<libc::sock_filter>>> = OnceLock::new();
     RULE.get_or_init(|| program_filter().map(|_| self_kill_instructions(ARCHES))).as_deref()
-}
-
-/// `seccomp(2)`'s `SECCOMP_FILTER_FLAG_TSYNC`: the filter goes to every thread of the
-/// process at once.
-const FLAG_TSYNC: libc::c_ulong = 1;
-
-/// Installs `filter` on every thread of the calling process (which already runs under a
-/// filter with `no_new_privs`, or sets it), for them and every process they start from
-/// now on. Not for a child between fork and exec: it may allocate its error.
-pub(super) fn install_on_every_thread(filter: &[libc::sock_filter]) -> io::Result<()> {
-    let prog = libc::sock_fprog {
-        len: u16::try_from(filter.len()).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?,
-        filter: filter.as_ptr().cast_mut(),
-    };
-    // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) only sets a flag of the calling thread.
-    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let call = |flags: libc::c_ulong| {
-        // SAFETY: seccomp only reads `prog`, which outlives the call.
-        let ret = unsafe { libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, &prog) };
-        match ret {
-            0 => Ok(()),
-            // With TSYNC: the id of a thread that could not take it.
-            tid if tid > 0 => Err(io::Error::other(format!("thread {tid} cannot take the filter"))),
-            _ => Err(io::Error::last_os_error()),
-        }
-    };
-    match call(FLAG_TSYNC | FLAG_SPEC_ALLOW) {
-        // A kernel before 4.17 does not know the second flag.
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => call(FLAG_TSYNC),
-        done => done,
-    }
 }
 
 /// The boxes' exit rule, which bwrap installs in its box's processes (`sandbox`: its
@@ -642,10 +605,7 @@ fn exit_rule_instructions(arches: &[Arch]) -> Vec<libc::sock_filter> {
         asm.load(DATA_ARG0);
         asm.stmt(BPF_ALU_AND_K, 0xff);
         asm.jeq(EXIT_AS_SIGKILL, kill, allow);
-        asm.place(allow);
-        asm.stmt(BPF_RET_K, RET_ALLOW);
-        asm.place(kill);
-        asm.stmt(BPF_RET_K, RET_KILL_PROCESS);
+        asm.returns(&[(allow, RET_ALLOW), (kill, RET_KILL_PROCESS)]);
         asm.place(next_arch);
     }
     asm.stmt(BPF_RET_K, RET_ALLOW);
@@ -727,20 +687,20 @@ fn filter_or_why() -> &'static Result<Filters, &'static str> {
     })
 }
 
-/// `seccomp(SECCOMP_SET_MODE_FILTER, flags, prog)`. Async-signal-safe.
-fn seccomp_call(flags: libc::c_ulong, prog: *const libc::sock_fprog) -> io::Result<()> {
+/// `seccomp(SECCOMP_SET_MODE_FILTER, flags, prog)`: its return (0, or with
+/// [`FLAG_TSYNC`] the id of a thread that could not take the filter). Async-signal-safe.
+fn seccomp_call(flags: libc::c_ulong, prog: *const libc::sock_fprog) -> io::Result<libc::c_long> {
     // SAFETY: seccomp only reads `prog` (the kernel copies the program), and a null or
     // bad address is answered with EFAULT.
     let ret = unsafe { libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, prog) };
-    if ret == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    if ret >= 0 { Ok(ret) } else { Err(io::Error::last_os_error()) }
 }
 
-/// Installs `filter` on the calling thread, for it and every process it starts from now
-/// on, and sets `no_new_privs` (which a filter needs without `CAP_SYS_ADMIN`, and which
-/// keeps a setuid program from dropping it); without turning on the Speculative Store
-/// Bypass mitigation where the kernel knows that flag. For a child between fork and
-/// exec: async-signal-safe, no allocation.
-pub(super) fn install(filter: &[libc::sock_filter]) -> io::Result<()> {
+/// Sets `no_new_privs` (which a filter needs without `CAP_SYS_ADMIN`, and which keeps a
+/// setuid program from dropping it) and installs `filter` with `flags`, without turning
+/// on the Speculative Store Bypass mitigation where the kernel knows that flag; the
+/// call's return. Async-signal-safe, no allocation.
+fn install_with(filter: &[libc::sock_filter], flags: libc::c_ulong) -> io::Result<libc::c_long> {
     let prog = libc::sock_fprog {
         len: u16::try_from(filter.len()).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?,
         filter: filter.as_ptr().cast_mut(),
@@ -749,10 +709,32 @@ pub(super) fn install(filter: &[libc::sock_filter]) -> io::Result<()> {
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         return Err(io::Error::last_os_error());
     }
-    match seccomp_call(FLAG_SPEC_ALLOW, &prog) {
+    match seccomp_call(flags | FLAG_SPEC_ALLOW, &prog) {
         // A kernel before 4.17 does not know the flag.
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => seccomp_call(0, &prog),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => seccomp_call(flags, &prog),
         done => done,
+    }
+}
+
+/// Installs `filter` on the calling thread, for it and every process it starts from now
+/// on ([`install_with`]). For a child between fork and exec: async-signal-safe, no
+/// allocation.
+pub(super) fn install(filter: &[libc::sock_filter]) -> io::Result<()> {
+    install_with(filter, 0).map(|_| ())
+}
+
+/// `seccomp(2)`'s `SECCOMP_FILTER_FLAG_TSYNC`: the filter goes to every thread of the
+/// process at once.
+const FLAG_TSYNC: libc::c_ulong = 1;
+
+/// Installs `filter` on every thread of the calling process at once (they share its
+/// filters and `no_new_privs` already, as a worker's threads do), for them and every
+/// process they start from now on. Not for a child between fork and exec: its error
+/// may allocate.
+pub(super) fn install_on_every_thread(filter: &[libc::sock_filter]) -> io::Result<()> {
+    match install_with(filter, FLAG_TSYNC)? {
+        0 => Ok(()),
+        tid => Err(io::Error::other(format!("thread {tid} cannot take the filter"))),
     }
 }
 
