@@ -161,11 +161,10 @@ impl<G: Game> Worker<G> {
                 cmd.env(crate::process::REFUSE_SELF_KILLS_ENV, "1");
             }
         }
-        // Its every task is the boxes' for the signal witness, before any runs a bot.
+        // Its every task is the boxes' for the signal witness, before any runs a bot: it
+        // is forked by a thread that is (`SignalWitness::join_thread`).
         if let Some(witness) = crate::process::SignalWitness::get() {
-            let fd = witness.join_fd();
-            // SAFETY: join_self only calls getpid and write, on plain copied data.
-            unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || crate::process::join_self(fd)) };
+            witness.join_thread().map_err(|e| format!("cannot join the signal witness: {e}"))?;
         }
         let machine_oom = crate::process::MachineOom::watch(cap.as_ref());
         let mut child = cmd

@@ -12,9 +12,10 @@
 //! - **every such signal** of the machine, with its sender, its target and how it was
 //!   sent (`code`: a `kill`, a `tgkill`, ...);
 //! - **those the boxes' tasks made**: the same event, traced only for the tasks
-//!   of the processes the host added ([`SignalWitness::join`], which a helper's
-//!   process calls on itself before it becomes the box) and every task they fork (the
-//!   kernel's `event-fork`), so a task joins before it can run a bot's code.
+//!   the host added and every task they fork (the kernel's `event-fork`): each host
+//!   thread that starts helpers joins once ([`SignalWitness::join_thread`]), so every
+//!   helper it forks is traced from its first instruction, before it can run a bot's
+//!   code ([`join_self`] joins a process itself, between fork and exec).
 //!
 //! A helper was sent a signal from outside its box when that signal, sent to it by
 //! `kill` or `tgkill`, appears in the first and not in the second, from a task that is
@@ -27,7 +28,7 @@
 //! and hosts that are not root (no tracing): there a SIGKILL stays its entry's.
 
 use std::fs::{File, OpenOptions};
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
@@ -54,7 +55,7 @@ const SAME_EVENT_US: u64 = 2_000;
 /// a witness leaves off): SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1,
 /// SIGSEGV, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF and SIGSYS. (A worker ignores SIGINT,
 /// SIGTERM and SIGHUP; SIGSTOP does not end it.)
-pub const TRACED: [i32; 14] = [9, 3, 4, 5, 6, 7, 8, 10, 11, 12, 14, 26, 27, 31];
+const TRACED: [i32; 14] = [9, 3, 4, 5, 6, 7, 8, 10, 11, 12, 14, 26, 27, 31];
 
 /// The kernel's `si_code`s of a signal a task sent by a system call: `kill` (SI_USER),
 /// `sigqueue` (SI_QUEUE), `tkill` / `tgkill` (SI_TKILL).
@@ -235,6 +236,27 @@ impl SignalWitness {
         self.join.as_raw_fd()
     }
 
+    /// Makes the calling thread the boxes' for the witness, once per thread: from then
+    /// on every process it starts (and every task that process forks) is traced as the
+    /// boxes' from its first instruction (`event-fork`), with no write of its own. A
+    /// write to `set_event_pid` waits for the kernel's RCU grace period (38 ms measured
+    /// here), which a write per box, between fork and exec, made every box's start
+    /// wait for. The thread's own signals are then traced as the boxes' too: they are
+    /// the host's, which [`SignalWitness::sent_from_outside`] never counts anyway.
+    pub fn join_thread(&self) -> std::io::Result<()> {
+        thread_local! {
+            static JOINED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        }
+        if JOINED.get() {
+            return Ok(());
+        }
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() } as u32;
+        (&self.join).write_all(tid.to_string().as_bytes())?;
+        JOINED.set(true);
+        Ok(())
+    }
+
     /// Whether the task `pid` (a helper's process, in the host's PID namespace) was
     /// sent a SIGKILL by `kill` or `tgkill` from a task outside every box and outside
     /// the host ([`SignalWitness::sent_from_outside`]).
@@ -243,7 +265,7 @@ impl SignalWitness {
     }
 
     /// Whether the task `pid` (a helper's process, in the host's PID namespace) was
-    /// sent signal `sig` (one of [`TRACED`]) by `kill` or `tgkill` from a task outside
+    /// sent signal `sig` (one of `TRACED`) by `kill` or `tgkill` from a task outside
     /// every box and outside the host. Call it once the process is known dead: the
     /// event was traced before the signal was delivered.
     pub fn sent_from_outside(&self, pid: u32, sig: i32) -> bool {

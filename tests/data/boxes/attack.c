@@ -41,6 +41,8 @@
  *   -DTIMERKILL arms a timer whose signal is SIGKILL (`timer_create`), due 1 ms later,
  *               logging whether it could ("timerkill: armed" or "timerkill: refused"),
  *               then waits to die
+ *   -DSELFSEGV  sends its own process SIGSEGV by `kill`, twice (the first may be let
+ *               pass by a handler), then waits to die
  *   -DEXIT86    ends its own process (its worker) with exit status 86, what a worker
  *               says when a signal from outside its box would have killed it
  *   -DEXIT137   ends its own process (its worker) with exit status 137, what bwrap says
@@ -324,6 +326,10 @@ static void attack(void) {
         kill(self, SIGKILL);
         _exit(0);
     }
+    sleep(10);
+#elif defined(SELFSEGV)
+    kill(getpid(), SIGSEGV);
+    kill(getpid(), SIGSEGV);
     sleep(10);
 #elif defined(EXIT86)
     _exit(86);
