@@ -39,14 +39,12 @@ pub(super) struct Running {
     /// whether its death by SIGKILL may be the machine's OOM killer's
     /// ([`crate::process::MachineOom::unaccounted`]).
     pub(super) machine_oom: crate::process::MachineOom,
-    /// The worker's playing thread (found when first needed): its pid (in the host's
-    /// PID namespace) and its counters.
+    /// The worker's playing thread (found when first needed): its counters.
     pub(super) player: Option<TaskProbe>,
-    pub(super) player_pid: Option<u32>,
     /// Found with the playing thread: the processes from the host's child down to the
     /// worker (in a box: bwrap, the box's first process, the worker), in the host's PID
-    /// namespace: where a SIGKILL from outside the box that ended the worker was sent
-    /// (`crate::process::SignalWitness`).
+    /// namespace, the worker's own (its playing thread's) last: where a signal from
+    /// outside the box that ended the worker was sent (`crate::process::SignalWitness`).
     pub(super) chain: Vec<u32>,
     /// Its box's directory, the only one it may write: its blame page, its replays,
     /// its entries' logs (`logs/`, moved to the real logs by the host after each game)
@@ -196,7 +194,6 @@ impl Running {
             && let Some((chain, probe)) = player_task(self.child.id())
         {
             self.player = Some(probe);
-            self.player_pid = chain.last().copied();
             self.chain = chain;
         }
         self.player.as_mut()
@@ -206,7 +203,7 @@ impl Running {
     /// would otherwise stand until its call's time ran out.
     pub(super) fn resume_if_stopped(&mut self) {
         if self.player_probe().and_then(|p| p.state()) == Some(b'T')
-            && let Some(pid) = self.player_pid.and_then(|p| i32::try_from(p).ok())
+            && let Some(pid) = self.chain.last().and_then(|&p| i32::try_from(p).ok())
         {
             // SAFETY: a plain syscall; the pid is the unreaped worker's (its box's).
             unsafe {

@@ -192,7 +192,6 @@ impl<G: Game> Worker<G> {
             cap,
             machine_oom,
             player: None,
-            player_pid: None,
             chain: Vec::new(),
             home,
             logs,

@@ -15,7 +15,7 @@
 //!   the host added and every task they fork (the kernel's `event-fork`): each host
 //!   thread that starts helpers joins once ([`SignalWitness::join_thread`]), so every
 //!   helper it forks is traced from its first instruction, before it can run a bot's
-//!   code ([`join_self`] joins a process itself, between fork and exec).
+//!   code.
 //!
 //! A helper was sent a signal from outside its box when that signal, sent to it by
 //! `kill` or `tgkill`, appears in the first and not in the second, from a task that is
@@ -25,7 +25,8 @@
 //!
 //! It decides nothing: whether such a death is the entry's fault is its caller's call.
 //! Not here: programs a worker starts (the worker, in its box, cannot read the traces),
-//! and hosts that are not root (no tracing): there a SIGKILL stays its entry's.
+//! and hosts that are not root (no tracing): there the host judges a worker's death
+//! without the kernel's word (`lockstep_host::killed_from_outside`).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Write as _};
@@ -230,12 +231,6 @@ impl SignalWitness {
         Some(SignalWitness { all: Mutex::new(all), boxed: Mutex::new(boxed), join, dirs, fds })
     }
 
-    /// The descriptor a helper's process writes its own pid to ([`join_self`]), between
-    /// fork and exec.
-    pub fn join_fd(&self) -> RawFd {
-        self.join.as_raw_fd()
-    }
-
     /// Makes the calling thread the boxes' for the witness, once per thread: from then
     /// on every process it starts (and every task that process forks) is traced as the
     /// boxes' from its first instruction (`event-fork`), with no write of its own. A
@@ -255,13 +250,6 @@ impl SignalWitness {
         (&self.join).write_all(tid.to_string().as_bytes())?;
         JOINED.set(true);
         Ok(())
-    }
-
-    /// Whether the task `pid` (a helper's process, in the host's PID namespace) was
-    /// sent a SIGKILL by `kill` or `tgkill` from a task outside every box and outside
-    /// the host ([`SignalWitness::sent_from_outside`]).
-    pub fn killed_from_outside(&self, pid: u32) -> bool {
-        self.sent_from_outside(pid, libc::SIGKILL)
     }
 
     /// Whether the task `pid` (a helper's process, in the host's PID namespace) was
@@ -288,27 +276,6 @@ impl SignalWitness {
                 })
         })
     }
-}
-
-/// Writes the calling process's pid to `fd` (a witness's [`SignalWitness::join_fd`]):
-/// from then on it and every task it forks are the boxes' for the witness. For the
-/// child between fork and exec: no allocation, `getpid` and `write` only.
-pub fn join_self(fd: RawFd) -> std::io::Result<()> {
-    // SAFETY: getpid has no preconditions.
-    let mut pid = unsafe { libc::getpid() } as u32;
-    let mut digits = [0u8; 12];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (pid % 10) as u8;
-        pid /= 10;
-        if pid == 0 {
-            break;
-        }
-    }
-    // SAFETY: writes the initialised tail of `digits` to a descriptor the caller owns.
-    let n = unsafe { libc::write(fd, digits[at..].as_ptr().cast(), digits.len() - at) };
-    if n < 0 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
 }
 
 /// Whether task `tid` is a thread of this process.
@@ -387,16 +354,44 @@ mod tests {
         );
     }
 
-    /// Starts `sh -c script` joined to the witness's boxes (as a helper is), and waits
-    /// for it to end; returns its pid and whether it died of SIGKILL.
-    fn boxed_sh(witness: &SignalWitness, script: &str) -> (u32, bool) {
-        use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
-        let fd = witness.join_fd();
-        let mut cmd = std::process::Command::new("/bin/sh");
-        cmd.args(["-c", script]);
+    /// Writes the calling process's pid to `fd` (the witness's `set_event_pid`): from
+    /// then on it and every task it forks are the boxes' for the witness, as a worker
+    /// forked by a joined thread is. For a child between fork and exec: no allocation,
+    /// `getpid` and `write` only.
+    fn join_self(fd: RawFd) -> std::io::Result<()> {
+        // SAFETY: getpid has no preconditions.
+        let mut pid = unsafe { libc::getpid() } as u32;
+        let mut digits = [0u8; 12];
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (pid % 10) as u8;
+            pid /= 10;
+            if pid == 0 {
+                break;
+            }
+        }
+        // SAFETY: writes the initialised tail of `digits` to a descriptor the caller owns.
+        let n = unsafe { libc::write(fd, digits[at..].as_ptr().cast(), digits.len() - at) };
+        if n < 0 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
+    }
+
+    /// `program args` as a process of the witness's boxes (joined on its own: a test
+    /// thread must not join, or the test's own `kill` would be the boxes' too).
+    fn joined(witness: &SignalWitness, program: &str, args: &[&str]) -> std::process::Command {
+        let fd = witness.join.as_raw_fd();
+        let mut cmd = std::process::Command::new(program);
+        cmd.args(args);
         // SAFETY: join_self only calls getpid and write.
-        unsafe { cmd.pre_exec(move || join_self(fd)) };
-        let mut child = cmd.spawn().unwrap();
+        unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || join_self(fd)) };
+        cmd
+    }
+
+    /// Runs `sh -c script` in the boxes ([`joined`]) to its end; returns its pid and
+    /// whether it died of SIGKILL.
+    fn boxed_sh(witness: &SignalWitness, script: &str) -> (u32, bool) {
+        use std::os::unix::process::ExitStatusExt as _;
+        let mut child = joined(witness, "/bin/sh", &["-c", script]).spawn().unwrap();
         let pid = child.id();
         let status = child.wait().unwrap();
         (pid, status.signal() == Some(libc::SIGKILL))
@@ -409,32 +404,28 @@ mod tests {
         };
         // Its own: the box's shell kills itself, or a child of it kills the shell.
         let (pid, killed) = boxed_sh(witness, "kill -9 $$; sleep 5");
-        assert!(killed && !witness.killed_from_outside(pid));
+        assert!(killed && !witness.sent_from_outside(pid, libc::SIGKILL));
         let (pid, killed) = boxed_sh(witness, "(sleep 0.1; kill -9 $$) & sleep 5");
         assert!(killed);
-        assert!(!witness.killed_from_outside(pid));
+        assert!(!witness.sent_from_outside(pid, libc::SIGKILL));
         // From outside: a `kill` that is no part of the box (nor of the host).
         let (pid, killed) = boxed_sh(witness, "/bin/kill -9 $$ & sleep 5");
         // That `kill` is the box's child (the shell forked it): its own too.
-        assert!(killed && !witness.killed_from_outside(pid));
-        let fd = witness.join_fd();
-        let mut cmd = std::process::Command::new("/bin/sleep");
-        cmd.arg("5");
-        // SAFETY: as in `boxed_sh`.
-        unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || join_self(fd)) };
+        assert!(killed && !witness.sent_from_outside(pid, libc::SIGKILL));
+        let mut cmd = joined(witness, "/bin/sleep", &["5"]);
         let mut child = cmd.spawn().unwrap();
         let pid = child.id();
         std::thread::sleep(std::time::Duration::from_millis(50));
         let out = std::process::Command::new("/bin/kill").args(["-9", &pid.to_string()]).status().unwrap();
         assert!(out.success());
         child.wait().unwrap();
-        assert!(witness.killed_from_outside(pid));
+        assert!(witness.sent_from_outside(pid, libc::SIGKILL));
         // The host's own kill is not from outside either.
         let mut child = cmd.spawn().unwrap();
         let pid = child.id();
         child.kill().unwrap();
         child.wait().unwrap();
-        assert!(!witness.killed_from_outside(pid));
+        assert!(!witness.sent_from_outside(pid, libc::SIGKILL));
     }
 
     /// The same for another signal that ends a process (SIGSEGV, sent by `kill`): the
@@ -445,21 +436,13 @@ mod tests {
             return crate::process::skip("skipped: no signal witness here (not root, or no tracing)");
         };
         use std::os::unix::process::ExitStatusExt as _;
-        let joined = |program: &str, args: &[&str]| {
-            let fd = witness.join_fd();
-            let mut cmd = std::process::Command::new(program);
-            cmd.args(args);
-            // SAFETY: join_self only calls getpid and write.
-            unsafe { std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || join_self(fd)) };
-            cmd.spawn().unwrap()
-        };
         // Its own: the box's shell sends itself SIGSEGV.
-        let mut own = joined("/bin/sh", &["-c", "kill -SEGV $$; sleep 5"]);
+        let mut own = joined(witness, "/bin/sh", &["-c", "kill -SEGV $$; sleep 5"]).spawn().unwrap();
         let pid = own.id();
         assert_eq!(own.wait().unwrap().signal(), Some(libc::SIGSEGV));
         assert!(!witness.sent_from_outside(pid, libc::SIGSEGV));
         // From outside.
-        let mut victim = joined("/bin/sleep", &["5"]);
+        let mut victim = joined(witness, "/bin/sleep", &["5"]).spawn().unwrap();
         let pid = victim.id();
         std::thread::sleep(std::time::Duration::from_millis(50));
         let sent = std::process::Command::new("/bin/kill").args(["-SEGV", &pid.to_string()]).status().unwrap();
