@@ -1,6 +1,6 @@
 //! The host's side of a lockstep game ([`Worker::play_lockstep`]): a referee process
 //! with no bot and one worker per group of seats ([`Proc`]), each fed through a
-//! [`Feeder`]; the lines each sends routed to the others (calls to every process,
+//! [`Feeder`] and read by the game's loop itself; the lines each sends routed to the others (calls to every process,
 //! served requests to their seat's process, answers to the referee), each seat's call
 //! timed from the referee's word, a process that dies or hangs put out of the game, and
 //! the outcome put together from the referee's score and each seat's own counters.
@@ -21,7 +21,7 @@ use crate::game::{Game, Outcome};
 use crate::replay::Replay;
 
 use super::lockstep;
-use super::running::{Event, Running};
+use super::running::Running;
 use super::scratch::{scratch_file, take_file};
 use super::signals::{EXIT_KILLED_FROM_OUTSIDE, describe_exit, killed_by};
 use super::watchdog::{Awaited, Blamed, Tasks, settled_tree_tasks, tree_tasks};
@@ -40,10 +40,10 @@ impl<G: Game> Worker<G> {
         groups: &[Vec<usize>],
     ) -> Result<Lockstepped<G>, String> {
         let names: Vec<String> = seats.iter().map(|&i| self.names[i].clone()).collect();
-        let (procs, replay, events) = self.start_lockstep(seats, seed, config, record, groups, &names)?;
+        let (procs, replay) = self.start_lockstep(seats, seed, config, record, groups, &names)?;
         let times_itself = seats.iter().map(|&i| self.times_itself[i]).collect();
         let mut game = LockstepGame::new(procs, times_itself, self.iso.call_limit, G::SERVES_CALLS);
-        let result = self.run_lockstep(&mut game, &events, seats, &names);
+        let result = self.run_lockstep(&mut game, seats, &names);
         let recorded = take_file(replay.as_deref());
         // What each seat's process has running beyond what the referee (started the
         // same way, with no bot) has: the threads and processes its bot left behind.
@@ -63,7 +63,7 @@ impl<G: Game> Worker<G> {
 
     /// Starts (or takes from the kept ones) a lockstep game's processes, number 0 the
     /// referee, then one per group, and sends each its request; with the file the
-    /// referee records the game's replay to, and the channel of their lines.
+    /// referee records the game's replay to.
     fn start_lockstep(
         &mut self,
         seats: &[usize],
@@ -73,12 +73,11 @@ impl<G: Game> Worker<G> {
         groups: &[Vec<usize>],
         names: &[String],
     ) -> Result<Started, String> {
-        let (send, events) = mpsc::channel::<Event>();
         let mut procs: Vec<Proc> = Vec::with_capacity(groups.len() + 1);
         let mut replay = None;
         // Number 0, the referee, then the groups.
         for (w, group) in std::iter::once(&Vec::new()).chain(groups).enumerate() {
-            let (running, ready) = self.lockstep_worker(seats, group, names, w, &send)?;
+            let (running, ready) = self.lockstep_worker(seats, group, names, w)?;
             if w == 0 {
                 // The referee's box holds the game's replay.
                 replay = record.then(|| scratch_file(&running.home, "replay"));
@@ -112,81 +111,92 @@ impl<G: Game> Worker<G> {
             proc.feed.send(serde_json::to_string(&request).expect("a request serialises") + "\n");
             procs.push(proc);
         }
-        Ok((procs, replay, events))
+        Ok((procs, replay))
     }
 
     /// Process number `w` of a lockstep game, for the seats `group` (positions in
-    /// `seats`): a kept worker that loaded the same files, its lines now sent to `send`,
-    /// or a new one; and whether it has loaded its entries already (a kept one has).
+    /// `seats`): a kept worker that loaded the same files (what it wrote between games
+    /// dropped), or a new one; and whether it has loaded its entries already (a kept one
+    /// has).
     fn lockstep_worker(
         &mut self,
         seats: &[usize],
         group: &[usize],
         names: &[String],
         w: usize,
-        send: &mpsc::Sender<Event>,
     ) -> Result<(Running, bool), String> {
         let files: Vec<PathBuf> = group.iter().map(|&p| self.files[seats[p]].clone()).collect();
         let box_names = group.iter().map(|&p| names[p].clone()).collect();
         Ok(match self.kept.iter().position(|(f, _)| *f == files) {
             Some(k) if !crate::process::has_ended(&self.kept[k].1.child) => {
-                let (_, running) = self.kept.remove(k);
-                *running.route.lock().unwrap_or_else(|p| p.into_inner()) = (w, Some(send.clone()));
+                let (_, mut running) = self.kept.remove(k);
+                if let Some(lines) = running.lines.as_mut() {
+                    lines.discard();
+                }
                 (running, true)
             }
-            _ => (self.launch(&files, box_names, w, send.clone(), w > 0)?, false),
+            _ => (self.launch(&files, box_names, w, None, w > 0)?, false),
         })
     }
 
     /// Plays a lockstep game to its end: passes its processes' lines on as they come,
-    /// and every few milliseconds lets the watchdog look. `Ok` when every process has
-    /// answered or ended, or a process of several seats ended (the caller plays the game
-    /// again with a process per seat); `Err` when the game cannot go on (its referee
-    /// failed, or a seat's process was killed from outside its box).
-    fn run_lockstep(
-        &mut self,
-        game: &mut LockstepGame,
-        events: &mpsc::Receiver<Event>,
-        seats: &[usize],
-        names: &[String],
-    ) -> Result<(), String> {
+    /// read here as they come (no thread in between), and every few milliseconds lets
+    /// the watchdog look. `Ok` when every process has answered or ended, or a process of
+    /// several seats ended (the caller plays the game again with a process per seat);
+    /// `Err` when the game cannot go on (its referee failed, or a seat's process was
+    /// killed from outside its box).
+    fn run_lockstep(&mut self, game: &mut LockstepGame, seats: &[usize], names: &[String]) -> Result<(), String> {
         let mut next_look = Instant::now();
+        let (mut fds, mut polled, mut ready, mut lines) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         loop {
             if game.procs.iter().all(|p| p.ended || p.answer.is_some()) {
                 return Ok(());
             }
-            let mut event = match events.recv_timeout(Duration::from_millis(5)) {
-                Ok(event) => Some(event),
-                Err(mpsc::RecvTimeoutError::Timeout) => None,
-                Err(mpsc::RecvTimeoutError::Disconnected) => return Err("lost every lockstep worker".to_owned()),
-            };
-            // What came meanwhile is taken too, so that the answers for the referee go
-            // out in one write (a bounded number: a flood of lines never holds off the
-            // watchdog's look).
-            let mut taken = 0;
-            while let Some((w, lines)) = event.take() {
-                match lines {
-                    Some(lines) => {
-                        game.take_lines(w, lines);
-                        if let Some((s, why)) = game.fault.take()
-                            && let Some(end) = self.lockstep_fault(game, s, why, names)
-                        {
-                            return end;
-                        }
-                    }
-                    None if game.procs[w].ended || game.procs[w].answer.is_some() => {}
-                    None => {
-                        // Answers that came before the death go first: a batch the
-                        // host has read whole counts, whatever the timing.
-                        game.send_to_referee();
-                        if let Some(end) = self.lockstep_death(game, w, seats, names) {
-                            return end;
-                        }
+            // Every process still playing whose output is open; one whose output ended
+            // and is not dealt with yet is taken at once.
+            fds.clear();
+            polled.clear();
+            ready.clear();
+            for (w, p) in game.procs.iter().enumerate() {
+                let Some(reader) = p.running.lines.as_ref().filter(|_| !p.ended) else { continue };
+                if !reader.closed() {
+                    fds.push(reader.fd());
+                    polled.push(w);
+                } else if p.answer.is_none() {
+                    ready.push(w);
+                }
+            }
+            if ready.is_empty() {
+                crate::process::wait_readable(&fds, Duration::from_millis(5), &mut ready)
+                    .map_err(|e| format!("cannot wait for the lockstep workers: {e}"))?;
+                for r in ready.iter_mut() {
+                    *r = polled[*r];
+                }
+            }
+            // Every process's lines that came together are taken before the answers
+            // for the referee go out, in one write. The referee's, number 0, first.
+            for &w in &ready {
+                if game.procs[w].ended {
+                    continue;
+                }
+                let Some(reader) = game.procs[w].running.lines.as_mut() else { continue };
+                lines.clear();
+                let ended = reader.read(&mut lines);
+                if !lines.is_empty() {
+                    game.take_lines(w, std::mem::take(&mut lines));
+                    if let Some((s, why)) = game.fault.take()
+                        && let Some(end) = self.lockstep_fault(game, s, why, names)
+                    {
+                        return end;
                     }
                 }
-                taken += 1;
-                if taken < MAX_TAKEN_TOGETHER {
-                    event = events.try_recv().ok();
+                if ended && !game.procs[w].ended && game.procs[w].answer.is_none() {
+                    // Answers that came before the death go first: a batch the host has
+                    // read whole counts, whatever the timing.
+                    game.send_to_referee();
+                    if let Some(end) = self.lockstep_death(game, w, seats, names) {
+                        return end;
+                    }
                 }
             }
             game.send_to_referee();
@@ -363,7 +373,6 @@ impl<G: Game> Worker<G> {
             let clean = w == 0 || left.is_some_and(|l| !l.more_than(baseline));
             let idle = p.feed.idle();
             if went_on && clean && idle && !p.ended && matches!(answer, Some(GameResponse::Played(_))) {
-                *p.running.route.lock().unwrap_or_else(|e| e.into_inner()) = (0, None);
                 p.running.collect_logs();
                 let files: Vec<PathBuf> = std::iter::once(&Vec::new())
                     .chain(groups)
@@ -383,13 +392,9 @@ impl<G: Game> Worker<G> {
     }
 }
 
-/// The most events the host takes from a lockstep game's channel before it sends what
-/// they hold on and lets the watchdog look.
-const MAX_TAKEN_TOGETHER: usize = 64;
-
 /// A lockstep game's processes started: number 0 the referee, then one per group; the
-/// file the referee records the replay to; the channel of their lines.
-type Started = (Vec<Proc>, Option<PathBuf>, mpsc::Receiver<Event>);
+/// file the referee records the replay to.
+type Started = (Vec<Proc>, Option<PathBuf>);
 
 /// Why a seat's process that died (`status`, its last words `words`) at its call `at`
 /// is out of the game: a Rust bot whose allocation failed under the worker's memory cap

@@ -1,5 +1,6 @@
-//! One started worker process as the host holds it ([`Running`]): its pipes, where its
-//! lines go (a reader thread per worker, [`Route`]), the tail of its standard error, its
+//! One started worker process as the host holds it ([`Running`]): its pipes, how its
+//! lines are read (a shared worker's by a thread of their own, [`spawn_reader`]; a
+//! lockstep process's by the game's loop itself, [`LineReader`]), the tail of its standard error, its
 //! end (killed with its group, its logs collected, its box removed), and the looks the
 //! watchdog takes at it: the call its blame page names, the counters of its playing
 //! thread, a stopped worker resumed.
@@ -26,11 +27,11 @@ use super::wire::MAX_ANSWER_LINE;
 pub(super) struct Running {
     pub(super) child: Child,
     pub(super) requests: ChildStdin,
-    /// Where its lines go.
-    pub(super) route: Route,
-    /// The lines it answers with (`None` once its pipe closed), for a worker watched
-    /// alone; a lockstep game's workers all send to one channel of the host's.
+    /// The lines it answers with (`None` once its pipe closed), for a shared worker,
+    /// watched alone: read by a thread of their own ([`spawn_reader`]).
     pub(super) answers: Option<mpsc::Receiver<Event>>,
+    /// A lockstep process's output, read by the game's loop itself.
+    pub(super) lines: Option<LineReader>,
     pub(super) blame: BlamePage,
     pub(super) stderr: StderrTail,
     /// The worker's process cap; dropped (what is left in it killed) after the worker.
@@ -289,24 +290,17 @@ impl StderrTail {
 /// A line from worker number `.0` (`None`: its answer pipe closed: it died).
 pub(super) type Event = (usize, Option<Vec<String>>);
 
-/// Where a worker's lines go: its number in the game it plays and the host's channel
-/// for that game (`None` between games: a line then is nobody's answer and is dropped).
-/// A worker kept from one lockstep game to the next is given a new route per game.
-pub(super) type Route = Arc<std::sync::Mutex<(usize, Option<mpsc::Sender<Event>>)>>;
-
-/// Sends a worker's line (`None`: it died) along its `route`, if anyone listens.
-fn send_on(route: &Route, line: Option<Vec<String>>) {
-    let route = route.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(events) = &route.1 {
-        let _ = events.send((route.0, line));
-    }
+/// Sends worker `w`'s lines (`None`: it died) along `events`, if anyone listens.
+fn send_on(events: &mpsc::Sender<Event>, w: usize, lines: Option<Vec<String>>) {
+    let _ = events.send((w, lines));
 }
 
-/// Reads a worker's standard output `out` on a thread of its own: sends along `lines`
-/// the whole lines that came in one read together, then `None` once the pipe closes or
-/// a line longer than [`MAX_ANSWER_LINE`] comes (that line is dropped unread and nothing
-/// after it is read: it holds at most that much of a worker's output).
-pub(super) fn spawn_reader(out: ChildStdout, lines: Route) {
+/// Reads a worker's standard output `out` on a thread of its own: sends along `lines`,
+/// as worker `w`'s, the whole lines that came in one read together, then `None` once
+/// the pipe closes or a line longer than [`MAX_ANSWER_LINE`] comes (that line is
+/// dropped unread and nothing after it is read: it holds at most that much of a
+/// worker's output).
+pub(super) fn spawn_reader(out: ChildStdout, w: usize, lines: mpsc::Sender<Event>) {
     std::thread::spawn(move || {
         // A referee writes a whole turn's requests at once: read them in few reads.
         let mut out = std::io::BufReader::with_capacity(1 << 16, out);
@@ -317,9 +311,9 @@ pub(super) fn spawn_reader(out: ChildStdout, lines: Route) {
             match (&mut out).take(MAX_ANSWER_LINE).read_until(b'\n', &mut line) {
                 Ok(0) | Err(_) => {
                     if !came.is_empty() {
-                        send_on(&lines, Some(std::mem::take(&mut came)));
+                        send_on(&lines, w, Some(std::mem::take(&mut came)));
                     }
-                    send_on(&lines, None);
+                    send_on(&lines, w, None);
                     break;
                 }
                 Ok(_) => {}
@@ -331,18 +325,111 @@ pub(super) fn spawn_reader(out: ChildStdout, lines: Route) {
                 // now, instead of keeping (or waiting for) the rest of a line that may
                 // never end.
                 if !came.is_empty() {
-                    send_on(&lines, Some(std::mem::take(&mut came)));
+                    send_on(&lines, w, Some(std::mem::take(&mut came)));
                 }
-                send_on(&lines, None);
+                send_on(&lines, w, None);
                 break;
             } else if let Ok(line) = String::from_utf8(line) {
                 came.push(line);
             }
             if !came.is_empty() && !out.buffer().contains(&b'\n') {
-                send_on(&lines, Some(std::mem::take(&mut came)));
+                send_on(&lines, w, Some(std::mem::take(&mut came)));
             }
         }
     });
+}
+
+/// A lockstep process's standard output as the game's loop reads it: at once, in the
+/// host's own thread (a line's crossing wakes the host once, where a reader thread in
+/// between woke twice: the thread, then the host). The same lines as [`spawn_reader`]'s:
+/// whole lines, none that is not UTF-8, and nothing more once one longer than
+/// [`MAX_ANSWER_LINE`] comes or the pipe closes.
+#[derive(Debug)]
+pub(super) struct LineReader {
+    pipe: std::fs::File,
+    /// What was read and is not a whole line yet.
+    partial: Vec<u8>,
+    /// Nothing more is read: its pipe closed, or a line over the cap came.
+    closed: bool,
+}
+
+impl LineReader {
+    /// The most bytes one [`LineReader::read`] takes: a flood of lines never holds off
+    /// the other processes, nor the watchdog's look.
+    const READ_AT_ONCE: usize = 1 << 18;
+
+    pub(super) fn new(out: ChildStdout) -> std::io::Result<LineReader> {
+        let pipe = std::fs::File::from(std::os::fd::OwnedFd::from(out));
+        crate::process::set_nonblocking(&pipe)?;
+        Ok(LineReader { pipe, partial: Vec::new(), closed: false })
+    }
+
+    /// The descriptor to wait on.
+    pub(super) fn fd(&self) -> std::os::fd::RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(&self.pipe)
+    }
+
+    pub(super) fn closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Reads what the pipe holds now and appends the whole lines in it to `lines`;
+    /// `true` when the reading ended (the pipe closed, or a line over the cap came: what
+    /// came before it is in `lines`).
+    pub(super) fn read(&mut self, lines: &mut Vec<String>) -> bool {
+        if self.closed {
+            return true;
+        }
+        let mut taken = 0;
+        while taken < Self::READ_AT_ONCE {
+            let before = self.partial.len();
+            match crate::process::read_available(&mut self.pipe, &mut self.partial, 1 << 16) {
+                Ok(None) => break,
+                Ok(Some(0)) | Err(_) => {
+                    self.closed = true;
+                    break;
+                }
+                Ok(Some(n)) => taken += n,
+            }
+            if self.take_lines(before, lines) {
+                self.closed = true;
+                break;
+            }
+        }
+        if self.closed {
+            self.partial = Vec::new();
+        }
+        self.closed
+    }
+
+    /// Moves the whole lines of `partial` (whose first `searched` bytes hold no newline)
+    /// to `lines`; `true` when one is over the cap.
+    fn take_lines(&mut self, searched: usize, lines: &mut Vec<String>) -> bool {
+        let cap = MAX_ANSWER_LINE as usize;
+        let mut start = 0;
+        let mut from = searched;
+        while let Some(i) = memchr::memchr(b'\n', &self.partial[from..]) {
+            let end = from + i + 1;
+            if end - start > cap {
+                return true;
+            }
+            if let Ok(line) = std::str::from_utf8(&self.partial[start..end]) {
+                lines.push(line.to_owned());
+            }
+            start = end;
+            from = end;
+        }
+        self.partial.drain(..start);
+        self.partial.len() >= cap
+    }
+
+    /// Drops what came since the last game (a kept process's lines between games are
+    /// nobody's answer).
+    pub(super) fn discard(&mut self) {
+        let mut stale = Vec::new();
+        self.read(&mut stale);
+        self.partial.clear();
+    }
 }
 
 /// The thread that plays a worker's games: the worker's main thread (in a box, the
@@ -375,8 +462,7 @@ mod tests {
             .spawn()
             .expect("sh starts");
         let (send, events) = mpsc::channel();
-        let route: Route = Arc::new(std::sync::Mutex::new((7, Some(send))));
-        spawn_reader(child.stdout.take().expect("piped"), route);
+        spawn_reader(child.stdout.take().expect("piped"), 7, send);
         let mut got = Vec::new();
         while let Ok((w, lines)) = events.recv_timeout(std::time::Duration::from_secs(60)) {
             assert_eq!(w, 7);
@@ -391,6 +477,46 @@ mod tests {
         assert_eq!(got, ["first\n", "(closed)"]);
         let _ = child.kill();
         let _ = child.wait();
+    }
+
+    #[test]
+    fn a_lockstep_processs_reader_takes_the_same_lines_and_stops_at_the_cap_too() {
+        // Lines split across writes, one that is not UTF-8 (dropped), then a flood over
+        // the cap and one more line, which is never read.
+        let script = "printf 'first\\nsec'; sleep 0.05; printf 'ond\\n\\377\\nthird\\n'; \
+                      head -c 20971520 /dev/zero | tr '\\0' x; printf '\\nafter\\n'";
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", script])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh starts");
+        let mut reader = LineReader::new(child.stdout.take().expect("piped")).expect("a pipe");
+        let mut got = Vec::new();
+        let mut ready = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !reader.read(&mut got) {
+            assert!(Instant::now() < deadline, "the reading never ended: {got:?}");
+            crate::process::wait_readable(&[reader.fd()], Duration::from_secs(1), &mut ready).expect("poll");
+        }
+        assert_eq!(got, ["first\n", "second\n", "third\n"]);
+        assert!(reader.closed());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn a_lockstep_processs_reader_sees_its_end() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "printf 'last\\nunfinished'"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh starts");
+        let mut reader = LineReader::new(child.stdout.take().expect("piped")).expect("a pipe");
+        let _ = child.wait();
+        let mut got = Vec::new();
+        assert!(reader.read(&mut got));
+        // A line its writer never ended is not a line.
+        assert_eq!(got, ["last\n"]);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::replay::Replay;
 use super::Isolation;
 use super::lockstep_host::Lockstepped;
 use super::probe::PROBE_TIME;
-use super::running::{Event, Route, Running, StderrTail, spawn_reader};
+use super::running::{Event, LineReader, Running, StderrTail, spawn_reader};
 use super::scratch::{box_user, make_home, scratch_file, take_file};
 use super::watchdog::{Tasks, Watched, settled_tree_tasks, tree_tasks, watch};
 use super::wire::{GameRequest, GameResponse, READY, fresh_nonce};
@@ -91,7 +91,7 @@ impl<G: Game> Worker<G> {
         let (send, answers) = mpsc::channel();
         let files = self.files.clone();
         let names = self.names.clone();
-        let mut running = self.launch(&files, names, 0, send, false)?;
+        let mut running = self.launch(&files, names, 0, Some(send), false)?;
         // Its threads and processes once it has loaded every entry: what it has at rest
         // between games.
         match answers.recv_timeout(PROBE_TIME) {
@@ -109,15 +109,17 @@ impl<G: Game> Worker<G> {
     }
 
     /// Starts a worker that loads `files` (entries named `names`) in a box of its own;
-    /// its lines go to `events`, tagged `tag`. A seat's worker of a lockstep game
-    /// (`lockstep_seat`) with one entry guards its programs as its filter guards it
-    /// (`process::guard_programs`); a shared worker's box holds every entry's bots.
+    /// its lines go to `events`, tagged `tag`, or with no `events` (a lockstep game's
+    /// process) are read by the game's loop itself ([`Running::lines`]). A seat's worker
+    /// of a lockstep game (`lockstep_seat`) with one entry guards its programs as its
+    /// filter guards it (`process::guard_programs`); a shared worker's box holds every
+    /// entry's bots.
     pub(super) fn launch(
         &mut self,
         files: &[PathBuf],
         names: Vec<String>,
         tag: usize,
-        events: mpsc::Sender<Event>,
+        events: Option<mpsc::Sender<Event>>,
         lockstep_seat: bool,
     ) -> Result<Running, String> {
         let iso = &self.iso;
@@ -177,16 +179,21 @@ impl<G: Game> Worker<G> {
         let requests = child.stdin.take().ok_or("the worker has no stdin")?;
         let out = child.stdout.take().ok_or("the worker has no stdout")?;
         let stderr = StderrTail::drain(child.stderr.take().ok_or("the worker has no stderr")?);
-        let route: Route = Arc::new(std::sync::Mutex::new((tag, Some(events))));
-        spawn_reader(out, Arc::clone(&route));
+        let lines = match events {
+            Some(events) => {
+                spawn_reader(out, tag, events);
+                None
+            }
+            None => Some(LineReader::new(out).map_err(|e| format!("cannot read a worker's output: {e}"))?),
+        };
         self.started += 1;
         let logs = iso.logs.clone();
         let at_rest = Tasks::default();
         Ok(Running {
             child,
             requests,
-            route,
             answers: None,
+            lines,
             blame,
             stderr,
             cap,

@@ -130,6 +130,28 @@ pub fn write_all_waiting(pipe: &std::fs::File, mut bytes: &[u8]) -> std::io::Res
     Ok(())
 }
 
+/// Reads once what the non-blocking `pipe` holds now, at most `max` bytes, into `buf`'s
+/// end. `Ok(None)`: nothing to read yet; `Ok(Some(0))`: its writer is gone (end of file).
+pub fn read_available(pipe: &mut std::fs::File, buf: &mut Vec<u8>, max: usize) -> io::Result<Option<usize>> {
+    pipes::read_some(pipe, buf, max)
+}
+
+/// Waits at most `timeout` until one of `fds` can be read or its writer is gone (a
+/// signal that comes meanwhile ends the wait early); `ready` is set to the positions in
+/// `fds` of those that can.
+pub fn wait_readable(
+    fds: &[std::os::fd::RawFd],
+    timeout: std::time::Duration,
+    ready: &mut Vec<usize>,
+) -> io::Result<()> {
+    let mut polled: Vec<libc::pollfd> = fds.iter().map(|&fd| pipes::pollfd(fd, libc::POLLIN)).collect();
+    ready.clear();
+    if pipes::poll_for(&mut polled, timeout)? {
+        ready.extend(polled.iter().enumerate().filter(|(_, p)| p.revents != 0).map(|(i, _)| i));
+    }
+    Ok(())
+}
+
 /// How to start a program.
 #[derive(Debug, Clone, Default)]
 pub struct ProgramSpec {

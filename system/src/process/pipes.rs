@@ -45,7 +45,7 @@ pub(super) fn poll_timed(
 }
 
 /// One `ppoll` of at most `left`; `Ok(false)` when nothing happened (or a signal came).
-fn poll_for(fds: &mut [libc::pollfd], left: Duration) -> io::Result<bool> {
+pub(super) fn poll_for(fds: &mut [libc::pollfd], left: Duration) -> io::Result<bool> {
     let ts = libc::timespec { tv_sec: left.as_secs() as libc::time_t, tv_nsec: left.subsec_nanos() as _ };
     // SAFETY: fds is a valid slice of pollfd for the given length; ts lives on the stack.
     let n = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
