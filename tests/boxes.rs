@@ -950,6 +950,10 @@ const VICTIM: &str = "# arena: eggs persistent\nimport sys, time\nwhile True:\n 
 /// its log (its standard error) what came of it the first time.
 const SELF_KILLER: &str = "# arena: eggs persistent\nimport os, sys, time\nsaid = False\nwhile True:\n    lines = [sys.stdin.readline() for _ in range(6)]\n    if not lines[-1]:\n        break\n    try:\n        os.kill(os.getpid(), 9)\n        what = 'sent'\n    except PermissionError:\n        what = 'refused'\n    if not said:\n        print('selfkill: ' + what, file=sys.stderr, flush=True)\n        said = True\n    time.sleep(0.03)\n    sys.stdout.write(\"5\\nN\\nx\\n\")\n    sys.stdout.flush()\n";
 
+/// [`VICTIM`] that kills itself with SIGKILL by the id of a second thread of its own at
+/// its first call, a way its guard does not see.
+const TID_KILLER: &str = "# arena: eggs persistent\nimport os, sys, threading, time\nwhile True:\n    lines = [sys.stdin.readline() for _ in range(6)]\n    if not lines[-1]:\n        break\n    ids = []\n    threading.Thread(target=lambda: (ids.append(threading.get_native_id()), time.sleep(5)), daemon=True).start()\n    while not ids:\n        time.sleep(0.001)\n    os.kill(ids[0], 9)\n    time.sleep(1)\n";
+
 /// The directory `name` in `setup` of a tournament of `py-hunter` and the program
 /// `victim.py` (`victim`, its source after the shebang of `python`), readable by all:
 /// the directory, its scripts and the victim's file.
@@ -1076,6 +1080,33 @@ fn a_program_in_its_entrys_worker_killed_from_outside_is_not_charged_and_its_gam
     assert!(log.contains("selfkill: refused"), "{context}");
     assert_eq!(games(&own), games(&reference), "{context}");
     nobody_charged(&own, &context);
+}
+
+/// A program in its entry's worker (strict mode) that brings a SIGKILL on itself by a way
+/// its guard does not see (a `kill` of one of its threads' ids, [`TID_KILLER`]) makes
+/// its worker say that it was killed from outside; where the host has the kernel's
+/// word (`process::SignalWitness`, a root host), no task outside its box sent any of
+/// the box's tasks a signal, so the claim is not taken: the seat is out of the game, its
+/// log says that the game was not played again, and the tournament is played once.
+/// (Its worker believes the claim once itself, as a program's loader does, and says so
+/// to the host; later deaths in the same worker are its errors there.)
+#[test]
+fn a_program_that_kills_itself_by_a_thread_id_is_charged_where_the_kernel_can_tell() {
+    let Some(python) = boxed_python() else { return };
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return crate::util::skip("skipped: the kernel's word on a signal's sender needs a root host");
+    }
+    let setup = Setup::new();
+    let (results, log, context) =
+        program_victim_tournament(&setup, python, "tidkill", TID_KILLER, &[], &["--isolate", "strict"]);
+    let victim = standing(&results, "victim");
+    assert!(victim["disqualified"].as_u64() > Some(0), "{victim}\n{context}");
+    assert_eq!(victim["total"].as_u64(), Some(0), "{victim}\n{context}");
+    assert!(victim["messages"].to_string().contains("no task outside its box sent it a signal"), "{victim}\n{context}");
+    assert!(log.contains("not played again"), "{context}");
+    assert_eq!(results["played"].as_u64(), Some(4), "{context}");
+    nobody_else_charged(&results, "victim", &context);
 }
 
 /// A worker cannot make its own end pass for a kill from outside its box: a native

@@ -269,16 +269,42 @@ fn boxed_program(pid: u32) -> Option<i32> {
     arena::process::first_child(arena::process::first_child(pid)?).map(|p| p as i32)
 }
 
-/// SIGKILL to `pid`, then waits until it has ended (a kill lands when the process is
-/// next scheduled: until then it may still answer).
-fn kill_and_wait(pid: i32) {
-    // SAFETY: a plain syscall, on a process this test started.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0, "kill {pid}");
-    let ended = || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map_or(true, |s| s.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with(['Z', 'X'])))
-    };
-    assert!(eventually(Duration::from_secs(10), ended), "{pid} still runs");
+/// Signals sent as a process outside every box would send them: `/bin/kill`, started by
+/// a thread made before this test's thread started any box. (A thread that started a
+/// box joined the host's signal witness, where the host has one, a root host; so is
+/// every task it forks from then on, threads included, and the test process's own
+/// signals are the host's: none of them comes from outside.)
+struct Outsider(std::sync::mpsc::Sender<(i32, &'static str, std::sync::mpsc::Sender<bool>)>);
+
+impl Outsider {
+    fn new() -> Outsider {
+        let (send, asked) = std::sync::mpsc::channel::<(i32, &'static str, std::sync::mpsc::Sender<bool>)>();
+        std::thread::spawn(move || {
+            for (pid, sig, done) in asked {
+                let sent = std::process::Command::new("/bin/kill").args([format!("-{sig}"), pid.to_string()]).status();
+                let _ = done.send(sent.is_ok_and(|s| s.success()));
+            }
+        });
+        Outsider(send)
+    }
+
+    /// Sends signal `sig` (`KILL`, `STOP`) to `pid`.
+    fn signal(&self, pid: i32, sig: &'static str) {
+        let (done, sent) = std::sync::mpsc::channel();
+        self.0.send((pid, sig, done)).unwrap();
+        assert!(sent.recv().unwrap(), "kill -{sig} {pid}");
+    }
+
+    /// SIGKILL to `pid`, then waits until it has ended (a kill lands when the process
+    /// is next scheduled: until then it may still answer).
+    fn kill_and_wait(&self, pid: i32) {
+        self.signal(pid, "KILL");
+        let ended = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map_or(true, |s| s.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with(['Z', 'X'])))
+        };
+        assert!(eventually(Duration::from_secs(10), ended), "{pid} still runs");
+    }
 }
 
 /// Issue #30 Must 3: a boxed program is its box's process 2, which its filter guards, so
@@ -293,6 +319,7 @@ fn a_boxed_program_killed_or_stopped_from_outside_its_box_says_so_and_cannot_kil
     if let Err(why) = arena::process::bwrap_available() {
         return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
     }
+    let outsider = Outsider::new();
     let dir = open_dir();
     let boxed =
         Limits { sandbox: arena::process::Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..Limits::default() };
@@ -308,7 +335,7 @@ fn a_boxed_program_killed_or_stopped_from_outside_its_box_says_so_and_cannot_kil
     assert_eq!(p.ask(b"x\n", 1, long).unwrap(), vec!["2 refused refused"]);
     assert_eq!(p.ask(b"x\n", 1, long).unwrap(), vec!["2 refused refused"]);
     // The program itself killed from outside.
-    kill_and_wait(boxed_program(p.pid()).expect("the program under its bwrap"));
+    outsider.kill_and_wait(boxed_program(p.pid()).expect("the program under its bwrap"));
     let how = outside(p.ask(b"x\n", 1, long));
     assert!(how.contains("SIGKILL"), "{how}");
     assert!(p.has_ended());
@@ -316,7 +343,7 @@ fn a_boxed_program_killed_or_stopped_from_outside_its_box_says_so_and_cannot_kil
     // Its bwrap killed from outside.
     let mut q = spawn(argv.clone(), &boxed);
     assert_eq!(q.ask(b"x\n", 1, long).unwrap(), vec!["2 refused refused"]);
-    kill_and_wait(q.pid() as i32);
+    outsider.kill_and_wait(q.pid() as i32);
     assert!(outside(q.ask(b"x\n", 1, long)).contains("SIGKILL"));
 
     // Unboxed, the same kill is the program's end like any other (its own process
@@ -332,8 +359,13 @@ fn a_boxed_program_killed_or_stopped_from_outside_its_box_says_so_and_cannot_kil
     let mut s = spawn(python_bot(&py, dir.path(), "stopped.py", SELF_SIGNALS), &boxed);
     assert_eq!(s.ask(b"x\n", 1, long).unwrap(), vec!["2 refused refused"]);
     let program = boxed_program(s.pid()).expect("the program under its bwrap");
-    // SAFETY: a plain syscall, on a process this test started.
-    assert_eq!(unsafe { libc::kill(program, libc::SIGSTOP) }, 0);
+    outsider.signal(program, "STOP");
+    // A stop, too, lands when the process is next scheduled.
+    let stopped = || {
+        std::fs::read_to_string(format!("/proc/{program}/stat"))
+            .is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('T')))
+    };
+    assert!(eventually(Duration::from_secs(10), stopped), "{program} never stopped");
     let how = outside(s.ask(b"x\n", 1, Duration::from_millis(300)));
     assert!(how.contains("stopped by a signal"), "{how}");
     assert!(s.has_ended());

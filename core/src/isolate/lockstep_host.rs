@@ -250,8 +250,10 @@ impl<G: Game> Worker<G> {
         let machine_oom = proc.running.machine_oom.unaccounted(proc.running.cap.as_ref());
         // Killed from outside its box: not its fault. The game fails and is played
         // again; an entry is believed once.
-        let outside =
-            !own_oom && by_itself && (machine_short || self.killed_from_outside(seats[s], status, &proc.running.chain));
+        let outside = !own_oom
+            && by_itself
+            && (machine_short
+                || self.killed_from_outside(seats[s], status, proc.running.child.id(), &proc.running.chain));
         if outside && !machine_oom && self.iso.claimed_outside.first(&names[s]) {
             let by = if machine_short { ", by the kernel: the machine was short of memory" } else { "" };
             let why = format!(
@@ -282,9 +284,12 @@ impl<G: Game> Worker<G> {
     /// Seat `s`'s own process (of its entry alone, whose programs it guards:
     /// `process::guard_programs`) says that its program was killed from outside its box
     /// (`why`): the game fails and is played again, as for its worker, believed once per
-    /// entry, and never when its box's memory group killed a process (the programs of a
-    /// worker count in its group). Else the host puts the seat out itself, with a reason
-    /// that says why the claim was not taken.
+    /// entry, never when its box's memory group killed a process (the programs of a
+    /// worker count in its group), and where the host has the kernel's word
+    /// (`process::SignalWitness`), only when a task outside every box sent a task of
+    /// that box SIGKILL or a stop (a program can bring either on itself by ways its
+    /// guard does not see: a `kill` of one of its threads' ids, a timer). Else the host
+    /// puts the seat out itself, with a reason that says why the claim was not taken.
     fn lockstep_fault(
         &mut self,
         game: &mut LockstepGame,
@@ -299,8 +304,15 @@ impl<G: Game> Worker<G> {
         let proc = game.procs.iter().find(|p| p.seats == [s]).filter(|_| guarded)?;
         let oom = proc.running.cap.as_ref().map_or(crate::process::OomKills::None, |c| c.oom_kills());
         let machine_oom = proc.running.machine_oom.unaccounted(proc.running.cap.as_ref());
-        let believed =
-            oom == crate::process::OomKills::None && !machine_oom && self.iso.claimed_outside.first(&names[s]);
+        let witness = crate::process::SignalWitness::get();
+        let unseen = witness.is_some_and(|w| {
+            let sigs = [&[libc::SIGKILL][..], &crate::process::STOP_SIGNALS[..]].concat();
+            !w.sent_from_outside_to_tree(proc.running.child.id(), &sigs)
+        });
+        let believed = oom == crate::process::OomKills::None
+            && !machine_oom
+            && !unseen
+            && self.iso.claimed_outside.first(&names[s]);
         if believed {
             return Some(Err(format!("{}: {why}", names[s])));
         }
@@ -308,6 +320,9 @@ impl<G: Game> Worker<G> {
             "its program was killed by the kernel's OOM killer in its box's memory group".to_owned()
         } else if machine_oom {
             format!("its program died of SIGKILL: {}", crate::process::MACHINE_OOM)
+        } else if unseen {
+            "its program died of SIGKILL or was stopped, and no task outside its box sent it a signal (the kernel's word)"
+                .to_owned()
         } else {
             "its program died of SIGKILL (a death from outside its box is believed once per entry, and it was already)"
                 .to_owned()
@@ -325,7 +340,8 @@ impl<G: Game> Worker<G> {
     /// has the kernel's word on who sent a signal (`process::SignalWitness`, a root
     /// host), that word decides: a task outside every box sent the signal it died of,
     /// SIGKILL or another that ends it, by `kill` or `tgkill`, to its process, its box's
-    /// first process or its bwrap (`chain`, found when it said it was ready). A box can
+    /// first process or its bwrap (`chain`, found when it said it was ready; before, to
+    /// any task of the box whose bwrap is `root`). A box can
     /// bring a SIGKILL on itself by ways its guard does not see (a `kill` of one of its
     /// threads' ids, a timer), and its bot can exit with any status, so nothing else is
     /// believed there. Without the witness: the worker says so (exit status 86: it saw
@@ -336,11 +352,16 @@ impl<G: Game> Worker<G> {
     /// And either way, a boxed worker's bwrap killed by a signal: bwrap reports its
     /// processes' deaths as exit statuses, so a death by a signal is bwrap's own,
     /// outside the box.
-    fn killed_from_outside(&self, e: usize, status: ExitStatus, chain: &[u32]) -> bool {
+    fn killed_from_outside(&self, e: usize, status: ExitStatus, root: u32, chain: &[u32]) -> bool {
         let boxed = matches!(self.iso.sandbox, crate::process::Sandbox::Bwrap { .. });
         let bwraps_own = boxed && std::os::unix::process::ExitStatusExt::signal(&status).is_some();
         let signal = killed_by(status);
         match crate::process::SignalWitness::get() {
+            // Before it said it was ready (its chain not found yet): a signal from
+            // outside to any task of its box.
+            Some(w) if chain.is_empty() => {
+                bwraps_own || signal.is_some_and(|sig| w.sent_from_outside_to_tree(root, &[sig]))
+            }
             Some(w) => bwraps_own || signal.is_some_and(|sig| chain.iter().any(|&pid| w.sent_from_outside(pid, sig))),
             None => {
                 let sigkill = signal == Some(libc::SIGKILL);

@@ -241,6 +241,9 @@ impl<G: Game> Worker<G> {
         if crate::process::SignalWitness::get().is_some() {
             cmd.env(super::signals::WITNESSED_ENV, "1");
         }
+        // A worker never traces signals itself (an unboxed worker of a root host could):
+        // the host's witness judges the deaths of its programs too.
+        cmd.env(crate::process::NO_WITNESS_ENV, "1");
         cmd.env(crate::loaders::log::PENDING_ENV, home.join("pending"));
         cmd.args(&iso.args)
             .arg("--logs")

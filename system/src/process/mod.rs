@@ -97,7 +97,7 @@ pub use spawn::{
     refuse_self_kills,
 };
 pub use uids::{BoxUser, open_box_file};
-pub use witness::SignalWitness;
+pub use witness::{NO_WITNESS_ENV, STOPS as STOP_SIGNALS, SignalWitness};
 
 /// Makes writes to `pipe` (and reads) return at once instead of waiting.
 pub fn set_nonblocking(pipe: &std::fs::File) -> std::io::Result<()> {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use super::pipes::{READ_CHUNK, StderrCap, line_to_string, poll_timed, poll_until, pollfd, read_some, write_some};
 use super::spawn::{
     STOPPED_FROM_OUTSIDE, Started, describe_status, end_group_timed, ending, has_exited, set_nonblocking, start,
-    stopped_from_outside,
+    stopped_from_outside, witnessed,
 };
 use super::{CallError, Limits, ProgramSpec, io_err};
 use crate::clock::{ProgramTasks, ProgramTimer, Written};
@@ -107,7 +107,15 @@ pub fn run_once_timed(
     let result = match result.0 {
         Ok(lines) if lines.is_empty() => {
             let how = format!("{} without printing a line", describe_status(end.0));
-            Err(ending(how, by_itself, end, limits, over_memory.as_deref(), machine_oom))
+            Err(ending(
+                &|sigs| witnessed(child.id(), sigs),
+                how,
+                by_itself,
+                end,
+                limits,
+                over_memory.as_deref(),
+                machine_oom,
+            ))
         }
         Err(CallError::Timeout) if stopped => Err(CallError::KilledFromOutside(STOPPED_FROM_OUTSIDE.to_owned())),
         other => other,

@@ -20,6 +20,7 @@ use super::cap::ProcessCap;
 use super::pipes::{READ_CHUNK, StderrCap, line_to_string, poll_timed, pollfd, read_some, write_some};
 use super::spawn::{
     STOPPED_FROM_OUTSIDE, Started, describe_status, end_group_timed, ending, start, stopped_from_outside, wait_exit,
+    witnessed,
 };
 use super::{CallError, Limits, ProgramSpec, io_err};
 use crate::clock::{ProgramTasks, ProgramTimer};
@@ -454,7 +455,15 @@ impl Process {
         let error = match self.kill_inner() {
             Some(end) if exited => {
                 let over = self.over_memory.as_deref();
-                ending(describe_status(end.0), true, end, &self.limits, over, self.oom_unaccounted)
+                ending(
+                    &|sigs| witnessed(self.pid(), sigs),
+                    describe_status(end.0),
+                    true,
+                    end,
+                    &self.limits,
+                    over,
+                    self.oom_unaccounted,
+                )
             }
             _ => CallError::Exited(what.to_string()),
         };

@@ -437,6 +437,14 @@ pub(super) fn start(spec: &ProgramSpec, limits: &Limits, stamp_stdin: bool) -> R
     // In a worker, forked from its room for programs (charged there, not to the worker's
     // own cap that its native bots may have filled), then back.
     let in_room = super::cap::fork_in_room();
+    // Where the host has the kernel's word on signals, a program's box is the boxes'
+    // for it from its first instruction, its forks known (a death or a stop is then
+    // believed only on that word: `witnessed`).
+    if let Sandbox::Bwrap { .. } = limits.sandbox
+        && let Some(witness) = super::SignalWitness::get()
+    {
+        witness.join_thread().map_err(|e| CallError::Spawn(format!("cannot join the signal witness: {e}")))?;
+    }
     let spawned = cmd.spawn();
     drop(in_room);
     let child = spawned.map_err(|e| {
@@ -572,20 +580,32 @@ fn reap(pid: libc::pid_t) -> (ExitStatus, Option<Duration>) {
 
 /// Whether a boxed program (`pid` is its bwrap's, or, in a boxed worker of one entry,
 /// the program's own) is stopped by a signal (state `T`) now: guarded in its box (see
-/// [`killed_from_outside`]) it cannot be stopped from inside its box (its filter refuses
-/// every stop signal to it, its own included), nor can bwrap's process 1 above it, so
-/// the stop came from outside, and the time it stands is not its own.
+/// [`killed_from_outside`]) it cannot be stopped from inside its box by a stop sent to
+/// its pid (its filter refuses every stop signal to it, its own included), nor can
+/// bwrap's process 1 above it, so the stop came from outside, and the time it stands is
+/// not its own. Where the host has the kernel's word ([`witnessed`]), only when a task
+/// outside every box sent a task of the box a stop: a program can stop itself by the
+/// id of one of its threads.
 pub(super) fn stopped_from_outside(pid: u32, limits: &Limits) -> bool {
     let stopped = |p: u32| state_of(p) == Some(b'T');
     match limits.sandbox {
         Sandbox::Bwrap { .. } if sandbox::boxes_guarded() => {
             let init = first_child(pid);
             let program = init.and_then(first_child);
-            [init, program].into_iter().flatten().any(stopped)
+            [init, program].into_iter().flatten().any(stopped) && witnessed(pid, &super::witness::STOPS)
         }
         Sandbox::Bwrap { .. } => false,
         Sandbox::None => programs_guarded(limits) && stopped(pid),
     }
+}
+
+/// Where this process has the kernel's word on who sent a signal (`SignalWitness`: a
+/// root host, never a worker), whether a task outside every box sent one of `sigs` to
+/// a task of the box whose first process is `pid` (a program's bwrap, forked by a
+/// thread that joined the witness: `start`); elsewhere `true`, the caller's own rules
+/// deciding alone.
+pub(super) fn witnessed(pid: u32, sigs: &[i32]) -> bool {
+    super::SignalWitness::get().is_none_or(|w| w.sent_from_outside_to_tree(pid, sigs))
 }
 
 /// The state of process `pid` now, as `/proc/<pid>/stat` gives it (`R`, `S`, `T`, `Z`,
@@ -614,6 +634,7 @@ pub(super) const STOPPED_FROM_OUTSIDE: &str = "stopped by a signal sent from out
 /// machine while the program ran, and no memory group of its own says whose, see
 /// [`MachineOom::unaccounted`]; its end is then its own, and says why).
 pub(super) fn ending(
+    witness: &dyn Fn(&[i32]) -> bool,
     how: String,
     by_itself: bool,
     (status, cpu): (ExitStatus, Option<Duration>),
@@ -623,7 +644,7 @@ pub(super) fn ending(
 ) -> CallError {
     match over_memory {
         Some(over) => CallError::Exited(format!("{how}: {over}")),
-        None if by_itself && killed_from_outside(status, cpu, limits) => match machine_oom {
+        None if by_itself && killed_from_outside(witness, status, cpu, limits) => match machine_oom {
             true => CallError::Exited(format!("{how}: {MACHINE_OOM}")),
             false => CallError::KilledFromOutside(how),
         },
@@ -641,14 +662,25 @@ pub(super) fn ending(
 /// filter guards it ([`programs_guarded`]: no other process of the box may send it
 /// SIGKILL; its worker's own kills are not deaths by itself), its death by SIGKILL.
 /// Never a SIGKILL that its CPU limit explains (`limits.cpu_seconds`, which the kernel
-/// enforces with a SIGKILL).
-fn killed_from_outside(status: ExitStatus, cpu: Option<Duration>, limits: &Limits) -> bool {
+/// enforces with a SIGKILL), and where the host has the kernel's word, a boxed
+/// program's SIGKILL only when a task outside every box sent one to a task of its box
+/// (`witness`, [`witnessed`] of its bwrap; the guard does not see a `kill` of one of the
+/// program's threads' ids, nor a timer).
+fn killed_from_outside(
+    witness: &dyn Fn(&[i32]) -> bool,
+    status: ExitStatus,
+    cpu: Option<Duration>,
+    limits: &Limits,
+) -> bool {
     let Some(cpu) = cpu else { return false };
     let under_cpu_limit = limits.cpu_seconds.is_none_or(|s| cpu < Duration::from_secs(s));
     match limits.sandbox {
         Sandbox::Bwrap { .. } => {
             status.signal().is_some()
-                || (status.code() == Some(128 + libc::SIGKILL) && under_cpu_limit && sandbox::boxes_guarded())
+                || (status.code() == Some(128 + libc::SIGKILL)
+                    && under_cpu_limit
+                    && sandbox::boxes_guarded()
+                    && witness(&[libc::SIGKILL]))
         }
         Sandbox::None => programs_guarded(limits) && status.signal() == Some(libc::SIGKILL) && under_cpu_limit,
     }
@@ -742,7 +774,7 @@ mod tests {
     /// Whether [`ending`] takes a program that ended by itself so for killed from outside.
     fn outside(status: ExitStatus, cpu: Option<Duration>, limits: &Limits, over_memory: bool) -> bool {
         let over = over_memory.then_some("over its memory limit");
-        let error = ending("how".to_owned(), true, (status, cpu), limits, over, false);
+        let error = ending(&|_| true, "how".to_owned(), true, (status, cpu), limits, over, false);
         matches!(error, CallError::KilledFromOutside(_))
     }
 
@@ -756,13 +788,13 @@ mod tests {
         }
         let boxed = Limits { sandbox: Sandbox::Bwrap { writable: vec![], hidden: vec![] }, ..Limits::default() };
         let end = (exit(137), Some(Duration::from_millis(20)));
-        let believed = ending("exit status 137".to_owned(), true, end, &boxed, None, false);
+        let believed = ending(&|_| true, "exit status 137".to_owned(), true, end, &boxed, None, false);
         assert_eq!(believed, CallError::KilledFromOutside("exit status 137".to_owned()));
-        let error = ending("exit status 137".to_owned(), true, end, &boxed, None, true);
+        let error = ending(&|_| true, "exit status 137".to_owned(), true, end, &boxed, None, true);
         assert_eq!(error, CallError::Exited(format!("exit status 137: {}", super::MACHINE_OOM)));
         // Its own exit: the same as without.
         assert_eq!(
-            ending("exit status 1".to_owned(), true, (exit(1), end.1), &boxed, None, true),
+            ending(&|_| true, "exit status 1".to_owned(), true, (exit(1), end.1), &boxed, None, true),
             CallError::Exited("exit status 1".to_owned())
         );
     }
@@ -790,11 +822,18 @@ mod tests {
         // Unboxed, its own processes could have sent it.
         assert!(!outside(exit(137), cpu, &Limits::default(), false));
         assert!(!outside(ExitStatus::from_raw(libc::SIGKILL), cpu, &Limits::default(), false));
+        // Where the kernel says that no task outside every box sent its box a SIGKILL
+        // (a thread's id, a timer): its own; its bwrap's death by a signal still is not.
+        let unseen = ending(&|_| false, "how".to_owned(), true, (exit(137), cpu), &boxed, None, false);
+        assert_eq!(unseen, CallError::Exited("how".to_owned()));
+        let bwraps =
+            ending(&|_| false, "how".to_owned(), true, (ExitStatus::from_raw(libc::SIGKILL), cpu), &boxed, None, false);
+        assert_eq!(bwraps, CallError::KilledFromOutside("how".to_owned()));
         // Killed by the host (not by itself): never from outside.
-        let by_host = ending("how".to_owned(), false, (exit(137), cpu), &boxed, None, false);
+        let by_host = ending(&|_| true, "how".to_owned(), false, (exit(137), cpu), &boxed, None, false);
         assert_eq!(by_host, CallError::Exited("how".to_owned()));
         // Its memory group's verdict is added to how it ended.
-        let over = ending("exit status 137".to_owned(), true, (exit(137), cpu), &boxed, Some("over"), false);
+        let over = ending(&|_| true, "exit status 137".to_owned(), true, (exit(137), cpu), &boxed, Some("over"), false);
         assert_eq!(over, CallError::Exited("exit status 137: over".to_owned()));
     }
 

@@ -19,13 +19,15 @@
 //!
 //! A helper was sent a signal from outside its box when that signal, sent to it by
 //! `kill` or `tgkill`, appears in the first and not in the second, from a task that is
-//! not the host's own. A signal the kernel sends of itself (a timer's, a CPU limit's,
+//! not the host's own. The second instance also keeps who forked whom among the boxes'
+//! tasks (`sched_process_fork`), so that a signal from outside to any task of a box (a
+//! program its worker started, a thread) is known as the box's
+//! ([`SignalWitness::sent_from_outside_to_tree`]). A signal the kernel sends of itself (a timer's, a CPU limit's,
 //! the OOM killer's, a fault's) is not taken as from outside: its sender is whatever
 //! task ran at the time.
 //!
 //! It decides nothing: whether such a death is the entry's fault is its caller's call.
-//! Not here: programs a worker starts (the worker, in its box, cannot read the traces),
-//! and hosts that are not root (no tracing): there the host judges a worker's death
+//! Not here: hosts that are not root (no tracing): there the host judges a worker's death
 //! without the kernel's word (`lockstep_host::killed_from_outside`).
 
 use std::fs::{File, OpenOptions};
@@ -37,6 +39,10 @@ use std::sync::{Mutex, OnceLock};
 
 /// Where tracing is mounted, the first that holds `instances`.
 const TRACEFS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
+
+/// The variable that keeps a process from making a witness: set in every worker (the
+/// host's witness judges), and by tests that play a host that is not root.
+pub const NO_WITNESS_ENV: &str = "ARENA_NO_SIGNAL_WITNESS";
 
 /// The prefix of this host's trace instances (then its pid).
 const PREFIX: &str = "arena-witness-";
@@ -57,6 +63,14 @@ const SAME_EVENT_US: u64 = 2_000;
 /// SIGSEGV, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF and SIGSYS. (A worker ignores SIGINT,
 /// SIGTERM and SIGHUP; SIGSTOP does not end it.)
 const TRACED: [i32; 14] = [9, 3, 4, 5, 6, 7, 8, 10, 11, 12, 14, 26, 27, 31];
+
+/// The signals that stop a task (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU), traced too: a
+/// program stopped from outside its box is not its fault either.
+pub const STOPS: [i32; 4] = [19, 20, 21, 22];
+
+/// The most forks kept (who forked whom, [`Instance::forks`]); past it the older half
+/// is forgotten.
+const FORKS_KEPT: usize = 1 << 18;
 
 /// The kernel's `si_code`s of a signal a task sent by a system call: `kill` (SI_USER),
 /// `sigqueue` (SI_QUEUE), `tkill` / `tgkill` (SI_TKILL).
@@ -81,6 +95,9 @@ struct Instance {
     pipe: File,
     partial: Vec<u8>,
     events: std::collections::VecDeque<Event>,
+    /// The boxed instance: per task id, the task that forked it and when (the latest
+    /// fork of that id: a reused id names its newest task).
+    forks: std::collections::HashMap<u32, (u32, u64)>,
 }
 
 impl Instance {
@@ -97,11 +114,12 @@ impl Instance {
                 std::fs::write(dir.join("options/event-fork"), "1")?;
                 // An empty list would trace every task: until a box joins, none.
                 std::fs::write(dir.join("set_event_pid"), "0")?;
+                std::fs::write(dir.join("events/sched/sched_process_fork/enable"), "1")?;
             }
             let event = dir.join("events/signal/signal_generate");
             // The signals traced, sent by a system call (a timer's SIGALRM and a fault's
             // SIGSEGV, which may be many, are not kept).
-            let sigs: Vec<String> = TRACED.iter().map(|sig| format!("sig == {sig}")).collect();
+            let sigs: Vec<String> = TRACED.iter().chain(&STOPS).map(|sig| format!("sig == {sig}")).collect();
             let codes: Vec<String> = SENT_CODES.iter().map(|code| format!("code == {code}")).collect();
             std::fs::write(event.join("filter"), format!("({}) && ({})", sigs.join(" || "), codes.join(" || ")))?;
             std::fs::write(event.join("enable"), "1")?;
@@ -112,7 +130,13 @@ impl Instance {
             Ok(pipe)
         })();
         match made {
-            Ok(pipe) => Ok(Instance { dir, pipe, partial: Vec::new(), events: std::collections::VecDeque::new() }),
+            Ok(pipe) => Ok(Instance {
+                dir,
+                pipe,
+                partial: Vec::new(),
+                events: std::collections::VecDeque::new(),
+                forks: std::collections::HashMap::new(),
+            }),
             Err(e) => {
                 let _ = std::fs::remove_dir(&dir);
                 Err(e)
@@ -132,11 +156,19 @@ impl Instance {
         let Some(end) = self.partial.iter().rposition(|&b| b == b'\n') else { return };
         let lines: Vec<u8> = self.partial.drain(..=end).collect();
         for line in lines.split(|&b| b == b'\n') {
-            if let Some(event) = std::str::from_utf8(line).ok().and_then(parse_line) {
+            let Ok(line) = std::str::from_utf8(line) else { continue };
+            if let Some(event) = parse_line(line) {
                 if self.events.len() == KEPT {
                     self.events.pop_front();
                 }
                 self.events.push_back(event);
+            } else if let Some((parent, child, at_us)) = parse_fork(line) {
+                if self.forks.len() >= FORKS_KEPT {
+                    let mut times: Vec<u64> = self.forks.values().map(|&(_, at)| at).collect();
+                    let (_, &mut median, _) = times.select_nth_unstable(FORKS_KEPT / 2);
+                    self.forks.retain(|_, &mut (_, at)| at > median);
+                }
+                self.forks.insert(child, (parent, at_us));
             }
         }
     }
@@ -149,16 +181,7 @@ impl Instance {
 /// read from the event's name outwards, which no name can hold.
 fn parse_line(line: &str) -> Option<Event> {
     let (head, fields) = line.split_once(": signal_generate: ")?;
-    // The head: "<comm>-<tid> [cpu] flags time", the time and the flags last.
-    let mut rest = head.trim_end();
-    let (before, time) = rest.rsplit_once(' ')?;
-    rest = before.trim_end();
-    let (before, _flags) = rest.rsplit_once(' ')?;
-    rest = before.trim_end();
-    let (before, _cpu) = rest.rsplit_once(' ')?;
-    let (_, sender) = before.trim_end().rsplit_once('-')?;
-    let (secs, micros) = time.trim_end_matches(':').split_once('.')?;
-    let at_us = secs.parse::<u64>().ok()?.checked_mul(1_000_000)?.checked_add(micros.parse().ok()?)?;
+    let (sender, at_us) = parse_head(head)?;
     // The fields: sig, errno and code first; pid, grp and res last (the target's name
     // between them may hold anything).
     let words: Vec<&str> = fields.split(' ').collect();
@@ -167,13 +190,39 @@ fn parse_line(line: &str) -> Option<Event> {
     let code = field(words.get(2), "code=")?;
     let target = field(words.len().checked_sub(3).and_then(|i| words.get(i)), "pid=")?;
     let sig = i32::try_from(sig).ok()?;
-    TRACED.contains(&sig).then_some(Event {
+    (TRACED.contains(&sig) || STOPS.contains(&sig)).then_some(Event {
         sig,
-        sender: sender.parse().ok()?,
+        sender,
         target: u32::try_from(target).ok()?,
         code: i32::try_from(code).ok()?,
         at_us,
     })
+}
+
+/// Reads a fork of `trace_pipe`: `<comm>-<tid> [<cpu>] <flags> <time>: sched_process_fork:
+/// comm=<comm> pid=<tid> child_comm=<comm> child_pid=<tid>`, made by the forking task
+/// (the head's): `(parent, child, at_us)`. The child's id is the last field, which no
+/// name can follow.
+fn parse_fork(line: &str) -> Option<(u32, u32, u64)> {
+    let (head, fields) = line.split_once(": sched_process_fork: ")?;
+    let (parent, at_us) = parse_head(head)?;
+    let (_, child) = fields.trim_end().rsplit_once(" child_pid=")?;
+    Some((parent, child.parse().ok()?, at_us))
+}
+
+/// The task and the time (microseconds) of an event's head, `<comm>-<tid> [<cpu>]
+/// <flags> <seconds>.<micros>`, read from its end (the name may hold anything).
+fn parse_head(head: &str) -> Option<(u32, u64)> {
+    let mut rest = head.trim_end();
+    let (before, time) = rest.rsplit_once(' ')?;
+    rest = before.trim_end();
+    let (before, _flags) = rest.rsplit_once(' ')?;
+    rest = before.trim_end();
+    let (before, _cpu) = rest.rsplit_once(' ')?;
+    let (_, task) = before.trim_end().rsplit_once('-')?;
+    let (secs, micros) = time.trim_end_matches(':').split_once('.')?;
+    let at_us = secs.parse::<u64>().ok()?.checked_mul(1_000_000)?.checked_add(micros.parse().ok()?)?;
+    Some((task.parse().ok()?, at_us))
 }
 
 /// The two instances of a host (see the module's doc).
@@ -201,7 +250,7 @@ impl SignalWitness {
 
     fn make() -> Option<SignalWitness> {
         // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 || std::env::var_os("ARENA_NO_SIGNAL_WITNESS").is_some() {
+        if unsafe { libc::geteuid() } != 0 || std::env::var_os(NO_WITNESS_ENV).is_some() {
             return None;
         }
         let tracefs = tracefs()?;
@@ -257,6 +306,22 @@ impl SignalWitness {
     /// every box and outside the host. Call it once the process is known dead: the
     /// event was traced before the signal was delivered.
     pub fn sent_from_outside(&self, pid: u32, sig: i32) -> bool {
+        self.any_from_outside(|e, _| e.target == pid && e.sig == sig)
+    }
+
+    /// Whether any task of the box whose first task is `root` (a boxed helper's bwrap,
+    /// the host's child), that is `root` or any task forked from it since, was sent
+    /// one of `sigs` (of `TRACED` and [`STOPS`]) by `kill` or `tgkill` from a task
+    /// outside every box and outside the host: for a task the host never knew, such as
+    /// a program a worker started in its box.
+    pub fn sent_from_outside_to_tree(&self, root: u32, sigs: &[i32]) -> bool {
+        self.any_from_outside(|e, forks| sigs.contains(&e.sig) && descends_from(forks, e.target, root, e.at_us))
+    }
+
+    /// Whether a signal traced by the instance of every task and not by the boxes'
+    /// (from a task outside every box), sent by a system call, by a task that is not
+    /// the host's, is one that `wanted` takes (given the boxes' forks).
+    fn any_from_outside(&self, wanted: impl Fn(&Event, &std::collections::HashMap<u32, (u32, u64)>) -> bool) -> bool {
         let (mut all, mut boxed) = match (self.all.lock(), self.boxed.lock()) {
             (Ok(a), Ok(b)) => (a, b),
             _ => return false,
@@ -264,8 +329,7 @@ impl SignalWitness {
         all.drain();
         boxed.drain();
         all.events.iter().any(|e| {
-            e.target == pid
-                && e.sig == sig
+            wanted(e, &boxed.forks)
                 && SENT_CODES.contains(&e.code)
                 && !is_own_task(e.sender)
                 && !boxed.events.iter().any(|b| {
@@ -276,6 +340,22 @@ impl SignalWitness {
                 })
         })
     }
+}
+
+/// Whether task `task` was `root` or forked from it (through the boxes' `forks`), every
+/// fork on the way made before `at_us` (an id reused since names another task).
+fn descends_from(forks: &std::collections::HashMap<u32, (u32, u64)>, mut task: u32, root: u32, at_us: u64) -> bool {
+    // A box's tasks are a few levels deep; a loop (ids reused) ends here too.
+    for _ in 0..64 {
+        if task == root {
+            return true;
+        }
+        match forks.get(&task) {
+            Some(&(parent, at)) if at <= at_us => task = parent,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Whether task `tid` is a thread of this process.
@@ -315,6 +395,7 @@ extern "C" fn remove_at_exit() {
 /// host killed before its exit leaves its instances, which [`remove_stale`] takes).
 fn remove(dir: &Path) {
     let _ = std::fs::write(dir.join("events/signal/signal_generate/enable"), "0");
+    let _ = std::fs::write(dir.join("events/sched/sched_process_fork/enable"), "0");
     let _ = std::fs::remove_dir(dir);
 }
 
@@ -349,9 +430,12 @@ mod tests {
         assert_eq!(parse_line(line), Some(Event { sig: 11, sender: 40, target: 41, code: 0, at_us: 3_000_004 }));
         assert_eq!(parse_line("# tracer: nop"), None);
         assert_eq!(
-            parse_line("x-1 [000] d..1. 1.000001: signal_generate: sig=19 errno=0 code=0 comm=x pid=2 grp=1 res=0"),
+            parse_line("x-1 [000] d..1. 1.000001: signal_generate: sig=17 errno=0 code=0 comm=x pid=2 grp=1 res=0"),
             None
         );
+        let fork = " my worker-9-30 [001] ..... 5.000007: sched_process_fork: comm=w pid=30 child_comm=a child_pid=7 child_pid=31";
+        assert_eq!(parse_fork(fork), Some((30, 31, 5_000_007)));
+        assert_eq!(parse_fork(line), None);
     }
 
     /// Writes the calling process's pid to `fd` (the witness's `set_event_pid`): from
@@ -450,6 +534,56 @@ mod tests {
         assert_eq!(victim.wait().unwrap().signal(), Some(libc::SIGSEGV));
         assert!(witness.sent_from_outside(pid, libc::SIGSEGV));
         assert!(!witness.sent_from_outside(pid, libc::SIGKILL) && !witness.sent_from_outside(pid, libc::SIGBUS));
+    }
+
+    /// A signal from outside to a task the host never knew (a box's grandchild, as a
+    /// program its worker starts) is known as the box's; the box's own kill of it, or
+    /// one sent to a task of another box, is not.
+    #[test]
+    fn a_signal_from_outside_to_any_task_of_a_box_is_known_as_the_boxs() {
+        let Some(witness) = SignalWitness::get() else {
+            return crate::process::skip("skipped: no signal witness here (not root, or no tracing)");
+        };
+        use std::io::BufRead as _;
+        // A box whose shell starts a child and says its pid; `kill_it` kills it.
+        let run = |script: &str, kill_it: &dyn Fn(u32)| -> (u32, u32) {
+            let mut sh =
+                joined(witness, "/bin/sh", &["-c", script]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+            let mut line = String::new();
+            std::io::BufReader::new(sh.stdout.take().unwrap()).read_line(&mut line).unwrap();
+            let child: u32 = line.trim().parse().unwrap();
+            kill_it(child);
+            sh.wait().unwrap();
+            (sh.id(), child)
+        };
+        let from_outside = |pid: u32| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            let sent = std::process::Command::new("/bin/kill").args(["-9", &pid.to_string()]).status().unwrap();
+            assert!(sent.success());
+        };
+        let (root, child) = run("sleep 5 & echo $!; wait", &from_outside);
+        assert!(witness.sent_from_outside_to_tree(root, &[libc::SIGKILL]));
+        assert!(!witness.sent_from_outside(root, libc::SIGKILL) && witness.sent_from_outside(child, libc::SIGKILL));
+        // A stop from outside is known the same way, and a SIGKILL is not a stop.
+        let stop_then_kill = |pid: u32| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            let sent = std::process::Command::new("/bin/kill").args(["-STOP", &pid.to_string()]).status().unwrap();
+            assert!(sent.success());
+            // SAFETY: a plain kill of the test's own grandchild, from the host itself
+            // (not from outside).
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        };
+        let (root, _) = run("sleep 5 & echo $!; wait", &stop_then_kill);
+        assert!(witness.sent_from_outside_to_tree(root, &STOPS));
+        assert!(!witness.sent_from_outside_to_tree(root, &[libc::SIGKILL]));
+        // The box's own: its shell kills its child.
+        let (root, _) = run("sleep 5 & echo $!; sleep 0.05; kill -9 $!; wait", &|_| {});
+        assert!(!witness.sent_from_outside_to_tree(root, &[libc::SIGKILL]));
+        // Another box's task killed from outside is not this box's.
+        let (other, _) = run("sleep 5 & echo $!; wait", &from_outside);
+        let (root, _) = run("sleep 0.1 & echo $!; wait", &|_| {});
+        assert!(witness.sent_from_outside_to_tree(other, &[libc::SIGKILL]));
+        assert!(!witness.sent_from_outside_to_tree(root, &[libc::SIGKILL]));
     }
 
     #[test]
