@@ -1140,6 +1140,64 @@ fn a_worker_that_exits_with_137_or_lowers_its_cpu_limit_is_charged_not_killed_fr
     }
 }
 
+/// A worker killed from outside its box before it said it was ready (its native bot's
+/// library is still in its initializer, `attack.c -DSLOWLOAD`) is not charged either:
+/// its game is played again and the results are those of a tournament without the
+/// kill. Where the host has the signal witness (a root host) the kernel says that a task
+/// outside every box sent a task of its box the SIGKILL (the worker's own pids are not
+/// known before it is ready); without it, a boxed worker's SIGKILL is from outside.
+#[test]
+fn a_worker_killed_from_outside_before_it_is_ready_is_not_charged() {
+    if let Err(why) = arena::process::bwrap_available() {
+        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+    }
+    if !arena::process::boxes_guarded() {
+        return crate::util::skip("skipped: this machine's boxes are not guarded");
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return crate::util::skip("skipped: the kernel's word on a signal's sender needs a root host");
+    }
+    let setup = Setup::new();
+    let play = |name: &str, kill: bool, witness: bool| {
+        let (base, plugins, victim) = victim_tournament(&setup, name, "SLOWLOAD");
+        let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "1", "--set", "max_turns=20"];
+        let mut cmd = eggs_command("--plugins", &plugins, &base, &args);
+        match witness {
+            true => cmd.env_remove("ARENA_NO_SIGNAL_WITNESS"),
+            false => cmd.env("ARENA_NO_SIGNAL_WITNESS", "1"),
+        };
+        let host = cmd.spawn().unwrap();
+        // The victim's first worker, killed 0.3 s after it is first seen: within its
+        // library's 1.5 s initializer.
+        let started = Instant::now();
+        while kill && started.elapsed() < HOST_DEADLINE {
+            if let Some(&pid) = workers_loading(&victim).first() {
+                std::thread::sleep(Duration::from_millis(300));
+                // SAFETY: a plain syscall, on a process of this test's tournament.
+                if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                    break;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let (v, _, context) = victims_results(host, &base);
+        (v, context)
+    };
+    let (reference, _) = play("reference", false, true);
+    for witness in [true, false] {
+        let (killed, context) = play(&format!("early-{witness}"), true, witness);
+        let context = format!("witness {witness}: {context}");
+        assert_eq!(games(&killed), games(&reference), "{context}");
+        assert!(
+            context.contains("victim's worker was killed from outside its box")
+                && context.contains("the game is played again"),
+            "{context}"
+        );
+        nobody_charged(&killed, &context);
+    }
+}
+
 /// A boxed worker that brings a SIGKILL on itself by ways its guard does not see, a
 /// `kill` of the id of a second thread of its own (`attack.c -DTIDKILL`) or a timer
 /// whose signal is SIGKILL (`-DTIMERKILL`), is never taken for one killed from outside.

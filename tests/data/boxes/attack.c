@@ -33,6 +33,8 @@
  *               1023 (its answer pipe among them), then answers as usual
  *   -DSLOW      sleeps 30 ms at every call (no attack: the victim of a kill from
  *               outside its box)
+ *   -DSLOWLOAD  sleeps 1.5 s in its library's initializer, before its worker says it
+ *               is ready (no attack: the victim of a kill from outside its box then)
  *   -DSELFKILL  a child it forks sends SIGKILL to its own process (its worker), which
  *               then waits to die
  *   -DTIDKILL   sends SIGKILL to the id of a second thread of its own process (a `kill`
@@ -496,6 +498,10 @@ static void attack(void) {
     zb_logf("descriptors written: %d", written);
 #endif
 }
+
+#ifdef SLOWLOAD
+__attribute__((constructor)) static void slow_load(void) { usleep(1500000); }
+#endif
 
 static void eggs_turn(void *bot, const eb_context *ctx, eb_answer *answer) {
     state *s = bot;
