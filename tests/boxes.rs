@@ -1148,38 +1148,20 @@ fn a_worker_that_exits_with_137_or_lowers_its_cpu_limit_is_charged_not_killed_fr
 /// known before it is ready); without it, a boxed worker's SIGKILL is from outside.
 #[test]
 fn a_worker_killed_from_outside_before_it_is_ready_is_not_charged() {
-    if let Err(why) = arena::process::bwrap_available() {
-        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
-    }
-    if !arena::process::boxes_guarded() {
-        return crate::util::skip("skipped: this machine's boxes are not guarded");
-    }
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return crate::util::skip("skipped: the kernel's word on a signal's sender needs a root host");
+    if !guarded_boxes_as_root() {
+        return;
     }
     let setup = Setup::new();
     let play = |name: &str, kill: bool, witness: bool| {
         let (base, plugins, victim) = victim_tournament(&setup, name, "SLOWLOAD");
         let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "1", "--set", "max_turns=20"];
         let mut cmd = eggs_command("--plugins", &plugins, &base, &args);
-        match witness {
-            true => cmd.env_remove("ARENA_NO_SIGNAL_WITNESS"),
-            false => cmd.env("ARENA_NO_SIGNAL_WITNESS", "1"),
-        };
+        with_witness(&mut cmd, witness);
         let host = cmd.spawn().unwrap();
         // The victim's first worker, killed 0.3 s after it is first seen: within its
         // library's 1.5 s initializer.
-        let started = Instant::now();
-        while kill && started.elapsed() < HOST_DEADLINE {
-            if let Some(&pid) = workers_loading(&victim).first() {
-                std::thread::sleep(Duration::from_millis(300));
-                // SAFETY: a plain syscall, on a process of this test's tournament.
-                if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
-                    break;
-                }
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        if kill {
+            signal_first_worker(&victim, libc::SIGKILL);
         }
         let (v, _, context) = victims_results(host, &base);
         (v, context)
@@ -1187,14 +1169,7 @@ fn a_worker_killed_from_outside_before_it_is_ready_is_not_charged() {
     let (reference, _) = play("reference", false, true);
     for witness in [true, false] {
         let (killed, context) = play(&format!("early-{witness}"), true, witness);
-        let context = format!("witness {witness}: {context}");
-        assert_eq!(games(&killed), games(&reference), "{context}");
-        assert!(
-            context.contains("victim's worker was killed from outside its box")
-                && context.contains("the game is played again"),
-            "{context}"
-        );
-        nobody_charged(&killed, &context);
+        worker_played_again(&killed, &reference, &format!("witness {witness}: {context}"));
     }
 }
 
@@ -1212,15 +1187,8 @@ fn a_worker_killed_from_outside_before_it_is_ready_is_not_charged() {
 /// without it the worker's handler sees a sender inside its box.
 #[test]
 fn a_worker_that_kills_itself_by_a_thread_id_or_a_timer_is_charged_not_killed_from_outside() {
-    if let Err(why) = arena::process::bwrap_available() {
-        return crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
-    }
-    if !arena::process::boxes_guarded() {
-        return crate::util::skip("skipped: this machine's boxes are not guarded");
-    }
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return crate::util::skip("skipped: the kernel's word on a signal's sender needs a root host");
+    if !guarded_boxes_as_root() {
+        return;
     }
     let setup = Setup::new();
     // Per attack and witness: what the victim is charged with, and what its log says.
@@ -1237,10 +1205,7 @@ fn a_worker_that_kills_itself_by_a_thread_id_or_a_timer_is_charged_not_killed_fr
         let (base, plugins, _) = victim_tournament(&setup, &name, define);
         let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "2", "--set", "max_turns=40"];
         let mut cmd = eggs_command("--plugins", &plugins, &base, &args);
-        match witness {
-            true => cmd.env_remove("ARENA_NO_SIGNAL_WITNESS"),
-            false => cmd.env("ARENA_NO_SIGNAL_WITNESS", "1"),
-        };
+        with_witness(&mut cmd, witness);
         let (results, log, context) = victims_results(cmd.spawn().unwrap(), &base);
         let context = format!("{define}, witness {witness}: {context}");
         let victim = standing(&results, "victim");
@@ -1260,6 +1225,64 @@ fn nobody_else_charged(results: &serde_json::Value, charged: &str, context: &str
     for s in results["leaderboard"].as_array().unwrap().iter().filter(|s| s["name"] != charged) {
         let counted = (s["errors"].as_u64(), s["overruns"].as_u64(), s["disqualified"].as_u64(), s["lost"].as_u64());
         assert_eq!(counted, (Some(0), Some(0), Some(0), Some(0)), "{} was charged: {s}\n{context}", s["name"]);
+    }
+}
+
+/// The victim's worker was killed from outside its box in a game of `killed`: the game
+/// was played again (the games are `reference`'s), its host said why, and nobody was
+/// charged.
+fn worker_played_again(killed: &serde_json::Value, reference: &serde_json::Value, context: &str) {
+    assert_eq!(games(killed), games(reference), "{context}");
+    assert!(
+        context.contains("victim's worker was killed from outside its box")
+            && context.contains("the game is played again"),
+        "{context}"
+    );
+    nobody_charged(killed, context);
+}
+
+/// Whether this machine boxes with a guard and the host is root (where the kernel's word
+/// on a signal's sender can be had); if not, says so (`util::skip`, which fails under
+/// CI).
+fn guarded_boxes_as_root() -> bool {
+    if let Err(why) = arena::process::bwrap_available() {
+        crate::util::skip(&format!("skipped: this machine cannot box ({why})"));
+        return false;
+    }
+    if !arena::process::boxes_guarded() {
+        crate::util::skip("skipped: this machine's boxes are not guarded");
+        return false;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        crate::util::skip("skipped: the kernel's word on a signal's sender needs a root host");
+        return false;
+    }
+    true
+}
+
+/// Runs `cmd`'s host with the signal witness (`witness`, a root host's) or without it,
+/// as on a host that is not root (`ARENA_NO_SIGNAL_WITNESS`).
+fn with_witness(cmd: &mut std::process::Command, witness: bool) {
+    match witness {
+        true => cmd.env_remove("ARENA_NO_SIGNAL_WITNESS"),
+        false => cmd.env("ARENA_NO_SIGNAL_WITNESS", "1"),
+    };
+}
+
+/// Sends `sig` once, from this test (outside every box), to the first worker found
+/// loading `victim`, 0.3 s after it is first seen.
+fn signal_first_worker(victim: &Path, sig: i32) {
+    let started = Instant::now();
+    while started.elapsed() < HOST_DEADLINE {
+        if let Some(&pid) = workers_loading(victim).first() {
+            std::thread::sleep(Duration::from_millis(300));
+            // SAFETY: a plain syscall, on a process of this test's tournament.
+            if unsafe { libc::kill(pid, sig) } == 0 {
+                return;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -1422,24 +1445,11 @@ fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_ag
         let (base, plugins, victim) = victim_tournament(&setup, name, define);
         let args = ["--isolate", "strict", "--seed", "7", "--jobs", "1", "--rounds", "2", "--set", "max_turns=40"];
         let mut cmd = eggs_command("--plugins", &plugins, &base, &args);
-        match witness {
-            true => cmd.env_remove("ARENA_NO_SIGNAL_WITNESS"),
-            false => cmd.env("ARENA_NO_SIGNAL_WITNESS", "1"),
-        };
+        with_witness(&mut cmd, witness);
         let host = cmd.spawn().unwrap();
         // The victim's worker, signalled once, 0.3 s after it is first seen.
-        let started = Instant::now();
-        while let Some(sig) = signal
-            && started.elapsed() < HOST_DEADLINE
-        {
-            if let Some(&pid) = workers_loading(&victim).first() {
-                std::thread::sleep(Duration::from_millis(300));
-                // SAFETY: a plain syscall, on a process of this test's tournament.
-                if unsafe { libc::kill(pid, sig) } == 0 {
-                    break;
-                }
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        if let Some(sig) = signal {
+            signal_first_worker(&victim, sig);
         }
         let (v, _, context) = victims_results(host, &base);
         (v, context)
@@ -1453,14 +1463,7 @@ fn a_worker_killed_from_outside_its_box_is_not_charged_and_its_game_is_played_ag
     for witness in [false, true].into_iter().filter(|&w| !w || root) {
         for sig in [libc::SIGKILL, libc::SIGSEGV] {
             let (killed, context) = play(&format!("killed-{sig}-{witness}"), "SLOW", Some(sig), witness);
-            let context = format!("signal {sig}, witness {witness}: {context}");
-            assert_eq!(games(&killed), games(&reference), "{context}");
-            assert!(
-                context.contains("victim's worker was killed from outside its box")
-                    && context.contains("the game is played again"),
-                "{context}"
-            );
-            nobody_charged(&killed, &context);
+            worker_played_again(&killed, &reference, &format!("signal {sig}, witness {witness}: {context}"));
         }
         // Its own word for a signal from outside: believed without the witness (once
         // per entry, the rest charged), never with it.
