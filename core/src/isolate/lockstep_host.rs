@@ -615,8 +615,12 @@ impl LockstepGame {
         let proc = &mut self.procs[w];
         proc.ready = true;
         // Its playing thread, and the pids a kill from outside would be sent to, found
-        // while it lives (a death is judged on them: `killed_from_outside`).
+        // while it lives (a death is judged on them: `killed_from_outside`); its box's
+        // forks so far taken in by the witness.
         let _ = proc.running.player_probe();
+        if let Some(witness) = crate::process::SignalWitness::get() {
+            witness.note_forks();
+        }
         if let Some((call, batch, times_itself)) = proc.deferred.take()
             && proc.seats.len() == 1
             && self.calls[proc.seats[0]] == call

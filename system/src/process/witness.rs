@@ -53,6 +53,12 @@ const KEPT: usize = 4096;
 /// Each instance's ring buffer, per CPU, in KiB: such signals are few.
 const BUFFER_KIB: &str = "64";
 
+/// The boxes' instance's ring buffer, per CPU, in KiB: it also holds the boxes' forks
+/// (threads included) between two reads, some 20,000 of them (a fork's record is about
+/// 50 bytes); it is read at every box start ([`SignalWitness::join_thread`]) and when a
+/// worker is ready ([`SignalWitness::note_forks`]).
+const BOXED_BUFFER_KIB: &str = "1024";
+
 /// Two events of the two instances are the same signal when their times are this close
 /// (each instance reads the clock for itself), in microseconds.
 const SAME_EVENT_US: u64 = 2_000;
@@ -107,7 +113,7 @@ impl Instance {
         let dir = tracefs.join("instances").join(name);
         std::fs::create_dir(&dir)?;
         let made = (|| {
-            std::fs::write(dir.join("buffer_size_kb"), BUFFER_KIB)?;
+            std::fs::write(dir.join("buffer_size_kb"), if boxed { BOXED_BUFFER_KIB } else { BUFFER_KIB })?;
             // One clock for both instances, comparable across CPUs.
             let _ = std::fs::write(dir.join("trace_clock"), "mono");
             if boxed {
@@ -291,6 +297,9 @@ impl SignalWitness {
         thread_local! {
             static JOINED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
         }
+        // The forks traced since the last box started are taken in first: the ring
+        // buffer never has to hold more than those between two box starts.
+        self.note_forks();
         if JOINED.get() {
             return Ok(());
         }
@@ -299,6 +308,15 @@ impl SignalWitness {
         (&self.join).write_all(tid.to_string().as_bytes())?;
         JOINED.set(true);
         Ok(())
+    }
+
+    /// Takes in the boxes' forks (and signals) traced so far, before the kernel's ring
+    /// buffer could drop them: called at each box start and when a worker is ready (its
+    /// box's first forks then known).
+    pub fn note_forks(&self) {
+        if let Ok(mut boxed) = self.boxed.lock() {
+            boxed.drain();
+        }
     }
 
     /// Whether the task `pid` (a helper's process, in the host's PID namespace) was
