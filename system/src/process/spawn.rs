@@ -629,7 +629,8 @@ pub(super) const STOPPED_FROM_OUTSIDE: &str = "stopped by a signal sent from out
 /// memory group's verdict added (`over_memory`, see [`over_memory`]); else killed from
 /// outside its box ([`CallError::KilledFromOutside`]) when it ended by itself
 /// (`by_itself`, not killed by the host) and only that explains its end
-/// ([`killed_from_outside`], from its reaped status and CPU time `ended`), unless the
+/// ([`killed_from_outside`], from its reaped status and CPU time `ended`, and the
+/// kernel's word on its box, `witness`: [`witnessed`] of its bwrap), unless the
 /// machine's OOM killer may have killed it (`machine_oom`: it killed a process of the
 /// machine while the program ran, and no memory group of its own says whose, see
 /// [`MachineOom::unaccounted`]; its end is then its own, and says why).
