@@ -147,7 +147,7 @@ impl<G: Game> Worker<G> {
     /// killed from outside its box).
     fn run_lockstep(&mut self, game: &mut LockstepGame, seats: &[usize], names: &[String]) -> Result<(), String> {
         let mut next_look = Instant::now();
-        let (mut fds, mut polled, mut ready, mut lines) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut fds, mut polled, mut ready) = (Vec::new(), Vec::new(), Vec::new());
         loop {
             if game.procs.iter().all(|p| p.ended || p.answer.is_some()) {
                 return Ok(());
@@ -180,10 +180,10 @@ impl<G: Game> Worker<G> {
                     continue;
                 }
                 let Some(reader) = game.procs[w].running.lines.as_mut() else { continue };
-                lines.clear();
+                let mut lines = Vec::new();
                 let ended = reader.read(&mut lines);
                 if !lines.is_empty() {
-                    game.take_lines(w, std::mem::take(&mut lines));
+                    game.take_lines(w, lines);
                     if let Some((s, why)) = game.fault.take()
                         && let Some(end) = self.lockstep_fault(game, s, why, names)
                     {
