@@ -271,6 +271,34 @@ fn every_living_player_is_called_once_per_turn_through_one_shared_bot_per_entry(
     assert_eq!(g.stats()[0].calls, 5);
 }
 
+#[test]
+fn each_turn_an_entrys_players_are_called_in_a_uniformly_random_order() {
+    // Three players of one entry who never move: over 1,200 turns each of the six orders
+    // should come about 200 times.
+    let mut g = Engine::empty(names(1), SIDE, 11);
+    let ids = [g.place_player(0, 0, 0, 0), g.place_player(0, 5, 5, 0), g.place_player(0, 10, 10, 0)];
+    let order = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let log = order.clone();
+    let mut bots: Vec<Box<dyn Bot<Zombies>>> = vec![Box::new(move |ctx: &Context<'_>| {
+        log.borrow_mut().push(ctx.id);
+        Action::stay()
+    })];
+    let mut counts = std::collections::HashMap::new();
+    let turns = 1200;
+    for _ in 0..turns {
+        order.borrow_mut().clear();
+        g.decide(&mut bots);
+        g.movement();
+        let places: Vec<usize> = order.borrow().iter().map(|id| ids.iter().position(|i| i == id).unwrap()).collect();
+        assert_eq!(places.len(), 3, "each player once a turn");
+        *counts.entry(places).or_insert(0u32) += 1;
+    }
+    assert_eq!(counts.len(), 6, "all six orders: {counts:?}");
+    // A chi-square of 5 degrees of freedom stays below 20.5 with p = 0.999.
+    let chi2: f64 = counts.values().map(|&c| (f64::from(c) - 200.0).powi(2) / 200.0).sum();
+    assert!(chi2 < 20.5, "chi2 = {chi2}, counts {counts:?}");
+}
+
 /// Two entries of five players each, and a blind zombie far from them.
 fn two_entries_and_a_blind_zombie(seed: u64) -> (Engine, Id) {
     let mut g = Engine::empty(names(2), 40, seed);
@@ -431,6 +459,36 @@ fn a_blind_zombie_takes_a_uniformly_random_one_of_the_nine_moves() {
     // Expected 200 each; a chi-square of 8 degrees of freedom stays below 26.1 with p = 0.999.
     let chi2: f64 = counts.values().map(|&c| (f64::from(c) - 200.0).powi(2) / 200.0).sum();
     assert!(chi2 < 26.1, "chi2 = {chi2}, counts {counts:?}");
+}
+
+#[test]
+fn blind_zombies_take_their_random_moves_independently_of_each_other() {
+    // 400 zombies three cells apart (no two can claim one cell) and nobody to see: each
+    // zombie's move against the next one's, in 5 games of one turn, fills the 81 pairs
+    // evenly.
+    let side = 60;
+    let mut pairs = std::collections::HashMap::new();
+    for seed in 0..5 {
+        let mut g = Engine::empty(names(1), side, seed);
+        let cells: Vec<(u32, u32)> = (0..side / 3).flat_map(|y| (0..side / 3).map(move |x| (x * 3, y * 3))).collect();
+        let zombies: Vec<Id> = cells.iter().map(|&(x, y)| g.place_zombie(x, y)).collect();
+        g.decide(&mut stay_bots(1));
+        g.movement();
+        let step = |i: usize| {
+            let e = g.entity(zombies[i]).unwrap();
+            let d = |a: u32, b: u32| ((a + side - b + 1) % side) as usize; // -1, 0, 1 as 0, 1, 2
+            3 * d(e.y, cells[i].1) + d(e.x, cells[i].0)
+        };
+        for i in 0..zombies.len() - 1 {
+            *pairs.entry((step(i), step(i + 1))).or_insert(0u32) += 1;
+        }
+    }
+    let n: u32 = pairs.values().sum();
+    let expected = f64::from(n) / 81.0;
+    assert_eq!(pairs.len(), 81, "every pair of moves: {pairs:?}");
+    // A chi-square of 80 degrees of freedom stays below 124.8 with p = 0.999.
+    let chi2: f64 = pairs.values().map(|&c| (f64::from(c) - expected).powi(2) / expected).sum();
+    assert!(chi2 < 124.8, "chi2 = {chi2} over {n} pairs");
 }
 
 // ----- step 5: shootings -------------------------------------------------------------------

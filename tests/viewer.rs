@@ -360,14 +360,15 @@ fn a_replay_written_before_games_had_names_is_read_as_zombies_and_refused_in_one
     // Recorded by the `zombies` binary before the arena hosted several games: its
     // header has no "game" and holds the zombies options at the top level. It was
     // recorded under zombies rules 2 (every bot drew from the game's one generator);
-    // rules 3 give each entry a generator of its own per turn, so it no longer replays.
+    // later rules give each entry a generator of its own per turn (3) and put only the
+    // players in a random order (4), so it no longer replays.
     let bytes = std::fs::read(crate::util::data("replays/zombies-before-games.zrpl")).unwrap();
     assert_eq!(arena::replay::game_of(&bytes).unwrap(), "zombies");
     let refused = Replay::from_bytes(&bytes).unwrap_err().to_string();
     let reads = arena::replay::FORMAT_VERSION;
     assert_eq!(
         refused,
-        format!("replay format 1 / rules 2, this program reads format {reads} / rules 3 for this game")
+        format!("replay format 1 / rules 2, this program reads format {reads} / rules 4 for this game")
     );
     let eggs = arena::replay::Replay::<arena::games::eggs::Eggs>::from_bytes(&bytes).unwrap_err();
     assert_eq!(eggs.to_string(), "a replay of zombies, not of eggs");

@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use rand::{Rng, RngExt, SeedableRng, seq::SliceRandom};
+use rand::{Rng, RngExt, SeedableRng};
 use zombies_plugin_abi::abi_stable::std_types::{RSlice, RStr};
 use zombies_plugin_abi::{Action, Context, Direction, Id, SHOOT_RANGE, VISION_RANGE};
 
@@ -177,8 +177,10 @@ pub struct Engine {
     /// number is then retired). Apart from the records, so that dropping the absent
     /// movers at each decision step reads a few cached words, not each mover's record.
     present: Vec<u64>,
-    /// Numbers of players and zombies (absent ones are dropped at each decision step).
-    movers: Vec<u32>,
+    /// Numbers of living players, and of zombies, each in the order they were made
+    /// (absent ones are dropped at each decision step, which shuffles the players').
+    players: Vec<u32>,
+    zombies: Vec<u32>,
     /// Numbers of dead bodies that may still carry bullets.
     loaded_bodies: Vec<u32>,
     names: Arc<[String]>,
@@ -262,7 +264,8 @@ impl Engine {
             board: Board::new(side),
             entities: vec![NO_ENTITY],
             present: vec![0],
-            movers: Vec::new(),
+            players: Vec::new(),
+            zombies: Vec::new(),
             loaded_bodies: Vec::new(),
             names: names.into(),
             alive: vec![0; n],
@@ -436,8 +439,10 @@ impl Engine {
             if bullets > 0 {
                 self.loaded_bodies.push(id.number);
             }
+        } else if id.is_zombie() {
+            self.zombies.push(id.number);
         } else {
-            self.movers.push(id.number);
+            self.players.push(id.number);
         }
         id
     }
@@ -565,13 +570,21 @@ impl Engine {
         }
     }
 
-    /// Step 4: in a random order, every zombie picks its step and every living player's
+    /// Step 4: every zombie picks its step and, in a random order, every living player's
     /// bot is called; shots spend bullets and mark their targets. The board is not
     /// changed here, so every decision sees the same snapshot.
     pub fn decide(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>]) {
-        let present = &self.present;
-        self.movers.retain(|&n| present[n as usize / 64] >> (n % 64) & 1 == 1);
-        self.movers.shuffle(&mut self.rng);
+        let present = &self.present[..];
+        let is_present = |n: u32| present[n as usize / 64] >> (n % 64) & 1 == 1;
+        // The players still present, kept without a branch on which (about as many are
+        // bitten as spawned on, in no order a branch could learn).
+        let (list, mut kept) = (&mut self.players[..], 0);
+        for i in 0..list.len() {
+            let n = list[i];
+            list[kept] = n;
+            kept += usize::from(is_present(n));
+        }
+        self.players.truncate(kept);
         self.marked.clear();
         self.shots.clear();
         self.planning = true;
@@ -582,6 +595,13 @@ impl Engine {
             let seed = self.rng.next_u64();
             self.entry_rngs.push(GameRng::seed_from_u64(seed));
         }
+        // The turn's order of the players. Only they are put in order: a zombie's step
+        // depends on the snapshot alone, or on a draw of its own (below), so the zombies'
+        // order changes nothing but which zombie gets which of a list of independent
+        // uniform draws, and games are distributed as if every mover were put in one
+        // random order (docs/games/zombies.md, step 4). Shuffling the players alone is
+        // half the work, and the zombies are then read in the order they were made.
+        shuffle(&mut self.players, &mut self.rng);
         // No call changes what another sees (the snapshot, its entry's own generator), and
         // each entry's bot is called for its players in the turn's order either way: so
         // which entry's calls come first changes nothing. Where some are played elsewhere
@@ -596,42 +616,42 @@ impl Engine {
         if bots.iter().any(|b| b.prefetches()) {
             self.prefetch_calls(bots, &names);
         }
-        // The turn's order split by kind, without a branch on it (the kinds come in
-        // random order): the zombies (where they stand) and the players (their records
-        // as the step began: a call changes no player's record but by its own shot, after
-        // it). The two passes below draw from different generators (zombies from the
-        // game's, players from their entry's) and each keeps the turn's order, so playing
-        // the zombies first changes nothing but the order of the plans, which the
-        // movement step does not depend on.
-        let n = self.movers.len();
-        self.zombie_movers.resize(n, (Id::EMPTY, 0, 0));
-        self.player_movers.resize(n, NO_ENTITY);
-        let (mut zombies, mut players) = (0, 0);
-        // (Local slices: through `self`, each list's place and length were loaded again
-        // after every store.)
-        let (entities, zombie_movers, player_movers) =
-            (&self.entities[..], &mut self.zombie_movers[..], &mut self.player_movers[..]);
-        for &number in &self.movers {
-            let e = &entities[number as usize];
-            let zombie = e.id.is_zombie();
-            zombie_movers[zombies] = (e.id, e.x, e.y);
-            player_movers[players] = *e;
-            zombies += usize::from(zombie);
-            players += usize::from(!zombie);
+        // The turn's zombies (where they stand) and players (their records as the step
+        // began: a call changes no player's record but by its own shot, after it). The
+        // two passes below draw from different generators (zombies from the game's,
+        // players from their entry's), so playing the zombies first changes nothing but
+        // the order of the plans, which the movement step does not depend on.
+        // (The zombies still present are kept in the same pass, as the players above.)
+        let (present, entities) = (&self.present[..], &self.entities[..]);
+        let is_present = |n: u32| present[n as usize / 64] >> (n % 64) & 1 == 1;
+        self.zombie_movers.resize(self.zombies.len(), (Id::EMPTY, 0, 0));
+        let (list, zombie_movers) = (&mut self.zombies[..], &mut self.zombie_movers[..]);
+        let mut kept = 0;
+        for i in 0..list.len() {
+            let n = list[i];
+            let e = &entities[n as usize];
+            list[kept] = n;
+            zombie_movers[kept] = (e.id, e.x, e.y);
+            kept += usize::from(is_present(n));
         }
+        self.zombies.truncate(kept);
+        self.zombie_movers.truncate(kept);
+        self.player_movers.clear();
+        self.player_movers.extend(self.players.iter().map(|&n| entities[n as usize]));
+        let (zombies, players) = (self.zombies.len(), self.players.len());
         if in_advance {
             self.call_in_advance(bots, &names, players);
         }
         // Every mover's plan is written at the next free place, which only those that
         // move take (no branch on a random choice); stale ones are cut off at the end.
         let filler = Plan { id: Id::EMPTY, x: 0, y: 0, tx: 0, ty: 0, next: NO_PLAN, back: false };
-        self.plans.resize(n, filler);
+        self.plans.resize(zombies + players, filler);
         let mut planned = 0;
         // A zombie steps toward the nearest living player in its view (Chebyshev; ties
         // to the first met scanning columns x = -8..8, rows y = -8..8 in each), else a
         // uniformly random one of the nine moves. Those that see one are kept in place
-        // and those that see none listed apart, each in the turn's order, without a
-        // branch on which (about as many of each, in random order); only the latter draw.
+        // and those that see none listed apart, each in the order they were made, without
+        // a branch on which (about as many of each, in random order); only the latter draw.
         self.blind_zombies.resize(zombies, (Id::EMPTY, 0, 0));
         let (mut seeing, mut blind) = (0, 0);
         let (zombie_movers, blind_zombies) = (&mut self.zombie_movers[..zombies], &mut self.blind_zombies[..]);
@@ -650,8 +670,9 @@ impl Engine {
             let (dx, dy) = step_toward_nearest(board, x, y).unwrap_or((0, 0));
             planned = plan_at(plans, board, planned, id, x, y, dx, dy);
         }
+        let mut moves = NineWays::default();
         for &(id, x, y) in &self.blind_zombies[..blind] {
-            let (dx, dy) = Direction::ALL[self.rng.random_range(0..9usize)].delta();
+            let (dx, dy) = Direction::ALL[moves.next(&mut self.rng)].delta();
             planned = plan_at(plans, board, planned, id, x, y, dx, dy);
         }
         for p in 0..players {
@@ -761,10 +782,10 @@ impl Engine {
     /// turn, in the order it will get them: its living players in the turn's order (the
     /// order of both passes above). A program bot sends them to its process at once.
     fn prefetch_calls(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>], names: &[RStr<'_>]) {
-        for &number in &self.movers {
+        for &number in &self.players {
             let e = self.entities[number as usize];
             let owner = e.id.owner as usize;
-            if e.id.is_zombie() || !bots[owner].prefetches() {
+            if !bots[owner].prefetches() {
                 continue;
             }
             let ctx = player_context(&e, self.clock, &self.board, names, &mut self.entry_rngs[owner]);
@@ -945,6 +966,69 @@ fn plan_at(plans: &mut [Plan], board: &Board, planned: usize, id: Id, x: u32, y:
     planned + usize::from((dx, dy) != (0, 0))
 }
 
+/// Puts `list` in a uniformly random order: Fisher and Yates's shuffle from the end, each
+/// place drawn by Lemire's multiply-and-reject from 32 random bits (exactly uniform; two
+/// places per number drawn). `rand`'s shuffle, the one of rules version 3 and before,
+/// divides for every place, one division waiting on the one before.
+fn shuffle(list: &mut [u32], rng: &mut GameRng) {
+    let mut spare: Option<u32> = None;
+    let mut bits = || {
+        spare.take().unwrap_or_else(|| {
+            let n = rng.next_u64();
+            spare = Some((n >> 32) as u32);
+            n as u32
+        })
+    };
+    for i in (1..list.len()).rev() {
+        let place = below(u32::try_from(i + 1).expect("fewer movers than 2^32"), &mut bits);
+        list.swap(i, place as usize);
+    }
+}
+
+/// A number uniform in `0..bound` from uniform 32-bit numbers (Lemire's method: the high
+/// half of `bits() * bound`, rejecting the few low halves that would favour some).
+#[inline]
+fn below(bound: u32, bits: &mut impl FnMut() -> u32) -> u32 {
+    let mut m = u64::from(bits()) * u64::from(bound);
+    if (m as u32) < bound {
+        // The rare case (a chance of bound / 2^32): reject the low products below
+        // 2^32 mod bound.
+        let floor = bound.wrapping_neg() % bound;
+        while (m as u32) < floor {
+            m = u64::from(bits()) * u64::from(bound);
+        }
+    }
+    (m >> 32) as u32
+}
+
+/// Uniform draws of one of the nine moves, twenty from each number drawn from the
+/// game's generator: a number uniform in `0..9^20` is twenty independent uniform
+/// base-9 digits, taken from the lowest (a division by the constant 9 is a multiply,
+/// where a draw is a step of the 128-bit generator and a bounded product).
+#[derive(Debug, Default)]
+struct NineWays {
+    digits: u64,
+    left: u32,
+}
+
+impl NineWays {
+    /// 9^20, the most nines a `u64` holds.
+    const RANGE: u64 = 9u64.pow(Self::PER_DRAW);
+    const PER_DRAW: u32 = 20;
+
+    #[inline]
+    fn next(&mut self, rng: &mut GameRng) -> usize {
+        if self.left == 0 {
+            self.digits = rng.random_range(0..Self::RANGE);
+            self.left = Self::PER_DRAW;
+        }
+        self.left -= 1;
+        let digit = self.digits % 9;
+        self.digits /= 9;
+        digit as usize
+    }
+}
+
 /// `Plan::next` of a plan that is the first with its target, and `Engine::heads` of a
 /// cell that was never a target.
 const NO_PLAN: u32 = u32::MAX;
@@ -1115,6 +1199,45 @@ fn validate(action: Action) -> Result<Decision, BotError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A chi-square of `counts` against equal expectations.
+    fn chi_square(counts: &[u32]) -> f64 {
+        let expected = f64::from(counts.iter().sum::<u32>()) / counts.len() as f64;
+        counts.iter().map(|&c| (f64::from(c) - expected).powi(2) / expected).sum()
+    }
+
+    /// Every order of five comes about equally often.
+    #[test]
+    fn the_shuffle_gives_every_order_equally_often() {
+        let mut rng = GameRng::seed_from_u64(7);
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..24_000 {
+            let mut list = [0, 1, 2, 3, 4];
+            shuffle(&mut list, &mut rng);
+            *counts.entry(list).or_insert(0u32) += 1;
+        }
+        assert_eq!(counts.len(), 120);
+        // 119 degrees of freedom: below 172.5 with p = 0.999.
+        let chi2 = chi_square(&counts.into_values().collect::<Vec<_>>());
+        assert!(chi2 < 172.5, "chi2 = {chi2}");
+    }
+
+    /// Where rejection matters: below 3 * 2^30, the high half of `x * bound` is
+    /// `3x / 4` rounded down, which without rejection is a multiple of 3 for half of all
+    /// `x` (both `4k` and `4k + 1` give `3k`); with it, a third of the draws.
+    #[test]
+    fn a_place_below_a_large_bound_is_uniform_where_the_product_alone_is_not() {
+        let mut rng = GameRng::seed_from_u64(8);
+        let mut bits = || rng.next_u64() as u32;
+        let mut counts = [0u32; 3];
+        for _ in 0..30_000 {
+            let v = below(3 << 30, &mut bits);
+            counts[(v % 3) as usize] += 1;
+        }
+        // 2 degrees of freedom: below 13.8 with p = 0.999.
+        let chi2 = chi_square(&counts);
+        assert!(chi2 < 13.8, "chi2 = {chi2}, {counts:?}");
+    }
 
     /// The zombie's step is the signs of the nearest player's offset, from every cell of
     /// random boards (sparse and crowded, small boards that wrap).

@@ -56,8 +56,10 @@ impl Plays for Zombies {
 impl Rules for Zombies {
     const NAME: &'static str = "zombies";
 
-    /// 2: bitten players are turned row by row.
-    const RULES_VERSION: u16 = 3;
+    /// 2: bitten players are turned row by row. 3: each entry draws from a generator of
+    /// its own per turn. 4: only the players are put in a random order each turn, and
+    /// the zombies that see nobody draw their moves twenty to a number.
+    const RULES_VERSION: u16 = 4;
 
     type Config = Config;
 
