@@ -358,7 +358,7 @@ impl Engine {
     /// True while entity `number` (a number given out) is on the board.
     #[inline]
     fn is_present(&self, number: u32) -> bool {
-        self.present[number as usize / 64] >> (number % 64) & 1 == 1
+        bit(&self.present, number)
     }
 
     /// Every present entity, row by row.
@@ -574,15 +574,13 @@ impl Engine {
     /// bot is called; shots spend bullets and mark their targets. The board is not
     /// changed here, so every decision sees the same snapshot.
     pub fn decide(&mut self, bots: &mut [Box<dyn Bot<Zombies> + '_>]) {
-        let present = &self.present[..];
-        let is_present = |n: u32| present[n as usize / 64] >> (n % 64) & 1 == 1;
         // The players still present, kept without a branch on which (about as many are
         // bitten as spawned on, in no order a branch could learn).
-        let (list, mut kept) = (&mut self.players[..], 0);
+        let (list, present, mut kept) = (&mut self.players[..], &self.present[..], 0);
         for i in 0..list.len() {
             let n = list[i];
             list[kept] = n;
-            kept += usize::from(is_present(n));
+            kept += usize::from(bit(present, n));
         }
         self.players.truncate(kept);
         self.marked.clear();
@@ -623,7 +621,6 @@ impl Engine {
         // the order of the plans, which the movement step does not depend on.
         // (The zombies still present are kept in the same pass, as the players above.)
         let (present, entities) = (&self.present[..], &self.entities[..]);
-        let is_present = |n: u32| present[n as usize / 64] >> (n % 64) & 1 == 1;
         self.zombie_movers.resize(self.zombies.len(), (Id::EMPTY, 0, 0));
         let (list, zombie_movers) = (&mut self.zombies[..], &mut self.zombie_movers[..]);
         let mut kept = 0;
@@ -632,7 +629,7 @@ impl Engine {
             let e = &entities[n as usize];
             list[kept] = n;
             zombie_movers[kept] = (e.id, e.x, e.y);
-            kept += usize::from(is_present(n));
+            kept += usize::from(bit(present, n));
         }
         self.zombies.truncate(kept);
         self.zombie_movers.truncate(kept);
@@ -842,7 +839,7 @@ impl Engine {
         if std::mem::take(&mut self.retired_while_planning) {
             // Shot since the decision step: their moves are cancelled.
             let present = &self.present;
-            self.plans.retain(|p| present[p.id.number as usize / 64] >> (p.id.number % 64) & 1 == 1);
+            self.plans.retain(|p| bit(present, p.id.number));
         }
         let side = self.board.side();
         let cell = |x: u32, y: u32| (y * side + x) as usize;
@@ -964,6 +961,12 @@ fn plan_at(plans: &mut [Plan], board: &Board, planned: usize, id: Id, x: u32, y:
     let (tx, ty) = board.step(x, y, dx, dy);
     plans[planned] = Plan { id, x, y, tx, ty, next: NO_PLAN, back: false };
     planned + usize::from((dx, dy) != (0, 0))
+}
+
+/// Bit `n` of a bitset of `u64` words (`Engine::present`).
+#[inline(always)]
+fn bit(bits: &[u64], n: u32) -> bool {
+    bits[n as usize / 64] >> (n % 64) & 1 == 1
 }
 
 /// Puts `list` in a uniformly random order: Fisher and Yates's shuffle from the end, each
