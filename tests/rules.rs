@@ -27,6 +27,11 @@ fn act(g: &mut Engine, bots: &mut [Box<dyn Bot<Zombies>>]) {
     g.check_invariants().unwrap();
 }
 
+/// Pearson's chi-square of `counts` against `expected` for each.
+fn chi_square<'a>(counts: impl IntoIterator<Item = &'a u32>, expected: f64) -> f64 {
+    counts.into_iter().map(|&c| (f64::from(c) - expected).powi(2) / expected).sum()
+}
+
 fn kind_at(g: &Engine, x: u32, y: u32) -> Option<Kind> {
     g.at(x, y).map(|e| e.kind)
 }
@@ -295,7 +300,7 @@ fn each_turn_an_entrys_players_are_called_in_a_uniformly_random_order() {
     }
     assert_eq!(counts.len(), 6, "all six orders: {counts:?}");
     // A chi-square of 5 degrees of freedom stays below 20.5 with p = 0.999.
-    let chi2: f64 = counts.values().map(|&c| (f64::from(c) - 200.0).powi(2) / 200.0).sum();
+    let chi2 = chi_square(counts.values(), 200.0);
     assert!(chi2 < 20.5, "chi2 = {chi2}, counts {counts:?}");
 }
 
@@ -457,7 +462,7 @@ fn a_blind_zombie_takes_a_uniformly_random_one_of_the_nine_moves() {
     }
     assert_eq!(counts.len(), 9, "all nine moves, staying included: {counts:?}");
     // Expected 200 each; a chi-square of 8 degrees of freedom stays below 26.1 with p = 0.999.
-    let chi2: f64 = counts.values().map(|&c| (f64::from(c) - 200.0).powi(2) / 200.0).sum();
+    let chi2 = chi_square(counts.values(), 200.0);
     assert!(chi2 < 26.1, "chi2 = {chi2}, counts {counts:?}");
 }
 
@@ -487,7 +492,7 @@ fn blind_zombies_take_their_random_moves_independently_of_each_other() {
     let expected = f64::from(n) / 81.0;
     assert_eq!(pairs.len(), 81, "every pair of moves: {pairs:?}");
     // A chi-square of 80 degrees of freedom stays below 124.8 with p = 0.999.
-    let chi2: f64 = pairs.values().map(|&c| (f64::from(c) - expected).powi(2) / expected).sum();
+    let chi2 = chi_square(pairs.values(), expected);
     assert!(chi2 < 124.8, "chi2 = {chi2} over {n} pairs");
 }
 

@@ -375,11 +375,7 @@ impl CallStats {
         if self.calls % Self::TIMING_PERIOD != 0 {
             return call();
         }
-        let start = call_nanos();
-        let result = call();
-        self.timed_calls += 1;
-        self.timed_nanos += call_nanos().saturating_sub(start);
-        result
+        self.timed(1, call)
     }
 
     /// Makes one call that stands for `n` bot calls (`call`: [`Bot::turn_all`]) and counts
@@ -397,6 +393,11 @@ impl CallStats {
         if before > 0 && self.calls / period == before / period {
             return call();
         }
+        self.timed(n, call)
+    }
+
+    /// Makes `call`, standing for `n` calls, and counts its time for them.
+    fn timed<R>(&mut self, n: u64, call: impl FnOnce() -> R) -> R {
         let start = call_nanos();
         let result = call();
         self.timed_calls += n;
